@@ -133,7 +133,7 @@ export function readAvroContainer<T = Record<string, unknown>>(data: Uint8Array,
     const n = c.long();
     const size = c.long();
     const raw = c.bytes(size);
-    let block: Buffer;
+    let block: Buffer = Buffer.alloc(0);
     try {
       const plain = decompressAvroBlock(codec, raw);
       block = Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
