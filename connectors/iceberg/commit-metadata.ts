@@ -1,0 +1,140 @@
+/**
+ * Produces the next table-metadata JSON for a new snapshot, editing the raw parsed document so that every
+ * field floe does not understand (encryption keys, statistics, vendor extensions) is carried over untouched.
+ */
+import { randomUUID } from 'node:crypto';
+import { toBigInt } from '../../src/util/json.js';
+
+export type RawMetadata = Record<string, unknown>;
+
+/** Java: XOR of the two halves of a random UUID, masked positive; we also avoid ids already in the table. */
+export function newSnapshotId(existing: Iterable<bigint>): bigint {
+  const taken = new Set(existing);
+  for (;;) {
+    const hex = randomUUID().replace(/-/g, '');
+    const id = BigInt.asUintN(63, BigInt(`0x${hex.slice(0, 16)}`) ^ BigInt(`0x${hex.slice(16)}`));
+    if (id !== 0n && !taken.has(id)) return id;
+  }
+}
+
+export function snapshotsOf(meta: RawMetadata): RawMetadata[] {
+  return (meta.snapshots as RawMetadata[] | undefined) ?? [];
+}
+
+export function currentSnapshotIdOf(meta: RawMetadata): bigint | undefined {
+  const refs = meta.refs as Record<string, { 'snapshot-id': unknown }> | undefined;
+  const fromRef = refs?.main?.['snapshot-id'];
+  const raw = fromRef ?? meta['current-snapshot-id'];
+  if (raw === null || raw === undefined) return undefined;
+  const id = toBigInt(raw, 'current-snapshot-id');
+  return id === -1n ? undefined : id;
+}
+
+export function snapshotById(meta: RawMetadata, id: bigint): RawMetadata | undefined {
+  return snapshotsOf(meta).find((s) => toBigInt(s['snapshot-id'], 'snapshot-id') === id);
+}
+
+/** Snapshots from `fromId` (exclusive) to the current one, oldest first, following parent links. */
+export function snapshotsSince(meta: RawMetadata, fromId: bigint | undefined): RawMetadata[] {
+  const out: RawMetadata[] = [];
+  let id = currentSnapshotIdOf(meta);
+  while (id !== undefined && id !== fromId) {
+    const s = snapshotById(meta, id);
+    if (!s) break;
+    out.push(s);
+    const parent = s['parent-snapshot-id'];
+    id = parent === undefined || parent === null ? undefined : toBigInt(parent, 'parent-snapshot-id');
+  }
+  return out.reverse();
+}
+
+export interface NewSnapshot {
+  snapshotId: bigint;
+  parentSnapshotId: bigint | undefined;
+  sequenceNumber: bigint;
+  timestampMs: number;
+  manifestList: string;
+  summary: Record<string, string>;
+  schemaId: number | undefined;
+  /** v3 row lineage: first-row-id of the snapshot and rows assigned. */
+  firstRowId?: bigint;
+  addedRows?: bigint;
+}
+
+/**
+ * The next metadata document: the snapshot appended, main moved to it, logs extended, and the previous
+ * metadata file recorded in metadata-log (trimmed to write.metadata.previous-versions-max).
+ */
+export function nextMetadata(base: RawMetadata, previousMetadataFile: string, snap: NewSnapshot): RawMetadata {
+  const v = Number(base['format-version'] ?? 1);
+  const next: RawMetadata = structuredClone(base);
+  const snapshot: RawMetadata = {
+    'sequence-number': snap.sequenceNumber,
+    'snapshot-id': snap.snapshotId,
+  };
+  if (snap.parentSnapshotId !== undefined) snapshot['parent-snapshot-id'] = snap.parentSnapshotId;
+  snapshot['timestamp-ms'] = snap.timestampMs;
+  snapshot.summary = snap.summary;
+  snapshot['manifest-list'] = snap.manifestList;
+  if (snap.schemaId !== undefined) snapshot['schema-id'] = snap.schemaId;
+  if (v >= 3) {
+    snapshot['first-row-id'] = snap.firstRowId ?? 0n;
+    snapshot['added-rows'] = snap.addedRows ?? 0n;
+  }
+  if (v === 1) delete snapshot['sequence-number'];
+  next.snapshots = [...snapshotsOf(base), snapshot];
+  next['current-snapshot-id'] = snap.snapshotId;
+  if (v >= 2) next['last-sequence-number'] = snap.sequenceNumber;
+  if (v >= 3) {
+    const nextRowId = toBigInt(base['next-row-id'] ?? 0, 'next-row-id');
+    next['next-row-id'] = nextRowId + (snap.addedRows ?? 0n);
+  }
+  const refs = { ...((base.refs as Record<string, RawMetadata> | undefined) ?? {}) };
+  refs.main = { ...(refs.main ?? {}), 'snapshot-id': snap.snapshotId, type: 'branch' };
+  next.refs = refs;
+  next['last-updated-ms'] = snap.timestampMs;
+  next['snapshot-log'] = [
+    ...(((base['snapshot-log'] as unknown[]) ?? []) as unknown[]),
+    { 'timestamp-ms': snap.timestampMs, 'snapshot-id': snap.snapshotId },
+  ];
+  const props = (base.properties as Record<string, string> | undefined) ?? {};
+  const maxPrev = Number(props['write.metadata.previous-versions-max'] ?? 100);
+  const prevTs = Number(base['last-updated-ms'] ?? snap.timestampMs);
+  const log = [...(((base['metadata-log'] as unknown[]) ?? []) as unknown[]), { 'timestamp-ms': prevTs, 'metadata-file': previousMetadataFile }];
+  next['metadata-log'] = log.slice(Math.max(0, log.length - Math.max(1, maxPrev)));
+  return next;
+}
+
+const TOTALS: [string, string, string][] = [
+  ['total-data-files', 'added-data-files', 'deleted-data-files'],
+  ['total-delete-files', 'added-delete-files', 'removed-delete-files'],
+  ['total-records', 'added-records', 'deleted-records'],
+  ['total-files-size', 'added-files-size', 'removed-files-size'],
+  ['total-position-deletes', 'added-position-deletes', 'removed-position-deletes'],
+  ['total-equality-deletes', 'added-equality-deletes', 'removed-equality-deletes'],
+];
+
+/**
+ * Fills total-* from the parent's totals plus this snapshot's changes, as Java's SnapshotSummary does.
+ * A total is only written when the parent had it (or there is no parent), since an unknown base makes it a lie.
+ */
+export function withTotals(changes: Record<string, bigint>, parentSummary: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(changes)) if (v !== 0n) out[k] = v.toString();
+  for (const [total, added, removed] of TOTALS) {
+    const prev = parentSummary === undefined ? '0' : parentSummary[total];
+    if (prev === undefined || !/^-?\d+$/.test(prev)) continue;
+    out[total] = (BigInt(prev) + (changes[added] ?? 0n) - (changes[removed] ?? 0n)).toString();
+  }
+  return out;
+}
+
+/** metadata/v<N>.metadata.json or metadata/<NNNNN>-<uuid>.metadata.json → N (or -1). */
+export function metadataVersionOf(file: string): number {
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  const hadoop = /^v(\d+)\.(gz\.)?metadata\.json(\.gz)?$/.exec(name);
+  if (hadoop) return Number(hadoop[1]);
+  const metastore = /^(\d+)-[^.]+\.(gz\.)?metadata\.json(\.gz)?$/.exec(name);
+  if (metastore) return Number(metastore[1]);
+  return -1;
+}

@@ -1,0 +1,537 @@
+/**
+ * Atomic `replace` commits for compaction: files written by a rewrite replace the files they were read from,
+ * validated against every snapshot committed since planning, rebased and retried when another writer won
+ * the race, and published through the table's TableOperations (filesystem hint, SQL CAS or REST).
+ *
+ * Rules (Iceberg spec; Java BaseRewriteFiles / MergingSnapshotProducer):
+ * - new data files keep the starting snapshot's data sequence number, so equality deletes committed since
+ *   still apply to them (strictly greater sequence number) and need not conflict;
+ * - a replaced file that is no longer live, or a new position delete / DV that may touch a replaced file,
+ *   fails that group (its outputs are deleted by the caller — they were never referenced);
+ * - manifests holding replaced files are rewritten (replaced → DELETED, others → EXISTING with explicit
+ *   sequence numbers); all other manifests are reused as they are.
+ */
+import { randomUUID } from 'node:crypto';
+import { FloeError, isFloeError } from '../../src/errors.js';
+import { toBigInt } from '../../src/util/json.js';
+import { readAvroContainer } from '../formats/avro.js';
+import {
+  currentSnapshotIdOf,
+  newSnapshotId,
+  nextMetadata,
+  snapshotById,
+  snapshotsOf,
+  snapshotsSince,
+  withTotals,
+  type RawMetadata,
+} from './commit-metadata.js';
+import {
+  STATUS_ADDED,
+  STATUS_DELETED,
+  STATUS_EXISTING,
+  avroCodecFromProperty,
+  normalizeManifestFile,
+  writeManifest,
+  writeManifestList,
+  type RawDataFile,
+  type RawManifestEntry,
+  type RawManifestFile,
+} from './write-manifest.js';
+import { partitionType, type PartitionTypeField } from './write-schemas.js';
+import { parseMetadata } from './metadata.js';
+import type { PartitionSpec, Schema } from '../../src/model/index.js';
+
+/** Reads and writes whole objects by their table location (after any location mapping). */
+export interface CommitIO {
+  read(location: string): Promise<Uint8Array>;
+  /** Create-if-absent; PreconditionFailed FloeError when the object exists. */
+  createNew(location: string, bytes: Uint8Array): Promise<void>;
+  overwrite(location: string, bytes: Uint8Array): Promise<void>;
+  remove(location: string): Promise<void>;
+}
+
+export interface TableOperations {
+  /** The current metadata document and where it was read from. */
+  refresh(): Promise<{ metadata: RawMetadata; location: string }>;
+  /**
+   * Publishes `next` as the successor of `base` atomically. Throws FloeError('CommitConflict') when another
+   * writer published first (retryable), anything else when the outcome is unknown or failed.
+   */
+  commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string>;
+}
+
+export interface NewContentFile {
+  /** 0 data, 1 position deletes / DV, 2 equality deletes. */
+  content: 0 | 1 | 2;
+  path: string;
+  format: 'PARQUET' | 'PUFFIN' | 'AVRO' | 'ORC';
+  recordCount: number | bigint;
+  sizeBytes: number | bigint;
+  specId: number;
+  /** Take the partition tuple of this existing file (every rewrite output stays in its inputs' partition). */
+  partitionOf: string;
+  columnSizes?: Map<number, bigint>;
+  valueCounts?: Map<number, bigint>;
+  nullValueCounts?: Map<number, bigint>;
+  nanValueCounts?: Map<number, bigint>;
+  lowerBounds?: Map<number, Uint8Array>;
+  upperBounds?: Map<number, Uint8Array>;
+  splitOffsets?: bigint[];
+  sortOrderId?: number;
+  equalityIds?: number[];
+  referencedDataFile?: string;
+  contentOffset?: bigint;
+  contentSizeInBytes?: bigint;
+}
+
+export interface RewriteGroup {
+  id: string;
+  replacedDataFiles: string[];
+  /** Delete files the plan says no surviving data file needs. */
+  removedDeleteFiles: string[];
+  addedDataFiles: NewContentFile[];
+  addedDeleteFiles: NewContentFile[];
+}
+
+export interface RewriteCommitRequest {
+  /** Snapshot the rewrite read from. */
+  baseSnapshotId: bigint;
+  groups: RewriteGroup[];
+  useStartingSequenceNumber?: boolean;
+  /** Extra summary properties (engine name, job id …). */
+  summary?: Record<string, string>;
+  nowMs?: () => number;
+  /** Called for each retry, for progress output. */
+  onRetry?: (attempt: number, reason: string) => void;
+}
+
+export interface RewriteCommitResult {
+  snapshotId: bigint;
+  sequenceNumber: bigint;
+  metadataLocation: string;
+  attempts: number;
+  committedGroups: string[];
+  /** Groups that failed validation, with the reason; their outputs must be cleaned up by the caller. */
+  failedGroups: { id: string; reason: string }[];
+  summary: Record<string, string>;
+}
+
+interface RetryPolicy { retries: number; minWaitMs: number; maxWaitMs: number; totalTimeoutMs: number }
+
+function retryPolicy(props: Record<string, string>): RetryPolicy {
+  const num = (k: string, d: number) => (props[k] !== undefined && /^\d+$/.test(props[k]!) ? Number(props[k]) : d);
+  return {
+    retries: num('commit.retry.num-retries', 4),
+    minWaitMs: num('commit.retry.min-wait-ms', 100),
+    maxWaitMs: num('commit.retry.max-wait-ms', 60_000),
+    totalTimeoutMs: num('commit.retry.total-timeout-ms', 1_800_000),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface LiveEntry { entry: RawManifestEntry; manifest: RawManifestFile }
+
+/** Resolves inherited snapshot id and sequence numbers, as a reader of this manifest would see them. */
+function resolveEntry(e: RawManifestEntry, m: RawManifestFile): RawManifestEntry {
+  const inherit = e.status === STATUS_ADDED || m.sequence_number === 0n;
+  return {
+    ...e,
+    snapshot_id: e.snapshot_id ?? m.added_snapshot_id,
+    sequence_number: e.sequence_number ?? (inherit ? m.sequence_number : null),
+    file_sequence_number: e.file_sequence_number ?? (inherit ? m.sequence_number : null),
+  };
+}
+
+/** v3: entries inheriting first_row_id get it written explicitly when carried into a new manifest. */
+function resolveFirstRowIds(entries: RawManifestEntry[], m: RawManifestFile): RawManifestEntry[] {
+  if (m.content !== 0 || m.first_row_id === undefined || m.first_row_id === null) return entries;
+  let next = m.first_row_id;
+  return entries.map((e) => {
+    if (e.status === STATUS_DELETED) return e;
+    const df = e.data_file;
+    if (df.first_row_id !== null && df.first_row_id !== undefined) return e;
+    const assigned = next;
+    next += BigInt(df.record_count);
+    return { ...e, data_file: { ...df, first_row_id: assigned } };
+  });
+}
+
+export class IcebergRewriteCommitter {
+  constructor(
+    private readonly io: CommitIO,
+    private readonly ops: TableOperations,
+  ) {}
+
+  private manifestCache = new Map<string, RawManifestEntry[]>();
+
+  private async readEntries(m: RawManifestFile): Promise<RawManifestEntry[]> {
+    let cached = this.manifestCache.get(m.manifest_path);
+    if (!cached) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.io.read(m.manifest_path);
+      } catch (e) {
+        throw isFloeError(e) ? e.withContext({ manifest: m.manifest_path }) : e;
+      }
+      cached = readAvroContainer<RawManifestEntry>(bytes, m.manifest_path).records;
+      this.manifestCache.set(m.manifest_path, cached);
+    }
+    return cached;
+  }
+
+  private async readManifestList(location: string): Promise<RawManifestFile[]> {
+    const c = readAvroContainer(await this.io.read(location), location);
+    return c.records.map((r) => normalizeManifestFile(r));
+  }
+
+  async commit(req: RewriteCommitRequest): Promise<RewriteCommitResult> {
+    const now = req.nowMs ?? Date.now;
+    let base = await this.ops.refresh();
+    const policy = retryPolicy((base.metadata.properties as Record<string, string>) ?? {});
+    const started = now();
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= policy.retries + 1; attempt++) {
+      const written: string[] = [];
+      try {
+        const result = await this.attempt(base, req, attempt, now, written);
+        return result;
+      } catch (e) {
+        // nothing of a failed attempt is referenced: remove what it wrote (best effort; orphans otherwise)
+        await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
+        if (!isFloeError(e, 'CommitConflict') || attempt > policy.retries || now() - started > policy.totalTimeoutMs) throw e;
+        lastError = e;
+        req.onRetry?.(attempt, (e as Error).message);
+        const wait = Math.min(policy.maxWaitMs, policy.minWaitMs * 2 ** (attempt - 1));
+        await sleep(wait * (0.5 + Math.random() / 2));
+        base = await this.ops.refresh();
+      }
+    }
+    throw lastError;
+  }
+
+  private async attempt(
+    base: { metadata: RawMetadata; location: string },
+    req: RewriteCommitRequest,
+    attempt: number,
+    now: () => number,
+    written: string[],
+  ): Promise<RewriteCommitResult> {
+    const meta = base.metadata;
+    const v = Number(meta['format-version'] ?? 1);
+    const props = (meta.properties as Record<string, string>) ?? {};
+    const currentId = currentSnapshotIdOf(meta);
+    const startSnap = snapshotById(meta, req.baseSnapshotId);
+    if (!startSnap) {
+      throw new FloeError('PreconditionFailed', `snapshot ${req.baseSnapshotId} the rewrite started from is no longer in ${base.location} (expired meanwhile)`);
+    }
+    const startingSeq = toBigInt(startSnap['sequence-number'] ?? 0, 'sequence-number');
+    const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
+    if (!current) throw new FloeError('PreconditionFailed', `table ${base.location} has no current snapshot`);
+
+    // --- live files of the current snapshot (for validation and rebasing)
+    const manifests = await this.readManifestList(String(current['manifest-list']));
+    const live = new Map<string, LiveEntry>();
+    const entriesByManifest = new Map<string, RawManifestEntry[]>();
+    for (const m of manifests) {
+      const entries = (await this.readEntries(m)).map((e) => resolveEntry(e, m));
+      entriesByManifest.set(m.manifest_path, entries);
+      for (const e of entries) if (e.status !== STATUS_DELETED) live.set(e.data_file.file_path, { entry: e, manifest: m });
+    }
+
+    // --- validation against snapshots committed since the start
+    const since = snapshotsSince(meta, req.baseSnapshotId);
+    const newPositionDeletes: RawDataFile[] = [];
+    const newDataFiles: RawManifestEntry[] = [];
+    for (const s of since) {
+      const sid = toBigInt(s['snapshot-id'], 'snapshot-id');
+      for (const m of await this.readManifestList(String(s['manifest-list']))) {
+        if (m.added_snapshot_id !== sid) continue;
+        for (const e of (await this.readEntries(m)).map((x) => resolveEntry(x, m))) {
+          if (e.status !== STATUS_ADDED) continue;
+          if (m.content === 1 && (e.data_file.content ?? 0) === 1) newPositionDeletes.push(e.data_file);
+          if (m.content === 0) newDataFiles.push(e);
+        }
+      }
+    }
+    const failed: { id: string; reason: string }[] = [];
+    const groups = req.groups.filter((g) => {
+      const missing = g.replacedDataFiles.find((p) => !live.has(p));
+      if (missing) {
+        failed.push({ id: g.id, reason: `replaced file ${missing} is no longer live (removed by a concurrent commit)` });
+        return false;
+      }
+      const touched = new Set(g.replacedDataFiles);
+      const replacedPartitions = new Set(g.replacedDataFiles.map((p) => partitionKeyOf(live.get(p)!)));
+      for (const d of newPositionDeletes) {
+        const target = singleReferencedFile(d);
+        const conflict = target !== undefined ? touched.has(target) : replacedPartitions.has(rawPartitionKey(d));
+        if (conflict) {
+          failed.push({ id: g.id, reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of a replaced file` });
+          return false;
+        }
+      }
+      return true;
+    });
+    if (groups.length === 0) {
+      throw new FloeError('PreconditionFailed', `every rewrite group conflicts with concurrent commits: ${failed.map((f) => f.reason).join('; ')}`, {
+        context: { failedGroups: failed },
+        retryable: false,
+      });
+    }
+
+    // delete files may only be dropped while nothing added since the start still needs them
+    const removedDeletes = new Set<string>();
+    for (const g of groups) {
+      for (const p of g.removedDeleteFiles) {
+        const le = live.get(p);
+        if (!le) continue;
+        const needed = newDataFiles.some((d) => stillNeeds(d, le, startingSeq));
+        if (!needed) removedDeletes.add(p);
+      }
+    }
+
+    // --- new snapshot
+    const snapshotId = newSnapshotId(snapshotsOf(meta).map((s) => toBigInt(s['snapshot-id'], 'snapshot-id')));
+    const sequenceNumber = toBigInt(meta['last-sequence-number'] ?? 0, 'last-sequence-number') + 1n;
+    const seqForManifests = v >= 2 ? sequenceNumber : 0n;
+    const commitUuid = randomUUID();
+    const metadataDir = (props['write.metadata.path'] ?? `${String(meta.location).replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
+    const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
+    const replaced = new Set(groups.flatMap((g) => g.replacedDataFiles));
+    const toRemove = new Set([...replaced, ...removedDeletes]);
+
+    const typed = parseMetadata(meta, base.location);
+    const currentSchema = typed.schemas.find((x) => x.schemaId === typed.currentSchemaId);
+    if (!currentSchema) throw new FloeError('Corrupt', `current schema ${typed.currentSchemaId} is missing from ${base.location}`);
+    const currentSchemaJson = schemaJsonOf(meta, typed.currentSchemaId);
+    let manifestIndex = 0;
+    const outManifests: RawManifestFile[] = [];
+    const writeOne = async (specId: number, content: 'data' | 'deletes', entries: RawManifestEntry[]) => {
+      const spec = typed.specs.find((x) => x.specId === specId);
+      if (!spec) throw new FloeError('Corrupt', `partition spec ${specId} is missing from ${base.location}`);
+      const partition: PartitionTypeField[] = partitionType(spec, schemaWithAllFields(typed.schemas, currentSchema));
+      const out = await writeManifest(
+        { formatVersion: v, specId, specFieldsJson: specFieldsJsonOf(meta, spec), partition, tableSchemaJson: currentSchemaJson, content, entries, codec },
+        snapshotId,
+        seqForManifests,
+      );
+      const path = `${metadataDir}/${commitUuid}-m${manifestIndex++}.avro`;
+      await this.io.createNew(path, out.bytes);
+      written.push(path);
+      outManifests.push({ ...out.summary, manifest_path: path, manifest_length: BigInt(out.bytes.length) });
+    };
+
+    const changes: Record<string, bigint> = {};
+    const add = (k: string, n: bigint | number) => (changes[k] = (changes[k] ?? 0n) + BigInt(n));
+    const changedPartitions = new Set<string>();
+
+    // new files first, grouped by spec and content
+    const newBySpec = new Map<string, RawManifestEntry[]>();
+    for (const g of groups) {
+      for (const f of [...g.addedDataFiles, ...g.addedDeleteFiles]) {
+        const from = live.get(f.partitionOf);
+        if (!from) throw new FloeError('Internal', `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`);
+        const df = rawDataFileFrom(f, from.entry.data_file.partition);
+        const content = f.content === 0 ? 'data' : 'deletes';
+        const key = `${f.specId}|${content}`;
+        const list = newBySpec.get(key) ?? [];
+        list.push({
+          status: STATUS_ADDED,
+          snapshot_id: snapshotId,
+          sequence_number: req.useStartingSequenceNumber === false || v < 2 ? null : startingSeq,
+          file_sequence_number: null,
+          data_file: df,
+        });
+        newBySpec.set(key, list);
+        changedPartitions.add(partitionKeyOf(from));
+        countFile(add, df, 'added');
+      }
+    }
+    for (const [key, entries] of newBySpec) {
+      const [spec, content] = key.split('|');
+      await writeOne(Number(spec), content as 'data' | 'deletes', entries);
+    }
+
+    // rewrite manifests that hold removed files; reuse the others untouched
+    for (const m of manifests) {
+      const entries = entriesByManifest.get(m.manifest_path)!;
+      if (!entries.some((e) => e.status !== STATUS_DELETED && toRemove.has(e.data_file.file_path))) {
+        outManifests.push(m);
+        continue;
+      }
+      const carried = resolveFirstRowIds(entries, m)
+        .filter((e) => e.status !== STATUS_DELETED)
+        .map((e): RawManifestEntry => {
+          if (!toRemove.has(e.data_file.file_path)) return { ...e, status: STATUS_EXISTING };
+          changedPartitions.add(`${m.partition_spec_id}:${rawPartitionKey(e.data_file)}`);
+          countFile(add, e.data_file, 'removed');
+          return { ...e, status: STATUS_DELETED, snapshot_id: snapshotId };
+        });
+      await writeOne(m.partition_spec_id, m.content === 0 ? 'data' : 'deletes', carried);
+    }
+
+    // v3 row lineage: data manifests without first_row_id get one, advancing next-row-id
+    let firstRowId: bigint | undefined;
+    let addedRows = 0n;
+    if (v >= 3) {
+      firstRowId = toBigInt(meta['next-row-id'] ?? 0, 'next-row-id');
+      let next = firstRowId;
+      for (const m of outManifests) {
+        if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;
+        m.first_row_id = next;
+        next += m.added_rows_count + m.existing_rows_count;
+      }
+      addedRows = next - firstRowId;
+    }
+
+    const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
+    const listBytes = await writeManifestList({
+      formatVersion: v,
+      snapshotId,
+      parentSnapshotId: currentId,
+      sequenceNumber: seqForManifests,
+      firstRowId,
+      manifests: outManifests,
+      codec: avroCodecFromProperty(props['write.manifest.compression-codec']),
+    });
+    await this.io.createNew(listPath, listBytes);
+    written.push(listPath);
+
+    const parentSummary = current.summary as Record<string, string> | undefined;
+    const summary: Record<string, string> = {
+      operation: 'replace',
+      ...withTotals({ ...changes, 'changed-partition-count': BigInt(changedPartitions.size) }, parentSummary),
+      'engine-name': 'floe',
+      ...req.summary,
+    };
+    const next = nextMetadata(meta, base.location, {
+      snapshotId,
+      parentSnapshotId: currentId,
+      sequenceNumber,
+      timestampMs: Math.max(now(), Number(meta['last-updated-ms'] ?? 0) + 1),
+      manifestList: listPath,
+      summary,
+      schemaId: typed.currentSchemaId,
+      firstRowId,
+      addedRows,
+    });
+    const location = await this.ops.commit(base, next);
+    return {
+      snapshotId,
+      sequenceNumber,
+      metadataLocation: location,
+      attempts: attempt,
+      committedGroups: groups.map((g) => g.id),
+      failedGroups: failed,
+      summary,
+    };
+  }
+}
+
+function countFile(add: (k: string, n: bigint | number) => void, df: RawDataFile, how: 'added' | 'removed'): void {
+  const content = df.content ?? 0;
+  const size = BigInt(df.file_size_in_bytes);
+  const rows = BigInt(df.record_count);
+  add(how === 'added' ? 'added-files-size' : 'removed-files-size', size);
+  if (content === 0) {
+    add(how === 'added' ? 'added-data-files' : 'deleted-data-files', 1);
+    add(how === 'added' ? 'added-records' : 'deleted-records', rows);
+    return;
+  }
+  add(how === 'added' ? 'added-delete-files' : 'removed-delete-files', 1);
+  const isDv = String(df.file_format).toUpperCase() === 'PUFFIN';
+  if (content === 1 && isDv) add(how === 'added' ? 'added-dvs' : 'removed-dvs', 1);
+  else if (content === 1) add(how === 'added' ? 'added-position-delete-files' : 'removed-position-delete-files', 1);
+  else add(how === 'added' ? 'added-equality-delete-files' : 'removed-equality-delete-files', 1);
+  if (content === 1) add(how === 'added' ? 'added-position-deletes' : 'removed-position-deletes', rows);
+  else add(how === 'added' ? 'added-equality-deletes' : 'removed-equality-deletes', rows);
+}
+
+function stableValue(v: unknown): string {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+function rawPartitionKey(df: RawDataFile): string {
+  return Object.entries(df.partition ?? {}).map(([k, v]) => `${k}=${stableValue(v)}`).join('/');
+}
+
+function partitionKeyOf(le: LiveEntry): string {
+  return `${le.manifest.partition_spec_id}:${rawPartitionKey(le.entry.data_file)}`;
+}
+
+/** The one data file a position delete file can touch, when its metadata says so. */
+function singleReferencedFile(d: RawDataFile): string | undefined {
+  if (typeof d.referenced_data_file === 'string') return d.referenced_data_file;
+  const lo = (d.lower_bounds as { key: number; value: Buffer }[] | null)?.find((b) => b.key === 2147483546)?.value;
+  const hi = (d.upper_bounds as { key: number; value: Buffer }[] | null)?.find((b) => b.key === 2147483546)?.value;
+  if (lo && hi && Buffer.compare(lo, hi) === 0) return lo.toString('utf8');
+  return undefined;
+}
+
+/** Does a data file added since the start (with an older explicit data sequence number) need this delete? */
+function stillNeeds(d: RawManifestEntry, del: LiveEntry, startingSeq: bigint): boolean {
+  void startingSeq;
+  const delSeq = del.entry.sequence_number ?? 0n;
+  const dataSeq = d.sequence_number ?? 0n;
+  const content = del.entry.data_file.content ?? 0;
+  if (content === 2) {
+    const global = Object.keys(del.entry.data_file.partition ?? {}).length === 0;
+    return dataSeq < delSeq && (global || rawPartitionKey(d.data_file) === rawPartitionKey(del.entry.data_file));
+  }
+  return false; // position deletes name their data files by path; a new file is never among them
+}
+
+function mapEntries<V>(m: Map<number, V> | undefined, conv: (v: V) => unknown): { key: number; value: unknown }[] | null {
+  if (!m || m.size === 0) return null;
+  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, v]) => ({ key, value: conv(v) }));
+}
+
+function rawDataFileFrom(f: NewContentFile, partition: Record<string, unknown>): RawDataFile {
+  return {
+    content: f.content,
+    file_path: f.path,
+    file_format: f.format,
+    partition,
+    record_count: BigInt(f.recordCount),
+    file_size_in_bytes: BigInt(f.sizeBytes),
+    column_sizes: mapEntries(f.columnSizes, (x) => x),
+    value_counts: mapEntries(f.valueCounts, (x) => x),
+    null_value_counts: mapEntries(f.nullValueCounts, (x) => x),
+    nan_value_counts: mapEntries(f.nanValueCounts, (x) => x),
+    lower_bounds: mapEntries(f.lowerBounds, (x) => Buffer.from(x)),
+    upper_bounds: mapEntries(f.upperBounds, (x) => Buffer.from(x)),
+    key_metadata: null,
+    split_offsets: f.splitOffsets ?? null,
+    equality_ids: f.equalityIds ?? null,
+    sort_order_id: f.content === 1 ? null : (f.sortOrderId ?? 0),
+    first_row_id: null,
+    referenced_data_file: f.referencedDataFile ?? null,
+    content_offset: f.contentOffset ?? null,
+    content_size_in_bytes: f.contentSizeInBytes ?? null,
+  };
+}
+
+/** The schema JSON object as the metadata spells it (v1 tables carry a single `schema`). */
+function schemaJsonOf(meta: RawMetadata, schemaId: number): unknown {
+  const list = meta.schemas as Record<string, unknown>[] | undefined;
+  const found = list?.find((s) => Number(s['schema-id'] ?? 0) === schemaId);
+  return found ?? meta.schema;
+}
+
+/** The spec's fields array in PartitionSpecParser.toJsonFields form, for the manifest header. */
+function specFieldsJsonOf(meta: RawMetadata, spec: PartitionSpec): unknown[] {
+  const list = meta['partition-specs'] as Record<string, unknown>[] | undefined;
+  const found = list?.find((s) => Number(s['spec-id']) === spec.specId);
+  if (found) return found.fields as unknown[];
+  return spec.fields.map((f) => ({ name: f.name, transform: f.transform, 'source-id': f.sourceId, 'field-id': f.fieldId }));
+}
+
+/** A partition source column may have been dropped from the current schema; older schemas still know it. */
+function schemaWithAllFields(all: Schema[], current: Schema): Schema {
+  const ids = new Set(current.fields.map((f) => f.id));
+  const extra = all.flatMap((s) => s.fields).filter((f) => !ids.has(f.id) && (ids.add(f.id), true));
+  return { ...current, fields: [...current.fields, ...extra] };
+}
