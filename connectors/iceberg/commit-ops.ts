@@ -10,10 +10,10 @@ import { stringifyJsonLossless } from '../../src/util/json.js';
 import { parseMetadataBytes } from './metadata.js';
 import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableOperations } from './commit-rewrite.js';
+import type { IcebergIO } from './io.js';
+import { locateCurrentMetadata } from './locate.js';
 
-export interface VersionedIO extends CommitIO {
-  exists(location: string): Promise<boolean>;
-}
+export interface VersionedIO extends CommitIO, IcebergIO {}
 
 function dirOf(location: string): string {
   return location.slice(0, location.lastIndexOf('/'));
@@ -26,24 +26,12 @@ export class FilesystemTableOperations implements TableOperations {
     private readonly metadataDir: string,
   ) {}
 
-  /** Reads version-hint.text, then walks forward past any newer version a writer published after the hint. */
+  /** The current version as a reader finds it: the hint (or a listing when it is missing), then newer versions. */
   async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
-    let version = 0;
-    try {
-      const hint = Buffer.from(await this.io.read(`${this.metadataDir}/version-hint.text`)).toString('utf8').trim();
-      if (/^\d+$/.test(hint)) version = Number(hint);
-    } catch (e) {
-      if (!isFloeError(e, 'NotFound')) throw e;
-    }
-    if (version === 0) {
-      throw new FloeError('Unsupported', `${this.metadataDir}/version-hint.text is missing or empty: cannot commit to a filesystem table without it (run with --metadata pointing at the current file to read)`, {
-        context: { file: `${this.metadataDir}/version-hint.text` },
-      });
-    }
-    while (await this.io.exists(`${this.metadataDir}/v${version + 1}.metadata.json`)) version++;
-    const location = `${this.metadataDir}/v${version}.metadata.json`;
-    const md = parseMetadataBytes(await this.io.read(location), location);
-    return { metadata: md.raw, location };
+    const tableLocation = this.metadataDir.slice(0, this.metadataDir.lastIndexOf('/'));
+    const { metadataLocation } = await locateCurrentMetadata(this.io, tableLocation);
+    const md = parseMetadataBytes(await this.io.read(metadataLocation), metadataLocation);
+    return { metadata: md.raw, location: metadataLocation };
   }
 
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {

@@ -4,10 +4,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { LocalObjectStore } from '../../connectors/storage/local-store.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
+import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { writeManifest, writeManifestList, STATUS_ADDED, type RawManifestEntry, type RawManifestFile } from '../../connectors/iceberg/write-manifest.js';
-import type { CommitIO } from '../../connectors/iceberg/commit-rewrite.js';
-import type { VersionedIO } from '../../connectors/iceberg/commit-ops.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 
 export const SCHEMA = {
@@ -21,17 +20,9 @@ export const SCHEMA = {
 
 export interface SyntheticFile { path: string; region?: string; rows: number; size: number; content?: 0 | 1 | 2; equalityIds?: number[]; referencedDataFile?: string }
 
-/** CommitIO over a local directory whose table locations are plain absolute paths inside it. */
-export function localCommitIO(root: string): VersionedIO & CommitIO {
-  const store = new LocalObjectStore(root);
-  const key = (loc: string) => path.relative(root, loc);
-  return {
-    read: (loc) => store.get(key(loc)),
-    createNew: async (loc, bytes) => void (await store.put(key(loc), bytes, { ifNoneMatch: '*' })),
-    overwrite: async (loc, bytes) => void (await store.put(key(loc), bytes)),
-    remove: (loc) => store.delete(key(loc)),
-    exists: (loc) => store.exists(key(loc)),
-  };
+/** Table file access for local tables whose locations are plain absolute paths. */
+export function localCommitIO(_root: string): TableFileIO {
+  return new TableFileIO(new FileIO());
 }
 
 /** Writes snapshot 1 (data files) and optionally snapshot 2 (delete files) of a v2 table; returns its location. */

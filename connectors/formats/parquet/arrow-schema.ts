@@ -1,0 +1,57 @@
+/** Iceberg (neutral model) types → Arrow types, with every field carrying its Parquet field id. */
+import * as arrow from 'apache-arrow';
+import { FloeError } from '../../../src/errors.js';
+import type { Field, FieldType } from '../../../src/model/table.js';
+import { withFieldId } from './field-id.js';
+
+export function arrowSchemaForIceberg(fields: Field[]): arrow.Schema {
+  return new arrow.Schema(fields.map(arrowFieldForIceberg));
+}
+
+export function arrowFieldForIceberg(field: Field): arrow.Field {
+  return new arrow.Field(field.name, arrowTypeForIceberg(field.type, field.name), !field.required, withFieldId(undefined, field.id));
+}
+
+export function arrowTypeForIceberg(type: FieldType, where = 'field'): arrow.DataType {
+  switch (type.kind) {
+    case 'struct':
+      return new arrow.Struct(type.fields.map(arrowFieldForIceberg));
+    case 'list':
+      return new arrow.List(
+        new arrow.Field('element', arrowTypeForIceberg(type.element, `${where}.element`), !type.elementRequired, withFieldId(undefined, type.elementId)),
+      );
+    case 'map': {
+      const key = new arrow.Field('key', arrowTypeForIceberg(type.key, `${where}.key`), false, withFieldId(undefined, type.keyId));
+      const value = new arrow.Field('value', arrowTypeForIceberg(type.value, `${where}.value`), !type.valueRequired, withFieldId(undefined, type.valueId));
+      return new arrow.Map_(new arrow.Field('key_value', new arrow.Struct([key, value]), false) as arrow.Field<never>, false);
+    }
+    case 'primitive':
+      break;
+  }
+  switch (type.name) {
+    case 'boolean': return new arrow.Bool();
+    case 'tinyint': return new arrow.Int8();
+    case 'smallint': return new arrow.Int16();
+    case 'int': return new arrow.Int32();
+    case 'long': return new arrow.Int64();
+    case 'float': return new arrow.Float32();
+    case 'double': return new arrow.Float64();
+    case 'decimal': {
+      const precision = type.precision ?? 38;
+      if (precision > 38) throw new FloeError('Unsupported', `${where}: decimal precision ${precision} > 38`);
+      return new arrow.Decimal(type.scale ?? 0, precision, 128);
+    }
+    case 'date': return new arrow.DateDay();
+    case 'time': return new arrow.TimeMicrosecond();
+    case 'timestamp': return new arrow.TimestampMicrosecond();
+    case 'timestamptz': return new arrow.TimestampMicrosecond('UTC');
+    case 'timestamp_ns': return new arrow.TimestampNanosecond();
+    case 'timestamptz_ns': return new arrow.TimestampNanosecond('UTC');
+    case 'string': return new arrow.Utf8();
+    case 'uuid': return new arrow.FixedSizeBinary(16);
+    case 'fixed': return new arrow.FixedSizeBinary(type.length ?? 0);
+    case 'binary': return new arrow.Binary();
+    default:
+      throw new FloeError('Unsupported', `${where}: Iceberg type ${type.name} has no Parquet mapping in floe`);
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * Parquet writing through parquet-wasm's streaming writer (`transformParquetStream`): record batches go in
+ * as they arrive and encoded row groups come out, so only one row group is buffered in WASM at a time.
+ * Settings follow what older Iceberg/Spark readers accept: writer version V1 (PLAIN / RLE /
+ * RLE_DICTIONARY only, no DELTA_*), data page v1, dictionary on.
+ */
+import * as arrow from 'apache-arrow';
+import { FloeError, errorForFile } from '../../../src/errors.js';
+import { fieldIdOf } from './field-id.js';
+import { readParquetFooter } from './footer.js';
+import { arrowByteLength, retypeData } from './retype.js';
+import type { ParquetCodec, ParquetWriteOptions, WriterFieldMetrics, WrittenParquet } from './types.js';
+import { pw, toWasmTable } from './wasm.js';
+
+export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_PAGE_BYTES = 1024 * 1024;
+export const DEFAULT_DICTIONARY_PAGE_BYTES = 2 * 1024 * 1024;
+export const DEFAULT_MAX_ROW_GROUP_ROWS = 1_000_000;
+/**
+ * parquet-mr parses created_by as "<app> version <x>"; anything else makes it ignore binary column
+ * statistics (PARQUET-251 guard), so we keep that shape.
+ */
+export const DEFAULT_CREATED_BY = 'floe version 0.1.0';
+
+const CODECS: Record<ParquetCodec, pw.Compression> = {
+  zstd: pw.Compression.ZSTD,
+  snappy: pw.Compression.SNAPPY,
+  gzip: pw.Compression.GZIP,
+  uncompressed: pw.Compression.UNCOMPRESSED,
+  lz4_raw: pw.Compression.LZ4_RAW,
+  brotli: pw.Compression.BROTLI,
+};
+
+function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number): pw.WriterProperties {
+  const codec = opts.codec ?? 'zstd';
+  if (!(codec in CODECS)) throw new FloeError('InvalidArgument', `unknown Parquet codec ${codec}`);
+  if (opts.compressionLevel !== undefined) {
+    // parquet-wasm 0.8 exposes no codec levels; refuse rather than silently ignore.
+    throw new FloeError('Unsupported', 'compressionLevel is not supported by the parquet-wasm writer');
+  }
+  const kv = opts.keyValueMetadata instanceof Map ? opts.keyValueMetadata : new Map(Object.entries(opts.keyValueMetadata ?? {}));
+  let b = new pw.WriterPropertiesBuilder()
+    .setWriterVersion(pw.WriterVersion.V1)
+    .setCompression(CODECS[codec])
+    .setDictionaryEnabled(opts.dictionary ?? true)
+    .setDataPageSizeLimit(opts.pageBytes ?? DEFAULT_PAGE_BYTES)
+    .setDictionaryPageSizeLimit(opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES)
+    .setMaxRowGroupSize(rowsPerGroup)
+    .setStatisticsEnabled(pw.EnabledStatistics.Chunk)
+    .setCreatedBy(opts.createdBy ?? DEFAULT_CREATED_BY);
+  if (kv.size) b = b.setKeyValueMetadata(kv);
+  return b.build();
+}
+
+/** Rows per row group from the Iceberg byte target and the observed (uncompressed Arrow) bytes per row. */
+export function rowsPerRowGroup(opts: ParquetWriteOptions, bytesPerRow: number): number {
+  const target = opts.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
+  const cap = opts.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS;
+  return Math.max(1, Math.min(cap, Math.floor(target / Math.max(1, bytesPerRow))));
+}
+
+function batchesOf(x: arrow.Table | arrow.RecordBatch): arrow.RecordBatch[] {
+  return x instanceof arrow.Table ? x.batches : [x];
+}
+
+/** One Parquet file, written incrementally. */
+export class ParquetWriter {
+  private readonly struct: arrow.Struct;
+  private ctrl: ReadableStreamDefaultController<pw.RecordBatch> | undefined;
+  private pullWaiter: (() => void) | undefined;
+  private pump: Promise<void> | undefined;
+  private readonly chunks: Uint8Array[] = [];
+  private rows = 0;
+  private emitted = 0;
+  private uncompressed = 0;
+  private rowsPerGroup = 0;
+  private finished = false;
+  private readonly metrics = new FloatMetrics();
+
+  constructor(readonly schema: arrow.Schema, readonly file: string, private readonly opts: ParquetWriteOptions = {}) {
+    this.struct = new arrow.Struct(schema.fields);
+  }
+
+  /** Rows accepted so far. */
+  get rowCount(): number { return this.rows; }
+  /** Encoded bytes the writer has produced so far (closed row groups + header). */
+  get writtenBytes(): number { return this.emitted; }
+  /** Uncompressed Arrow bytes accepted so far. */
+  get acceptedBytes(): number { return this.uncompressed; }
+  /** Rows per row group, fixed by the first batch (0 before any write). */
+  get rowGroupRows(): number { return this.rowsPerGroup; }
+
+  async write(data: arrow.Table | arrow.RecordBatch): Promise<void> {
+    if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    for (const batch of batchesOf(data)) {
+      if (batch.numRows === 0) continue;
+      this.checkSchema(batch);
+      const aligned = new arrow.RecordBatch(this.schema, retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>);
+      this.metrics.observe(aligned);
+      const bytes = arrowByteLength(aligned);
+      const wasmBatches = toWasmTable(new arrow.Table(this.schema, [aligned])).recordBatches();
+      if (!this.ctrl) {
+        this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / aligned.numRows);
+        await this.start(wasmBatches);
+      } else {
+        for (const b of wasmBatches) {
+          this.ctrl.enqueue(b);
+          await this.backpressure();
+        }
+      }
+      this.rows += aligned.numRows;
+      this.uncompressed += bytes;
+    }
+  }
+
+  async finish(): Promise<WrittenParquet> {
+    if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    this.finished = true;
+    let bytes: Uint8Array;
+    try {
+      if (!this.ctrl) {
+        // No rows: a valid file with the schema and zero row groups.
+        bytes = pw.writeParquet(toWasmTable(new arrow.Table(this.schema)), writerProperties(this.opts, 1024));
+      } else {
+        this.ctrl.close();
+        await this.pump;
+        bytes = concat(this.chunks, this.emitted);
+      }
+    } catch (e) {
+      throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
+    }
+    const footer = readParquetFooter(bytes, this.file);
+    if (footer.numRows !== this.rows) {
+      throw new FloeError('Internal', `Parquet writer for ${this.file} wrote ${footer.numRows} rows, expected ${this.rows}`, { context: { file: this.file } });
+    }
+    return { bytes, rowCount: this.rows, footer, fieldMetrics: this.metrics.result() };
+  }
+
+  private checkSchema(batch: arrow.RecordBatch): void {
+    const a = batch.schema.fields;
+    const b = this.schema.fields;
+    if (a.length !== b.length || a.some((f, i) => String(f.type) !== String(b[i]!.type))) {
+      throw new FloeError('InvalidArgument',
+        `batch schema ${a.map((f) => `${f.name}:${f.type}`).join(', ')} does not match the writer schema of ${this.file}`,
+        { context: { file: this.file } });
+    }
+  }
+
+  private async start(first: pw.RecordBatch[]): Promise<void> {
+    const input = new ReadableStream<pw.RecordBatch>({
+      start: (c) => { this.ctrl = c; },
+      pull: () => { const w = this.pullWaiter; this.pullWaiter = undefined; w?.(); },
+    });
+    // The transform reads the first batch to learn the schema, so it must be queued before the call.
+    for (const b of first) this.ctrl!.enqueue(b);
+    const output = await pw.transformParquetStream(input, writerProperties(this.opts, this.rowsPerGroup));
+    const reader = output.getReader();
+    this.pump = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer);
+        this.chunks.push(chunk);
+        this.emitted += chunk.byteLength;
+      }
+    })();
+    this.pump.catch(() => { /* surfaced by backpressure() / finish() */ });
+    await this.backpressure();
+  }
+
+  /** Waits until the encoder has taken what we queued, or fails if the encoder failed. */
+  private async backpressure(): Promise<void> {
+    while ((this.ctrl!.desiredSize ?? 1) <= 0) {
+      const pulled = new Promise<void>((resolve) => { this.pullWaiter = resolve; });
+      try {
+        await Promise.race([pulled, this.pump!.then(() => { throw new Error('encoder stopped early'); })]);
+      } catch (e) {
+        throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
+      }
+    }
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) { out.set(c, off); off += c.byteLength; }
+  return out;
+}
+
+/** Writes one whole table as one file. */
+export async function writeParquet(table: arrow.Table, file: string, opts: ParquetWriteOptions = {}): Promise<WrittenParquet> {
+  const w = new ParquetWriter(table.schema, file, opts);
+  await w.write(table);
+  return w.finish();
+}
+
+export interface RollingOptions extends ParquetWriteOptions {
+  /** Name used in error messages for the i-th output file (default `<output #i>`). */
+  fileName?: (index: number) => string;
+  /** Compressed/uncompressed ratio assumed until the first row group is measured (default 0.35). */
+  initialCompressionRatio?: number;
+}
+
+/**
+ * Splits a stream of batches into files of about `targetBytes` each (Iceberg
+ * write.target-file-size-bytes). The size of the open file is estimated as encoded bytes already
+ * emitted plus the not-yet-encoded rows' Arrow bytes times the compression ratio measured so far.
+ */
+export async function* rollingFiles(
+  batches: AsyncIterable<arrow.Table | arrow.RecordBatch> | Iterable<arrow.Table | arrow.RecordBatch>,
+  targetBytes: number,
+  opts: RollingOptions = {},
+): AsyncGenerator<WrittenParquet> {
+  if (!(targetBytes > 0)) throw new FloeError('InvalidArgument', `target file size must be positive, got ${targetBytes}`);
+  const name = opts.fileName ?? ((i: number) => `<output #${i}>`);
+  let ratio = opts.initialCompressionRatio ?? 0.35;
+  let index = 0;
+  let writer: ParquetWriter | undefined;
+  let flushedRows = 0; // rows known to be in closed row groups of the open file
+
+  const estimate = (w: ParquetWriter): number => {
+    const perRow = w.rowCount ? w.acceptedBytes / w.rowCount : 0;
+    const groups = w.rowGroupRows ? Math.floor(w.rowCount / w.rowGroupRows) : 0;
+    flushedRows = groups * w.rowGroupRows;
+    if (flushedRows > 0 && w.writtenBytes > 0) ratio = w.writtenBytes / (flushedRows * perRow);
+    return w.writtenBytes + (w.rowCount - flushedRows) * perRow * ratio;
+  };
+
+  for await (const item of batches) {
+    for (let batch of batchesOf(item)) {
+      while (batch.numRows > 0) {
+        writer ??= new ParquetWriter(batch.schema, name(index), opts);
+        const perRow = Math.max(1, arrowByteLength(batch) / batch.numRows);
+        const room = targetBytes - (writer.rowCount ? estimate(writer) : 0);
+        const fit = Math.max(writer.rowCount ? 0 : 1, Math.floor(room / (perRow * ratio)));
+        if (fit <= 0) {
+          yield await writer.finish();
+          writer = undefined;
+          index++;
+          continue;
+        }
+        const take = Math.min(fit, batch.numRows);
+        await writer.write(take === batch.numRows ? batch : batch.slice(0, take));
+        batch = batch.slice(take);
+      }
+    }
+  }
+  if (writer && writer.rowCount > 0) yield await writer.finish();
+}
+
+/** rollingFiles collected into an array. */
+export async function writeRolling(
+  batches: AsyncIterable<arrow.Table | arrow.RecordBatch> | Iterable<arrow.Table | arrow.RecordBatch>,
+  targetBytes: number,
+  opts: RollingOptions = {},
+): Promise<WrittenParquet[]> {
+  const out: WrittenParquet[] = [];
+  for await (const f of rollingFiles(batches, targetBytes, opts)) out.push(f);
+  return out;
+}
+
+/** NaN counts and NaN-free bounds of float/double fields, as Java Iceberg's writers track them. */
+class FloatMetrics {
+  private readonly byId = new Map<number, WriterFieldMetrics>();
+
+  observe(batch: arrow.RecordBatch): void {
+    batch.schema.fields.forEach((f, i) => this.visit(f, batch.data.children[i]!, 0, batch.numRows));
+  }
+
+  result(): Map<number, WriterFieldMetrics> {
+    return new Map([...this.byId].map(([k, v]) => [k, { ...v }]));
+  }
+
+  /** Visits rows [start, end) of `data`. */
+  private visit(field: arrow.Field, data: arrow.Data, start: number, end: number): void {
+    const t = field.type as arrow.DataType;
+    if (arrow.DataType.isFloat(t) && t.precision !== arrow.Precision.HALF) {
+      const id = fieldIdOf(field);
+      if (id === undefined) return;
+      let m = this.byId.get(id);
+      if (!m) { m = { fieldId: id, nanCount: 0n }; this.byId.set(id, m); }
+      const vals = data.values as Float32Array | Float64Array;
+      let nan = 0;
+      for (let i = start; i < end; i++) {
+        if (!data.getValid(i)) continue;
+        const v = vals[i]!;
+        if (Number.isNaN(v)) { nan++; continue; }
+        if (m.min === undefined || compareFloat(v, m.min) < 0) m.min = v;
+        if (m.max === undefined || compareFloat(v, m.max) > 0) m.max = v;
+      }
+      m.nanCount += BigInt(nan);
+      return;
+    }
+    if (arrow.DataType.isStruct(t)) {
+      t.children.forEach((child, c) => this.visit(child, data.children[c]!, start, end));
+    } else if (arrow.DataType.isList(t) || arrow.DataType.isMap(t)) {
+      // List/map children are not sliced with their parent: the offsets say which values are ours.
+      const offsets = data.valueOffsets as Int32Array;
+      const inner = data.children[0]!;
+      const from = offsets[start]!, to = offsets[end]!;
+      if (arrow.DataType.isList(t)) this.visit(t.children[0]!, inner, from, to);
+      else (t.children[0]!.type as arrow.Struct).children.forEach((child, c) => this.visit(child, inner.children[c]!, from, to));
+    }
+  }
+}
+
+/** Java Double.compare order without NaN: -0.0 sorts before +0.0. */
+export function compareFloat(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a === 0 && b === 0) {
+    const na = Object.is(a, -0), nb = Object.is(b, -0);
+    return na === nb ? 0 : na ? -1 : 1;
+  }
+  return 0;
+}

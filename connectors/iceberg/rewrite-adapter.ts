@@ -1,0 +1,226 @@
+/**
+ * The Iceberg side of a rewrite: reads each input data file a row group at a time, removes the rows that
+ * its applicable deletes remove (positions, deletion vectors, equality keys — by the spec's sequence-number
+ * rules in DeleteIndex), aligns the rows with the current schema by field id, and describes each output
+ * file to the committer with Iceberg metrics.
+ *
+ * Equality keys are computed with the same value reader that loads the equality delete files, so both
+ * sides of the comparison share one representation (a mismatch there would resurrect rows).
+ */
+import { randomUUID } from 'node:crypto';
+import type * as arrow from 'apache-arrow';
+import * as Arrow from 'apache-arrow';
+import type { DataFile, EqualityDeleteFile, Field, PartitionSpec } from '../../src/model/index.js';
+import { FloeError, errorForFile } from '../../src/errors.js';
+import type { RewriteTask } from '../../src/planning/plan.js';
+import type { LiveBatch, ReadStats, RewriteAdapter } from '../../src/execution/executor.js';
+import { dropRows } from '../../src/execution/slice-rows.js';
+import {
+  arrowSchemaForIceberg,
+  castToSchema,
+  icebergMetricsFromFooter,
+  iterateRowGroups,
+  type MetricsModeName,
+  type ParquetCodec,
+  type ParquetWriteOptions,
+  type WrittenParquet,
+} from '../formats/parquet/index.js';
+import type { CommitIO, NewContentFile } from './commit-rewrite.js';
+import { DeleteIndex, DeleteLoader, equalityKey } from './deletes.js';
+import type { IcebergIO } from './io.js';
+import type { IcebergMetadata } from './metadata.js';
+import { openParquet, readColumnsById } from './parquet-reader.js';
+import { encodeSingleValue } from './write-bounds.js';
+
+export const ROW_ID_FIELD: Field = { id: 2147483540, name: '_row_id', required: false, type: { kind: 'primitive', name: 'long' } };
+export const LAST_UPDATED_SEQ_FIELD: Field = { id: 2147483539, name: '_last_updated_sequence_number', required: false, type: { kind: 'primitive', name: 'long' } };
+
+export interface IcebergRewriteContext {
+  md: IcebergMetadata;
+  /** Reads table files (remapped to where they live). */
+  io: IcebergIO;
+  /** Writes and removes outputs at table locations. */
+  out: CommitIO;
+  /** Every delete file live in the snapshot being rewritten. */
+  deleteIndex: DeleteIndex;
+  fieldsById: Map<number, Field>;
+  nameMapping?: Map<string, number>;
+}
+
+function codecOf(props: Record<string, string>): ParquetCodec {
+  const c = (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase();
+  if (c === 'zstd' || c === 'snappy' || c === 'gzip' || c === 'uncompressed' || c === 'brotli' || c === 'lz4_raw') return c;
+  if (c === 'lz4') return 'lz4_raw';
+  throw new FloeError('Unsupported', `write.parquet.compression-codec=${c} is not supported`);
+}
+
+function partitionPath(spec: PartitionSpec | undefined, tuple: unknown[]): string {
+  if (!spec || spec.fields.length === 0) return '';
+  return `${spec.fields.map((f, i) => `${encodeURIComponent(f.name)}=${encodeURIComponent(tuple[i] === null || tuple[i] === undefined ? 'null' : String(tuple[i]))}`).join('/')}/`;
+}
+
+export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
+  readonly outputFields: Field[];
+  readonly outputSchema: arrow.Schema;
+  readonly writerOptions: ParquetWriteOptions;
+  private readonly loader: DeleteLoader;
+  private readonly jobId = randomUUID();
+  private readonly lineage: boolean;
+
+  constructor(private readonly ctx: IcebergRewriteContext) {
+    const md = ctx.md;
+    const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId);
+    if (!schema) throw new FloeError('Corrupt', `table ${md.location}: current schema ${md.currentSchemaId} is missing`);
+    // v3: rewritten rows keep their row ids and last-updated sequence numbers as real columns
+    this.lineage = md.formatVersion >= 3;
+    this.outputFields = this.lineage ? [...schema.fields, ROW_ID_FIELD, LAST_UPDATED_SEQ_FIELD] : schema.fields;
+    this.outputSchema = arrowSchemaForIceberg(this.outputFields);
+    const props = md.properties;
+    const num = (k: string, d: number) => (props[k] && /^\d+$/.test(props[k]!) ? Number(props[k]) : d);
+    this.writerOptions = {
+      codec: codecOf(props),
+      rowGroupBytes: num('write.parquet.row-group-size-bytes', 128 * 1024 * 1024),
+      pageBytes: num('write.parquet.page-size-bytes', 1024 * 1024),
+      dictionaryPageBytes: num('write.parquet.dict-size-bytes', 2 * 1024 * 1024),
+      createdBy: 'floe',
+    };
+    this.loader = new DeleteLoader(ctx.io, ctx.fieldsById);
+  }
+
+  /** Positions of `file` removed by its applicable deletes, equality deletes included. */
+  async deletedPositions(file: DataFile, bytes?: Uint8Array): Promise<Set<number>> {
+    const applicable = this.ctx.deleteIndex.forDataFile(file);
+    const deleted = await this.loader.deletedPositions(file, applicable);
+    if (applicable.equality.length > 0) {
+      const data = bytes ?? (await this.ctx.io.read(file.path));
+      await this.addEqualityMatches(file, data, applicable.equality, deleted);
+    }
+    return deleted;
+  }
+
+  private async addEqualityMatches(file: DataFile, bytes: Uint8Array, deletes: EqualityDeleteFile[], into: Set<number>): Promise<void> {
+    // group delete files by their equality columns: one pass over the data per distinct key shape
+    const byShape = new Map<string, EqualityDeleteFile[]>();
+    for (const d of deletes) {
+      const k = d.equalityFieldIds.join(',');
+      byShape.set(k, [...(byShape.get(k) ?? []), d]);
+    }
+    const pq = openParquet(bytes, file.path);
+    for (const [, group] of byShape) {
+      const fields = group[0]!.equalityFieldIds.map((id) => {
+        const f = this.ctx.fieldsById.get(id);
+        if (!f) throw new FloeError('Corrupt', `equality delete ${group[0]!.path} uses unknown field id ${id}`, { context: { file: group[0]!.path } });
+        return f;
+      });
+      const keySets = await Promise.all(group.map((d) => this.loader.equalityKeys(d)));
+      const rows = await readColumnsById(pq, fields);
+      rows.forEach((r, pos) => {
+        const key = equalityKey(r.map((v) => (v === undefined ? null : v)));
+        if (keySets.some((s) => s.has(key))) into.add(pos);
+      });
+    }
+  }
+
+  async *batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch> {
+    const ids = this.outputFields.map((f) => f.id);
+    for (const file of task.inputs) {
+      if (file.format !== 'parquet') {
+        throw new FloeError('Unsupported', `cannot rewrite ${file.path}: ${file.format.toUpperCase()} data files are not supported yet`, { context: { file: file.path } });
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await this.ctx.io.read(file.path);
+      } catch (e) {
+        throw errorForFile('NotFound', file.path, 'cannot read data file', e);
+      }
+      const deleted = await this.deletedPositions(file, bytes);
+      stats.fileRead(file.path, bytes.byteLength, file.recordCount);
+      const bytesPerRow = file.recordCount > 0 ? file.sizeBytes / file.recordCount : 0;
+      let rowStart = 0;
+      for await (const rg of iterateRowGroups(bytes, file.path, { fieldIds: ids, nameMapping: this.ctx.nameMapping })) {
+        let table = castToSchema(rg.table, this.outputFields, file.path);
+        if (this.lineage) table = this.withLineage(table, file, rowStart);
+        const start = rowStart;
+        const live = deleted.size === 0 ? table : dropRows(table, (i) => deleted.has(start + i));
+        rowStart += rg.numRows;
+        yield { table: live, estimatedBytes: live.numRows * bytesPerRow };
+      }
+      if (rowStart !== file.recordCount) {
+        throw new FloeError('Corrupt', `data file ${file.path} has ${rowStart} rows but its manifest says ${file.recordCount}`, { context: { file: file.path } });
+      }
+    }
+  }
+
+  /** Fills null _row_id with first_row_id + position and null _last_updated_sequence_number with the file's data sequence number. */
+  private withLineage(table: arrow.Table, file: DataFile, rowStart: number): arrow.Table {
+    const n = table.numRows;
+    const rowIdIdx = this.outputFields.length - 2;
+    const seqIdx = this.outputFields.length - 1;
+    const rowIds = table.getChildAt(rowIdIdx);
+    const seqs = table.getChildAt(seqIdx);
+    const ids = new BigInt64Array(n);
+    const idValid = new Uint8Array(n);
+    const lus = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) {
+      const existing = rowIds?.get(i) as bigint | null | undefined;
+      if (existing !== null && existing !== undefined) {
+        ids[i] = BigInt(existing);
+        idValid[i] = 1;
+      } else if (file.firstRowId !== undefined) {
+        ids[i] = file.firstRowId + BigInt(rowStart + i);
+        idValid[i] = 1;
+      }
+      const s = seqs?.get(i) as bigint | null | undefined;
+      lus[i] = s !== null && s !== undefined ? BigInt(s) : file.dataSequenceNumber;
+    }
+    const idVector = Arrow.makeVector(ids);
+    const rowIdVec = idValid.every((x) => x === 1)
+      ? idVector
+      : Arrow.vectorFromArray(Array.from(ids, (v, i) => (idValid[i] ? v : null)), new Arrow.Int64());
+    let out = table.setChildAt(rowIdIdx, rowIdVec as arrow.Vector);
+    out = out.setChildAt(seqIdx, Arrow.makeVector(lus) as arrow.Vector);
+    // setChildAt re-derives fields; restore the exact output schema (field ids live in its metadata)
+    return new Arrow.Table(this.outputSchema, out.batches.map((b) => new Arrow.RecordBatch(this.outputSchema, b.data)));
+  }
+
+  async storeOutput(task: RewriteTask, index: number, file: WrittenParquet): Promise<{ out: NewContentFile; location: string; bytes: number }> {
+    const md = this.ctx.md;
+    const spec = md.specs.find((s) => s.specId === task.specId);
+    const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
+    const location = `${dataDir}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
+    await this.ctx.out.createNew(location, file.bytes);
+    const mode = (md.properties['write.metadata.metrics.default'] ?? 'truncate(16)') as MetricsModeName;
+    const metrics = icebergMetricsFromFooter(file.footer, this.outputFields, { mode, fieldMetrics: file.fieldMetrics });
+    const typeOf = (id: number) => this.ctx.fieldsById.get(id)?.type ?? this.outputFields.find((f) => f.id === id)?.type;
+    const encode = (m: Map<number, unknown>) => {
+      const out = new Map<number, Uint8Array>();
+      for (const [id, v] of m) {
+        const t = typeOf(id);
+        if (t && t.kind === 'primitive') out.set(id, encodeSingleValue(t, v));
+      }
+      return out;
+    };
+    const out: NewContentFile = {
+      content: 0,
+      path: location,
+      format: 'PARQUET',
+      recordCount: file.rowCount,
+      sizeBytes: file.bytes.byteLength,
+      specId: task.specId,
+      partitionOf: task.inputs[0]!.path,
+      columnSizes: metrics.columnSizes,
+      valueCounts: metrics.valueCounts,
+      nullValueCounts: metrics.nullValueCounts,
+      nanValueCounts: metrics.nanValueCounts,
+      lowerBounds: encode(metrics.lowerBounds),
+      upperBounds: encode(metrics.upperBounds),
+      splitOffsets: metrics.splitOffsets.map((o) => BigInt(o)),
+      sortOrderId: 0,
+    };
+    return { out, location, bytes: file.bytes.byteLength };
+  }
+
+  async discardOutput(out: NewContentFile): Promise<void> {
+    await this.ctx.out.remove(out.path);
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * ObjectStore over S3 (or any S3-compatible server) with @aws-sdk/client-s3.
+ *
+ * Retries are ours, not the SDK's (the client is built with maxAttempts 1) so that one policy decides:
+ * transient failures (throttling, 5xx, connection resets, timeouts) are retried with jittered backoff,
+ * everything else fails at once with a FloeError naming the object and, for credential problems, the
+ * endpoint and which credentials were used. Every request runs under one p-limit per store.
+ *
+ * Multipart upload is done here rather than with lib-storage's Upload so each part gets the same retry
+ * and timeout policy, parts in flight (and so memory) stay bounded, and a failed upload is aborted.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { FloeError } from '../../src/errors.js';
+import {
+  type Body,
+  type ByteRange,
+  type DeleteManyResult,
+  type GetOptions,
+  type ListEntry,
+  type ListOptions,
+  type ObjectMeta,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+  type PutStreamOptions,
+  DEFAULT_PART_SIZE,
+  MIN_PART_SIZE,
+  checkPutOptions,
+  rechunk,
+  toBytes,
+} from './object-store.js';
+import { DEFAULT_RETRY_POLICY, type RetryHooks, type RetryPolicy, isTransientNetworkError, withRetry } from './retry.js';
+
+/** The one method of S3Client we use; tests pass a fake. */
+export interface S3Sender {
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown>;
+}
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface S3ConnectionConfig {
+  /** e.g. http://127.0.0.1:9000; unset = AWS (or AWS_ENDPOINT_URL[_S3] via the SDK). */
+  endpoint?: string;
+  /** Unset = the SDK's chain (AWS_REGION, profile); us-east-1 when a custom endpoint is set and none is found. */
+  region?: string;
+  /** Path-style addressing (http://host/bucket/key), needed by most S3-compatible servers. */
+  forcePathStyle?: boolean;
+  /** Unset = the standard AWS provider chain (env, shared config/credentials files, SSO, web identity, IMDS). */
+  credentials?: S3Credentials;
+  /**
+   * 'when_required' sends checksums only where S3 demands them; many S3-compatible servers reject the
+   * SDK's default aws-chunked checksum trailers. Default: 'when_required' with a custom endpoint.
+   */
+  checksums?: 'when_supported' | 'when_required';
+}
+
+export interface S3StoreOptions {
+  bucket: string;
+  connection?: S3ConnectionConfig;
+  /** A client to use instead of building one (shared clients, fakes in tests). */
+  client?: S3Sender;
+  retry?: Partial<RetryPolicy>;
+  retryHooks?: RetryHooks;
+  /** Requests in flight per store. */
+  concurrency?: number;
+  /** Multipart parts in flight per upload (each holds one part in memory). */
+  partConcurrency?: number;
+}
+
+export function createS3Client(connection: S3ConnectionConfig = {}): S3Client {
+  const config: S3ClientConfig = {
+    maxAttempts: 1, // ObjectStore retries itself, with one policy for every request
+    forcePathStyle: connection.forcePathStyle ?? false,
+  };
+  if (connection.endpoint) config.endpoint = connection.endpoint;
+  const region = connection.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (region) config.region = region;
+  else if (connection.endpoint) config.region = 'us-east-1';
+  if (connection.credentials) config.credentials = connection.credentials;
+  const checksums = connection.checksums ?? (connection.endpoint ? 'when_required' : 'when_supported');
+  config.requestChecksumCalculation = checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
+  config.responseChecksumValidation = checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
+  return new S3Client(config);
+}
+
+interface SdkError {
+  name?: string;
+  message?: string;
+  Code?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException']);
+const SERVER_TRANSIENT = new Set(['InternalError', 'ServiceUnavailable', 'RequestTimeout', 'ConditionalRequestConflict', 'OperationAborted']);
+const CREDENTIAL_ERRORS = new Set([
+  'AccessDenied',
+  'Forbidden',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'ExpiredToken',
+  'InvalidToken',
+  'TokenRefreshRequired',
+  'CredentialsProviderError',
+  'AccountProblem',
+]);
+
+export class S3ObjectStore implements ObjectStore {
+  readonly bucket: string;
+  private readonly client: S3Sender;
+  private readonly policy: RetryPolicy;
+  private readonly hooks: RetryHooks;
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly partConcurrency: number;
+  private readonly endpointText: string;
+  private readonly credentialText: string;
+
+  constructor(options: S3StoreOptions) {
+    this.bucket = options.bucket;
+    const connection = options.connection ?? {};
+    this.client = options.client ?? createS3Client(connection);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.hooks = options.retryHooks ?? {};
+    this.limit = pLimit(options.concurrency ?? 32);
+    this.partConcurrency = Math.max(1, options.partConcurrency ?? 4);
+    this.endpointText = connection.endpoint
+      ? `endpoint ${connection.endpoint}`
+      : `the AWS S3 endpoint${connection.region ? ` in ${connection.region}` : ''}`;
+    this.credentialText = connection.credentials
+      ? `access key ${connection.credentials.accessKeyId} (configured explicitly)`
+      : 'credentials from the AWS default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, web identity, instance role)';
+  }
+
+  describe(key: string): string {
+    return `s3://${this.bucket}/${key}`;
+  }
+
+  /** One S3 request with retries, timeout and concurrency bound; errors become FloeErrors naming `key`. */
+  private request<T>(operation: string, key: string, makeCommand: () => unknown, readResult?: (out: any) => Promise<T> | T): Promise<T> {
+    const location = key === '' ? `s3://${this.bucket}` : this.describe(key);
+    return this.limit(() =>
+      withRetry(
+        async (signal) => {
+          const out = await this.client.send(makeCommand(), { abortSignal: signal });
+          return readResult ? await readResult(out) : (out as T);
+        },
+        (e, timedOut) => this.classify(e, timedOut, operation, location),
+        this.policy,
+        this.hooks,
+      ),
+    );
+  }
+
+  /** Maps an SDK/network error to a FloeError; only transient kinds are retryable. */
+  classify(raw: unknown, timedOut: boolean, operation: string, location: string): FloeError {
+    if (raw instanceof FloeError) return raw;
+    const e = (raw ?? {}) as SdkError;
+    const status = e.$metadata?.httpStatusCode;
+    const code = e.Code ?? e.name ?? 'Error';
+    const detail = `${code}${e.message && e.message !== code && e.message !== 'UnknownError' ? `: ${e.message}` : ''}`;
+    const context = { file: location, operation, code, status, bucket: this.bucket };
+    const make = (kind: FloeError['kind'], message: string, retryable?: boolean) =>
+      new FloeError(kind, message, { context, cause: raw, ...(retryable === undefined ? {} : { retryable }) });
+
+    if (timedOut) return make('Transient', `${operation} ${location} timed out after ${this.policy.timeoutMs} ms at ${this.endpointText}`, true);
+    if (isTransientNetworkError(raw)) return make('Transient', `${operation} ${location}: connection failed at ${this.endpointText}: ${detail}`, true);
+    if (code === 'NoSuchBucket') return make('NotFound', `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}`);
+    if (status === 404 || code === 'NoSuchKey' || code === 'NotFound') return make('NotFound', `no such object: ${location} (${operation})`);
+    if (status === 412 || code === 'PreconditionFailed') return make('PreconditionFailed', `conditional write to ${location} refused: ${detail}`);
+    if (status === 403 || CREDENTIAL_ERRORS.has(code)) {
+      return make(
+        'AccessDenied',
+        `access denied: ${operation} ${location} at ${this.endpointText} using ${this.credentialText}: ${detail}`,
+      );
+    }
+    if (status === 416 || code === 'InvalidRange') return make('InvalidArgument', `invalid byte range for ${location}: ${detail}`);
+    if (THROTTLING.has(code) || SERVER_TRANSIENT.has(code) || status === 429 || status === 500 || status === 502 || status === 503 || status === 504) {
+      return make('Transient', `${operation} ${location}: ${detail} (HTTP ${status ?? '?'}) at ${this.endpointText}`, true);
+    }
+    const sysCode = (raw as { code?: string }).code;
+    if (sysCode === 'ECONNREFUSED' || sysCode === 'ENOTFOUND') {
+      return make('Internal', `${operation} ${location}: cannot connect to ${this.endpointText}: ${detail}`);
+    }
+    return make('Internal', `${operation} ${location} failed at ${this.endpointText}: ${detail}${status ? ` (HTTP ${status})` : ''}`);
+  }
+
+  async get(key: string, options?: GetOptions): Promise<Uint8Array> {
+    const range = options?.range;
+    if (range && (('length' in range && range.length === 0) || ('suffixLength' in range && range.suffixLength === 0))) {
+      await this.head(key); // a zero-length read still reports a missing object
+      return new Uint8Array(0);
+    }
+    return this.request(
+      'GET',
+      key,
+      () => new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: rangeHeader(range, this.describe(key)) }),
+      async (out: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) => (out.Body ? out.Body.transformToByteArray() : new Uint8Array(0)),
+    );
+  }
+
+  async head(key: string): Promise<ObjectMeta> {
+    const out = await this.request<{ ContentLength?: number; LastModified?: Date; ETag?: string }>(
+      'HEAD',
+      key,
+      () => new HeadObjectCommand({ Bucket: this.bucket, Key: key }),
+    );
+    return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0), etag: out.ETag ?? '' };
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.head(key);
+      return true;
+    } catch (e) {
+      if (e instanceof FloeError && e.kind === 'NotFound' && e.context.code !== 'NoSuchBucket') return false;
+      throw e;
+    }
+  }
+
+  async put(key: string, body: Body, options?: PutOptions): Promise<PutResult> {
+    checkPutOptions(options, this.describe(key));
+    const data = toBytes(body);
+    const out = await this.request<{ ETag?: string }>('PUT', key, () =>
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: data,
+        ContentLength: data.byteLength,
+        ContentType: options?.contentType,
+        IfNoneMatch: options?.ifNoneMatch,
+        IfMatch: options?.ifMatch,
+      }),
+    );
+    return { etag: out.ETag ?? '' };
+  }
+
+  async putStream(key: string, body: AsyncIterable<Uint8Array>, options?: PutStreamOptions): Promise<PutResult> {
+    const partSize = Math.max(MIN_PART_SIZE, options?.partSize ?? DEFAULT_PART_SIZE);
+    const parts = rechunk(body, partSize)[Symbol.asyncIterator]();
+    const first = await parts.next();
+    if (first.done) return this.put(key, new Uint8Array(0), { contentType: options?.contentType });
+    const second = await parts.next();
+    if (second.done) return this.put(key, first.value, { contentType: options?.contentType });
+
+    const created = await this.request<{ UploadId?: string }>('CreateMultipartUpload', key, () =>
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options?.contentType }),
+    );
+    const uploadId = created.UploadId;
+    if (!uploadId) throw new FloeError('Internal', `CreateMultipartUpload ${this.describe(key)} returned no upload id`, { context: { file: this.describe(key) } });
+    const done: { PartNumber: number; ETag: string }[] = [];
+    const inFlight = new Set<Promise<void>>();
+    let failure: unknown;
+    const uploadPart = (partNumber: number, data: Uint8Array) => {
+      const p = this.request<{ ETag?: string }>(`UploadPart ${partNumber}`, key, () =>
+        new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: data, ContentLength: data.byteLength }),
+      ).then(
+        (out) => void done.push({ PartNumber: partNumber, ETag: out.ETag ?? '' }),
+        (e) => void (failure ??= e),
+      );
+      const tracked = p.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    };
+    try {
+      uploadPart(1, first.value);
+      uploadPart(2, second.value);
+      for (let n = 3; failure === undefined; n++) {
+        // Bound memory: read the next part only when a slot is free.
+        while (inFlight.size >= this.partConcurrency) await Promise.race(inFlight);
+        if (failure !== undefined) break;
+        const next = await parts.next();
+        if (next.done) break;
+        uploadPart(n, next.value);
+      }
+      await Promise.all(inFlight);
+      if (failure !== undefined) throw failure;
+      done.sort((a, b) => a.PartNumber - b.PartNumber);
+      const out = await this.request<{ ETag?: string }>('CompleteMultipartUpload', key, () =>
+        new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: done } }),
+      );
+      return { etag: out.ETag ?? '' };
+    } catch (e) {
+      await Promise.allSettled(inFlight);
+      await this.request('AbortMultipartUpload', key, () =>
+        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
+      ).catch(() => undefined); // best effort; a lifecycle rule reaps what is left
+      throw e instanceof FloeError ? e : this.classify(e, false, 'multipart upload', this.describe(key));
+    }
+  }
+
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
+    let token: string | undefined;
+    do {
+      const page = await this.request<{
+        Contents?: { Key?: string; Size?: number; LastModified?: Date }[];
+        IsTruncated?: boolean;
+        NextContinuationToken?: string;
+      }>('LIST', prefix, () =>
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: options?.pageSize, ContinuationToken: token }),
+      );
+      for (const o of page.Contents ?? []) {
+        if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.request('DELETE', key, () => new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<DeleteManyResult> {
+    const result: DeleteManyResult = { deleted: [], failed: [] };
+    const batches: string[][] = [];
+    for (let i = 0; i < keys.length; i += 1000) batches.push(keys.slice(i, i + 1000)); // S3's per-request maximum
+    await Promise.all(
+      batches.map(async (batch) => {
+        try {
+          const out = await this.request<{ Errors?: { Key?: string; Code?: string; Message?: string }[] }>(
+            'DeleteObjects',
+            batch[0]!,
+            () => new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+          );
+          const failedKeys = new Set<string>();
+          for (const err of out.Errors ?? []) {
+            const key = err.Key ?? '';
+            failedKeys.add(key);
+            const error = this.classify({ name: err.Code, Code: err.Code, message: err.Message }, false, 'DELETE', this.describe(key));
+            result.failed.push({ key, error });
+          }
+          for (const key of batch) if (!failedKeys.has(key)) result.deleted.push(key);
+        } catch (e) {
+          // The whole batch failed (after retries): every key in it is reported, each naming itself.
+          const base = e instanceof FloeError ? e : this.classify(e, false, 'DeleteObjects', this.describe(batch[0]!));
+          for (const key of batch) {
+            const error = new FloeError(base.kind, `delete ${this.describe(key)} failed: ${base.message}`, {
+              context: { ...base.context, file: this.describe(key) },
+              retryable: base.retryable,
+              cause: base,
+            });
+            result.failed.push({ key, error });
+          }
+        }
+      }),
+    );
+    return result;
+  }
+}
+
+function rangeHeader(range: ByteRange | undefined, location: string): string | undefined {
+  if (range === undefined) return undefined;
+  const bad = () => new FloeError('InvalidArgument', `invalid byte range for ${location}: ${JSON.stringify(range)}`, { context: { file: location } });
+  if ('suffixLength' in range) {
+    if (!Number.isInteger(range.suffixLength) || range.suffixLength <= 0) throw bad();
+    return `bytes=-${range.suffixLength}`;
+  }
+  if (!Number.isInteger(range.offset) || range.offset < 0) throw bad();
+  if (range.length === undefined) return `bytes=${range.offset}-`;
+  if (!Number.isInteger(range.length) || range.length < 0) throw bad();
+  return `bytes=${range.offset}-${range.offset + range.length - 1}`; // HTTP ranges are inclusive
+}

@@ -1,0 +1,126 @@
+/**
+ * Runs a plan's rewrite tasks with bounded concurrency and bounded memory. Format specifics (how live
+ * rows are read, where outputs go, how they are described to the committer) come from an adapter; this
+ * module owns scheduling, rolling outputs at the target size, progress, and cleaning up after failures.
+ *
+ * Memory: a task holds at most one input row group plus the rows buffered for the output file it is
+ * writing (bounded by the target file size), so peak memory does not grow with table size.
+ */
+import type * as arrow from 'apache-arrow';
+import pLimit from 'p-limit';
+import { ParquetWriter } from '../../connectors/formats/parquet/index.js';
+import type { ParquetWriteOptions, WrittenParquet } from '../../connectors/formats/parquet/index.js';
+import type { RewriteTask } from '../planning/plan.js';
+import { safeEmitter, type ProgressListener } from './events.js';
+
+export interface LiveBatch {
+  table: arrow.Table;
+  /** Estimated compressed bytes these rows will take in the output (input bytes × share of rows kept). */
+  estimatedBytes: number;
+}
+
+export interface RewriteAdapter<Out> {
+  outputSchema: arrow.Schema;
+  writerOptions: ParquetWriteOptions;
+  /** Live rows of the task's inputs, already in the output schema, a row group (or merge batch) at a time. */
+  batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch>;
+  /** Stores one finished output file; returns what the committer needs. */
+  storeOutput(task: RewriteTask, index: number, file: WrittenParquet): Promise<{ out: Out; location: string; bytes: number }>;
+  /** Deletes an output that will never be committed (best effort). */
+  discardOutput(out: Out): Promise<void>;
+}
+
+export interface ReadStats {
+  fileRead(path: string, bytes: number, rows: number): void;
+}
+
+export interface TaskResult<Out> {
+  task: RewriteTask;
+  outputs: Out[];
+  bytesRead: number;
+  bytesWritten: number;
+  rowsIn: number;
+  rowsOut: number;
+}
+
+export interface ExecuteOptions {
+  concurrency?: number;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+}
+
+export interface ExecuteResult<Out> {
+  done: TaskResult<Out>[];
+  failed: { task: RewriteTask; error: unknown }[];
+}
+
+export async function executeTasks<Out>(tasks: readonly RewriteTask[], adapter: RewriteAdapter<Out>, options: ExecuteOptions = {}): Promise<ExecuteResult<Out>> {
+  const emit = safeEmitter(options.onProgress);
+  const limit = pLimit(Math.max(1, options.concurrency ?? 2));
+  const done: TaskResult<Out>[] = [];
+  const failed: { task: RewriteTask; error: unknown }[] = [];
+  await Promise.all(
+    tasks.map((task) =>
+      limit(async () => {
+        if (options.signal?.aborted) {
+          failed.push({ task, error: new Error('aborted before start') });
+          return;
+        }
+        emit({ type: 'task-start', taskId: task.id, inputFiles: task.inputs.length, inputBytes: task.inputBytes });
+        try {
+          const r = await runTask(task, adapter, options.signal, emit);
+          done.push(r);
+          emit({ type: 'task-done', taskId: task.id, outputFiles: r.outputs.length, bytesRead: r.bytesRead, bytesWritten: r.bytesWritten, rowsIn: r.rowsIn, rowsOut: r.rowsOut });
+        } catch (error) {
+          failed.push({ task, error });
+          emit({ type: 'task-failed', taskId: task.id, error: error instanceof Error ? error.message : String(error) });
+        }
+      }),
+    ),
+  );
+  return { done, failed };
+}
+
+async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, signal: AbortSignal | undefined, emit: ProgressListener): Promise<TaskResult<Out>> {
+  const outputs: Out[] = [];
+  let bytesRead = 0;
+  let rowsIn = 0;
+  let rowsOut = 0;
+  let bytesWritten = 0;
+  let writer: ParquetWriter | undefined;
+  let estimated = 0;
+  const target = task.targetFileSizeBytes;
+  const stats: ReadStats = {
+    fileRead(path, bytes, rows) {
+      bytesRead += bytes;
+      rowsIn += rows;
+      emit({ type: 'file-read', taskId: task.id, path, bytes, rows });
+    },
+  };
+  const roll = async () => {
+    if (!writer || writer.rowCount === 0) return;
+    const file = await writer.finish();
+    writer = undefined;
+    estimated = 0;
+    const stored = await adapter.storeOutput(task, outputs.length, file);
+    outputs.push(stored.out);
+    bytesWritten += stored.bytes;
+    rowsOut += file.rowCount;
+    emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
+  };
+  try {
+    for await (const batch of adapter.batches(task, stats)) {
+      if (signal?.aborted) throw new Error(`task ${task.id} aborted`);
+      if (batch.table.numRows === 0) continue;
+      writer ??= new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, adapter.writerOptions);
+      await writer.write(batch.table);
+      estimated += batch.estimatedBytes;
+      if (estimated >= target) await roll();
+    }
+    await roll();
+  } catch (e) {
+    await Promise.all(outputs.map((o) => adapter.discardOutput(o).catch(() => undefined)));
+    throw e;
+  }
+  return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut };
+}
