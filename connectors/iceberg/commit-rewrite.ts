@@ -39,6 +39,7 @@ import {
 } from './write-manifest.js';
 import { partitionType, type PartitionTypeField } from './write-schemas.js';
 import { parseMetadata } from './metadata.js';
+import { isCommitStateUnknown } from './commit-state.js';
 import type { PartitionSpec, Schema } from '../../src/model/index.js';
 
 /** Reads and writes whole objects by their table location (after any location mapping). */
@@ -197,8 +198,9 @@ export class IcebergRewriteCommitter {
         const result = await this.attempt(base, req, attempt, now, written);
         return result;
       } catch (e) {
-        // nothing of a failed attempt is referenced: remove what it wrote (best effort; orphans otherwise)
-        await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
+        // nothing of a failed attempt is referenced — unless the catalog could not say whether it took the
+        // commit; then everything stays (orphan cleanup removes it later if it was not committed)
+        if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
         if (!isFloeError(e, 'CommitConflict') || attempt > policy.retries || now() - started > policy.totalTimeoutMs) throw e;
         lastError = e;
         req.onRetry?.(attempt, (e as Error).message);

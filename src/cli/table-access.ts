@@ -10,6 +10,8 @@ import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { FilesystemTableOperations } from '../../connectors/iceberg/commit-ops.js';
 import { openIcebergTable, type IcebergTable, type OpenOptions } from '../../connectors/iceberg/table.js';
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
+import { RestTableOperations, SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
+import { parseTableIdentifier } from '../../connectors/catalog/catalog.js';
 
 export interface AccessOptions {
   locationMap?: string[];
@@ -65,8 +67,18 @@ export async function openIcebergForWrite(ref: string, o: AccessOptions): Promis
       table = await openIcebergTable(ref, { ...catalogOptions(o), io });
     }
   }
-  const ops = table.via === 'catalog' ? undefined : new FilesystemTableOperations(io, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
+  const ops = table.via === 'catalog' ? catalogOps(ref, o, io) : new FilesystemTableOperations(io, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
   return { table, io, files, ...(ops ? { ops } : {}) };
+}
+
+function catalogOps(ref: string, o: AccessOptions, io: TableFileIO): TableOperations {
+  const spec = o.catalog ?? '';
+  const i = spec.indexOf(':');
+  const kind = spec.slice(0, i);
+  const target = spec.slice(i + 1);
+  const id = parseTableIdentifier(ref);
+  if (kind === 'sql') return new SqlTableOperations(io, target.replace(/^sqlite:(\/\/\/)?/, ''), id, o.catalogName);
+  return new RestTableOperations(io, id, { uri: target, ...(o.token ? { token: o.token } : {}), ...(o.warehouse ? { warehouse: o.warehouse } : {}) });
 }
 
 /** The table directory a user pointed at: the directory itself, or two levels above a metadata file. */

@@ -65,7 +65,7 @@ export interface ColumnStats {
   upperBounds?: Map<number, unknown>;
 }
 
-export type FileFormat = 'parquet' | 'orc' | 'avro' | 'puffin';
+export type FileFormat = 'parquet' | 'orc' | 'avro' | 'puffin' | 'paimon-index';
 
 export interface DataFile {
   content: 'data';

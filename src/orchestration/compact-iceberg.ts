@@ -15,6 +15,7 @@ import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
 import { IcebergRewriteCommitter, type CommitIO, type NewContentFile, type RewriteGroup, type TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
+import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
@@ -143,7 +144,8 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     } catch (e) {
       for (const b of batch) {
         report.failedTasks.push({ id: b.group.id, reason: e instanceof Error ? e.message : String(e) });
-        await discard(out, b.outputs);
+        // if the catalog may have taken the commit, the outputs may be live: keep them
+        if (!isCommitStateUnknown(e)) await discard(out, b.outputs);
       }
       if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
     }

@@ -40,6 +40,10 @@ export interface RewriteTask {
   outputLevel?: number;
   dropDelete?: boolean;
   inputBytes: number;
+  /** How many output files the writer should aim for (bin-pack: Iceberg's `expectedOutputFiles`). */
+  expectedOutputFiles?: number;
+  /** Size at which the writer rolls to a new file, when it differs from the target (bin-pack). */
+  maxOutputFileSizeBytes?: number;
   trail: DecisionStep[];
 }
 

@@ -1,10 +1,20 @@
 /** Every sub-command registers itself here; one line per command module. */
 import type { Command } from 'commander';
+import { register as registerPlan } from './plan.js';
+import { register as registerInspect } from './inspect.js';
+import { register as registerScan } from './scan.js';
+import { register as registerSimulate } from './simulate.js';
+import { register as registerCompact } from './compact.js';
 
 type Register = (program: Command) => void;
 
 const registrations: Register[] = [
   // (command modules add themselves below)
+  registerPlan,
+  registerInspect,
+  registerScan,
+  registerSimulate,
+  registerCompact,
 ];
 
 export function registerAll(program: Command): void {

@@ -1,0 +1,189 @@
+/**
+ * Which files an Iceberg snapshot expiry may delete, by comparing reachable sets (Java's
+ * ReachableFileCleanup) — correct for any history (branches, tags, cherry-picks, explicit ids):
+ * - manifest lists of expired snapshots;
+ * - manifests listed by expired snapshots and by no retained snapshot;
+ * - data and delete files live (ADDED/EXISTING) in those manifests and live in no manifest of any retained
+ *   snapshot;
+ * - statistics / partition-statistics files the metadata no longer names.
+ * Fail-safe rules (as Java): an unreadable manifest list of a *retained* snapshot aborts the whole cleanup
+ * (we could not tell which manifests are still in use); an unreadable *retained* manifest cancels the
+ * deletion of data and delete files but not of manifests and manifest lists; an unreadable *expired*
+ * manifest list or manifest just leaves its files behind (remove-orphans finds them later).
+ *
+ * Manifests are read one at a time and only paths are kept (a Set/Map of strings), never whole entries.
+ */
+import { FloeError } from '../../src/errors.js';
+import { readAvroContainer } from '../formats/avro.js';
+import type { DeletionCandidate } from '../../src/maintenance/report.js';
+import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { normalizeManifestFile } from './write-manifest.js';
+import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
+
+export interface ManifestRef {
+  path: string;
+  length?: number;
+  content: number;
+}
+
+/** The manifests a snapshot lists (v1 inline `manifests` included). */
+export async function manifestsOfSnapshot(io: StoreIO, snap: IcebergSnapshot): Promise<ManifestRef[]> {
+  if (!snap.manifestList) return (snap.manifests ?? []).map((path) => ({ path, content: 0 }));
+  let records;
+  try {
+    records = readAvroContainer(await io.read(snap.manifestList), snap.manifestList).records;
+  } catch (e) {
+    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest list ${snap.manifestList} of snapshot ${snap.snapshotId}: ${(e as Error).message}`, {
+      context: { file: snap.manifestList, snapshotId: snap.snapshotId.toString() },
+      cause: e,
+    });
+  }
+  return records.map((r) => {
+    const m = normalizeManifestFile(r);
+    return { path: m.manifest_path, length: Number(m.manifest_length), content: m.content };
+  });
+}
+
+export interface EntryPath {
+  path: string;
+  status: number; // 0 existing, 1 added, 2 deleted
+  content: number; // 0 data, 1 position deletes / DV, 2 equality deletes
+  bytes: number;
+}
+
+/** Paths, status and sizes of one manifest's entries. */
+export async function entryPathsOf(io: StoreIO, manifestPath: string): Promise<EntryPath[]> {
+  let records;
+  try {
+    records = readAvroContainer<Record<string, unknown>>(await io.read(manifestPath), manifestPath).records;
+  } catch (e) {
+    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest ${manifestPath}: ${(e as Error).message}`, {
+      context: { file: manifestPath },
+      cause: e,
+    });
+  }
+  return records.map((r) => {
+    const df = r.data_file as Record<string, unknown>;
+    return {
+      path: String(df.file_path),
+      status: Number(r.status),
+      content: Number(df.content ?? 0),
+      bytes: Number(df.file_size_in_bytes ?? 0),
+    };
+  });
+}
+
+const CONTENT_KIND = ['data', 'position-delete', 'equality-delete'];
+
+function contentKind(e: EntryPath): string {
+  return e.content === 1 && /\.puffin$/i.test(e.path) ? 'deletion-vector' : (CONTENT_KIND[e.content] ?? 'content');
+}
+
+export interface ExpiryCleanupPlan {
+  candidates: DeletionCandidate[];
+  warnings: string[];
+}
+
+/** Everything expiring `before` → `after` frees. Reads manifests, deletes nothing. */
+export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, after: IcebergMetadata): Promise<ExpiryCleanupPlan> {
+  const warnings: string[] = [];
+  const key = (loc: string) => io.resolve(loc);
+  const afterIds = new Set(after.snapshots.map((s) => s.snapshotId));
+  const expired = before.snapshots.filter((s) => !afterIds.has(s.snapshotId));
+  const retained = after.snapshots;
+  if (expired.length === 0) return { candidates: [], warnings };
+
+  // 1. retained manifest lists → retained manifests (any failure: abort, we cannot tell what is in use)
+  const retainedLists = new Set<string>();
+  const retainedManifests = new Map<string, string>(); // normalised → raw
+  for (const s of retained) {
+    if (s.manifestList) retainedLists.add(key(s.manifestList));
+    let ms;
+    try {
+      ms = await manifestsOfSnapshot(io, s);
+    } catch (e) {
+      throw new FloeError('Corrupt', `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`, {
+        context: { snapshotId: s.snapshotId.toString() },
+        cause: e,
+      });
+    }
+    for (const m of ms) retainedManifests.set(key(m.path), m.path);
+  }
+
+  // 2. manifests of expired snapshots that no retained snapshot lists
+  const candidates: DeletionCandidate[] = [];
+  const manifestsToDelete = new Map<string, ManifestRef>();
+  const expiredLists: DeletionCandidate[] = [];
+  for (const s of expired) {
+    if (s.manifestList && !retainedLists.has(key(s.manifestList))) {
+      expiredLists.push({ location: s.manifestList, kind: 'manifest-list', reason: `manifest list of expired snapshot ${s.snapshotId}` });
+    }
+    let ms: ManifestRef[];
+    try {
+      ms = await manifestsOfSnapshot(io, s);
+    } catch (e) {
+      warnings.push(`${(e as Error).message}; its manifests are left for remove-orphans`);
+      continue;
+    }
+    for (const m of ms) {
+      const k = key(m.path);
+      if (!retainedManifests.has(k) && !manifestsToDelete.has(k)) manifestsToDelete.set(k, m);
+    }
+  }
+
+  // 3. content files live in the deletable manifests ...
+  const contentCandidates = new Map<string, { raw: string; bytes: number; kind: string }>();
+  for (const m of manifestsToDelete.values()) {
+    let entries: EntryPath[];
+    try {
+      entries = await entryPathsOf(io, m.path);
+    } catch (e) {
+      warnings.push(`${(e as Error).message}; the files it lists are left for remove-orphans`);
+      continue;
+    }
+    for (const e of entries) {
+      if (e.status === 2) continue;
+      const k = key(e.path);
+      if (!contentCandidates.has(k)) contentCandidates.set(k, { raw: e.path, bytes: e.bytes, kind: contentKind(e) });
+    }
+  }
+  // ... minus everything live in any retained manifest (unreadable → delete no content files at all)
+  if (contentCandidates.size > 0) {
+    for (const raw of retainedManifests.values()) {
+      let entries: EntryPath[];
+      try {
+        entries = await entryPathsOf(io, raw);
+      } catch (e) {
+        warnings.push(`${(e as Error).message}; it belongs to a retained snapshot, so no data or delete files are deleted in this run`);
+        contentCandidates.clear();
+        break;
+      }
+      for (const e of entries) if (e.status !== 2) contentCandidates.delete(key(e.path));
+      if (contentCandidates.size === 0) break;
+    }
+  }
+  for (const c of contentCandidates.values()) {
+    candidates.push({ location: c.raw, bytes: c.bytes, kind: c.kind, reason: 'live only in manifests of expired snapshots' });
+  }
+  for (const m of manifestsToDelete.values()) {
+    candidates.push({ location: m.path, ...(m.length ? { bytes: m.length } : {}), kind: 'manifest', reason: 'listed only by expired snapshots' });
+  }
+  candidates.push(...expiredLists);
+
+  // 4. statistics files the new metadata no longer names
+  const keptStats = new Set([...after.statistics, ...after.partitionStatistics].map((s) => key(s.path)));
+  const seenStats = new Set<string>();
+  for (const s of before.statistics) {
+    const k = key(s.path);
+    if (keptStats.has(k) || seenStats.has(k)) continue;
+    seenStats.add(k);
+    candidates.push({ location: s.path, bytes: s.fileSizeInBytes, kind: 'statistics', reason: `statistics of expired snapshot ${s.snapshotId}` });
+  }
+  for (const s of before.partitionStatistics) {
+    const k = key(s.path);
+    if (keptStats.has(k) || seenStats.has(k)) continue;
+    seenStats.add(k);
+    candidates.push({ location: s.path, bytes: s.fileSizeInBytes, kind: 'partition-statistics', reason: `partition statistics of expired snapshot ${s.snapshotId}` });
+  }
+  return { candidates, warnings };
+}

@@ -1,0 +1,168 @@
+/**
+ * `floe expire` for Iceberg: remove snapshots by the table's retention rules (or CLI overrides), commit
+ * the new metadata, then delete the files only the expired snapshots reached.
+ *
+ * Order matters for safety: the metadata commit comes first, and file cleanup is computed against the
+ * table as re-read *after* the commit (so a writer that committed meanwhile is respected). If the commit
+ * succeeds but cleanup fails or is interrupted, the table is consistent and the leftover files are
+ * unreferenced: `remove-orphans` collects them (Java behaves the same: a cleanup failure does not undo
+ * the commit). A dry run computes the same list against the would-be metadata and changes nothing.
+ */
+import { FloeError, isFloeError } from '../../src/errors.js';
+import { toBigInt } from '../../src/util/json.js';
+import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
+import {
+  decideRetention,
+  retentionDefaults,
+  trimSnapshotLog,
+  type RetentionDecision,
+  type RetentionRef,
+} from '../../src/maintenance/snapshot-retention.js';
+import { snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { planExpiredFiles } from './expire-files.js';
+import { assertGcEnabled, type MaintainedTable } from './expire-table.js';
+import { parseMetadata, type IcebergMetadata } from './metadata.js';
+
+export interface ExpireOptions {
+  nowMs?: number;
+  /** Absolute cutoff (epoch ms): snapshots older than this may expire. Default: now − history.expire.max-snapshot-age-ms. */
+  olderThanMs?: number;
+  /** Keep at least this many snapshots per branch (default history.expire.min-snapshots-to-keep). */
+  retainLast?: number;
+  /** Also expire these snapshots (never a ref head). */
+  snapshotIds?: readonly bigint[];
+  dryRun?: boolean;
+  /** Commit only; leave files (default true = delete them). */
+  cleanFiles?: boolean;
+  deleteBatchSize?: number;
+  deleteConcurrency?: number;
+  /** Commit attempts when another writer wins the race (default commit.retry.num-retries + 1). */
+  maxAttempts?: number;
+}
+
+/** The retention decision for a metadata document. */
+export function decideExpiry(md: IcebergMetadata, opts: ExpireOptions): RetentionDecision {
+  const now = opts.nowMs ?? Date.now();
+  const defaults = retentionDefaults(md.properties);
+  const refs: RetentionRef[] = md.refs.map((r) => ({
+    name: r.name,
+    type: r.type,
+    snapshotId: r.snapshotId,
+    ...(r.maxRefAgeMs !== undefined ? { maxRefAgeMs: r.maxRefAgeMs } : {}),
+    ...(r.maxSnapshotAgeMs !== undefined ? { maxSnapshotAgeMs: r.maxSnapshotAgeMs } : {}),
+    ...(r.minSnapshotsToKeep !== undefined ? { minSnapshotsToKeep: r.minSnapshotsToKeep } : {}),
+  }));
+  const known = new Set(md.snapshots.map((s) => s.snapshotId));
+  return decideRetention(
+    md.snapshots.map((s) => ({ id: s.snapshotId, ...(s.parentSnapshotId !== undefined ? { parentId: s.parentSnapshotId } : {}), timestampMs: s.timestampMs })),
+    refs,
+    {
+      nowMs: now,
+      expireOlderThanMs: opts.olderThanMs ?? now - defaults.maxSnapshotAgeMs,
+      minSnapshotsToKeep: opts.retainLast ?? defaults.minSnapshotsToKeep,
+      ...(defaults.maxRefAgeMs !== undefined ? { maxRefAgeMs: defaults.maxRefAgeMs } : {}),
+      expireIds: (opts.snapshotIds ?? []).filter((id) => known.has(id)),
+    },
+  );
+}
+
+/**
+ * The next metadata document: expired snapshots, dropped refs, their statistics removed, snapshot-log
+ * trimmed (Java rule), the previous metadata file appended to metadata-log.
+ */
+export function expiredMetadata(base: RawMetadata, baseLocation: string, decision: RetentionDecision, nowMs: number): RawMetadata {
+  const next: RawMetadata = structuredClone(base);
+  const id = (s: RawMetadata) => toBigInt(s['snapshot-id'], 'snapshot-id');
+  next.snapshots = snapshotsOf(base).filter((s) => decision.retained.has(id(s)));
+  if (next.refs && typeof next.refs === 'object') {
+    const refs = { ...(next.refs as Record<string, unknown>) };
+    for (const name of decision.removedRefs) delete refs[name];
+    next.refs = refs;
+  }
+  const log = ((base['snapshot-log'] as RawMetadata[] | undefined) ?? []).map((e) => ({ e, snapshotId: id(e) }));
+  next['snapshot-log'] = trimSnapshotLog(log, (sid) => decision.retained.has(sid)).map((x) => x.e);
+  for (const k of ['statistics', 'partition-statistics']) {
+    if (Array.isArray(base[k])) next[k] = (base[k] as RawMetadata[]).filter((s) => decision.retained.has(id(s)));
+  }
+  const lastUpdated = Number(base['last-updated-ms'] ?? 0);
+  next['last-updated-ms'] = Math.max(nowMs, lastUpdated + 1);
+  const props = (base.properties as Record<string, string> | undefined) ?? {};
+  const maxPrev = Math.max(1, Number(props['write.metadata.previous-versions-max'] ?? 100) || 100);
+  const mlog = [...((base['metadata-log'] as unknown[]) ?? []), { 'timestamp-ms': lastUpdated || nowMs, 'metadata-file': baseLocation }];
+  next['metadata-log'] = mlog.slice(Math.max(0, mlog.length - maxPrev));
+  return next;
+}
+
+export async function expireSnapshots(table: MaintainedTable, opts: ExpireOptions = {}): Promise<MaintenanceReport> {
+  const name = table.tableLocation;
+  const report = newReport('expire', name, opts.dryRun ?? false);
+  assertGcEnabled(table.metadata, name, 'expire');
+  const now = () => opts.nowMs ?? Date.now();
+  const unknown = (opts.snapshotIds ?? []).filter((sid) => !table.metadata.snapshots.some((s) => s.snapshotId === sid));
+  for (const sid of unknown) report.warnings.push(`snapshot ${sid} is not in the table (already expired?); ignored`);
+
+  let base = await table.ops.refresh();
+  let before = parseMetadata(base.metadata, base.location);
+  assertGcEnabled(before, name, 'expire');
+  let decision = decideExpiry(before, { ...opts, nowMs: now() });
+  const retries = Number(before.properties['commit.retry.num-retries'] ?? 4);
+  const attempts = opts.maxAttempts ?? (Number.isFinite(retries) ? retries + 1 : 5);
+
+  if (decision.expired.length === 0 && decision.removedRefs.length === 0) {
+    report.details = { expiredSnapshots: [], removedRefs: [], retainedSnapshots: decision.retained.size, committed: false };
+    return report;
+  }
+
+  let after: IcebergMetadata;
+  if (report.dryRun) {
+    after = parseMetadata(expiredMetadata(base.metadata, base.location, decision, now()), base.location);
+  } else {
+    for (let attempt = 1; ; attempt++) {
+      const next = expiredMetadata(base.metadata, base.location, decision, now());
+      try {
+        report.details.newMetadata = await table.ops.commit(base, next);
+        break;
+      } catch (e) {
+        if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
+        // another writer won: recompute on its metadata (Java re-applies the whole expiry)
+        base = await table.ops.refresh();
+        before = parseMetadata(base.metadata, base.location);
+        assertGcEnabled(before, name, 'expire');
+        decision = decideExpiry(before, { ...opts, nowMs: now() });
+      }
+    }
+    const fresh = await table.ops.refresh();
+    after = parseMetadata(fresh.metadata, fresh.location);
+  }
+  report.details = {
+    ...report.details,
+    expiredSnapshots: decision.expired.map(String),
+    removedRefs: decision.removedRefs,
+    retainedSnapshots: decision.retained.size,
+    committed: !report.dryRun,
+  };
+  if (opts.cleanFiles === false) {
+    report.warnings.push('file cleanup disabled: files of expired snapshots are left for remove-orphans');
+    return report;
+  }
+  let plan;
+  try {
+    plan = await planExpiredFiles(table.io, before, after);
+  } catch (e) {
+    if (report.dryRun || !(e instanceof FloeError)) throw e;
+    report.warnings.push(e.message);
+    return report;
+  }
+  report.candidates = plan.candidates;
+  report.warnings.push(...plan.warnings);
+  if (report.dryRun || plan.candidates.length === 0) return report;
+  const outcome = await deleteInBatches(
+    table.io,
+    plan.candidates.map((c) => c.location),
+    { ...(opts.deleteBatchSize ? { batchSize: opts.deleteBatchSize } : {}), ...(opts.deleteConcurrency ? { concurrency: opts.deleteConcurrency } : {}) },
+  );
+  report.deleted = outcome.deleted;
+  report.failed = outcome.failed;
+  return report;
+}

@@ -1,0 +1,384 @@
+/**
+ * Manifest lists and manifests (spec §Manifest Lists / §Manifests), read by Iceberg field id — not by Avro
+ * field name, which differs between writers (v1 lists say `added_data_files_count` for field 504).
+ * Inheritance rules (spec §Sequence Number Inheritance, §First Row ID Inheritance) are applied here, so
+ * every entry leaves this module with explicit snapshot id and sequence numbers.
+ */
+import { readAvroContainer } from '../formats/avro.js';
+import { FloeError } from '../../src/errors.js';
+import type {
+  ColumnStats,
+  ContentFile,
+  Field,
+  FieldType,
+  FileFormat,
+  PartitionSpec,
+  PartitionTuple,
+  Schema,
+} from '../../src/model/index.js';
+import type { IcebergIO } from './io.js';
+import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
+import { indexFields, partitionResultType } from './schema.js';
+import { decodeSingleValue, fromAvroValue } from './values.js';
+
+export interface ManifestFile {
+  path: string;
+  length: number;
+  specId: number;
+  content: 'data' | 'deletes';
+  sequenceNumber: bigint;
+  minSequenceNumber: bigint;
+  addedSnapshotId?: bigint;
+  addedFilesCount?: number;
+  existingFilesCount?: number;
+  deletedFilesCount?: number;
+  addedRowsCount?: bigint;
+  existingRowsCount?: bigint;
+  deletedRowsCount?: bigint;
+  partitions?: { containsNull: boolean; containsNan?: boolean; lowerBound?: Uint8Array; upperBound?: Uint8Array }[];
+  firstRowId?: bigint;
+}
+
+export type EntryStatus = 'EXISTING' | 'ADDED' | 'DELETED';
+const STATUS: EntryStatus[] = ['EXISTING', 'ADDED', 'DELETED'];
+
+export interface ManifestEntry {
+  status: EntryStatus;
+  snapshotId?: bigint;
+  file: ContentFile;
+}
+
+type AvroSchemaNode = unknown;
+
+/** The non-null branch of an optional union. */
+function unwrap(t: AvroSchemaNode): AvroSchemaNode {
+  if (Array.isArray(t)) return t.find((x) => x !== 'null') ?? 'null';
+  return t;
+}
+
+/** field-id → Avro field name for one record schema, plus the nested record schemas by id. */
+class RecordIds {
+  readonly names = new Map<number, string>();
+  readonly types = new Map<number, AvroSchemaNode>();
+  constructor(record: AvroSchemaNode) {
+    const r = unwrap(record) as { fields?: { name: string; type: AvroSchemaNode; 'field-id'?: number }[] };
+    for (const f of r.fields ?? []) {
+      if (f['field-id'] === undefined) continue;
+      this.names.set(Number(f['field-id']), f.name);
+      this.types.set(Number(f['field-id']), unwrap(f.type));
+    }
+  }
+  get(rec: Record<string, unknown>, id: number): unknown {
+    const name = this.names.get(id);
+    return name === undefined ? undefined : rec[name];
+  }
+  has(id: number): boolean {
+    return this.names.has(id);
+  }
+}
+
+const big = (v: unknown): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v as bigint | number));
+const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
+
+function manifestError(kind: 'NotFound' | 'Corrupt', what: string, file: string, snapshotId: bigint | undefined, cause: unknown): FloeError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  const snap = snapshotId === undefined ? '' : ` of snapshot ${snapshotId}`;
+  const k = cause instanceof FloeError ? cause.kind : kind;
+  return new FloeError(k, `cannot read ${what} ${file}${snap}: ${detail}`, {
+    context: { file, ...(snapshotId !== undefined ? { snapshotId: snapshotId.toString() } : {}) },
+    cause,
+  });
+}
+
+/** The manifests of a snapshot. A missing or unreadable manifest list is an error naming it and the snapshot. */
+export async function readManifestList(io: IcebergIO, md: IcebergMetadata, snap: IcebergSnapshot): Promise<ManifestFile[]> {
+  if (!snap.manifestList) {
+    // v1 legacy: manifests listed inline in the snapshot; sequence numbers are all 0.
+    return (snap.manifests ?? []).map((p) => ({
+      path: p,
+      length: 0,
+      specId: md.defaultSpecId,
+      content: 'data',
+      sequenceNumber: 0n,
+      minSequenceNumber: 0n,
+      addedSnapshotId: snap.snapshotId,
+    }));
+  }
+  const file = snap.manifestList;
+  let container;
+  try {
+    container = readAvroContainer(await io.read(file), file);
+  } catch (e) {
+    throw manifestError('Corrupt', 'manifest list', file, snap.snapshotId, e);
+  }
+  const ids = new RecordIds(container.schema);
+  const v1 = md.formatVersion === 1 || !ids.has(515);
+  return container.records.map((rec) => {
+    const r = rec as Record<string, unknown>;
+    const content = num(ids.get(r, 517)) ?? 0;
+    const mf: ManifestFile = {
+      path: String(ids.get(r, 500)),
+      length: num(ids.get(r, 501)) ?? 0,
+      specId: num(ids.get(r, 502)) ?? 0,
+      content: content === 1 ? 'deletes' : 'data',
+      // v1 lists carry no sequence numbers: everything reads as 0.
+      sequenceNumber: v1 ? 0n : (big(ids.get(r, 515)) ?? 0n),
+      minSequenceNumber: v1 ? 0n : (big(ids.get(r, 516)) ?? 0n),
+    };
+    const sid = big(ids.get(r, 503));
+    if (sid !== undefined) mf.addedSnapshotId = sid;
+    const set = <K extends keyof ManifestFile>(k: K, v: ManifestFile[K] | undefined): void => {
+      if (v !== undefined) mf[k] = v;
+    };
+    set('addedFilesCount', num(ids.get(r, 504)));
+    set('existingFilesCount', num(ids.get(r, 505)));
+    set('deletedFilesCount', num(ids.get(r, 506)));
+    set('addedRowsCount', big(ids.get(r, 512)));
+    set('existingRowsCount', big(ids.get(r, 513)));
+    set('deletedRowsCount', big(ids.get(r, 514)));
+    set('firstRowId', big(ids.get(r, 520)));
+    const parts = ids.get(r, 507);
+    if (Array.isArray(parts)) {
+      const pids = new RecordIds((ids.types.get(507) as { items: AvroSchemaNode }).items);
+      mf.partitions = parts.map((p) => {
+        const o = p as Record<string, unknown>;
+        const s: NonNullable<ManifestFile['partitions']>[number] = { containsNull: Boolean(pids.get(o, 509)) };
+        const nan = pids.get(o, 518);
+        if (nan !== null && nan !== undefined) s.containsNan = Boolean(nan);
+        const lo = pids.get(o, 510);
+        const hi = pids.get(o, 511);
+        if (lo instanceof Uint8Array) s.lowerBound = lo;
+        if (hi instanceof Uint8Array) s.upperBound = hi;
+        return s;
+      });
+    }
+    return mf;
+  });
+}
+
+function fileFormat(s: string, file: string): FileFormat {
+  const f = s.toLowerCase();
+  if (f === 'parquet' || f === 'orc' || f === 'avro' || f === 'puffin') return f;
+  throw new FloeError('Unsupported', `manifest ${file}: unknown file format "${s}"`, { context: { file } });
+}
+
+function intMap(v: unknown): Map<number, bigint> | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const m = new Map<number, bigint>();
+  for (const e of v as { key: number; value: bigint }[]) m.set(Number(e.key), BigInt(e.value));
+  return m;
+}
+
+function boundMap(v: unknown, byId: Map<number, Field>): Map<number, unknown> | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const m = new Map<number, unknown>();
+  for (const e of v as { key: number; value: Uint8Array }[]) {
+    const f = byId.get(Number(e.key));
+    // Bounds of columns that are no longer in the schema stay raw bytes.
+    m.set(Number(e.key), f ? safeDecode(f.type, e.value) : new Uint8Array(e.value));
+  }
+  return m;
+}
+
+function safeDecode(t: FieldType, b: Uint8Array): unknown {
+  try {
+    return decodeSingleValue(t, b);
+  } catch {
+    return new Uint8Array(b);
+  }
+}
+
+/** Field lookup across every schema of the table, newest winning: bounds may name since-dropped columns. */
+export function allFieldsById(md: IcebergMetadata): Map<number, Field> {
+  const out = new Map<number, Field>();
+  const ordered = [...md.schemas].sort((a, b) => a.schemaId - b.schemaId);
+  for (const s of ordered) for (const [id, f] of indexFields(s.fields)) out.set(id, f);
+  // Metadata columns of position-delete files (spec §Position Delete Files).
+  out.set(2147483546, { id: 2147483546, name: 'file_path', required: true, type: { kind: 'primitive', name: 'string' } });
+  out.set(2147483545, { id: 2147483545, name: 'pos', required: true, type: { kind: 'primitive', name: 'long' } });
+  return out;
+}
+
+export interface ManifestReadContext {
+  md: IcebergMetadata;
+  fieldsById: Map<number, Field>;
+  /** The snapshot whose manifest list named this manifest (for error messages). */
+  snapshotId?: bigint;
+}
+
+/** Reads one manifest's entries with inheritance applied. */
+export async function readManifest(io: IcebergIO, mf: ManifestFile, ctx: ManifestReadContext): Promise<ManifestEntry[]> {
+  let container;
+  try {
+    container = readAvroContainer(await io.read(mf.path), mf.path);
+  } catch (e) {
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e);
+  }
+  try {
+    return decodeEntries(container.schema, container.records as Record<string, unknown>[], mf, ctx);
+  } catch (e) {
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e);
+  }
+}
+
+function specFor(md: IcebergMetadata, specId: number, file: string): PartitionSpec {
+  const spec = md.specs.find((s) => s.specId === specId);
+  if (!spec) throw new FloeError('Corrupt', `manifest ${file} uses partition spec ${specId}, which the table metadata lacks`);
+  return spec;
+}
+
+function decodeEntries(
+  schema: unknown,
+  records: Record<string, unknown>[],
+  mf: ManifestFile,
+  ctx: ManifestReadContext,
+): ManifestEntry[] {
+  const { md, fieldsById } = ctx;
+  const spec = specFor(md, mf.specId, mf.path);
+  const entryIds = new RecordIds(schema);
+  const fileIds = new RecordIds(entryIds.types.get(2));
+  const partIds = new RecordIds(fileIds.types.get(102));
+  const partTypes = spec.fields.map((pf) => partitionResultType(pf, fieldsById.get(pf.sourceId)));
+  const v1 = md.formatVersion === 1;
+  let nextRowId = mf.firstRowId;
+  const out: ManifestEntry[] = [];
+
+  for (const rec of records) {
+    const statusCode = Number(entryIds.get(rec, 0));
+    const status = STATUS[statusCode];
+    if (!status) throw new Error(`unknown entry status ${statusCode}`);
+    const df = entryIds.get(rec, 2) as Record<string, unknown>;
+    if (!df) throw new Error('entry without data_file');
+
+    // Snapshot id: null → the manifest's added snapshot. Sequence numbers: null → the manifest's sequence
+    // number, but only for ADDED entries (or v1, where everything is 0).
+    const snapshotId = big(entryIds.get(rec, 1)) ?? mf.addedSnapshotId;
+    let dataSeq = v1 ? 0n : big(entryIds.get(rec, 3));
+    let fileSeq = v1 ? 0n : big(entryIds.get(rec, 4));
+    if (dataSeq === undefined) {
+      if (status === 'ADDED' || mf.sequenceNumber === 0n) dataSeq = mf.sequenceNumber;
+      else throw new Error(`${status} entry for ${String(fileIds.get(df, 100))} has no sequence number`);
+    }
+    if (fileSeq === undefined) fileSeq = status === 'ADDED' || mf.sequenceNumber === 0n ? mf.sequenceNumber : dataSeq;
+
+    const partRec = (fileIds.get(df, 102) ?? {}) as Record<string, unknown>;
+    const partition: PartitionTuple = spec.fields.map((pf, i) => fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)));
+
+    const contentCode = num(fileIds.get(df, 134)) ?? 0;
+    const path = String(fileIds.get(df, 100));
+    const format = fileFormat(String(fileIds.get(df, 101)), mf.path);
+    const recordCount = Number(fileIds.get(df, 103));
+    const sizeBytes = Number(fileIds.get(df, 104));
+
+    const stats: ColumnStats = {};
+    const setStat = <K extends keyof ColumnStats>(k: K, v: ColumnStats[K] | undefined): void => {
+      if (v !== undefined) stats[k] = v;
+    };
+    setStat('columnSizes', intMap(fileIds.get(df, 108)));
+    setStat('valueCounts', intMap(fileIds.get(df, 109)));
+    setStat('nullValueCounts', intMap(fileIds.get(df, 110)));
+    setStat('nanValueCounts', intMap(fileIds.get(df, 137)));
+    setStat('lowerBounds', boundMap(fileIds.get(df, 125), fieldsById));
+    setStat('upperBounds', boundMap(fileIds.get(df, 128), fieldsById));
+    const hasStats = Object.keys(stats).length > 0;
+
+    const common = {
+      path,
+      format,
+      sizeBytes,
+      recordCount,
+      specId: mf.specId,
+      partition,
+      dataSequenceNumber: dataSeq,
+      fileSequenceNumber: fileSeq,
+      ...(snapshotId !== undefined ? { snapshotId } : {}),
+    };
+    const referenced = fileIds.get(df, 143);
+    let file: ContentFile;
+    if (contentCode === 0) {
+      const splitOffsets = fileIds.get(df, 132);
+      const sortOrderId = num(fileIds.get(df, 140));
+      file = {
+        content: 'data',
+        ...common,
+        ...(hasStats ? { stats } : {}),
+        ...(Array.isArray(splitOffsets) ? { splitOffsets: splitOffsets.map(Number) } : {}),
+        ...(sortOrderId !== undefined ? { sortOrderId } : {}),
+      };
+      if (md.formatVersion >= 3 && mf.content === 'data') {
+        let frid = big(fileIds.get(df, 142));
+        if (frid === undefined && nextRowId !== undefined) {
+          frid = nextRowId;
+          nextRowId += BigInt(recordCount);
+        }
+        if (frid !== undefined) file.firstRowId = frid;
+      }
+    } else if (contentCode === 1) {
+      const offset = num(fileIds.get(df, 144));
+      if (format === 'puffin' || offset !== undefined) {
+        if (typeof referenced !== 'string') throw new Error(`deletion vector ${path} has no referenced_data_file`);
+        file = {
+          content: 'deletion-vector',
+          ...common,
+          referencedDataFile: referenced,
+          contentOffset: offset ?? 0,
+          contentSizeBytes: num(fileIds.get(df, 145)) ?? 0,
+        };
+      } else {
+        file = {
+          content: 'position-deletes',
+          ...common,
+          ...(typeof referenced === 'string' ? { referencedDataFile: referenced } : {}),
+          ...(hasStats ? { stats } : {}),
+        };
+      }
+    } else if (contentCode === 2) {
+      const eq = fileIds.get(df, 135);
+      if (!Array.isArray(eq) || eq.length === 0) throw new Error(`equality delete file ${path} has no equality_ids`);
+      file = { content: 'equality-deletes', ...common, equalityFieldIds: eq.map(Number), ...(hasStats ? { stats } : {}) };
+    } else {
+      throw new Error(`file ${path} has unknown content type ${contentCode}`);
+    }
+    out.push({ status, ...(snapshotId !== undefined ? { snapshotId } : {}), file });
+  }
+  return out;
+}
+
+export interface SnapshotFiles {
+  manifests: ManifestFile[];
+  dataFiles: import('../../src/model/index.js').DataFile[];
+  deleteFiles: import('../../src/model/index.js').DeleteFile[];
+}
+
+/** Every live (ADDED or EXISTING) file of a snapshot. */
+export async function liveFilesOf(io: IcebergIO, md: IcebergMetadata, snap: IcebergSnapshot, fieldsById = allFieldsById(md)): Promise<SnapshotFiles> {
+  const manifests = await readManifestList(io, md, snap);
+  const ctx: ManifestReadContext = { md, fieldsById, snapshotId: snap.snapshotId };
+  const perManifest = await mapLimit(manifests, 8, (mf) => readManifest(io, mf, ctx));
+  const dataFiles: SnapshotFiles['dataFiles'] = [];
+  const deleteFiles: SnapshotFiles['deleteFiles'] = [];
+  for (const entries of perManifest) {
+    for (const e of entries) {
+      if (e.status === 'DELETED') continue;
+      if (e.file.content === 'data') dataFiles.push(e.file);
+      else deleteFiles.push(e.file);
+    }
+  }
+  return { manifests, dataFiles, deleteFiles };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export type { Schema };

@@ -1,0 +1,350 @@
+/**
+ * Amoro-style tiered self-optimizing for Iceberg tables, as a pure function of (table, policy, clock,
+ * state). Follows apache/amoro `AbstractOptimizingPlanner` / `AbstractPartitionPlan` /
+ * `IcebergPartitionPlan`:
+ * 1. associate deletes (Iceberg rules), drop files outside `self-optimizing.filter`, evaluate each
+ *    (spec, partition) — see evaluator.ts;
+ * 2. rank necessary partitions by cost, take them until the input budget
+ *    (max-input-file-size-per-thread × cores) is crossed, and keep going while no task came out;
+ * 3. per partition: first-fit undersized segments into bins of max(target, max-task-size); bins of ≥ 2
+ *    become merge tasks, a lone one turns eq-to-pos if its deletes call for it; then first-fit the
+ *    files to rewrite, and separately the eq-to-pos segments; drop single-file no-delete rewrites.
+ *
+ * Where floe departs from Amoro (each has a test that Amoro's behaviour fails):
+ * - removable deletes are decided table-wide (deletes.ts): a global equality delete stays while any
+ *   file outside the plan still needs it; Amoro decides per partition and can drop it too early;
+ * - a rewrite that would write as many files as it reads, applying no delete, is skipped (#3855 loop);
+ * - time-based triggers are judged on the clock at every call; Amoro only looks again after a new
+ *   snapshot, so a quiet table never gets its minor/full interval optimize;
+ * - `self-optimizing.max-file-count` is enforced (Amoro documents it but never reads it);
+ * - eq-to-pos work is its own task kind, packed apart from rewrites;
+ * - a segment whose only delete is already per-file (file-scoped, DV, or Amoro-named) is not re-converted.
+ */
+import { FloeError } from '../../errors.js';
+import { partitionKey } from '../../model/index.js';
+import type { DataFile, DeleteFile, TableModel } from '../../model/index.js';
+import type { DecisionStep, Plan, RewriteTask, TaskKind } from '../plan.js';
+import { taskInputBytes } from '../plan.js';
+import { buildDeleteIndex, computeRemovableDeletes } from '../deletes.js';
+import type { TieredPolicy } from '../policy.js';
+import { validateTieredPolicy } from '../policy.js';
+import { firstFitPack } from '../binpack/packing.js';
+import { PartitionEvaluation, type FileWithDeletes } from './evaluator.js';
+import { compileFilter } from './filter.js';
+import { timesFor, type TieredState } from './state.js';
+
+interface Draft {
+  kind: TaskKind;
+  members: FileWithDeletes[];
+  steps: DecisionStep[];
+}
+
+/** Amoro's writer: one file when the input is under target, else it rolls at target. */
+export function estimatedOutputFiles(inputBytes: number, targetBytes: number): number {
+  return inputBytes < targetBytes ? 1 : Math.ceil(inputBytes / targetBytes);
+}
+
+function memberBytes(members: readonly FileWithDeletes[]): number {
+  let n = 0;
+  for (const m of members) n += m.file.sizeBytes;
+  return n;
+}
+
+function unionDeletes(members: readonly FileWithDeletes[]): DeleteFile[] {
+  const seen = new Set<DeleteFile>();
+  const out: DeleteFile[] = [];
+  for (const m of members) {
+    for (const d of m.deletes) {
+      if (!seen.has(d)) {
+        seen.add(d);
+        out.push(d);
+      }
+    }
+  }
+  return out;
+}
+
+/** Splits one partition into task drafts, and reports the drafts it dropped. */
+function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts: Draft[]; dropped: DecisionStep[] } {
+  const capacity = Math.max(policy.targetSizeBytes, policy.maxTaskSizeBytes);
+  const size = (m: FileWithDeletes) => m.file.sizeBytes;
+  const drafts: Draft[] = [];
+  const dropped: DecisionStep[] = [];
+  const binStep = (n: number, bytes: number, what: string): DecisionStep => ({
+    gate: 'bin',
+    detail: `${what}: ${n} files, ${bytes} bytes, first-fit into bins of ${capacity} bytes (max(target-size, max-task-size-bytes))`,
+    outcome: 'pick',
+    values: { files: n, bytes, binCapacity: capacity },
+  });
+
+  // Undersized segments merge only among themselves, and only when at least two share a bin.
+  const rewritePos = [...e.rewritePos];
+  for (const bin of firstFitPack(e.undersized, size, capacity, policy.maxFileCount)) {
+    if (bin.length > 1) {
+      drafts.push({
+        kind: e.full ? 'full' : 'major',
+        members: bin,
+        steps: [binStep(bin.length, memberBytes(bin), 'undersized segments merged')],
+      });
+    } else {
+      const only = bin[0]!;
+      if (e.shouldRewritePos(only.file, only.deletes, false)) {
+        rewritePos.push(only);
+      } else {
+        dropped.push({
+          gate: 'undersized-alone',
+          detail: `${only.file.path}: no other undersized segment fits its bin, left as is`,
+          outcome: 'skip',
+          values: { bytes: only.file.sizeBytes },
+        });
+      }
+    }
+  }
+  for (const bin of firstFitPack(e.rewrite, size, capacity, policy.maxFileCount)) {
+    const segments = bin.filter((m) => e.rewriteIsSegment.has(m.file)).length;
+    const kind: TaskKind = e.full ? 'full' : segments > 0 ? 'major' : 'minor';
+    const what = e.full
+      ? `full rewrite (rewrite-all-files ${policy.fullRewriteAllFiles})`
+      : `${bin.length - segments} fragments + ${segments} segments over duplicate-ratio ${policy.majorDuplicateRatio}`;
+    drafts.push({ kind, members: bin, steps: [binStep(bin.length, memberBytes(bin), what)] });
+  }
+  for (const bin of firstFitPack(rewritePos, size, capacity, policy.maxFileCount)) {
+    drafts.push({
+      kind: 'eq-to-pos',
+      members: bin,
+      steps: [binStep(bin.length, memberBytes(bin), 'target-size segments whose deletes become one position delete per file')],
+    });
+  }
+
+  // Pointless rewrites: Amoro drops a lone file without deletes; floe also drops any rewrite that
+  // would write back as many files as it reads without applying a delete (Amoro #3855).
+  const kept: Draft[] = [];
+  for (const d of drafts) {
+    if (d.kind === 'eq-to-pos') {
+      kept.push(d);
+      continue;
+    }
+    const hasDeletes = d.members.some((m) => m.deletes.length > 0);
+    const bytes = memberBytes(d.members);
+    if (d.members.length === 1 && !hasDeletes) {
+      dropped.push({
+        gate: 'single-file',
+        detail: `${d.members[0]!.file.path}: a lone file with no deletes gains nothing from a rewrite`,
+        outcome: 'skip',
+        values: { bytes },
+      });
+      continue;
+    }
+    const out = estimatedOutputFiles(bytes, policy.targetSizeBytes);
+    if (!hasDeletes && out >= d.members.length) {
+      dropped.push({
+        gate: 'same-file-count',
+        detail: `${d.members.length} files (${bytes} bytes) would be rewritten into ${out} files of ≤ ${policy.targetSizeBytes} bytes with no delete applied`,
+        outcome: 'skip',
+        values: { inputs: d.members.length, outputs: out, bytes },
+      });
+      continue;
+    }
+    d.steps.push({
+      gate: 'worthwhile',
+      detail: hasDeletes
+        ? `applies deletes to ${d.members.filter((m) => m.deletes.length > 0).length} of ${d.members.length} files`
+        : `${d.members.length} files → about ${out} files`,
+      outcome: 'pass',
+      values: { inputs: d.members.length, estimatedOutputs: out },
+    });
+    kept.push(d);
+  }
+  return { drafts: kept, dropped };
+}
+
+/** One step per kind of dropped work in a partition (a partition may drop thousands of files). */
+function summarizeDropped(key: string, dropped: readonly DecisionStep[]): DecisionStep[] {
+  const byGate = new Map<string, DecisionStep[]>();
+  for (const s of dropped) {
+    const l = byGate.get(s.gate);
+    if (l) l.push(s);
+    else byGate.set(s.gate, [s]);
+  }
+  return [...byGate].map(([gate, steps]) => ({
+    gate,
+    detail: `partition ${key}: ${steps.length === 1 ? steps[0]!.detail : `${steps.length} times, e.g. ${steps[0]!.detail}`}`,
+    outcome: 'skip' as const,
+    values: steps.length === 1 ? (steps[0]!.values ?? {}) : { count: steps.length },
+  }));
+}
+
+export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: number, state?: TieredState): Plan {
+  validateTieredPolicy(policy);
+  if (table.format !== 'iceberg') {
+    throw new FloeError('Unsupported', `table ${table.location}: the tiered planner plans Iceberg tables, not ${table.format}`, {
+      context: { table: table.location, format: table.format },
+    });
+  }
+  const trail: DecisionStep[] = [];
+  const plan: Plan = {
+    planner: 'tiered',
+    plannedAtMs: nowMs,
+    ...(table.currentSnapshotId !== undefined ? { baseSnapshotId: table.currentSnapshotId } : {}),
+    tasks: [],
+    removableDeletes: [],
+    trail,
+  };
+  if (!policy.enabled) {
+    trail.push({ gate: 'enabled', detail: 'self-optimizing.enabled is false', outcome: 'skip' });
+    return plan;
+  }
+  if (state?.lastOptimizedSnapshotId !== undefined && state.lastOptimizedSnapshotId === table.currentSnapshotId) {
+    trail.push({
+      gate: 'snapshot',
+      detail: `no snapshot since the last optimize (${state.lastOptimizedSnapshotId}); time-based triggers are still judged on the clock`,
+      outcome: 'info',
+    });
+  }
+
+  const filter = policy.filter ? compileFilter(policy.filter, table) : undefined;
+  const index = buildDeleteIndex(table.specs, table.deleteFiles);
+  const deletesOfFile: (readonly DeleteFile[])[] = new Array(table.dataFiles.length);
+  const partitions = new Map<string, PartitionEvaluation>();
+  let filteredOut = 0;
+  table.dataFiles.forEach((f, i) => {
+    const key = partitionKey(f.specId, f.partition);
+    const deletes = index.forDataFile(f, key);
+    deletesOfFile[i] = deletes;
+    if (filter && !filter(f)) {
+      filteredOut += 1;
+      return;
+    }
+    let e = partitions.get(key);
+    if (!e) partitions.set(key, (e = new PartitionEvaluation(key, f.specId, f.partition, policy, nowMs, timesFor(state, key))));
+    e.add({ file: f, deletes });
+  });
+  if (filter) {
+    trail.push({
+      gate: 'filter',
+      detail: `self-optimizing.filter ${JSON.stringify(policy.filter)} leaves out ${filteredOut} of ${table.dataFiles.length} data files`,
+      outcome: 'info',
+      values: { filteredOut },
+    });
+  }
+
+  const necessary = [...partitions.values()].filter((e) => e.necessary());
+  const costs = new Map(necessary.map((e) => [e, e.cost()] as const));
+  necessary.sort((a, b) => costs.get(b)! - costs.get(a)! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  trail.push({
+    gate: 'partitions',
+    detail: `${partitions.size} partitions evaluated, ${necessary.length} need optimizing`,
+    outcome: 'info',
+    values: { partitions: partitions.size, necessary: necessary.length },
+  });
+
+  const budget = policy.maxInputBytesPerThread * policy.availableCores;
+  let spent = 0;
+  let deferred = 0;
+  let fileCount = 0;
+  let cappedTasks = 0;
+  const selectedTypes = new Set<string>();
+  const drafts: { e: PartitionEvaluation; d: Draft; rank: number }[] = [];
+  necessary.forEach((e, rank) => {
+    // Amoro takes partitions until the budget is crossed (the crossing one included), then more only
+    // while nothing came out of them.
+    if (spent > budget && drafts.length > 0) {
+      deferred += 1;
+      return;
+    }
+    spent += costs.get(e)!;
+    const { drafts: ds, dropped } = splitPartition(e, policy);
+    if (dropped.length > 0 && ds.length === 0) {
+      trail.push({ gate: 'partition', detail: `partition ${e.key}: necessary but every candidate task was pointless`, outcome: 'skip' });
+    }
+    trail.push(...summarizeDropped(e.key, dropped));
+    for (const d of ds) {
+      if (fileCount + d.members.length > policy.maxFileCount) {
+        cappedTasks += 1;
+        continue;
+      }
+      fileCount += d.members.length;
+      drafts.push({ e, d, rank });
+    }
+    if (ds.length > 0) selectedTypes.add(e.type());
+  });
+  trail.push({
+    gate: 'budget',
+    detail:
+      `input budget ${budget} bytes (max-input-file-size-per-thread ${policy.maxInputBytesPerThread} × ${policy.availableCores} cores); ` +
+      `selected cost ${spent}; ${deferred} necessary partitions deferred to a later plan`,
+    outcome: 'info',
+    values: { budget, selectedCost: spent, deferredPartitions: deferred },
+  });
+  if (cappedTasks > 0) {
+    trail.push({
+      gate: 'max-file-count',
+      detail: `${cappedTasks} tasks deferred: the plan already reads ${fileCount} of at most ${policy.maxFileCount} data files`,
+      outcome: 'skip',
+      values: { deferredTasks: cappedTasks, files: fileCount, maxFileCount: policy.maxFileCount },
+    });
+  }
+  const processType = selectedTypes.has('full') ? 'full' : selectedTypes.has('major') ? 'major' : selectedTypes.size > 0 ? 'minor' : 'none';
+  trail.push({ gate: 'process-type', detail: `process type ${processType}`, outcome: 'info', values: { processType } });
+
+  // Steps shared by every task of a partition are built once (a big plan has hundreds of thousands of tasks).
+  const partitionSteps = new Map<PartitionEvaluation, DecisionStep[]>();
+  const stepsOf = (e: PartitionEvaluation, rank: number): DecisionStep[] => {
+    let steps = partitionSteps.get(e);
+    if (!steps) {
+      steps = [
+        ...e.explanation(),
+        {
+          gate: 'rank',
+          detail: `partition ${e.key} ranked ${rank + 1} of ${necessary.length} by cost ${costs.get(e)} (partition type ${e.type()})`,
+          outcome: 'pick',
+          values: { rank: rank + 1, cost: costs.get(e)!, partitionType: e.type() },
+        },
+      ];
+      partitionSteps.set(e, steps);
+    }
+    return steps;
+  };
+  const tasks: RewriteTask[] = drafts.map(({ e, d, rank }, i) => {
+    const inputs: DataFile[] = d.members.map((m) => m.file);
+    const deletes = unionDeletes(d.members);
+    return {
+      id: `tiered-${i + 1}`,
+      kind: d.kind,
+      specId: e.specId,
+      partition: e.partition,
+      inputs,
+      deletes,
+      removableDeletes: [],
+      targetFileSizeBytes: policy.targetSizeBytes,
+      inputBytes: taskInputBytes(inputs),
+      trail: [
+        ...stepsOf(e, rank),
+        ...d.steps,
+      ],
+    };
+  });
+
+  const removable = computeRemovableDeletes(table.dataFiles, (_f, i) => deletesOfFile[i]!, tasks.map((t) => t.inputs), table.deleteFiles);
+  tasks.forEach((t, i) => {
+    t.removableDeletes = removable.perTask[i]!;
+    const kept = t.deletes.length - t.removableDeletes.length;
+    t.trail.push({
+      gate: 'deletes',
+      detail: `applies ${t.deletes.length} delete files; ${t.removableDeletes.length} removable when this task commits, ${kept} still needed by files outside it`,
+      outcome: 'info',
+      values: { applied: t.deletes.length, removable: t.removableDeletes.length },
+    });
+  });
+  let taskLocal = 0;
+  for (const r of removable.perTask) taskLocal += r.length;
+  trail.push({
+    gate: 'removable-deletes',
+    detail: `${removable.plan.length} delete files removable once every task commits (${taskLocal} of them by a single task)`,
+    outcome: 'info',
+    values: { plan: removable.plan.length, perTask: taskLocal },
+  });
+  plan.tasks = tasks;
+  plan.removableDeletes = removable.plan;
+  return plan;
+}
