@@ -5,6 +5,9 @@ import { register as registerInspect } from './inspect.js';
 import { register as registerScan } from './scan.js';
 import { register as registerSimulate } from './simulate.js';
 import { register as registerCompact } from './compact.js';
+import { register as registerExpire } from './expire.js';
+import { register as registerRemoveOrphans } from './remove-orphans.js';
+import { register as registerRewriteManifests } from './rewrite-manifests.js';
 
 type Register = (program: Command) => void;
 
@@ -15,6 +18,9 @@ const registrations: Register[] = [
   registerScan,
   registerSimulate,
   registerCompact,
+  registerExpire,
+  registerRemoveOrphans,
+  registerRewriteManifests,
 ];
 
 export function registerAll(program: Command): void {

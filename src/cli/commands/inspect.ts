@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import { tableHealth, sizePolicyFromProperties, type CountBytes, type HealthReport } from '../../health.js';
 import { stringifyJsonLossless } from '../../util/json.js';
+import { buildPaimonInspect, detectPaimon, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
 import type { RemapRule } from '../../../connectors/iceberg/io.js';
 import { parseLocationMapSpec } from '../../../connectors/storage/location.js';
 import { loadTableModel, openIcebergTable, requireSnapshot, type IcebergTable, type OpenOptions } from '../../../connectors/iceberg/table.js';
@@ -177,7 +178,7 @@ export function renderInspectText(r: InspectReport): string {
 export function register(program: Command): void {
   const cmd = program
     .command('inspect')
-    .description('Show an Iceberg table: snapshots, data files by size class, delete files, partitions and a health score')
+    .description('Show an Iceberg or Paimon table: snapshots, data files by size class, delete files, partitions and a health score')
     .argument('<table>', 'table directory, s3:// location, metadata file, or <ns>.<table> with --catalog')
     .option('--json', 'print the report as JSON (64-bit ids as exact integers)')
     .option('--snapshot <id>', 'inspect the files of this snapshot instead of the current one')
@@ -187,6 +188,18 @@ export function register(program: Command): void {
     if (opts.targetSize !== undefined) {
       targetSize = Number(opts.targetSize);
       if (!Number.isFinite(targetSize) || targetSize <= 0) throw new FloeError('InvalidArgument', `--target-size must be a positive number of bytes`);
+    }
+    if (!opts.catalog) {
+      const files = paimonFileIO(opts.locationMap);
+      try {
+        if (await detectPaimon(ref, files)) {
+          const r = await buildPaimonInspect(ref, files, opts.snapshot);
+          process.stdout.write(`${opts.json ? stringifyJsonLossless(r, 2) : renderPaimonInspect(r)}\n`);
+          return;
+        }
+      } finally {
+        files.destroy();
+      }
     }
     const table = await openTableForCli(ref, opts);
     const report = await buildInspectReport(table, { ...(opts.snapshot ? { snapshot: opts.snapshot } : {}), ...(targetSize ? { targetSize } : {}) });

@@ -15,6 +15,7 @@ import { requireSnapshot } from '../../../connectors/iceberg/table.js';
 import { countLiveRows, scanTable } from '../../../connectors/iceberg/scan.js';
 import { displayValue } from '../../../connectors/iceberg/values.js';
 import { addTableOptions, openTableForCli, type TableCliOptions } from './inspect.js';
+import { detectPaimon, paimonFileIO, paimonScanLines } from '../paimon-view.js';
 
 interface ScanCliOptions extends TableCliOptions {
   snapshot?: string;
@@ -35,6 +36,26 @@ export async function writeScan(
 ): Promise<void> {
   const format = opts.format ?? 'jsonl';
   if (format !== 'jsonl' && format !== 'csv') throw new FloeError('InvalidArgument', `--format must be jsonl or csv, not "${format}"`);
+  if (!opts.catalog) {
+    const files = paimonFileIO(opts.locationMap);
+    try {
+      if (await detectPaimon(ref, files)) {
+        let n = 0;
+        const lines: string[] = [];
+        for await (const line of paimonScanLines(ref, files, format, opts.snapshot)) {
+          n++;
+          if (opts.count) continue;
+          lines.push(line);
+          if (lines.length >= 1000) await write(`${lines.splice(0).join('\n')}\n`);
+        }
+        if (opts.count) await write(`${format === 'csv' ? n - 1 : n}\n`);
+        else if (lines.length) await write(`${lines.join('\n')}\n`);
+        return;
+      }
+    } finally {
+      files.destroy();
+    }
+  }
   const table = await openTableForCli(ref, opts);
   const snapshotId = opts.snapshot ? requireSnapshot(table.metadata, opts.snapshot) : undefined;
   const scanOpts = snapshotId !== undefined ? { snapshotId } : {};
@@ -65,7 +86,7 @@ export async function writeScan(
 export function register(program: Command): void {
   const cmd = program
     .command('scan')
-    .description('Print the live rows of an Iceberg table (all deletes applied)')
+    .description('Print the live rows of an Iceberg or Paimon table (all deletes applied, LSM runs merged)')
     .argument('<table>', 'table directory, s3:// location, metadata file, or <ns>.<table> with --catalog')
     .option('--snapshot <id>', 'read this snapshot (time travel) instead of the current one')
     .option('--count', 'print only the number of live rows')
