@@ -1,10 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+// Two tiers: fast unit tests (test/) and the integration tier (integration/) that runs against a real
+// S3-compatible server and the reference engines. `npm test` runs both; CI runs both.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'integration/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    // 2 cores: two test files at a time (the integration tier's JVMs and Python processes are heavy)
+    maxWorkers: 2,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['integration/**/*.test.ts'],
+          globalSetup: ['integration/support/s3-server.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });
