@@ -5,6 +5,7 @@ import { register as registerInspect } from './inspect.js';
 import { register as registerScan } from './scan.js';
 import { register as registerSimulate } from './simulate.js';
 import { register as registerCompact } from './compact.js';
+import { register as registerDemo } from './demo.js';
 import { register as registerExpire } from './expire.js';
 import { register as registerRemoveOrphans } from './remove-orphans.js';
 import { register as registerRewriteManifests } from './rewrite-manifests.js';
@@ -18,6 +19,7 @@ const registrations: Register[] = [
   registerScan,
   registerSimulate,
   registerCompact,
+  registerDemo,
   registerExpire,
   registerRemoveOrphans,
   registerRewriteManifests,
