@@ -243,7 +243,7 @@ export class IcebergRewriteCommitter {
 
     // --- validation against snapshots committed since the start
     const since = snapshotsSince(meta, req.baseSnapshotId);
-    const newPositionDeletes: RawDataFile[] = [];
+    const newPositionDeletes: { file: RawDataFile; specId: number }[] = [];
     const newDataFiles: RawManifestEntry[] = [];
     for (const s of since) {
       const sid = toBigInt(s['snapshot-id'], 'snapshot-id');
@@ -251,7 +251,7 @@ export class IcebergRewriteCommitter {
         if (m.added_snapshot_id !== sid) continue;
         for (const e of (await this.readEntries(m)).map((x) => resolveEntry(x, m))) {
           if (e.status !== STATUS_ADDED) continue;
-          if (m.content === 1 && (e.data_file.content ?? 0) === 1) newPositionDeletes.push(e.data_file);
+          if (m.content === 1 && (e.data_file.content ?? 0) === 1) newPositionDeletes.push({ file: e.data_file, specId: m.partition_spec_id });
           if (m.content === 0) newDataFiles.push(e);
         }
       }
@@ -265,9 +265,10 @@ export class IcebergRewriteCommitter {
       }
       const touched = new Set(g.replacedDataFiles);
       const replacedPartitions = new Set(g.replacedDataFiles.map((p) => partitionKeyOf(live.get(p)!)));
-      for (const d of newPositionDeletes) {
+      for (const { file: d, specId } of newPositionDeletes) {
         const target = singleReferencedFile(d);
-        const conflict = target !== undefined ? touched.has(target) : replacedPartitions.has(rawPartitionKey(d));
+        // same key shape as partitionKeyOf: spec id, then the partition tuple
+        const conflict = target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
         if (conflict) {
           failed.push({ id: g.id, reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of a replaced file` });
           return false;

@@ -6,7 +6,7 @@
  * Reachable ("valid") = for every snapshot in the current metadata (all branches and tags): its manifest
  * list, every manifest in it, every file named by any entry of those manifests (ADDED, EXISTING *and*
  * DELETED — more than Java keeps, never less); the current metadata file and every file in its
- * metadata-log; version-hint.text; all statistics and partition-statistics files.
+ * metadata-log; version-hint.text (and .txt); all statistics and partition-statistics files.
  * As in Java, metadata files that fell off the metadata-log are orphans. Tables whose metadata files were
  * renamed by hand (metadata-log names files that do not exist) therefore lose their older `vN` files too:
  * they are not needed to read any snapshot; the run warns when it sees such a log.
@@ -69,6 +69,8 @@ export async function addReachableIceberg(io: StoreIO, md: IcebergMetadata, meta
   index.add(metadataFile);
   const { metadataDir } = tableDirs(md);
   index.add(`${metadataDir}/version-hint.text`);
+  // not in Java's list, but some hand-converted tables (Impala's) carry this name: never delete a hint
+  index.add(`${metadataDir}/version-hint.txt`);
   const missingLogFiles: string[] = [];
   for (const e of md.metadataLog) {
     index.add(e.metadataFile);

@@ -297,9 +297,7 @@ export class SimTable {
     for (const d of removable.values()) {
       const live = this.deletes.get(d.path);
       if (!live) {
-        if (!plan.tasks.some((t) => t.deletes.some((x) => x.path === d.path))) {
-          effect.violations.push(`removable delete ${d.path} is not a live delete file`);
-        }
+        effect.violations.push(`removable delete ${d.path} is not a live delete file`);
         continue;
       }
       for (const hitPath of live.hits) {

@@ -1,0 +1,237 @@
+/**
+ * `floe rewrite-manifests`: a `replace` snapshot on main whose data manifests of one partition spec (default:
+ * the current one) are rewritten — live entries only (DELETED entries dropped), clustered by partition, packed
+ * up to commit.manifest.target-size-bytes (8 MiB) — as Java's RewriteManifests does. Entries keep their
+ * snapshot id and both sequence numbers (written explicitly as EXISTING); v3 entries get their inherited
+ * first_row_id written explicitly. Delete manifests and other specs' manifests are carried over unchanged.
+ * Java's check holds: the rewritten manifests have exactly the live files of the replaced ones.
+ * Lost commit races are retried from fresh metadata; the manifests of a failed attempt are removed.
+ *
+ * Limitation: the entries of the rewritten spec are held in memory together (to sort them by partition).
+ */
+import { randomUUID } from 'node:crypto';
+import { FloeError, isFloeError } from '../../src/errors.js';
+import { toBigInt } from '../../src/util/json.js';
+import { readAvroContainer } from '../formats/avro.js';
+import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
+import type { Schema } from '../../src/model/index.js';
+import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import type { MaintainedTable } from './expire-table.js';
+import { parseMetadata } from './metadata.js';
+import {
+  STATUS_ADDED,
+  STATUS_DELETED,
+  STATUS_EXISTING,
+  avroCodecFromProperty,
+  normalizeManifestFile,
+  writeManifest,
+  writeManifestList,
+  type RawManifestEntry,
+  type RawManifestFile,
+} from './write-manifest.js';
+import { partitionType } from './write-schemas.js';
+
+export interface RewriteManifestsOptions {
+  specId?: number;
+  /** Override commit.manifest.target-size-bytes. */
+  targetSizeBytes?: number;
+  dryRun?: boolean;
+  nowMs?: () => number;
+  maxAttempts?: number;
+}
+
+const stable = (v: unknown): string =>
+  typeof v === 'bigint' ? `${v}n` : Buffer.isBuffer(v) || v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : (JSON.stringify(v) ?? 'null');
+
+function partitionKey(e: RawManifestEntry): string {
+  return Object.entries(e.data_file.partition ?? {}).map(([k, v]) => `${k}=${stable(v)}`).join('/');
+}
+
+async function readEntries(table: MaintainedTable, m: RawManifestFile): Promise<RawManifestEntry[]> {
+  return readAvroContainer<RawManifestEntry>(await table.io.read(m.manifest_path), m.manifest_path).records;
+}
+
+/** Entries carried as EXISTING with everything a reader would have inherited made explicit. */
+function carry(entries: RawManifestEntry[], m: RawManifestFile, v: number): RawManifestEntry[] {
+  let nextRowId = v >= 3 && m.content === 0 ? (m.first_row_id ?? undefined) : undefined;
+  const out: RawManifestEntry[] = [];
+  for (const e of entries) {
+    if (e.status === STATUS_DELETED) continue;
+    const inherit = e.status === STATUS_ADDED || m.sequence_number === 0n;
+    let df = e.data_file;
+    if (nextRowId !== undefined && (df.first_row_id === null || df.first_row_id === undefined)) {
+      df = { ...df, first_row_id: nextRowId };
+      nextRowId += BigInt(df.record_count);
+    }
+    out.push({
+      status: STATUS_EXISTING,
+      snapshot_id: e.snapshot_id ?? m.added_snapshot_id,
+      sequence_number: e.sequence_number ?? (inherit ? m.sequence_number : null),
+      file_sequence_number: e.file_sequence_number ?? (inherit ? m.sequence_number : null),
+      data_file: df,
+    });
+  }
+  return out;
+}
+
+function schemaWithAllFields(all: Schema[], current: Schema): Schema {
+  const ids = new Set(current.fields.map((f) => f.id));
+  const extra = all.flatMap((s) => s.fields).filter((f) => !ids.has(f.id) && (ids.add(f.id), true));
+  return { ...current, fields: [...current.fields, ...extra] };
+}
+
+export async function rewriteManifests(table: MaintainedTable, opts: RewriteManifestsOptions = {}): Promise<MaintenanceReport> {
+  const report = newReport('rewrite-manifests', table.tableLocation, opts.dryRun ?? false);
+  const now = opts.nowMs ?? Date.now;
+  let base = await table.ops.refresh();
+  const retries = Number((base.metadata.properties as Record<string, string> | undefined)?.['commit.retry.num-retries'] ?? 4);
+  const attempts = opts.maxAttempts ?? retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    const written: string[] = [];
+    try {
+      const done = await attemptRewrite(table, base, opts, report, written, now, attempt);
+      return done;
+    } catch (e) {
+      await Promise.all(written.map((w) => table.io.remove(w).catch(() => undefined)));
+      if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
+      report.warnings.push(`attempt ${attempt} lost a commit race; retrying on the new metadata`);
+      base = await table.ops.refresh();
+    }
+  }
+}
+
+async function attemptRewrite(
+  table: MaintainedTable,
+  base: { metadata: RawMetadata; location: string },
+  opts: RewriteManifestsOptions,
+  report: MaintenanceReport,
+  written: string[],
+  now: () => number,
+  attempt: number,
+): Promise<MaintenanceReport> {
+  const meta = base.metadata;
+  const md = parseMetadata(meta, base.location);
+  const v = md.formatVersion;
+  const props = md.properties;
+  const currentId = currentSnapshotIdOf(meta);
+  const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
+  if (!current) {
+    report.details = { rewritten: 0, reason: 'table has no current snapshot' };
+    return report;
+  }
+  const specId = opts.specId ?? md.defaultSpecId;
+  const spec = md.specs.find((s) => s.specId === specId);
+  if (!spec) throw new FloeError('InvalidArgument', `${table.tableLocation} has no partition spec ${specId}`);
+  const targetSize = opts.targetSizeBytes ?? Number(props['commit.manifest.target-size-bytes'] ?? 8 * 1024 * 1024);
+
+  const listPathIn = String(current['manifest-list']);
+  const manifests = readAvroContainer(await table.io.read(listPathIn), listPathIn).records.map((r) => normalizeManifestFile(r));
+  const chosen = manifests.filter((m) => m.content === 0 && m.partition_spec_id === specId);
+  const kept = manifests.filter((m) => !chosen.includes(m));
+  const entries: RawManifestEntry[] = [];
+  let oldBytes = 0;
+  let deletedDropped = 0;
+  for (const m of chosen) {
+    const raw = await readEntries(table, m);
+    deletedDropped += raw.filter((e) => e.status === STATUS_DELETED).length;
+    entries.push(...carry(raw, m, v));
+    oldBytes += Number(m.manifest_length);
+  }
+  // cluster by partition, then by path for a deterministic layout
+  entries.sort((a, b) => {
+    const pa = partitionKey(a);
+    const pb = partitionKey(b);
+    return pa < pb ? -1 : pa > pb ? 1 : a.data_file.file_path < b.data_file.file_path ? -1 : a.data_file.file_path > b.data_file.file_path ? 1 : 0;
+  });
+  const perEntry = entries.length > 0 ? Math.max(1, oldBytes / Math.max(1, entries.length + deletedDropped)) : 1;
+  const perManifest = Math.max(1, Math.floor(targetSize / perEntry));
+  const groups: RawManifestEntry[][] = [];
+  for (let i = 0; i < entries.length; i += perManifest) groups.push(entries.slice(i, i + perManifest));
+  report.details = {
+    specId,
+    manifestsBefore: chosen.length,
+    manifestsAfter: groups.length,
+    entries: entries.length,
+    deletedEntriesDropped: deletedDropped,
+    targetSizeBytes: targetSize,
+    keptManifests: kept.length,
+  };
+  if (chosen.length === 0 || (groups.length >= chosen.length && deletedDropped === 0)) {
+    report.details.committed = false;
+    report.details.reason = 'manifests are already as compact as the target size allows';
+    return report;
+  }
+  if (report.dryRun) return report;
+
+  const snapshotId = newSnapshotId(snapshotsOf(meta).map((s) => toBigInt(s['snapshot-id'], 'snapshot-id')));
+  const sequenceNumber = toBigInt(meta['last-sequence-number'] ?? 0, 'last-sequence-number') + 1n;
+  const seqForManifests = v >= 2 ? sequenceNumber : 0n;
+  const commitUuid = randomUUID();
+  const metadataDir = (props['write.metadata.path'] ?? `${md.location.replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
+  const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
+  const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId)!;
+  const schemaJson = ((meta.schemas as RawMetadata[] | undefined) ?? []).find((s) => Number(s['schema-id'] ?? 0) === md.currentSchemaId) ?? meta.schema;
+  const specJson = ((meta['partition-specs'] as RawMetadata[] | undefined) ?? []).find((s) => Number(s['spec-id']) === specId)?.fields ?? meta['partition-spec'] ?? [];
+  const partition = partitionType(spec, schemaWithAllFields(md.schemas, schema));
+
+  const out: RawManifestFile[] = [];
+  for (const [i, group] of groups.entries()) {
+    const w = await writeManifest(
+      { formatVersion: v, specId, specFieldsJson: specJson as unknown[], partition, tableSchemaJson: schemaJson, content: 'data', entries: group, codec },
+      snapshotId,
+      seqForManifests,
+    );
+    const path = `${metadataDir}/${commitUuid}-m${i}.avro`;
+    await table.io.createNew(path, w.bytes);
+    written.push(path);
+    out.push({ ...w.summary, manifest_path: path, manifest_length: BigInt(w.bytes.length) });
+  }
+  const liveBefore = chosen.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
+  const liveAfter = out.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
+  if (liveBefore !== liveAfter) {
+    throw new FloeError('Internal', `rewrite-manifests: replaced manifests hold ${liveBefore} live files but the new ones ${liveAfter}`);
+  }
+  const all = [...out, ...kept];
+  let firstRowId: bigint | undefined;
+  let addedRows = 0n;
+  if (v >= 3) {
+    firstRowId = toBigInt(meta['next-row-id'] ?? 0, 'next-row-id');
+    let next = firstRowId;
+    for (const m of all) {
+      if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;
+      m.first_row_id = next;
+      next += m.added_rows_count + m.existing_rows_count;
+    }
+    addedRows = next - firstRowId;
+  }
+  const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
+  await table.io.createNew(
+    listPath,
+    await writeManifestList({ formatVersion: v, snapshotId, parentSnapshotId: currentId, sequenceNumber: seqForManifests, ...(firstRowId !== undefined ? { firstRowId } : {}), manifests: all, codec }),
+  );
+  written.push(listPath);
+  const parentSummary = (current.summary as Record<string, string> | undefined) ?? {};
+  const summary: Record<string, string> = { operation: 'replace' };
+  for (const [k, val] of Object.entries(parentSummary)) if (k.startsWith('total-')) summary[k] = val;
+  Object.assign(summary, {
+    'manifests-created': String(out.length),
+    'manifests-kept': String(kept.length),
+    'manifests-replaced': String(chosen.length),
+    'entries-processed': String(entries.length + deletedDropped),
+    'engine-name': 'floe',
+  });
+  const next = nextMetadata(meta, base.location, {
+    snapshotId,
+    parentSnapshotId: currentId,
+    sequenceNumber,
+    timestampMs: Math.max(now(), Number(meta['last-updated-ms'] ?? 0) + 1),
+    manifestList: listPath,
+    summary,
+    schemaId: md.currentSchemaId,
+    ...(firstRowId !== undefined ? { firstRowId, addedRows } : {}),
+  });
+  report.details.newMetadata = await table.ops.commit(base, next);
+  report.details.snapshotId = snapshotId.toString();
+  report.details.committed = true;
+  return report;
+}

@@ -1,0 +1,295 @@
+/**
+ * Committing a compaction to a Paimon table: one snapshot of kind COMPACT whose delta manifest holds
+ * DELETE entries for the replaced (or upgraded) files at their old level and ADD entries for the new
+ * files (`FileStoreCommitImpl` with a CompactIncrement).
+ *
+ * - Base manifest list = the latest snapshot's base + delta manifests (listed again, not merged; Java's
+ *   next commit merges them), delta list = our one manifest, index manifest carried over (we never touch
+ *   index files), totalRecordCount = previous + delta, deltaRecordCount = rows added − rows removed,
+ *   watermark / statistics / nextRowId carried.
+ * - Publication: `snapshot/snapshot-N` is created only if absent (S3 If-None-Match, a hard link locally);
+ *   then the LATEST hint is overwritten. A lost race re-reads the newest snapshot, checks that every file
+ *   we replace is still live (and that no level ≥ 1 of a touched bucket would overlap), and retries at the
+ *   next id; if a replaced file is gone the compaction is abandoned (CommitConflict, not retryable).
+ * - Java's filesystem commit is "exists? then rename", which does not respect our create-only write: see
+ *   the README section on concurrent writers. After publishing we read snapshot-N back and fail loudly if
+ *   it is not ours.
+ */
+import { randomUUID } from 'node:crypto';
+import { FloeError, isFloeError } from '../../src/errors.js';
+import { decodeSerializedRow } from './binary-row.js';
+import { joinPath } from './io.js';
+import { FILE_KIND_ADD, FILE_KIND_DELETE, entryIdentifier, readLiveEntries, readManifestList, type ManifestEntry, type ManifestFileMeta } from './manifest.js';
+import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
+import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
+import { rowComparator } from './values.js';
+import type { PaimonStorage } from './write-data-file.js';
+import { ManifestNamer, manifestCodec, writeManifest, writeManifestList, type ManifestWriteContext, type NewManifestEntry } from './write-manifest.js';
+
+/** `BatchWriteBuilder.COMMIT_IDENTIFIER`: what batch jobs (and Java's compact actions) use. */
+export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
+
+export interface CompactCommitRequest {
+  /** The table as opened when compaction was planned (its snapshot is the base). */
+  table: PaimonTable;
+  storage: PaimonStorage;
+  /** DELETE entries first (replaced files at their old level), then ADD entries. */
+  changes: NewManifestEntry[];
+  commitUser?: string;
+  commitIdentifier?: bigint;
+  nowMs?: number;
+  maxRetries?: number;
+  /** Test hook: called before each attempt to publish snapshot `id`. */
+  beforePublish?: (id: bigint) => Promise<void>;
+}
+
+export interface CompactCommitResult {
+  snapshotId: bigint;
+  snapshotFile: string;
+  attempts: number;
+  commitUser: string;
+  deltaRecordCount: bigint;
+}
+
+// ------------------------------------------------------------------------------------------ snapshot JSON
+
+/** Jackson's default pretty printer: 2-space indent, `"key" : value`, empty objects as `{ }`. */
+function prettyJson(v: unknown, indent = ''): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (!entries.length) return '{ }';
+  const inner = indent + '  ';
+  return `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)} : ${prettyJson(x, inner)}`).join(',\n')}\n${indent}}`;
+}
+
+export interface SnapshotFields {
+  id: bigint;
+  schemaId: number;
+  baseManifestList: string;
+  baseManifestListSize: bigint;
+  deltaManifestList: string;
+  deltaManifestListSize: bigint;
+  indexManifest?: string;
+  commitUser: string;
+  commitIdentifier: bigint;
+  timeMillis: number;
+  totalRecordCount: bigint;
+  deltaRecordCount: bigint;
+  watermark?: bigint;
+  statistics?: string;
+  nextRowId?: bigint;
+  uuid: string;
+}
+
+/** Snapshot JSON in the key order Java writes (v3); unknown-to-old-readers keys are ignored by them. */
+export function snapshotJson(s: SnapshotFields): string {
+  const o: Record<string, unknown> = {
+    version: 3,
+    uuid: s.uuid,
+    id: s.id,
+    schemaId: s.schemaId,
+    baseManifestList: s.baseManifestList,
+    baseManifestListSize: s.baseManifestListSize,
+    deltaManifestList: s.deltaManifestList,
+    deltaManifestListSize: s.deltaManifestListSize,
+    changelogManifestList: null,
+  };
+  if (s.indexManifest) o.indexManifest = s.indexManifest;
+  Object.assign(o, {
+    commitUser: s.commitUser,
+    commitIdentifier: s.commitIdentifier,
+    commitKind: 'COMPACT',
+    timeMillis: s.timeMillis,
+    logOffsets: {},
+    totalRecordCount: s.totalRecordCount,
+    deltaRecordCount: s.deltaRecordCount,
+    changelogRecordCount: 0n,
+  });
+  if (s.watermark !== undefined) o.watermark = s.watermark;
+  if (s.statistics !== undefined) o.statistics = s.statistics;
+  if (s.nextRowId !== undefined) o.nextRowId = s.nextRowId;
+  return prettyJson(o);
+}
+
+// ------------------------------------------------------------------------------------------ conflicts
+
+const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+export interface ConflictReport {
+  /** Replaced files that are no longer live in the newest snapshot. */
+  missing: string[];
+  /** Level ≥ 1 key-range overlaps the commit would create. */
+  overlaps: string[];
+  /** Buckets whose total bucket count changed (rescale). */
+  rescaled: string[];
+}
+
+/**
+ * Whether `changes` still apply on top of `live` (the newest snapshot's live files): every DELETE must
+ * remove a live file, and after applying them no two files of one level ≥ 1 of a touched bucket may have
+ * overlapping key ranges (`FileStoreCommitImpl.noConflictsOrFail`'s two checks).
+ */
+export function checkConflicts(table: PaimonTable, live: readonly ManifestEntry[], changes: readonly NewManifestEntry[]): ConflictReport {
+  const report: ConflictReport = { missing: [], overlaps: [], rescaled: [] };
+  const liveById = new Map(live.map((e) => [entryIdentifier(e), e]));
+  const after = new Map(liveById);
+  for (const c of changes) {
+    const id = entryIdentifier({ ...c, manifest: '' });
+    if (c.kind === FILE_KIND_DELETE) {
+      if (!after.has(id)) report.missing.push(`${c.file.fileName} (bucket ${c.bucket}, level ${c.file.level})`);
+      after.delete(id);
+    } else {
+      after.set(id, { ...c, manifest: '(this commit)' });
+    }
+  }
+  const touched = new Set(changes.map((c) => `${hex(c.partition)}|${c.bucket}`));
+  const totals = new Map<string, number>();
+  for (const e of live) {
+    const k = `${hex(e.partition)}|${e.bucket}`;
+    if (touched.has(k)) totals.set(k, e.totalBuckets);
+  }
+  for (const c of changes) {
+    const k = `${hex(c.partition)}|${c.bucket}`;
+    const t = totals.get(k);
+    if (t !== undefined && t !== c.totalBuckets && c.kind === FILE_KIND_ADD) report.rescaled.push(`bucket ${c.bucket}: ${c.totalBuckets} → ${t}`);
+  }
+  if (table.schema.primaryKeys.length) {
+    const keyTypes = trimmedPrimaryKeyFields(table.schema).map((f) => f.type);
+    const cmp = rowComparator(keyTypes);
+    const groups = new Map<string, ManifestEntry[]>();
+    for (const e of after.values()) {
+      if (e.file.level < 1 || !touched.has(`${hex(e.partition)}|${e.bucket}`)) continue;
+      const k = `${hex(e.partition)}|${e.bucket}|${e.file.level}`;
+      (groups.get(k) ?? groups.set(k, []).get(k)!).push(e);
+    }
+    for (const [k, files] of groups) {
+      const ranged = files
+        .map((e) => ({ e, keys: decodeKeys(table, e.file) }))
+        .filter((x): x is { e: ManifestEntry; keys: { min: unknown[]; max: unknown[] } } => !!x.keys)
+        .sort((a, b) => cmp(a.keys.min, b.keys.min));
+      for (let i = 1; i < ranged.length; i++) {
+        if (cmp(ranged[i]!.keys.min, ranged[i - 1]!.keys.max) <= 0) {
+          report.overlaps.push(`${ranged[i - 1]!.e.file.fileName} and ${ranged[i]!.e.file.fileName} overlap at level ${k.split('|')[2]}`);
+        }
+      }
+    }
+  }
+  return report;
+}
+
+// ------------------------------------------------------------------------------------------ commit
+
+function sum(entries: readonly NewManifestEntry[], kind: number): bigint {
+  return entries.filter((e) => e.kind === kind).reduce((n, e) => n + e.file.rowCount, 0n);
+}
+
+async function manifestMetas(table: PaimonTable, s: PaimonSnapshot): Promise<ManifestFileMeta[]> {
+  return [...(await readManifestList(table.io, table.location, s.baseManifestList)), ...(await readManifestList(table.io, table.location, s.deltaManifestList))];
+}
+
+export async function commitCompaction(req: CompactCommitRequest): Promise<CompactCommitResult> {
+  const { table, storage, changes } = req;
+  const base = table.snapshot;
+  if (!base) throw new FloeError('InvalidArgument', `Paimon table ${table.location} has no snapshot to compact`, { context: { table: table.location } });
+  if (!changes.length) throw new FloeError('InvalidArgument', `nothing to commit for Paimon table ${table.location}`, { context: { table: table.location } });
+  const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
+  const maxRetries = req.maxRetries ?? 10;
+  const pTypes = partitionFields(table.schema).map((f) => f.type);
+  const ctx: ManifestWriteContext = {
+    table: table.location,
+    storage,
+    codec: manifestCodec(table.schema.options, table.location),
+    partitionTypes: pTypes,
+    schemaId: table.schema.id,
+    names: new ManifestNamer(),
+  };
+  const decodePartition = (b: Uint8Array) => decodeSerializedRow(b, pTypes, table.location);
+  const written: string[] = [];
+  const cleanup = async () => {
+    await Promise.all(written.map((n) => storage.delete(joinPath(table.location, 'manifest', n)).catch(() => undefined)));
+  };
+  const deltaRecordCount = sum(changes, FILE_KIND_ADD) - sum(changes, FILE_KIND_DELETE);
+
+  try {
+    const delta = await writeManifest(ctx, changes, decodePartition);
+    written.push(delta.fileName);
+    const deltaList = await writeManifestList(ctx, [delta]);
+    written.push(deltaList.name);
+
+    let latest = base;
+    for (let attempt = 1; attempt <= maxRetries + 1; attempt++) {
+      const latestId = await latestSnapshotId(table.io, table.location);
+      if (latestId === undefined) throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, { context: { table: table.location } });
+      if (latestId !== latest.id) latest = await readSnapshot(table.io, table.location, latestId);
+      if (latest.id !== base.id || attempt > 1) {
+        const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
+        const conflicts = checkConflicts(table, live, changes);
+        if (conflicts.missing.length || conflicts.overlaps.length || conflicts.rescaled.length) {
+          throw new FloeError(
+            'CommitConflict',
+            `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) conflicts with this compaction` +
+              `${conflicts.missing.length ? `; files no longer live: ${conflicts.missing.slice(0, 5).join(', ')}` : ''}` +
+              `${conflicts.overlaps.length ? `; level overlaps: ${conflicts.overlaps.slice(0, 3).join('; ')}` : ''}` +
+              `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}. Compaction abandoned; re-run floe compact.`,
+            { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
+          );
+        }
+      }
+      const baseList = await writeManifestList(ctx, await manifestMetas(table, latest));
+      written.push(baseList.name);
+      const id = latest.id + 1n;
+      const fields: SnapshotFields = {
+        id,
+        schemaId: Math.max(table.schema.id, latest.schemaId),
+        baseManifestList: baseList.name,
+        baseManifestListSize: baseList.size,
+        deltaManifestList: deltaList.name,
+        deltaManifestListSize: deltaList.size,
+        commitUser,
+        commitIdentifier: req.commitIdentifier ?? BATCH_COMMIT_IDENTIFIER,
+        timeMillis: req.nowMs ?? Date.now(),
+        totalRecordCount: (latest.totalRecordCount ?? 0n) + deltaRecordCount,
+        deltaRecordCount,
+        uuid: randomUUID(),
+      };
+      if (latest.indexManifest) fields.indexManifest = latest.indexManifest;
+      if (latest.watermark !== undefined) fields.watermark = latest.watermark;
+      if (latest.statistics !== undefined) fields.statistics = latest.statistics;
+      if (latest.nextRowId !== undefined) fields.nextRowId = latest.nextRowId;
+      const file = snapshotPath(table.location, id);
+      await req.beforePublish?.(id);
+      try {
+        await storage.put(file, new TextEncoder().encode(snapshotJson(fields)), true);
+      } catch (e) {
+        if (isFloeError(e, 'PreconditionFailed')) {
+          // Someone else took snapshot-N: rebase onto it (the base list we wrote is stale).
+          await storage.delete(joinPath(table.location, 'manifest', baseList.name)).catch(() => undefined);
+          written.pop();
+          latest = await readSnapshot(table.io, table.location, id);
+          continue;
+        }
+        throw e;
+      }
+      written.length = 0; // referenced by a published snapshot now
+      await storage.put(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)), false).catch(() => undefined);
+      const check = await readSnapshot(table.io, table.location, id);
+      if (check.raw.uuid !== fields.uuid) {
+        throw new FloeError(
+          'CommitConflict',
+          `Paimon table ${table.location}: snapshot ${id} was overwritten by another writer (${check.commitUser}) right after floe published it; ` +
+            'the table is consistent (it holds the other writer\'s commit) and floe\'s new files are orphans. Serialise Java writers and floe with a lock.',
+          { context: { table: table.location, snapshotId: String(id) }, retryable: false },
+        );
+      }
+      return { snapshotId: id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
+    }
+    throw new FloeError('CommitConflict', `Paimon table ${table.location}: commit failed after ${maxRetries} retries (other writers kept committing)`, {
+      context: { table: table.location },
+    });
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Append (no primary key) tables: small-file bin-packing per partition and bucket, with the rules of
+ * `BucketedAppendCompactManager` (master):
+ * - normal: files in sequence order; slide a window from the oldest file; as soon as it holds
+ *   `compaction.min.file-num` (5) files it is compacted; whenever its total size reaches
+ *   `target-file-size` (256 MB for append tables) the oldest file leaves the window;
+ * - full: leading files ≥ target size are skipped; the rest is compacted when small files outnumber large
+ *   ones and there are at least 3 files (`FULL_COMPACT_MIN_FILE`).
+ * Bucket-unaware tables (bucket = -1) get the same rules per partition (Java's unaware coordinator packs
+ * small files similarly but not identically; both produce valid layouts).
+ * The rewrite concatenates the files in sequence order and renumbers records from the first file's
+ * minimum sequence number, as Java's append rewriter does; output stays at level 0.
+ */
+import type { DecisionStep } from '../../src/planning/plan.js';
+import { readFileRecords } from './compact-merge.js';
+import type { DataFileMeta } from './manifest.js';
+import type { PaimonFile, PaimonTable } from './table.js';
+import { AppendFileWriter, FILE_SOURCE_COMPACT, type DataWriteSettings, type FileNamer, type PaimonStorage, type WrittenDataFile } from './write-data-file.js';
+
+export const DEFAULT_APPEND_TARGET_FILE_SIZE = 256 * 1024 * 1024;
+const FULL_COMPACT_MIN_FILE = 3;
+
+function bySequence(a: PaimonFile, b: PaimonFile): number {
+  const x = a.meta.minSequenceNumber;
+  const y = b.meta.minSequenceNumber;
+  return x < y ? -1 : x > y ? 1 : (a.meta.creationTime ?? 0) - (b.meta.creationTime ?? 0) || (a.meta.fileName < b.meta.fileName ? -1 : 1);
+}
+
+export interface AppendPick {
+  files: PaimonFile[];
+  trail: DecisionStep[];
+}
+
+export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; full: boolean }): AppendPick | null {
+  const sorted = [...files].sort(bySequence);
+  const trail: DecisionStep[] = [{ gate: 'input', detail: `${sorted.length} file(s), target ${o.targetFileSize} B, min file num ${o.minFileNum}`, outcome: 'info' }];
+  if (o.full) {
+    let i = 0;
+    while (i < sorted.length && Number(sorted[i]!.meta.fileSize) >= o.targetFileSize) i++;
+    const rest = sorted.slice(i);
+    const big = rest.filter((f) => Number(f.meta.fileSize) >= o.targetFileSize).length;
+    const small = rest.length - big;
+    if (small > big && rest.length >= FULL_COMPACT_MIN_FILE) {
+      trail.push({ gate: 'full', detail: `skip ${i} leading large file(s); ${small} small > ${big} large, ${rest.length} ≥ ${FULL_COMPACT_MIN_FILE} files → compact`, outcome: 'pick' });
+      return { files: rest, trail };
+    }
+    trail.push({ gate: 'full', detail: `${small} small vs ${big} large of ${rest.length} file(s) after skipping ${i}: nothing worth compacting`, outcome: 'skip' });
+    return null;
+  }
+  const window: PaimonFile[] = [];
+  let total = 0;
+  for (const f of sorted) {
+    window.push(f);
+    total += Number(f.meta.fileSize);
+    if (window.length >= o.minFileNum) {
+      trail.push({ gate: 'min-file-num', detail: `${window.length} consecutive files (${total} B) reach compaction.min.file-num ${o.minFileNum} → compact`, outcome: 'pick' });
+      return { files: window.slice(), trail };
+    }
+    if (total >= o.targetFileSize) total -= Number(window.shift()!.meta.fileSize);
+  }
+  trail.push({ gate: 'min-file-num', detail: `no window of ${o.minFileNum} files below the target size`, outcome: 'skip' });
+  return null;
+}
+
+export interface AppendRewriteContext {
+  table: PaimonTable;
+  storage: PaimonStorage;
+  settings: DataWriteSettings;
+  names: FileNamer;
+  partitionDir: string;
+  bucket: number;
+  targetFileSize: number;
+  nowMs?: number;
+  onFileRead?: (path: string, bytes: number, rows: number) => void;
+}
+
+export async function rewriteAppend(ctx: AppendRewriteContext, files: readonly PaimonFile[]): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
+  const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
+  const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
+  const writer = new AppendFileWriter({
+    table: ctx.table.location,
+    partitionDir: ctx.partitionDir,
+    bucket: ctx.bucket,
+    schema: ctx.table.schema,
+    settings: ctx.settings,
+    storage: ctx.storage,
+    targetFileSize: ctx.targetFileSize,
+    bytesPerRow: rows ? bytes / rows : 1,
+    level: 0,
+    fileSource: FILE_SOURCE_COMPACT,
+    names: ctx.names,
+    ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
+  });
+  let seq = files[0]?.meta.minSequenceNumber ?? 0n;
+  let rowsIn = 0;
+  try {
+    for (const f of files) {
+      const recs = await readFileRecords(ctx.table, f);
+      rowsIn += recs.length;
+      ctx.onFileRead?.(f.path, Number(f.meta.fileSize), recs.length);
+      for (const r of recs) await writer.write({ values: r.value, sequenceNumber: seq++ });
+    }
+    const written = await writer.close();
+    return { after: written.map((w) => w.meta), written, rowsIn, bytesRead: bytes };
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}

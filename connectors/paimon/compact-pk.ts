@@ -1,0 +1,207 @@
+/**
+ * One bucket of a primary-key table: which files of the picked unit are rewritten and which are only
+ * moved to the output level (`MergeTreeCompactTask` over `IntervalPartition`), and running those steps.
+ *
+ * IntervalPartition sorts the unit's files by (minKey, maxKey), cuts them into sections whose key ranges
+ * do not overlap, and packs each section into the fewest sorted runs. A section of several runs must be
+ * merged; in a single-run section, files smaller than `target-file-size × compaction.small-file-ratio`
+ * join the pending rewrite, and a large file first flushes the pending rewrite and is then upgraded
+ * (same file, new level: a DELETE at the old level + ADD at the new one). A pending rewrite that is a
+ * single run is upgraded file by file instead. Files with deletes are rewritten, not upgraded, into the
+ * max level; `compaction.force-rewrite-all-files` rewrites everything.
+ */
+import { FloeError } from '../../src/errors.js';
+import type { DecisionStep } from '../../src/planning/plan.js';
+import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
+import { rowComparator } from './values.js';
+import { mergeContext, mergeSections } from './compact-merge.js';
+import { FILE_SOURCE_COMPACT, FileNamer, KeyValueFileWriter, type DataWriteSettings, type PaimonStorage, type WrittenDataFile } from './write-data-file.js';
+import type { DataFileMeta } from './manifest.js';
+import { trimmedPrimaryKeyFields } from './table.js';
+
+export type CompactStep =
+  | { kind: 'upgrade'; file: PaimonFile; toLevel: number }
+  /** Sections (non-overlapping key ranges, in key order), each a list of sorted runs (lists of files). */
+  | { kind: 'rewrite'; sections: PaimonFile[][][]; reason: string };
+
+interface Ranged {
+  f: PaimonFile;
+  min: unknown[];
+  max: unknown[];
+}
+
+/** IntervalPartition.partition: sections of sorted runs. */
+export function intervalPartition(table: PaimonTable, files: readonly PaimonFile[]): PaimonFile[][][] {
+  const keyTypes = trimmedPrimaryKeyFields(table.schema).map((f) => f.type);
+  const cmp = rowComparator(keyTypes);
+  const ranged: Ranged[] = files.map((f) => {
+    const k = decodeKeys(table, f.meta);
+    if (!k) {
+      throw new FloeError('Corrupt', `Paimon data file ${f.path}: its min/max key does not match the table's key columns`, { context: { file: f.path } });
+    }
+    return { f, min: k.min, max: k.max };
+  });
+  ranged.sort((a, b) => cmp(a.min, b.min) || cmp(a.max, b.max));
+  const sections: Ranged[][] = [];
+  let section: Ranged[] = [];
+  let bound: unknown[] | undefined;
+  for (const r of ranged) {
+    if (section.length && bound && cmp(r.min, bound) > 0) {
+      sections.push(section);
+      section = [];
+      bound = undefined;
+    }
+    section.push(r);
+    if (!bound || cmp(r.max, bound) > 0) bound = r.max;
+  }
+  if (section.length) sections.push(section);
+  return sections.map((s) => {
+    // Greedy packing: put each file on the run whose last max key is smallest, if it ends before this file.
+    const runs: Ranged[][] = [];
+    for (const r of s) {
+      let best = -1;
+      for (let i = 0; i < runs.length; i++) {
+        const last = runs[i]![runs[i]!.length - 1]!;
+        if (cmp(last.max, r.min) < 0 && (best < 0 || cmp(last.max, runs[best]![runs[best]!.length - 1]!.max) < 0)) best = i;
+      }
+      if (best >= 0) runs[best]!.push(r);
+      else runs.push([r]);
+    }
+    return runs.map((run) => run.map((x) => x.f));
+  });
+}
+
+export interface StepOptions {
+  outputLevel: number;
+  maxLevel: number;
+  /** target-file-size × compaction.small-file-ratio. */
+  minFileSize: number;
+  forceRewriteAllFiles: boolean;
+}
+
+/** MergeTreeCompactTask.doCompact as a pure plan. */
+export function planSteps(table: PaimonTable, unitFiles: readonly PaimonFile[], o: StepOptions): CompactStep[] {
+  const steps: CompactStep[] = [];
+  let candidate: PaimonFile[][][] = [];
+  const rewriteFile = (f: PaimonFile, reason: string) => steps.push({ kind: 'rewrite', sections: [[[f]]], reason });
+  const upgrade = (f: PaimonFile) => {
+    if (f.meta.level === o.outputLevel) {
+      if (o.forceRewriteAllFiles) rewriteFile(f, 'compaction.force-rewrite-all-files');
+      return;
+    }
+    const noDeletes = f.meta.deleteRowCount !== undefined && f.meta.deleteRowCount === 0n;
+    if (o.outputLevel !== o.maxLevel || noDeletes) {
+      if (o.forceRewriteAllFiles) rewriteFile(f, 'compaction.force-rewrite-all-files');
+      else steps.push({ kind: 'upgrade', file: f, toLevel: o.outputLevel });
+    } else {
+      rewriteFile(f, 'may hold deletes; not upgraded into the max level');
+    }
+  };
+  const flush = () => {
+    if (!candidate.length) return;
+    if (candidate.length === 1 && candidate[0]!.length <= 1) {
+      for (const f of candidate[0]![0] ?? []) upgrade(f);
+    } else {
+      steps.push({ kind: 'rewrite', sections: candidate, reason: 'overlapping or small files' });
+    }
+    candidate = [];
+  };
+  for (const section of intervalPartition(table, unitFiles)) {
+    if (section.length > 1) {
+      candidate.push(section);
+      continue;
+    }
+    for (const f of section[0]!) {
+      if (f.meta.fileSize < BigInt(Math.floor(o.minFileSize))) {
+        candidate.push([[f]]);
+      } else {
+        flush();
+        upgrade(f);
+      }
+    }
+  }
+  flush();
+  return steps;
+}
+
+export function describeSteps(steps: readonly CompactStep[]): DecisionStep[] {
+  return steps.map((s) =>
+    s.kind === 'upgrade'
+      ? { gate: 'upgrade', detail: `${s.file.meta.fileName}: L${s.file.meta.level} → L${s.toLevel} (no rewrite)`, outcome: 'pick' as const }
+      : {
+          gate: 'rewrite',
+          detail: `${s.sections.reduce((n, sec) => n + sec.reduce((m, r) => m + r.length, 0), 0)} file(s) in ${s.sections.length} section(s) merged (${s.reason})`,
+          outcome: 'pick' as const,
+        },
+  );
+}
+
+export interface StepResult {
+  before: PaimonFile[];
+  after: DataFileMeta[];
+  written: WrittenDataFile[];
+  rowsIn: number;
+  bytesRead: number;
+}
+
+export interface RunStepsContext {
+  table: PaimonTable;
+  storage: PaimonStorage;
+  settings: DataWriteSettings;
+  names: FileNamer;
+  partitionDir: string;
+  bucket: number;
+  outputLevel: number;
+  dropDelete: boolean;
+  targetFileSize: number;
+  nowMs?: number;
+  onFileRead?: (path: string, bytes: number, rows: number) => void;
+}
+
+/** Runs the steps; on failure deletes whatever it wrote. */
+export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep[]): Promise<StepResult> {
+  const result: StepResult = { before: [], after: [], written: [], rowsIn: 0, bytesRead: 0 };
+  const merge = mergeContext(ctx.table);
+  const writers: KeyValueFileWriter[] = [];
+  try {
+    for (const s of steps) {
+      if (s.kind === 'upgrade') {
+        result.before.push(s.file);
+        result.after.push({ ...s.file.meta, level: s.toLevel });
+        continue;
+      }
+      const files = s.sections.flat(2);
+      const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
+      const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
+      const writer = new KeyValueFileWriter({
+        table: ctx.table.location,
+        partitionDir: ctx.partitionDir,
+        bucket: ctx.bucket,
+        schema: ctx.table.schema,
+        settings: ctx.settings,
+        storage: ctx.storage,
+        targetFileSize: ctx.targetFileSize,
+        bytesPerRow: rows ? bytes / rows : 1,
+        level: ctx.outputLevel,
+        fileSource: FILE_SOURCE_COMPACT,
+        names: ctx.names,
+        ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
+      });
+      writers.push(writer);
+      const onFile = (f: PaimonFile, n: number) => {
+        result.rowsIn += n;
+        result.bytesRead += Number(f.meta.fileSize);
+        ctx.onFileRead?.(f.path, Number(f.meta.fileSize), n);
+      };
+      for await (const kv of mergeSections(ctx.table, merge, s.sections, ctx.dropDelete, onFile)) await writer.write(kv);
+      const out = await writer.close();
+      result.before.push(...files);
+      result.after.push(...out.map((w) => w.meta));
+      result.written.push(...out);
+    }
+    return result;
+  } catch (e) {
+    await Promise.all(writers.map((w) => w.abort()));
+    throw e;
+  }
+}

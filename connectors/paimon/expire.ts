@@ -1,0 +1,218 @@
+/**
+ * `floe expire` for Paimon. The range to expire follows Java's ExpireSnapshotsImpl:
+ *   min = max(latest − num-retained.max + 1, earliest); maxExclusive = latest − num-retained.min + 1,
+ *   lowered to the smallest consumer `nextSnapshot` and to earliest + snapshot.expire.limit; scanning id from
+ *   min, the first snapshot newer than now − time-retained stops the range there. Expire [earliest, end).
+ * File cleanup is a reachable-set difference (not Java's incremental walk): a file is deleted only when an
+ * expired snapshot names it and it is not live in any retained snapshot (end..latest) or tag, nor one of
+ * their changelog or index files; files are matched by name as Paimon does. (Retained manifests are kept
+ * whole, so a file they still mention as DELETE is gone from storage but was not readable anyway.) Any unreadable manifest of a retained snapshot or tag aborts before anything changes.
+ * The "commit" is deleting the expired snapshot-N files (oldest first) and writing EARLIEST; files are
+ * deleted afterwards, so an interrupted run leaves only unreferenced files (remove-orphans collects them).
+ */
+import { FloeError } from '../../src/errors.js';
+import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/maintenance/report.js';
+import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { parseDurationMs } from '../../src/maintenance/duration.js';
+import { joinPath, type PaimonIO } from './io.js';
+import { assertManifestFormat } from './manifest.js';
+import { earliestSnapshotId, latestSnapshotId, listSchemaIds, readSchema, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
+import { addSnapshotReach, emptyReach, readTags, refuseBranches, refuseDecoupledChangelog, type ManifestCache, type ReachableNames } from './expire-reach.js';
+
+export interface PaimonExpireOptions {
+  nowMs?: number;
+  /** Absolute cutoff replacing now − snapshot.time-retained. */
+  olderThanMs?: number;
+  retainMin?: number;
+  retainMax?: number;
+  expireLimit?: number;
+  dryRun?: boolean;
+  deleteConcurrency?: number;
+  deleteBatchSize?: number;
+}
+
+export function paimonIO(io: StoreIO): PaimonIO {
+  return { read: (p) => io.read(p), exists: (p) => io.exists(p), list: (d) => io.listNames(d) };
+}
+
+/** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms. */
+export function parsePaimonDuration(text: string, option: string): number {
+  const t = text.trim().toLowerCase().replace(/\s+/g, '');
+  if (/^\d+$/.test(t)) return Number(t);
+  const m = /^(\d+)(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|mins|minute|minutes|m|h|hour|hours|d|day|days)$/.exec(t);
+  if (m) {
+    const n = Number(m[1]);
+    const u = m[2]!;
+    if (u.startsWith('ms') || u.startsWith('milli')) return n;
+    if (u.startsWith('s')) return n * 1000;
+    if (u === 'm' || u.startsWith('min')) return n * 60_000;
+    if (u.startsWith('h')) return n * 3_600_000;
+    return n * 86_400_000;
+  }
+  const d = parseDurationMs(t);
+  if (d !== undefined) return d;
+  throw new FloeError('InvalidArgument', `table option ${option}="${text}" is not a duration`);
+}
+
+async function latestOptions(io: PaimonIO, table: string): Promise<Record<string, string>> {
+  const ids = await listSchemaIds(io, table);
+  if (ids.length === 0) throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
+  return (await readSchema(io, table, ids[ids.length - 1]!)).options;
+}
+
+async function minConsumerNext(io: PaimonIO, table: string): Promise<bigint | undefined> {
+  let min: bigint | undefined;
+  for (const name of await io.list(joinPath(table, 'consumer'))) {
+    if (!name.startsWith('consumer-')) continue;
+    const text = new TextDecoder().decode(await io.read(joinPath(table, 'consumer', name)));
+    const m = /"nextSnapshot"\s*:\s*(\d+)/.exec(text);
+    if (m) {
+      const v = BigInt(m[1]!);
+      if (min === undefined || v < min) min = v;
+    }
+  }
+  return min;
+}
+
+export interface PaimonExpiryRange {
+  earliest: bigint;
+  latest: bigint;
+  /** Expire [begin, end). begin === end: nothing to do. */
+  begin: bigint;
+  end: bigint;
+}
+
+export async function decidePaimonRange(io: PaimonIO, table: string, options: Record<string, string>, o: PaimonExpireOptions): Promise<PaimonExpiryRange | undefined> {
+  const latest = await latestSnapshotId(io, table);
+  const earliest = await earliestSnapshotId(io, table);
+  if (latest === undefined || earliest === undefined) return undefined;
+  const num = (k: string, d: number) => (options[k] !== undefined ? Number(options[k]) : d);
+  const retainMin = BigInt(o.retainMin ?? num('snapshot.num-retained.min', 10));
+  const retainMax = BigInt(o.retainMax ?? num('snapshot.num-retained.max', 2147483647));
+  if (retainMin < 1n) throw new FloeError('InvalidArgument', `${table}: snapshot.num-retained.min must be at least 1`);
+  if (retainMax < retainMin) throw new FloeError('InvalidArgument', `${table}: snapshot.num-retained.max (${retainMax}) must not be below snapshot.num-retained.min (${retainMin})`);
+  const limit = BigInt(o.expireLimit ?? num('snapshot.expire.limit', 50));
+  const now = o.nowMs ?? Date.now();
+  const olderThan = o.olderThanMs ?? now - parsePaimonDuration(options['snapshot.time-retained'] ?? '1 h', 'snapshot.time-retained');
+
+  const min = latest - retainMax + 1n > earliest ? latest - retainMax + 1n : earliest;
+  let maxExclusive = latest - retainMin + 1n;
+  const consumer = await minConsumerNext(io, table);
+  if (consumer !== undefined && consumer < maxExclusive) maxExclusive = consumer;
+  if (earliest + limit < maxExclusive) maxExclusive = earliest + limit;
+  let end = maxExclusive;
+  for (let id = min; id < maxExclusive; id++) {
+    if ((await io.exists(snapshotPath(table, id))) && (await readSnapshot(io, table, id)).timeMillis >= olderThan) {
+      end = id;
+      break;
+    }
+  }
+  if (end <= earliest) return { earliest, latest, begin: earliest, end: earliest };
+  // a gap below end means everything before it is already gone
+  let begin = earliest;
+  for (let id = end - 1n; id >= earliest; id--) {
+    if (!(await io.exists(snapshotPath(table, id)))) {
+      begin = id + 1n;
+      break;
+    }
+  }
+  return { earliest, latest, begin, end };
+}
+
+/** Locations of data/changelog files by name: one listing of the table's bucket directories. */
+async function bucketFileLocations(io: StoreIO, table: string, names: Set<string>): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (names.size === 0) return out;
+  for await (const f of io.list(table)) {
+    const slash = f.location.lastIndexOf('/');
+    const name = f.location.slice(slash + 1);
+    if (!names.has(name)) continue;
+    const dir = f.location.slice(0, slash);
+    if (!/\/bucket-(-?\d+|postpone)$/.test(dir)) continue;
+    const list = out.get(name) ?? [];
+    list.push(f.location);
+    out.set(name, list);
+  }
+  return out;
+}
+
+export async function expirePaimonSnapshots(io: StoreIO, table: string, o: PaimonExpireOptions = {}): Promise<MaintenanceReport> {
+  const report = newReport('expire', table, o.dryRun ?? false);
+  const pio = paimonIO(io);
+  await refuseBranches(pio, table, 'expire');
+  await refuseDecoupledChangelog(pio, table, 'expire');
+  const options = await latestOptions(pio, table);
+  assertManifestFormat(options, table);
+  const range = await decidePaimonRange(pio, table, options, o);
+  if (!range || range.begin >= range.end) {
+    report.details = { expiredSnapshots: [], earliest: range?.earliest?.toString(), latest: range?.latest?.toString() };
+    return report;
+  }
+
+  // reachable from what stays: snapshots end..latest and every tag
+  // retained: only what they can read (live files, changelog, index files); expired: everything they name
+  const kept = emptyReach();
+  const readKept: ManifestCache = new Map();
+  for (let id = range.end; id <= range.latest; id++) {
+    if (!(await pio.exists(snapshotPath(table, id)))) continue;
+    await addSnapshotReach(pio, table, await readSnapshot(pio, table, id), kept, readKept, 'live');
+  }
+  for (const tag of await readTags(pio, table)) await addSnapshotReach(pio, table, tag, kept, readKept, 'live');
+
+  const expired: PaimonSnapshot[] = [];
+  const gone = emptyReach();
+  const readGone: ManifestCache = new Map();
+  for (let id = range.begin; id < range.end; id++) {
+    const s = await readSnapshot(pio, table, id);
+    expired.push(s);
+    try {
+      await addSnapshotReach(pio, table, s, gone, readGone);
+    } catch (e) {
+      report.warnings.push(`cannot read the files of expired snapshot ${id} (${(e as Error).message}); they are left for remove-orphans`);
+    }
+  }
+
+  const candidates: DeletionCandidate[] = [];
+  const unused = (set: Set<string>, keep: Set<string>) => [...set].filter((n) => !keep.has(n));
+  const size = (n: string) => gone.sizes.get(n);
+  const dataNames = new Set(unused(gone.dataFiles, kept.dataFiles));
+  const locations = await bucketFileLocations(io, table, dataNames);
+  for (const n of dataNames) {
+    for (const loc of locations.get(n) ?? []) {
+      candidates.push({ location: loc, ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'data', reason: 'used only by expired snapshots' });
+    }
+  }
+  for (const x of unused(gone.external, kept.external)) candidates.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
+  for (const n of unused(gone.indexFiles, kept.indexFiles)) {
+    candidates.push({ location: joinPath(table, 'index', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'index', reason: 'index file used only by expired snapshots' });
+  }
+  for (const n of unused(gone.manifests, kept.manifests)) {
+    candidates.push({ location: joinPath(table, 'manifest', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'manifest', reason: 'manifest (list) used only by expired snapshots' });
+  }
+  for (const n of unused(gone.statistics, kept.statistics)) {
+    candidates.push({ location: joinPath(table, 'statistics', n), kind: 'statistics', reason: 'statistics of expired snapshots only' });
+  }
+  for (const s of expired) candidates.push({ location: s.file, kind: 'snapshot', reason: `expired snapshot ${s.id}` });
+  report.candidates = candidates;
+  report.details = {
+    expiredSnapshots: expired.map((s) => s.id.toString()),
+    earliest: range.end.toString(),
+    latest: range.latest.toString(),
+  };
+  if (report.dryRun) return report;
+
+  // commit: drop the snapshot files oldest first, then move EARLIEST; only then delete their files
+  for (const s of expired) await io.remove(s.file);
+  await io.overwrite(joinPath(table, 'snapshot', 'EARLIEST'), Buffer.from(range.end.toString()));
+  const files = candidates.filter((c) => c.kind !== 'snapshot').map((c) => c.location);
+  const outcome = await deleteInBatches(io, files, {
+    ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
+    ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
+  });
+  report.deleted = [...expired.map((s) => s.file), ...outcome.deleted];
+  report.failed = outcome.failed;
+  return report;
+}
+
+export type { ReachableNames };

@@ -1,0 +1,102 @@
+/**
+ * `floe remove-orphans` for Paimon (OrphanFilesClean): files in manifest/, index/, statistics/ and in bucket
+ * directories that no snapshot and no tag names (matched by file name), plus leftover temporary files in
+ * snapshot/ (anything but snapshot-N, EARLIEST, LATEST) — all only when older than the safety window.
+ * schema/, tag/, consumer/ and branch/ are never touched; `*.blob` packs are kept. Tables with branches
+ * or long-lived changelogs are refused (not followed yet). Any unreadable manifest aborts the run.
+ */
+import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
+import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { orphanCutoff } from '../iceberg/orphans.js';
+import { FloeError, isFloeError } from '../../src/errors.js';
+import { addSnapshotReach, emptyReach, readTags, refuseBranches, refuseDecoupledChangelog, type ManifestCache } from './expire-reach.js';
+import { paimonIO } from './expire.js';
+import { assertManifestFormat } from './manifest.js';
+import { listSchemaIds, listSnapshotIds, readSchema, readSnapshot } from './metadata.js';
+
+export interface PaimonOrphanOptions {
+  nowMs?: number;
+  olderThanMs?: number;
+  force?: boolean;
+  dryRun?: boolean;
+  deleteConcurrency?: number;
+  deleteBatchSize?: number;
+}
+
+export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: PaimonOrphanOptions = {}): Promise<MaintenanceReport> {
+  const report = newReport('remove-orphans', table, o.dryRun ?? false);
+  const cutoff = orphanCutoff(o, table);
+  const pio = paimonIO(io);
+  await refuseBranches(pio, table, 'remove-orphans');
+  await refuseDecoupledChangelog(pio, table, 'remove-orphans');
+  const schemaIds = await listSchemaIds(pio, table);
+  if (schemaIds.length === 0) throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
+  assertManifestFormat((await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options, table);
+
+  const used = emptyReach();
+  const read: ManifestCache = new Map();
+  for (const id of await listSnapshotIds(pio, table)) {
+    let snap;
+    try {
+      snap = await readSnapshot(pio, table, id);
+    } catch (e) {
+      if (isFloeError(e, 'NotFound')) continue; // expired concurrently
+      throw e;
+    }
+    await addSnapshotReach(pio, table, snap, used, read);
+  }
+  for (const tag of await readTags(pio, table)) await addSnapshotReach(pio, table, tag, used, read);
+  const usedExternal = new Set([...used.external].map((l) => io.resolve(l)));
+
+  const root = io.resolve(table);
+  const stats = { listed: 0, valid: 0, tooYoung: 0, skipped: 0, orphans: 0 };
+  for await (const f of io.list(table)) {
+    stats.listed++;
+    const rel = f.location.slice(root.length + 1);
+    const parts = rel.split('/');
+    const name = parts[parts.length - 1]!;
+    const top = parts[0]!;
+    let verdict: 'candidate' | 'used' | 'skip';
+    if (parts.length === 2 && top === 'manifest') verdict = used.manifests.has(name) ? 'used' : 'candidate';
+    else if (parts.length === 2 && top === 'index') verdict = used.indexFiles.has(name) ? 'used' : 'candidate';
+    else if (parts.length === 2 && top === 'statistics') verdict = used.statistics.has(name) ? 'used' : 'candidate';
+    else if (parts.length === 2 && top === 'snapshot') verdict = /^snapshot-\d+$|^EARLIEST$|^LATEST$/.test(name) ? 'used' : 'candidate';
+    else if (
+      parts.length >= 2 &&
+      /^bucket-(-?\d+|postpone)$/.test(parts[parts.length - 2]!) &&
+      parts.slice(0, -2).every((p) => p.includes('=')) &&
+      !name.endsWith('.blob')
+    ) {
+      verdict = used.dataFiles.has(name) || usedExternal.has(f.location) ? 'used' : 'candidate';
+    } else verdict = 'skip';
+    if (verdict === 'skip') {
+      stats.skipped++;
+      continue;
+    }
+    if (verdict === 'used') {
+      stats.valid++;
+      continue;
+    }
+    if (f.lastModified.getTime() >= cutoff) {
+      stats.tooYoung++;
+      continue;
+    }
+    stats.orphans++;
+    report.candidates.push({
+      location: f.location,
+      bytes: f.size,
+      kind: top === 'manifest' || top === 'index' || top === 'statistics' || top === 'snapshot' ? top : 'data',
+      reason: `not referenced by any snapshot or tag; last modified ${f.lastModified.toISOString()}`,
+    });
+  }
+  report.details = { olderThan: new Date(cutoff).toISOString(), ...stats };
+  if (report.dryRun || report.candidates.length === 0) return report;
+  const outcome = await deleteInBatches(io, report.candidates.map((c) => c.location), {
+    ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
+    ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
+  });
+  report.deleted = outcome.deleted;
+  report.failed = outcome.failed;
+  return report;
+}

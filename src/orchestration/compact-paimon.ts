@@ -1,0 +1,374 @@
+/**
+ * `floe compact <paimon-table>`: per bucket, the universal picker (primary-key tables) or the append
+ * bin-packing rules choose what to compact; MergeTreeCompactTask's rules split the unit into upgrades
+ * and merges; merged files are written in Paimon's layout; one COMPACT snapshot commits every bucket.
+ *
+ * floe acts as Paimon's dedicated compaction job: `write-only=true` tables are compacted (that option
+ * only stops the writers from compacting). Tables whose compaction must also produce changelog or
+ * deletion vectors, and options floe does not implement, are refused with the reason.
+ */
+import { FloeError, isFloeError } from '../errors.js';
+import type { DecisionStep } from '../planning/plan.js';
+import { decide, pickFull, optionsFromProperties, parseMemorySize, type Run, type UniversalOptions } from '../planning/universal/index.js';
+import { safeEmitter, type ProgressListener } from '../execution/events.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
+import { openPaimonTable, type PaimonFile, type PaimonTable } from '../../connectors/paimon/table.js';
+import { decodeKeys, groupByBucket, partitionFields, sortedRuns, trimmedPrimaryKeyFields } from '../../connectors/paimon/table.js';
+import { paimonIOFromFileIO, defaultIOFor, type PaimonIO } from '../../connectors/paimon/io.js';
+import { partitionPath, POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
+import { mergeEngineOf, createMergeFunction } from '../../connectors/paimon/merge-engines.js';
+import { FILE_KIND_ADD, FILE_KIND_DELETE } from '../../connectors/paimon/manifest.js';
+import { describeSteps, planSteps, runSteps, type CompactStep } from '../../connectors/paimon/compact-pk.js';
+import { DEFAULT_APPEND_TARGET_FILE_SIZE, pickAppend, rewriteAppend } from '../../connectors/paimon/compact-append.js';
+import {
+  FileNamer, arrowTypeForPaimon, dataWriteSettings, paimonStorageFromFileIO, type PaimonStorage, type WrittenDataFile,
+} from '../../connectors/paimon/write-data-file.js';
+import { commitCompaction } from '../../connectors/paimon/commit-compact.js';
+import type { NewManifestEntry } from '../../connectors/paimon/write-manifest.js';
+
+export const DEFAULT_PK_TARGET_FILE_SIZE = 128 * 1024 * 1024;
+
+export interface PaimonCompactOptions {
+  /** Full compaction of every bucket (`triggerCompaction(true)`), instead of what Paimon's picker would do. */
+  full?: boolean;
+  dryRun?: boolean;
+  explain?: boolean;
+  /** The picker's clock (optimization interval, off-peak hours). */
+  nowMs?: number;
+  onProgress?: ProgressListener;
+  /** Table option overrides (e.g. num-sorted-run.compaction-trigger) layered over the table's own. */
+  options?: Record<string, string>;
+  fileIO?: FileIO;
+  io?: PaimonIO;
+  storage?: PaimonStorage;
+  commitUser?: string;
+  maxRetries?: number;
+  /** Test hook passed to the committer. */
+  beforePublish?: (id: bigint) => Promise<void>;
+}
+
+export interface PaimonRunReport {
+  level: number;
+  files: number;
+  bytes: number;
+}
+
+export interface PaimonBucketReport {
+  partition: unknown[];
+  bucket: number;
+  /** Sorted runs before compaction, newest first. */
+  runs: PaimonRunReport[];
+  /** Every gate the picker asked. */
+  decision: DecisionStep[];
+  compact: boolean;
+  outputLevel?: number;
+  dropDelete?: boolean;
+  /** Upgrades and merges the unit turns into. */
+  steps: DecisionStep[];
+  filesBefore: string[];
+  filesAfter: string[];
+}
+
+export interface PaimonCompactReport {
+  table: string;
+  tableKind: 'primary-key' | 'append';
+  mergeEngine?: string;
+  dryRun: boolean;
+  full: boolean;
+  baseSnapshotId?: string;
+  snapshotId?: string;
+  commitAttempts?: number;
+  buckets: PaimonBucketReport[];
+  before: { files: number; bytes: number; records: number };
+  after?: { files: number; bytes: number; records: number };
+  rowsIn: number;
+  rowsOut: number;
+  bytesRead: number;
+  bytesWritten: number;
+  durationMs: number;
+}
+
+const bool = (o: Record<string, string>, k: string) => (o[k] ?? 'false').trim().toLowerCase() === 'true';
+
+/** Throws for tables floe must not compact; the message says why and names the option. */
+export function assertCompactable(table: PaimonTable): void {
+  const o = table.schema.options;
+  const loc = table.location;
+  const refuse = (why: string, option: string): never => {
+    throw new FloeError('Unsupported', `cannot compact Paimon table ${loc}: ${why}`, { context: { table: loc, option, value: o[option] } });
+  };
+  const producer = (o['changelog-producer'] ?? 'none').toLowerCase();
+  if (producer === 'lookup' || producer === 'full-compaction') {
+    refuse(`changelog-producer=${producer} needs compaction to produce changelog files, which floe does not write`, 'changelog-producer');
+  }
+  if (bool(o, 'deletion-vectors.enabled')) refuse('deletion-vectors.enabled=true: floe does not maintain deletion vectors during compaction', 'deletion-vectors.enabled');
+  if (o['record-level.expire-time']) refuse('record-level.expire-time is set; floe does not expire records while compacting', 'record-level.expire-time');
+  if (bool(o, 'row-tracking.enabled')) refuse('row-tracking.enabled=true is not supported', 'row-tracking.enabled');
+  if (bool(o, 'data-evolution.enabled')) refuse('data-evolution.enabled=true is not supported', 'data-evolution.enabled');
+  if (o.bucket !== undefined && Number(o.bucket) === POSTPONE_BUCKET) refuse('bucket=-2 (postpone) tables need their files redistributed into buckets, which floe does not do', 'bucket');
+  if (table.schema.primaryKeys.length) createMergeFunction(table.schema.fields, table.schema.primaryKeys, o, loc);
+  dataWriteSettings(table.schema, loc);
+  for (const f of table.schema.fields) arrowTypeForPaimon(f.type, `cannot compact Paimon table ${loc}: column ${f.name}`);
+  if (table.files.some((f) => f.dv)) refuse('some files carry deletion vectors', 'deletion-vectors.enabled');
+}
+
+function targetFileSize(o: Record<string, string>, pk: boolean): number {
+  const v = o['target-file-size'];
+  return v ? parseMemorySize(v) : pk ? DEFAULT_PK_TARGET_FILE_SIZE : DEFAULT_APPEND_TARGET_FILE_SIZE;
+}
+
+function universalOptions(o: Record<string, string>): UniversalOptions {
+  // floe is the dedicated compactor: write-only only silences the writers.
+  return { ...optionsFromProperties(o), writeOnly: false };
+}
+
+/** Newest creation time among max-level files, converted from Paimon's local-as-UTC stamp (epoch ms). */
+function lastFullCompactionSeed(files: readonly PaimonFile[], maxLevel: number): number | null {
+  let newest = -1;
+  for (const f of files) {
+    const t = f.meta.creationTime;
+    if (f.meta.level === maxLevel && t !== undefined) newest = Math.max(newest, t + new Date(t).getTimezoneOffset() * 60_000);
+  }
+  return newest < 0 ? null : newest;
+}
+
+function stats(files: readonly PaimonFile[]) {
+  return {
+    files: files.length,
+    bytes: files.reduce((n, f) => n + Number(f.meta.fileSize), 0),
+    records: files.reduce((n, f) => n + Number(f.meta.rowCount), 0),
+  };
+}
+
+interface BucketWork {
+  report: PaimonBucketReport;
+  files: PaimonFile[];
+  partitionDir: string;
+  partitionBytes: Uint8Array;
+  totalBuckets: number;
+  steps?: CompactStep[];
+  appendFiles?: PaimonFile[];
+}
+
+export async function compactPaimon(location: string, opts: PaimonCompactOptions = {}): Promise<PaimonCompactReport> {
+  const started = Date.now();
+  const emit = safeEmitter(opts.onProgress);
+  const fileIO = opts.fileIO ?? new FileIO();
+  const io = opts.io ?? (opts.fileIO ? paimonIOFromFileIO(opts.fileIO) : defaultIOFor(location));
+  const table = await openPaimonTable(location, { io });
+  const options = { ...table.schema.options, ...(opts.options ?? {}) };
+  table.schema = { ...table.schema, options };
+  const pk = table.schema.primaryKeys.length > 0;
+  const report: PaimonCompactReport = {
+    table: table.location,
+    tableKind: pk ? 'primary-key' : 'append',
+    dryRun: !!opts.dryRun,
+    full: !!opts.full,
+    buckets: [],
+    before: stats(table.files),
+    rowsIn: 0,
+    rowsOut: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    durationMs: 0,
+  };
+  if (pk) report.mergeEngine = mergeEngineOf(options);
+  if (!table.snapshot) {
+    report.durationMs = Date.now() - started;
+    return report;
+  }
+  report.baseSnapshotId = String(table.snapshot.id);
+  assertCompactable(table);
+
+  const now = opts.nowMs ?? Date.now();
+  const target = targetFileSize(options, pk);
+  const work: BucketWork[] = [];
+  const pTypes = partitionFields(table.schema).map((f) => f.type);
+  const uopts = universalOptions(options);
+  const smallFileRatio = Number(options['compaction.small-file-ratio'] ?? '0.7');
+  const keyTypes = pk ? trimmedPrimaryKeyFields(table.schema).map((f) => f.type) : [];
+
+  for (const g of groupByBucket(table.files)) {
+    if (g.bucket === POSTPONE_BUCKET) {
+      throw new FloeError('Unsupported', `cannot compact Paimon table ${table.location}: it has files in bucket-postpone`, { context: { table: table.location } });
+    }
+    const partitionDir = partitionPath(table.schema.partitionKeys, pTypes, g.partition, options);
+    const base = { partitionDir, partitionBytes: g.partitionBytes, totalBuckets: g.files[0]!.totalBuckets, files: g.files };
+    if (pk) {
+      const runs = sortedRuns(g.files, (f) => decodeKeys(table, f.meta)?.min, keyTypes);
+      const picked: Run<PaimonFile>[] = runs.map((r) => ({ level: r.level, size: r.files.reduce((n, f) => n + Number(f.meta.fileSize), 0), files: r.files }));
+      const bucketReport: PaimonBucketReport = {
+        partition: g.partition,
+        bucket: g.bucket,
+        runs: picked.map((r) => ({ level: r.level, files: r.files!.length, bytes: r.size })),
+        decision: [],
+        compact: false,
+        steps: [],
+        filesBefore: g.files.map((f) => f.meta.fileName),
+        filesAfter: g.files.map((f) => f.meta.fileName),
+      };
+      let unit: { outputLevel: number; files: PaimonFile[]; dropDelete: boolean; maxLevel: number; rewriteOnly?: PaimonFile[] | null } | null = null;
+      if (opts.full) {
+        const numLevels = Math.max(uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1, ...picked.map((r) => r.level + 1));
+        const u = pickFull(numLevels, picked, uopts);
+        bucketReport.decision = u ? u.trail : [{ gate: 'full', detail: 'nothing to compact', outcome: 'skip' }];
+        if (u) unit = { outputLevel: u.outputLevel, files: u.runs.flatMap((r) => [...(r.files ?? [])]), dropDelete: u.dropDelete, maxLevel: numLevels - 1, rewriteOnly: u.rewriteFiles };
+      } else {
+        const numLevels = uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1;
+        const maxLevelForSeed = Math.max(numLevels, ...picked.map((r) => r.level + 1)) - 1;
+        const d = decide(numLevels, picked, uopts, now, { lastFullCompactionMs: lastFullCompactionSeed(g.files, maxLevelForSeed) });
+        bucketReport.decision = d.trail;
+        if (d.pick) unit = { outputLevel: d.pick.outputLevel, files: d.pick.runs.flatMap((r) => [...(r.files ?? [])]), dropDelete: d.pick.dropDelete, maxLevel: d.numLevels - 1 };
+      }
+      const w: BucketWork = { report: bucketReport, ...base };
+      if (unit) {
+        const steps: CompactStep[] = unit.rewriteOnly
+          ? unit.rewriteOnly.map((f) => ({ kind: 'rewrite' as const, sections: [[[f]]], reason: 'full compaction rewrites files in place' }))
+          : planSteps(table, unit.files, {
+              outputLevel: unit.outputLevel,
+              maxLevel: unit.maxLevel,
+              minFileSize: target * smallFileRatio,
+              forceRewriteAllFiles: uopts.forceRewriteAllFiles ?? false,
+            });
+        bucketReport.outputLevel = unit.outputLevel;
+        bucketReport.dropDelete = unit.dropDelete;
+        bucketReport.steps = describeSteps(steps);
+        if (steps.length) {
+          bucketReport.compact = true;
+          w.steps = steps;
+        }
+      }
+      work.push(w);
+    } else {
+      const minFileNum = Number(options['compaction.min.file-num'] ?? '5');
+      const p = pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full });
+      const bucketReport: PaimonBucketReport = {
+        partition: g.partition,
+        bucket: g.bucket,
+        runs: [{ level: 0, files: g.files.length, bytes: stats(g.files).bytes }],
+        decision: p?.trail ?? pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full })?.trail ?? [{ gate: 'result', detail: 'nothing to compact', outcome: 'skip' }],
+        compact: !!p,
+        outputLevel: 0,
+        steps: p ? [{ gate: 'rewrite', detail: `${p.files.length} file(s) concatenated in sequence order`, outcome: 'pick' }] : [],
+        filesBefore: g.files.map((f) => f.meta.fileName),
+        filesAfter: g.files.map((f) => f.meta.fileName),
+      };
+      const w: BucketWork = { report: bucketReport, ...base };
+      if (p) w.appendFiles = p.files;
+      work.push(w);
+    }
+  }
+  report.buckets = work.map((w) => w.report);
+  const todo = work.filter((w) => w.steps || w.appendFiles);
+  emit({ type: 'plan', tasks: todo.length, inputFiles: todo.reduce((n, w) => n + (w.appendFiles?.length ?? w.steps!.length), 0), inputBytes: 0 });
+  if (opts.dryRun || !todo.length) {
+    report.durationMs = Date.now() - started;
+    return report;
+  }
+
+  const storage = opts.storage ?? paimonStorageFromFileIO(fileIO);
+  const settings = dataWriteSettings(table.schema, table.location);
+  const names = new FileNamer(settings);
+  const changes: { deletes: NewManifestEntry[]; adds: NewManifestEntry[] } = { deletes: [], adds: [] };
+  const written: WrittenDataFile[] = [];
+  try {
+    for (const w of todo) {
+      const taskId = `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
+      emit({ type: 'task-start', taskId, inputFiles: w.files.length, inputBytes: 0 });
+      const onFileRead = (path: string, bytes: number, rows: number) => emit({ type: 'file-read', taskId, path, bytes, rows });
+      let before: PaimonFile[];
+      let after;
+      if (w.steps) {
+        const r = await runSteps(
+          {
+            table, storage, settings, names, partitionDir: w.partitionDir, bucket: w.report.bucket,
+            outputLevel: w.report.outputLevel!, dropDelete: w.report.dropDelete!, targetFileSize: target, nowMs: now, onFileRead,
+          },
+          w.steps,
+        );
+        before = r.before;
+        after = r.after;
+        written.push(...r.written);
+        report.rowsIn += r.rowsIn;
+        report.bytesRead += r.bytesRead;
+      } else {
+        const r = await rewriteAppend(
+          { table, storage, settings, names, partitionDir: w.partitionDir, bucket: w.report.bucket, targetFileSize: target, nowMs: now, onFileRead },
+          w.appendFiles!,
+        );
+        before = w.appendFiles!;
+        after = r.after;
+        written.push(...r.written);
+        report.rowsIn += r.rowsIn;
+        report.bytesRead += r.bytesRead;
+      }
+      const newWritten = new Set(written.map((x) => x.meta.fileName));
+      for (const x of written) if (after.some((a) => a.fileName === x.meta.fileName)) emit({ type: 'file-written', taskId, path: x.path, bytes: Number(x.meta.fileSize), rows: Number(x.meta.rowCount) });
+      for (const f of before) changes.deletes.push({ kind: FILE_KIND_DELETE, partition: w.partitionBytes, bucket: w.report.bucket, totalBuckets: f.totalBuckets, file: f.meta });
+      for (const m of after) {
+        changes.adds.push({ kind: FILE_KIND_ADD, partition: w.partitionBytes, bucket: w.report.bucket, totalBuckets: w.totalBuckets, file: m });
+        if (newWritten.has(m.fileName)) {
+          report.rowsOut += Number(m.rowCount);
+          report.bytesWritten += Number(m.fileSize);
+        }
+      }
+      const replaced = new Set(before.map((f) => f.meta.fileName));
+      w.report.filesAfter = [...w.files.filter((f) => !replaced.has(f.meta.fileName)).map((f) => f.meta.fileName), ...after.map((m) => m.fileName)];
+      emit({ type: 'task-done', taskId, outputFiles: after.length, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0 });
+    }
+    const commit = await commitCompaction({
+      table,
+      storage,
+      changes: [...changes.deletes, ...changes.adds],
+      ...(opts.commitUser ? { commitUser: opts.commitUser } : {}),
+      ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
+      ...(opts.beforePublish ? { beforePublish: opts.beforePublish } : {}),
+    });
+    report.snapshotId = String(commit.snapshotId);
+    report.commitAttempts = commit.attempts;
+    emit({ type: 'commit', snapshotId: report.snapshotId, attempt: commit.attempts, groups: todo.length });
+  } catch (e) {
+    // Nothing references the new files unless the snapshot was published (and then we do not get here).
+    if (!(isFloeError(e) && e.kind === 'CommitConflict' && /overwritten/.test(e.message))) {
+      await Promise.all(written.map((w) => storage.delete(w.path).catch(() => undefined)));
+    }
+    throw e;
+  }
+  const replacedIds = new Set(changes.deletes.map((d) => `${d.bucket}|${d.file.fileName}|${d.file.level}`));
+  const remaining = table.files.filter((f) => !replacedIds.has(`${f.bucket}|${f.meta.fileName}|${f.meta.level}`));
+  const afterMetas = [...remaining.map((f) => f.meta), ...changes.adds.map((a) => a.file)];
+  report.after = {
+    files: afterMetas.length,
+    bytes: afterMetas.reduce((n, m) => n + Number(m.fileSize), 0),
+    records: afterMetas.reduce((n, m) => n + Number(m.rowCount), 0),
+  };
+  report.durationMs = Date.now() - started;
+  return report;
+}
+
+const fmtBytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+const fmtPartition = (p: unknown[]) => (p.length ? `[${p.map((v) => (typeof v === 'bigint' ? v.toString() : JSON.stringify(v))).join(', ')}]` : '[]');
+
+/** Text for `floe compact <paimon-table>` (plan, and results when it ran). */
+export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean): string {
+  const lines: string[] = [];
+  const kind = report.tableKind === 'primary-key' ? `primary-key table (merge-engine ${report.mergeEngine})` : 'append table';
+  lines.push(`${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}compaction of Paimon ${kind} ${report.table}`);
+  lines.push(`  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact`);
+  for (const b of report.buckets) {
+    const runs = b.runs.map((r) => `L${r.level}:${r.files}f/${fmtBytes(r.bytes)}`).join(' ');
+    const head = `  partition ${fmtPartition(b.partition)} bucket ${b.bucket}: runs ${runs || '(empty)'}`;
+    lines.push(b.compact ? `${head} → L${b.outputLevel}${b.dropDelete ? ' (drop deletes)' : ''}` : `${head} → nothing to do`);
+    if (explain) {
+      for (const s of b.decision) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
+      for (const s of b.steps) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
+      if (b.compact && !report.dryRun) lines.push(`      files ${b.filesBefore.length} → ${b.filesAfter.length}`);
+    }
+  }
+  const after = report.after ?? report.before;
+  lines.push(`  files ${report.before.files} → ${report.dryRun || !report.after ? '(unchanged)' : after.files}, bytes ${fmtBytes(report.before.bytes)} → ${report.after ? fmtBytes(after.bytes) : '(unchanged)'}, records ${report.before.records} → ${report.after ? after.records : '(unchanged)'}`);
+  if (!report.dryRun && report.snapshotId) {
+    lines.push(`  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (COMPACT${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`);
+  }
+  return lines.join('\n');
+}
