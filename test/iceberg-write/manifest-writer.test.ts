@@ -72,7 +72,7 @@ describe('manifest writer matches Java Iceberg', () => {
         } catch {
           continue;
         }
-        for (const mf of list.records.map((r) => normalizeManifestFile(r))) {
+        for (const mf of list.records.map((r) => normalizeManifestFile(r as unknown as Record<string, unknown>))) {
           const name = path.basename(mf.manifest_path);
           if (!manifests.includes(name)) continue;
           const orig = readAvroContainer<RawManifestEntry>(readFileSync(path.join(dir, name)), name);
@@ -115,7 +115,7 @@ describe('manifest writer matches Java Iceberg', () => {
           parentSnapshotId: parent === 'null' || parent === undefined ? undefined : BigInt(parent),
           sequenceNumber: BigInt(list.metadata['sequence-number'] ?? 0),
           firstRowId: list.metadata['first-row-id'] === undefined ? undefined : BigInt(list.metadata['first-row-id']),
-          manifests: list.records.map((r) => normalizeManifestFile(r)),
+          manifests: list.records.map((r) => normalizeManifestFile(r as unknown as Record<string, unknown>)),
           codec: { codec: 'deflate' },
         });
         const back = readAvroContainer(bytes, 'list');
@@ -125,7 +125,7 @@ describe('manifest writer matches Java Iceberg', () => {
           expect(back.records).toEqual(list.records);
           expect(manifestListSchema(v).avroSchemaText).toBe(list.schemaText);
         } else {
-          expect(back.records).toEqual(list.records.map((r) => normalizeManifestFile(r)));
+          expect(back.records).toEqual(list.records.map((r) => normalizeManifestFile(r as unknown as Record<string, unknown>)));
         }
       }
     });

@@ -103,7 +103,7 @@ async function run(ops: Op[]): Promise<void> {
         ...(op.minKeep !== undefined ? { minSnapshotsToKeep: op.minKeep } : {}),
       });
     } else {
-      await checkExpire(h, op);
+      await checkExpire(h, op as Extract<Op, { kind: 'expire' }>);
     }
   }
   await checkExpire(h, { kind: 'expire', olderThanBack: 0, retainLast: 1, explicit: 1 });
