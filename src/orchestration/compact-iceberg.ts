@@ -20,6 +20,7 @@ import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { parseMetadata } from '../../connectors/iceberg/metadata.js';
+import { findDanglingDeletes } from './dangling-deletes.js';
 import { encodeSingleValue } from '../../connectors/iceberg/write-bounds.js';
 
 export interface CompactOptions {
@@ -33,6 +34,10 @@ export interface CompactOptions {
   maxConcurrentGroups?: number;
   nowMs?: number;
   onProgress?: ProgressListener;
+  /** After rewriting, drop delete files no live data file needs (default true). */
+  removeDanglingDeletes?: boolean;
+  /** Skip rewriting; only drop dangling delete files. */
+  onlyDanglingDeletes?: boolean;
 }
 
 export interface TableStats {
@@ -52,6 +57,8 @@ export interface CompactReport {
   snapshots: string[];
   committedTasks: string[];
   failedTasks: { id: string; reason: string }[];
+  /** Delete files removed (or, in a dry run, removable) because no live data file needs them. */
+  danglingDeletes: string[];
   bytesRead: number;
   bytesWritten: number;
   rowsIn: number;
@@ -84,7 +91,7 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   const emit = safeEmitter(opts.onProgress);
   const model = await loadTableModel(table);
   const before = statsOf(model);
-  const plan = planIceberg(model, opts, now);
+  const plan = opts.onlyDanglingDeletes ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] } : planIceberg(model, opts, now);
   const report: CompactReport = {
     table: table.metadataLocation,
     plan,
@@ -93,6 +100,7 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     snapshots: [],
     committedTasks: [],
     failedTasks: [],
+    danglingDeletes: [],
     bytesRead: 0,
     bytesWritten: 0,
     rowsIn: 0,
@@ -100,7 +108,8 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     durationMs: 0,
   };
   emit({ type: 'plan', tasks: plan.tasks.length, inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0), inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0) });
-  if (opts.dryRun || plan.tasks.length === 0 || model.currentSnapshotId === undefined) {
+  if (opts.dryRun || model.currentSnapshotId === undefined) {
+    if (opts.removeDanglingDeletes !== false) report.danglingDeletes = findDanglingDeletes(model).map((d) => d.path);
     report.durationMs = Date.now() - started;
     return report;
   }
@@ -178,6 +187,7 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     }
   }
   await commitGroups(pending);
+  if (opts.removeDanglingDeletes !== false) await removeDangling(table, out, ops, report, emit);
 
   if (report.snapshots.length > 0) {
     // the table as it stands after our commits, for the before/after summary
@@ -186,6 +196,22 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   }
   report.durationMs = Date.now() - started;
   return report;
+}
+
+/** One extra `replace` commit that drops the delete files no live data file needs any more. */
+async function removeDangling(table: IcebergTable, out: CommitIO, ops: TableOperations, report: CompactReport, emit: ProgressListener): Promise<void> {
+  const now = await ops.refresh();
+  const current = await loadTableModel({ ...table, metadata: parseMetadata(now.metadata, now.location), metadataLocation: now.location });
+  const dangling = findDanglingDeletes(current);
+  if (dangling.length === 0 || current.currentSnapshotId === undefined) return;
+  const res = await new IcebergRewriteCommitter(out, ops).commit({
+    baseSnapshotId: current.currentSnapshotId,
+    groups: [{ id: 'dangling-deletes', replacedDataFiles: [], removedDeleteFiles: dangling.map((d) => d.path), addedDataFiles: [], addedDeleteFiles: [] }],
+    summary: { 'floe.action': 'remove-dangling-deletes' },
+  });
+  report.snapshots.push(res.snapshotId.toString());
+  report.danglingDeletes = dangling.map((d) => d.path);
+  emit({ type: 'commit', snapshotId: res.snapshotId.toString(), attempt: res.attempts, groups: 1 });
 }
 
 async function discard(out: CommitIO, files: NewContentFile[]): Promise<void> {

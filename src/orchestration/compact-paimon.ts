@@ -246,15 +246,15 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
         partition: g.partition,
         bucket: g.bucket,
         runs: [{ level: 0, files: g.files.length, bytes: stats(g.files).bytes }],
-        decision: p?.trail ?? pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full })?.trail ?? [{ gate: 'result', detail: 'nothing to compact', outcome: 'skip' }],
-        compact: !!p,
+        decision: p.trail,
+        compact: p.files.length > 0,
         outputLevel: 0,
-        steps: p ? [{ gate: 'rewrite', detail: `${p.files.length} file(s) concatenated in sequence order`, outcome: 'pick' }] : [],
+        steps: p.files.length ? [{ gate: 'rewrite', detail: `${p.files.length} file(s) concatenated in sequence order`, outcome: 'pick' }] : [],
         filesBefore: g.files.map((f) => f.meta.fileName),
         filesAfter: g.files.map((f) => f.meta.fileName),
       };
       const w: BucketWork = { report: bucketReport, ...base };
-      if (p) w.appendFiles = p.files;
+      if (p.files.length) w.appendFiles = p.files;
       work.push(w);
     }
   }

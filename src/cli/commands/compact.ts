@@ -20,6 +20,8 @@ interface CompactCliOptions extends AccessOptions {
   json?: boolean;
   partialProgress?: boolean;
   maxConcurrentGroups?: string;
+  removeDanglingDeletes?: boolean;
+  danglingDeletes?: boolean;
 }
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -71,6 +73,7 @@ export function renderReport(r: CompactReport): string {
     lines.push(`  read ${formatBytes(r.bytesRead)} (${r.rowsIn} rows), wrote ${formatBytes(r.bytesWritten)} (${r.rowsOut} rows) in ${(r.durationMs / 1000).toFixed(1)} s`);
     lines.push(`  snapshots committed: ${r.snapshots.length ? r.snapshots.join(', ') : 'none'}`);
   }
+  if (r.danglingDeletes.length) lines.push(`  ${r.dryRun ? 'would drop' : 'dropped'} ${r.danglingDeletes.length} dangling delete file(s)`);
   for (const f of r.failedTasks) lines.push(`  FAILED ${f.id}: ${f.reason}`);
   return lines.join('\n');
 }
@@ -87,6 +90,8 @@ export function register(program: Command): void {
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print the report as JSON')
     .option('--partial-progress', 'commit each task as soon as it is written')
+    .option('--remove-dangling-deletes', 'only drop delete files that no live data file needs (no rewriting)')
+    .option('--no-dangling-deletes', 'do not drop dangling delete files after rewriting')
     .option('--max-concurrent-groups <n>', 'tasks rewritten at once', '2')
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
     .option('--catalog <spec>', 'sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table>')
@@ -108,6 +113,8 @@ export function register(program: Command): void {
           dryRun: !!o.dryRun,
           partialProgress: !!o.partialProgress,
           maxConcurrentGroups: Number(o.maxConcurrentGroups ?? 2),
+          onlyDanglingDeletes: !!o.removeDanglingDeletes,
+          removeDanglingDeletes: o.danglingDeletes !== false,
           ...(o.json ? {} : { onProgress: progressRenderer() }),
         });
         if (o.json) {
@@ -131,6 +138,7 @@ function jsonReport(r: CompactReport): unknown {
     snapshots: r.snapshots,
     committedTasks: r.committedTasks,
     failedTasks: r.failedTasks,
+    danglingDeletes: r.danglingDeletes,
     bytesRead: r.bytesRead,
     bytesWritten: r.bytesWritten,
     rowsIn: r.rowsIn,
