@@ -2,15 +2,15 @@
  * Reads Parquet content files column-by-field-id into our value representation (see values.ts).
  *
  * This is the Iceberg reader's own small hyparquet path (used for data files and for position/equality
- * delete files). Known limitation: hyparquet turns DECIMAL into a JS number, so decimals beyond 15
- * significant digits lose precision here; the shared lossless Parquet layer (connectors/formats/parquet)
- * replaces this once its read path is complete.
+ * delete files). hyparquet turns DECIMAL into a JS number (exact only up to ~15 significant digits), so
+ * INT32/INT64/FIXED decimals are read unannotated — as their unscaled integers — and formatted exactly
+ * here: equality keys on wide decimals must neither collapse (over-delete) nor drift between files.
  */
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { FloeError } from '../../src/errors.js';
 import type { Field, FieldType } from '../../src/model/index.js';
-import { decimalToString } from './values.js';
+import { bigIntFromTwosComplement, decimalToString } from './values.js';
 
 interface SchemaElement {
   name: string;
@@ -59,6 +59,25 @@ export function openParquet(bytes: Uint8Array, file: string): ParquetContent {
   return { file, root: buildTree(metadata.schema), numRows: Number(metadata.num_rows), buffer, metadata };
 }
 
+/** A decimal hyparquet would hand back as a lossy number; read unannotated instead (see rawDecimalMetadata). */
+function isRawDecimal(el: SchemaElement): boolean {
+  return (el.converted_type === 'DECIMAL' || el.logical_type?.type === 'DECIMAL') && el.type !== 'BYTE_ARRAY';
+}
+
+/** The footer with decimal annotations dropped from INT32/INT64/FIXED columns: hyparquet then yields unscaled values. */
+function rawDecimalMetadata(pq: ParquetContent): unknown {
+  const md = pq.metadata as { schema: SchemaElement[] };
+  if (!md.schema.some(isRawDecimal)) return md;
+  return {
+    ...md,
+    schema: md.schema.map((el) => {
+      if (!isRawDecimal(el)) return el;
+      const { converted_type: _c, logical_type: _l, ...rest } = el;
+      return rest;
+    }),
+  };
+}
+
 /** Name mapping (table property schema.name-mapping.default) entries. */
 export interface NameMappingEntry {
   'field-id'?: number;
@@ -101,6 +120,7 @@ export async function readColumnsById(
     try {
       rows = (await parquetReadObjects({
         file: pq.buffer,
+        metadata: rawDecimalMetadata(pq),
         columns: names,
         compressors,
         parsers: {
@@ -184,6 +204,13 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
       return isStamp(v) ? rescale(v, 9) : typeof v === 'bigint' ? v : v;
     case 'decimal': {
       const scale = t.scale ?? 0;
+      if (node && isRawDecimal(node.el)) {
+        // unscaled integer at the file's scale (Iceberg never changes a decimal's scale; rescale defensively)
+        let unscaled = typeof v === 'bigint' ? v : v instanceof Uint8Array ? bigIntFromTwosComplement(v) : BigInt(v as number);
+        const fileScale = node.el.scale ?? scale;
+        if (fileScale < scale) unscaled *= 10n ** BigInt(scale - fileScale);
+        return decimalToString(unscaled, fileScale < scale ? scale : fileScale);
+      }
       if (typeof v === 'bigint') return decimalToString(v, scale);
       if (typeof v === 'number') return v.toFixed(scale);
       return String(v);

@@ -26,10 +26,9 @@ import {
   type WrittenParquet,
 } from '../formats/parquet/index.js';
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
-import { DeleteIndex, DeleteLoader, equalityKey } from './deletes.js';
+import { DeleteIndex, DeleteLoader } from './deletes.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata } from './metadata.js';
-import { openParquet, readColumnsById } from './parquet-reader.js';
 import { encodeSingleValue } from './write-bounds.js';
 
 export const ROW_ID_FIELD: Field = { id: 2147483540, name: '_row_id', required: false, type: { kind: 'primitive', name: 'long' } };
@@ -57,6 +56,18 @@ function codecOf(props: Record<string, string>): ParquetCodec {
 function partitionPath(spec: PartitionSpec | undefined, tuple: unknown[]): string {
   if (!spec || spec.fields.length === 0) return '';
   return `${spec.fields.map((f, i) => `${encodeURIComponent(f.name)}=${encodeURIComponent(tuple[i] === null || tuple[i] === undefined ? 'null' : String(tuple[i]))}`).join('/')}/`;
+}
+
+/** A value's exact identity as text; tagged so that values of different kinds never meet. */
+function exactKeyPart(v: unknown): string {
+  if (v === null || v === undefined) return 'N';
+  if (ArrayBuffer.isView(v)) return `x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+  if (typeof v === 'bigint') return `b${v}`;
+  if (typeof v === 'number') return `n${Object.is(v, -0) ? '-0' : v}`; // Java compares doubles with Double.compare: -0 ≠ 0
+  if (typeof v === 'string') return `s${v}`;
+  if (typeof v === 'boolean') return v ? 'T' : 'F';
+  if (v instanceof Date) return `d${v.getTime()}`;
+  return `j${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x))}`;
 }
 
 export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
@@ -105,20 +116,49 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       const k = d.equalityFieldIds.join(',');
       byShape.set(k, [...(byShape.get(k) ?? []), d]);
     }
-    const pq = openParquet(bytes, file.path);
     for (const [, group] of byShape) {
       const fields = group[0]!.equalityFieldIds.map((id) => {
         const f = this.ctx.fieldsById.get(id);
         if (!f) throw new FloeError('Corrupt', `equality delete ${group[0]!.path} uses unknown field id ${id}`, { context: { file: group[0]!.path } });
         return f;
       });
-      const keySets = await Promise.all(group.map((d) => this.loader.equalityKeys(d)));
-      const rows = await readColumnsById(pq, fields);
-      rows.forEach((r, pos) => {
-        const key = equalityKey(r.map((v) => (v === undefined ? null : v)));
+      const keySets = await Promise.all(group.map((d) => this.equalityDeleteKeys(d, fields)));
+      const dataKeys = await this.exactKeys(bytes, file.path, fields);
+      dataKeys.forEach((key, pos) => {
         if (keySets.some((s) => s.has(key))) into.add(pos);
       });
     }
+  }
+
+  private readonly deleteKeyCache = new Map<string, Promise<Set<string>>>();
+
+  /** Keys of an equality delete file, read the same exact way as the data side (see exactKeys). */
+  private equalityDeleteKeys(d: EqualityDeleteFile, fields: Field[]): Promise<Set<string>> {
+    let p = this.deleteKeyCache.get(d.path);
+    if (!p) {
+      p = (async () => {
+        if (d.format !== 'parquet') throw new FloeError('Unsupported', `cannot read equality delete file ${d.path}: ${d.format.toUpperCase()} is not supported yet`, { context: { file: d.path } });
+        return new Set(await this.exactKeys(await this.ctx.io.read(d.path), d.path, fields));
+      })();
+      this.deleteKeyCache.set(d.path, p);
+    }
+    return p;
+  }
+
+  /**
+   * One equality key per row of a Parquet file, over `fields`, through the lossless Parquet layer with
+   * both sides cast to the same (current) types. Not the Iceberg reader's hyparquet path: that one turns
+   * wide decimals into doubles and non-UTF-8 binary into U+FFFD, so distinct keys would collide and a
+   * rewrite would drop live rows that no reader deletes.
+   */
+  private async exactKeys(bytes: Uint8Array, path: string, fields: Field[]): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const rg of iterateRowGroups(bytes, path, { fieldIds: fields.map((f) => f.id), nameMapping: this.ctx.nameMapping })) {
+      const t = castToSchema(rg.table, fields, path);
+      const cols = fields.map((_, i) => t.getChildAt(i));
+      for (let r = 0; r < t.numRows; r++) keys.push(cols.map((c) => exactKeyPart(c?.get(r))).join('\u0000'));
+    }
+    return keys;
   }
 
   async *batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch> {

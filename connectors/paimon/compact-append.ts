@@ -27,11 +27,12 @@ function bySequence(a: PaimonFile, b: PaimonFile): number {
 }
 
 export interface AppendPick {
+  /** Empty when nothing is worth compacting. */
   files: PaimonFile[];
   trail: DecisionStep[];
 }
 
-export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; full: boolean }): AppendPick | null {
+export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; full: boolean }): AppendPick {
   const sorted = [...files].sort(bySequence);
   const trail: DecisionStep[] = [{ gate: 'input', detail: `${sorted.length} file(s), target ${o.targetFileSize} B, min file num ${o.minFileNum}`, outcome: 'info' }];
   if (o.full) {
@@ -45,7 +46,7 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
       return { files: rest, trail };
     }
     trail.push({ gate: 'full', detail: `${small} small vs ${big} large of ${rest.length} file(s) after skipping ${i}: nothing worth compacting`, outcome: 'skip' });
-    return null;
+    return { files: [], trail };
   }
   const window: PaimonFile[] = [];
   let total = 0;
@@ -59,7 +60,7 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
     if (total >= o.targetFileSize) total -= Number(window.shift()!.meta.fileSize);
   }
   trail.push({ gate: 'min-file-num', detail: `no window of ${o.minFileNum} files below the target size`, outcome: 'skip' });
-  return null;
+  return { files: [], trail };
 }
 
 export interface AppendRewriteContext {

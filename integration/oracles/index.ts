@@ -347,6 +347,12 @@ export const javaPaimon = {
     const r = await runJava('paimon-read', warehouse, snapshotArgs(table), { database: table.database, table: table.table });
     return parseLines(r.stdout);
   },
+
+  /** Paimon's own compaction of every partition/bucket (full by default), one commit. */
+  async compact(warehouse: string, table: { database?: string; table?: string; full?: boolean } = {}): Promise<{ snapshotId: string | null }> {
+    const r = await runJava('paimon-compact', warehouse, [], { database: table.database, table: table.table, full: table.full ?? true });
+    return parseJson('java oracle', warehouse, r);
+  },
 };
 
 // ------------------------------------------------------------------ Python oracles
