@@ -46,6 +46,13 @@ export interface TieredPolicy {
   maxInputBytesPerThread: number;
   /** Optimizer threads the plan may use (Amoro: the group's thread count, ≥ 1). */
   availableCores: number;
+  /**
+   * `self-optimizing.minor.fragment-size-ratio` (floe; percent, default 1; -1 = Amoro's merge-everything): in a minor optimize,
+   * fragments without deletes are merged smallest first, and a larger fragment joins only while its size is
+   * ≤ the sum taken so far × (100 + ratio) / 100 — Paimon's size-ratio rule. Amoro re-merges the growing
+   * output with every new batch of fragments (quadratic write amplification); size tiers make it logarithmic.
+   */
+  fragmentSizeRatioPercent: number;
 }
 
 export const TIERED_DEFAULTS: Readonly<TieredPolicy> = Object.freeze({
@@ -63,6 +70,7 @@ export const TIERED_DEFAULTS: Readonly<TieredPolicy> = Object.freeze({
   openFileCostBytes: 4 * MiB,
   maxInputBytesPerThread: 512 * MiB,
   availableCores: 1,
+  fragmentSizeRatioPercent: 1,
 });
 
 export const TIERED_KEYS = Object.freeze({
@@ -81,6 +89,7 @@ export const TIERED_KEYS = Object.freeze({
   openFileCost: 'read.split.open-file-cost',
   maxInputPerThread: 'self-optimizing.max-input-file-size-per-thread',
   availableCores: 'self-optimizing.available-cores',
+  fragmentSizeRatio: 'self-optimizing.minor.fragment-size-ratio',
 });
 
 function raw(props: Record<string, string>, key: string): string | undefined {
@@ -144,6 +153,7 @@ export function tieredPolicyFromProperties(props: Record<string, string>): Tiere
     openFileCostBytes: intProp(props, k.openFileCost, d.openFileCostBytes),
     maxInputBytesPerThread: intProp(props, k.maxInputPerThread, d.maxInputBytesPerThread),
     availableCores: numberProp(props, k.availableCores, d.availableCores),
+    fragmentSizeRatioPercent: numberProp(props, k.fragmentSizeRatio, d.fragmentSizeRatioPercent),
   };
   const filter = raw(props, k.filter);
   if (filter) p.filter = filter;

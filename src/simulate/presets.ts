@@ -60,9 +60,15 @@ const AMORO_STUDY: PolicySpec = {
  */
 const FLOE_TIERED: PolicySpec = {
   name: 'floe-tiered',
-  description: 'floe tiered (minor trigger 12, checked every minute)',
+  description: 'floe tiered (minor trigger 12, size-tiered fragment merge, checked every minute)',
   planner: 'tiered',
-  properties: { 'self-optimizing.target-size': TARGET, 'self-optimizing.minor.trigger.file-count': 12 },
+  // size tiers: a grown fragment is re-merged only once as many bytes of smaller fragments have gathered
+  // (Paimon's size-ratio rule, ratio 1%), which keeps write amplification logarithmic instead of quadratic
+  properties: {
+    'self-optimizing.target-size': TARGET,
+    'self-optimizing.minor.trigger.file-count': 12,
+    'self-optimizing.minor.fragment-size-ratio': 1,
+  },
   schedule: { kind: 'periodic', everyMinutes: 1 },
 };
 

@@ -45,7 +45,7 @@ function gates(t: RewriteTask | Plan): string[] {
 }
 
 describe('tiered policy from properties', () => {
-  it('has Amoro defaults', () => {
+  it('has Amoro defaults (plus floe\'s size-tiered fragment merge)', () => {
     const p = tieredPolicyFromProperties({});
     expect(p).toEqual({
       enabled: true,
@@ -62,6 +62,7 @@ describe('tiered policy from properties', () => {
       openFileCostBytes: 4194304,
       maxInputBytesPerThread: 536870912,
       availableCores: 1,
+      fragmentSizeRatioPercent: 1,
     });
   });
 
@@ -461,5 +462,41 @@ describe('state', () => {
   it('refuses Paimon tables', () => {
     const t = { ...makeTable(), format: 'paimon' as const };
     expect(() => planTiered(t, policy(), NOW)).toThrow(/Iceberg/);
+  });
+});
+
+describe('floe size-tiered fragment merge (self-optimizing.minor.fragment-size-ratio)', () => {
+  // 12 fragments of 100 KiB written since the last merge, and one 1,100 KiB fragment that earlier merges grew
+  const small = Array.from({ length: 12 }, (_, i) => dataFile({ path: `s${i}`, size: 100 * KiB }));
+  const grown = dataFile({ path: 'grown', size: 1100 * KiB });
+  const table = makeTable({ dataFiles: [...small, grown] });
+
+  it('merges the new fragments and lets the grown one wait (12 × 100 KiB = 1,200 KiB ≥ 1,100 KiB joins)', () => {
+    // sorted: 100 ×12 then 1100; the running sum reaches 1,200 KiB ≥ 1,100 KiB × 100/101, so the grown
+    // fragment joins: it has as many bytes of peers as it holds itself
+    const plan = planTiered(table, policy({ fragmentSizeRatioPercent: 1 }), NOW);
+    expect(plan.tasks.flatMap((t) => paths(t.inputs)).sort()).toEqual([...paths(small), 'grown'].sort());
+  });
+
+  it('keeps the grown fragment out while the new ones hold fewer bytes than it does', () => {
+    const big = dataFile({ path: 'big', size: 5 * MiB });
+    const plan = planTiered(makeTable({ dataFiles: [...small, big] }), policy({ fragmentSizeRatioPercent: 1 }), NOW);
+    // 12 × 100 KiB = 1,200 KiB < 5 MiB / 1.01: only the small ones are merged
+    expect(plan.tasks.flatMap((t) => paths(t.inputs)).sort()).toEqual(paths(small).sort());
+    expect(plan.tasks[0]!.kind).toBe('minor');
+    expect(gates(plan.tasks[0]!).concat(plan.trail.map((s) => `${s.gate}:${s.outcome}`))).toContain('size-tier:skip');
+  });
+
+  it('-1 restores Amoro: every fragment is merged, the grown one included', () => {
+    const big = dataFile({ path: 'big', size: 5 * MiB });
+    const plan = planTiered(makeTable({ dataFiles: [...small, big] }), policy({ fragmentSizeRatioPercent: -1 }), NOW);
+    expect(plan.tasks.flatMap((t) => paths(t.inputs)).sort()).toEqual([...paths(small), 'big'].sort());
+  });
+
+  it('never holds back a fragment that has deletes to apply', () => {
+    const big = dataFile({ path: 'big', size: 5 * MiB, seq: 1 });
+    const del = posDelete({ path: 'pd', seq: 2, referencedDataFile: 'big' });
+    const plan = planTiered(makeTable({ dataFiles: [...small, big], deleteFiles: [del] }), policy({ fragmentSizeRatioPercent: 1 }), NOW);
+    expect(plan.tasks.flatMap((t) => paths(t.inputs))).toContain('big');
   });
 });

@@ -64,6 +64,37 @@ function unionDeletes(members: readonly FileWithDeletes[]): DeleteFile[] {
   return out;
 }
 
+/**
+ * floe's size-tiered minor merge (`self-optimizing.minor.fragment-size-ratio` ≥ 0): fragments without deletes
+ * are taken smallest first while the next one is at most the running sum × (100 + ratio) / 100; larger
+ * fragments wait until enough smaller content has accumulated. Files with deletes and segments are always kept.
+ */
+function sizeTieredFragments(e: PartitionEvaluation, policy: TieredPolicy, dropped: DecisionStep[]): FileWithDeletes[] {
+  const ratio = policy.fragmentSizeRatioPercent;
+  if (ratio < 0) return e.rewrite;
+  const always: FileWithDeletes[] = [];
+  const tierable: FileWithDeletes[] = [];
+  for (const m of e.rewrite) (m.deletes.length === 0 && !e.rewriteIsSegment.has(m.file) ? tierable : always).push(m);
+  tierable.sort((a, b) => a.file.sizeBytes - b.file.sizeBytes);
+  let taken = 0;
+  let sum = 0;
+  for (const m of tierable) {
+    if (taken >= 2 && m.file.sizeBytes > (sum * (100 + ratio)) / 100) break;
+    taken++;
+    sum += m.file.sizeBytes;
+  }
+  const waiting = tierable.slice(taken);
+  if (waiting.length > 0) {
+    dropped.push({
+      gate: 'size-tier',
+      detail: `${waiting.length} larger fragment(s) wait: the next one (${waiting[0]!.file.sizeBytes} bytes) exceeds ${sum} bytes of smaller fragments × ${(100 + ratio) / 100}`,
+      outcome: 'skip',
+      values: { waiting: waiting.length, takenBytes: sum, nextBytes: waiting[0]!.file.sizeBytes },
+    });
+  }
+  return [...always, ...tierable.slice(0, taken)];
+}
+
 /** Splits one partition into task drafts, and reports the drafts it dropped. */
 function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts: Draft[]; dropped: DecisionStep[] } {
   const capacity = Math.max(policy.targetSizeBytes, policy.maxTaskSizeBytes);
@@ -100,7 +131,8 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
       }
     }
   }
-  for (const bin of firstFitPack(e.rewrite, size, capacity, policy.maxFileCount)) {
+  const toRewrite = e.full ? e.rewrite : sizeTieredFragments(e, policy, dropped);
+  for (const bin of firstFitPack(toRewrite, size, capacity, policy.maxFileCount)) {
     const segments = bin.filter((m) => e.rewriteIsSegment.has(m.file)).length;
     const kind: TaskKind = e.full ? 'full' : segments > 0 ? 'major' : 'minor';
     const what = e.full
