@@ -81,7 +81,7 @@ export function renderReport(r: CompactReport): string {
 export function register(program: Command): void {
   program
     .command('compact <table>')
-    .description('compact small files and apply deletes, then commit a replace snapshot')
+    .description('Compact small files and apply deletes, then commit a replace snapshot (Iceberg) or a COMPACT snapshot (Paimon)')
     .option('--strategy <name>', 'tiered (self-optimizing) or binpack', 'tiered')
     .option('--where <predicate>', 'only files whose partition matches, e.g. "region = \'eu\'"')
     .option('--target-size <size>', 'target file size (e.g. 128MB)')

@@ -28,7 +28,7 @@ async function fingerprint(table: IcebergTable): Promise<{ rows: number; digest:
 export function register(program: Command): void {
   program
     .command('demo [warehouse]')
-    .description('seed a local warehouse with a fragmented Iceberg table, then compact it and verify the rows')
+    .description('Seed a local warehouse with a fragmented Iceberg table, then compact it and verify the rows')
     .option('--strategy <name>', 'tiered or binpack', 'tiered')
     .action(async (warehouse: string | undefined, o: { strategy: string }) => {
       const dir = warehouse ?? './warehouse';

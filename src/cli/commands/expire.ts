@@ -62,7 +62,7 @@ export async function expireAction(ref: string, o: ExpireCliOptions): Promise<Ma
 export function register(program: Command): void {
   program
     .command('expire <table>')
-    .description('expire old snapshots by the table\'s retention settings, then delete files only they referenced')
+    .description('Expire old snapshots by the table\'s retention settings, then delete files only they referenced')
     .option('--older-than <time>', 'expire snapshots older than this: ISO time, epoch ms, or a duration back from now (5d, 36h)')
     .option('--retain-last <n>', 'keep at least n snapshots per branch (Iceberg) / snapshot.num-retained.min (Paimon)')
     .option('--snapshot-ids <ids>', 'Iceberg: also expire these snapshot ids (comma-separated); ref heads are refused')

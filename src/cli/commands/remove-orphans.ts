@@ -53,7 +53,7 @@ export async function removeOrphansAction(ref: string, o: RemoveOrphansCliOption
 export function register(program: Command): void {
   program
     .command('remove-orphans <table>')
-    .description('delete files in the table\'s locations that nothing references and that are older than the safety window')
+    .description('Delete files in the table\'s locations that nothing references and that are older than the safety window')
     .option('--older-than <time>', 'only files modified before this: ISO time, epoch ms or a duration back from now (default 3d; less than 24h needs --force)')
     .option('--force', 'allow a window shorter than 24 hours (only when no writer can be running)')
     .option('--prefix-mismatch <mode>', 'a file whose path matches a referenced file under another scheme/authority: error (default), ignore or delete', 'error')
