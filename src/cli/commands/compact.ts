@@ -9,6 +9,8 @@ import { compactIceberg, type CompactReport } from '../../orchestration/compact-
 import { openIcebergForWrite, requireCommitOps, type AccessOptions } from '../table-access.js';
 import { formatBytes, progressRenderer } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
+import { compactPaimon, renderPaimonPlan } from '../../orchestration/compact-paimon.js';
+import { detectPaimon, paimonFileIO } from '../paimon-view.js';
 
 interface CompactCliOptions extends AccessOptions {
   strategy: string;
@@ -22,6 +24,7 @@ interface CompactCliOptions extends AccessOptions {
   maxConcurrentGroups?: string;
   removeDanglingDeletes?: boolean;
   danglingDeletes?: boolean;
+  full?: boolean;
 }
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -93,10 +96,33 @@ export function register(program: Command): void {
     .option('--remove-dangling-deletes', 'only drop delete files that no live data file needs (no rewriting)')
     .option('--no-dangling-deletes', 'do not drop dangling delete files after rewriting')
     .option('--max-concurrent-groups <n>', 'tasks rewritten at once', '2')
+    .option('--full', 'Paimon: full compaction of every bucket instead of what the universal picker chooses')
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
     .option('--catalog <spec>', 'sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table>')
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
+    .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
+    .option('--warehouse <name>', 'REST catalog warehouse')
     .action(async (ref: string, o: CompactCliOptions) => {
       const options = parseOptions(o.option);
+      if (!o.catalog) {
+        const files = paimonFileIO(o.locationMap);
+        try {
+          if (await detectPaimon(ref, files)) {
+            const report = await compactPaimon(ref, {
+              full: !!o.full,
+              dryRun: !!o.dryRun,
+              explain: !!o.explain,
+              options,
+              fileIO: files,
+              ...(o.json ? {} : { onProgress: progressRenderer() }),
+            });
+            process.stdout.write(o.json ? `${stringifyJsonLossless(report, 2)}\n` : `${renderPaimonPlan(report, !!o.explain)}\n`);
+            return;
+          }
+        } finally {
+          files.destroy();
+        }
+      }
       if (o.targetSize) {
         const bytes = String(parseSize(o.targetSize));
         options['self-optimizing.target-size'] ??= bytes;
