@@ -88,6 +88,7 @@ export interface PaimonCompactReport {
   durationMs: number;
 }
 
+const isRemote = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file:');
 const bool = (o: Record<string, string>, k: string) => (o[k] ?? 'false').trim().toLowerCase() === 'true';
 
 /** Throws for tables floe must not compact; the message says why and names the option. */
@@ -152,9 +153,18 @@ interface BucketWork {
 
 export async function compactPaimon(location: string, opts: PaimonCompactOptions = {}): Promise<PaimonCompactReport> {
   const started = Date.now();
-  const emit = safeEmitter(opts.onProgress);
+  // A FileIO we create is ours to close (S3 clients keep sockets open); a caller's stays open.
+  const ownFileIO = !opts.fileIO;
   const fileIO = opts.fileIO ?? new FileIO();
-  const io = opts.io ?? (opts.fileIO ? paimonIOFromFileIO(opts.fileIO) : defaultIOFor(location));
+  try {
+    return await compactWith(location, opts, fileIO, opts.io ?? (opts.fileIO || isRemote(location) ? paimonIOFromFileIO(fileIO) : defaultIOFor(location)), started);
+  } finally {
+    if (ownFileIO) fileIO.destroy();
+  }
+}
+
+async function compactWith(location: string, opts: PaimonCompactOptions, fileIO: FileIO, io: PaimonIO, started: number): Promise<PaimonCompactReport> {
+  const emit = safeEmitter(opts.onProgress);
   const table = await openPaimonTable(location, { io });
   const options = { ...table.schema.options, ...(opts.options ?? {}) };
   table.schema = { ...table.schema, options };
@@ -260,7 +270,10 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
   }
   report.buckets = work.map((w) => w.report);
   const todo = work.filter((w) => w.steps || w.appendFiles);
-  emit({ type: 'plan', tasks: todo.length, inputFiles: todo.reduce((n, w) => n + (w.appendFiles?.length ?? w.steps!.length), 0), inputBytes: 0 });
+  const inputsOf = (w: BucketWork): PaimonFile[] =>
+    w.appendFiles ?? w.steps!.flatMap((s) => (s.kind === 'upgrade' ? [s.file] : s.sections.flat(2)));
+  const bytesOf = (fs: PaimonFile[]) => fs.reduce((n, f) => n + Number(f.meta.fileSize), 0);
+  emit({ type: 'plan', tasks: todo.length, inputFiles: todo.reduce((n, w) => n + inputsOf(w).length, 0), inputBytes: todo.reduce((n, w) => n + bytesOf(inputsOf(w)), 0) });
   if (opts.dryRun || !todo.length) {
     report.durationMs = Date.now() - started;
     return report;
@@ -274,7 +287,9 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
   try {
     for (const w of todo) {
       const taskId = `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
-      emit({ type: 'task-start', taskId, inputFiles: w.files.length, inputBytes: 0 });
+      const inputs = inputsOf(w);
+      emit({ type: 'task-start', taskId, inputFiles: inputs.length, inputBytes: bytesOf(inputs) });
+      const mark = { rowsIn: report.rowsIn, bytesRead: report.bytesRead, rowsOut: report.rowsOut, bytesWritten: report.bytesWritten };
       const onFileRead = (path: string, bytes: number, rows: number) => emit({ type: 'file-read', taskId, path, bytes, rows });
       let before: PaimonFile[];
       let after;
@@ -314,7 +329,11 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
       }
       const replaced = new Set(before.map((f) => f.meta.fileName));
       w.report.filesAfter = [...w.files.filter((f) => !replaced.has(f.meta.fileName)).map((f) => f.meta.fileName), ...after.map((m) => m.fileName)];
-      emit({ type: 'task-done', taskId, outputFiles: after.length, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0 });
+      emit({
+        type: 'task-done', taskId, outputFiles: after.length,
+        bytesRead: report.bytesRead - mark.bytesRead, bytesWritten: report.bytesWritten - mark.bytesWritten,
+        rowsIn: report.rowsIn - mark.rowsIn, rowsOut: report.rowsOut - mark.rowsOut,
+      });
     }
     const commit = await commitCompaction({
       table,

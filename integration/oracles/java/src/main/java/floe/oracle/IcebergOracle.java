@@ -65,11 +65,22 @@ import org.apache.iceberg.types.Types;
 final class IcebergOracle {
   private final Configuration conf = new Configuration();
   private long fileCounter = 0;
+  /** When set, locations are catalog identifiers ("ns.table") instead of table directories. */
+  private final org.apache.iceberg.catalog.Catalog catalog;
+
+  IcebergOracle() {
+    this(null);
+  }
+
+  IcebergOracle(org.apache.iceberg.catalog.Catalog catalog) {
+    this.catalog = catalog;
+  }
 
   // ---------------------------------------------------------------- loading
 
   /** A table directory (Hadoop table) or a metadata JSON file (read-only static table). */
   Table load(String location) {
+    if (catalog != null) return catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(location));
     if (location.endsWith(".metadata.json")) {
       StaticTableOperations ops = new StaticTableOperations(location, new HadoopFileIO(conf));
       return new BaseTable(ops, location);
@@ -103,7 +114,7 @@ final class IcebergOracle {
     if (spec.has("schema")) {
       table = create(location, spec);
     } else {
-      table = new HadoopTables(conf).load(location);
+      table = catalog != null ? load(location) : new HadoopTables(conf).load(location);
     }
     ArrayNode results = Canon.nodes().arrayNode();
     for (JsonNode op : spec.path("ops")) {
@@ -150,6 +161,7 @@ final class IcebergOracle {
     Map<String, String> props = new HashMap<>();
     props.put(TableProperties.FORMAT_VERSION, Integer.toString(spec.path("formatVersion").asInt(2)));
     spec.path("properties").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+    if (catalog != null) return CatalogOracle.create(catalog, location, schema, pb.build(), props);
     return new HadoopTables(conf).create(schema, pb.build(), SortOrder.unsorted(), props, location);
   }
 

@@ -24,7 +24,12 @@ import java.util.Map;
  *                                 or {tables: [spec, ...]} (prints an array of results)
  *   paimon-read    WAREHOUSE      spec {database, table}  [--snapshot ID] [--count]
  *   paimon-compact WAREHOUSE      spec {database, table, full?: true}  (Paimon's own compaction, one commit)
+ *   rest-server    WAREHOUSE      --backend jdbc:sqlite:FILE: REST catalog server on 127.0.0.1; prints
+ *                                 {"port","uri"}, serves until stdin closes (not available under `serve`)
  * </pre>
+ *
+ * The iceberg-* commands take {@code --catalog jdbc:sqlite:FILE|rest:URL [--warehouse DIR]
+ * [--catalog-name NAME]} to go through a catalog; the table argument is then {@code ns.table}.
  *
  * Write commands print one JSON object; read commands print sorted canonical JSON lines (or {"count":N}).
  * Failures print {"error": ...} on stderr and exit 1.
@@ -39,6 +44,15 @@ public final class Main {
     try {
       if (argv.length > 0 && argv[0].equals("serve")) {
         serve(out);
+        System.exit(0);
+      }
+      if (argv.length > 0 && argv[0].equals("rest-server")) {
+        Map<String, String> f = new HashMap<>();
+        for (int i = 2; i + 1 < argv.length; i += 2) f.put(argv[i], argv[i + 1]);
+        if (argv.length < 2 || !f.containsKey("--backend")) {
+          throw new IllegalArgumentException("usage: rest-server WAREHOUSE --backend jdbc:sqlite:FILE");
+        }
+        CatalogOracle.serveRest(argv[1], f.get("--backend"), out, System.in);
         System.exit(0);
       }
       run(argv, out, null);
@@ -112,34 +126,21 @@ public final class Main {
     Long snapshot = flags.containsKey("snapshot") ? Long.valueOf(flags.get("snapshot")) : null;
     boolean count = flags.containsKey("count");
 
+    if (flags.containsKey("catalog") && cmd.startsWith("iceberg-")) {
+      org.apache.iceberg.catalog.Catalog catalog =
+          CatalogOracle.open(flags.get("catalog"), flags.get("warehouse"), flags.getOrDefault("catalog-name", "oracle"));
+      try {
+        runIceberg(cmd, location, flags, inline, out, new IcebergOracle(catalog), snapshot, count);
+      } finally {
+        CatalogOracle.close(catalog);
+      }
+      return;
+    }
+    if (cmd.startsWith("iceberg-")) {
+      runIceberg(cmd, location, flags, inline, out, new IcebergOracle(), snapshot, count);
+      return;
+    }
     switch (cmd) {
-      case "iceberg-write":
-      case "iceberg-ops":
-        out.println(new IcebergOracle().write(location, spec(flags, inline)).toString());
-        break;
-      case "iceberg-append":
-        {
-          ObjectNode s = Canon.nodes().objectNode();
-          ArrayNode ops = s.putArray("ops");
-          ops.addObject().put("op", "append").set("rows", spec(flags, inline).get("rows"));
-          out.println(new IcebergOracle().write(location, s).toString());
-          break;
-        }
-      case "iceberg-delete":
-        {
-          JsonNode in = spec(flags, inline);
-          String mode = in.path("mode").asText("eq");
-          ObjectNode op = ((ObjectNode) in.deepCopy());
-          op.remove("mode");
-          op.put("op", mode.equals("pos") ? "delete-pos" : "delete-eq");
-          ObjectNode s = Canon.nodes().objectNode();
-          s.putArray("ops").add(op);
-          out.println(new IcebergOracle().write(location, s).toString());
-          break;
-        }
-      case "iceberg-read":
-        emit(out, new IcebergOracle().read(location, snapshot), count);
-        break;
       case "paimon-write":
         {
           // {"tables": [spec, ...]} writes several tables in one JVM start (tests are CPU-bound).
@@ -164,6 +165,49 @@ public final class Main {
         try (PaimonOracle p = new PaimonOracle(location)) {
           emit(out, p.read(spec(flags, inline), snapshot), count);
         }
+        break;
+      default:
+        throw new IllegalArgumentException("unknown command " + cmd);
+    }
+  }
+
+  private static void runIceberg(
+      String cmd,
+      String location,
+      Map<String, String> flags,
+      JsonNode inline,
+      PrintStream out,
+      IcebergOracle oracle,
+      Long snapshot,
+      boolean count)
+      throws Exception {
+    switch (cmd) {
+      case "iceberg-write":
+      case "iceberg-ops":
+        out.println(oracle.write(location, spec(flags, inline)).toString());
+        break;
+      case "iceberg-append":
+        {
+          ObjectNode s = Canon.nodes().objectNode();
+          ArrayNode ops = s.putArray("ops");
+          ops.addObject().put("op", "append").set("rows", spec(flags, inline).get("rows"));
+          out.println(oracle.write(location, s).toString());
+          break;
+        }
+      case "iceberg-delete":
+        {
+          JsonNode in = spec(flags, inline);
+          String mode = in.path("mode").asText("eq");
+          ObjectNode op = ((ObjectNode) in.deepCopy());
+          op.remove("mode");
+          op.put("op", mode.equals("pos") ? "delete-pos" : "delete-eq");
+          ObjectNode s = Canon.nodes().objectNode();
+          s.putArray("ops").add(op);
+          out.println(oracle.write(location, s).toString());
+          break;
+        }
+      case "iceberg-read":
+        emit(out, oracle.read(location, snapshot), count);
         break;
       default:
         throw new IllegalArgumentException("unknown command " + cmd);

@@ -252,7 +252,9 @@ final class PaimonOracle implements AutoCloseable {
           new Object[] {e.partition(), e.bucket()});
     }
     BatchWriteBuilder builder = table.newBatchWriteBuilder();
-    try (BatchTableWrite write = builder.newWrite()) {
+    // Lookup-based compaction (first-row, lookup changelog) spills to local disk.
+    String tmp = System.getProperty("java.io.tmpdir");
+    try (BatchTableWrite write = (BatchTableWrite) builder.newWrite().withIOManager(org.apache.paimon.disk.IOManager.create(tmp))) {
       for (Object[] t : targets.values()) {
         write.compact((org.apache.paimon.data.BinaryRow) t[0], (Integer) t[1], full);
       }
