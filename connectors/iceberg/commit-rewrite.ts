@@ -29,6 +29,7 @@ import {
   STATUS_ADDED,
   STATUS_DELETED,
   STATUS_EXISTING,
+  assignFirstRowIds,
   avroCodecFromProperty,
   normalizeManifestFile,
   writeManifest,
@@ -377,16 +378,7 @@ export class IcebergRewriteCommitter {
     // v3 row lineage: data manifests without first_row_id get one, advancing next-row-id
     let firstRowId: bigint | undefined;
     let addedRows = 0n;
-    if (v >= 3) {
-      firstRowId = toBigInt(meta['next-row-id'] ?? 0, 'next-row-id');
-      let next = firstRowId;
-      for (const m of outManifests) {
-        if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;
-        m.first_row_id = next;
-        next += m.added_rows_count + m.existing_rows_count;
-      }
-      addedRows = next - firstRowId;
-    }
+    if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(outManifests, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
 
     const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
     const listBytes = await writeManifestList({

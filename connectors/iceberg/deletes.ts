@@ -206,8 +206,10 @@ export function requireParquet(path: string, format: string): void {
 function keyPart(v: unknown): string {
   if (v === null || v === undefined) return 'N'; // NULL matches NULL in equality deletes
   if (typeof v === 'bigint') return `i${v}`;
-  if (typeof v === 'number') return Number.isInteger(v) ? `i${v}` : `f${v}`;
-  if (typeof v === 'string') return `s${v}`;
+  // -0 ≠ 0, as Java's Double.compare sees it (and as the rewrite path keys it)
+  if (typeof v === 'number') return Object.is(v, -0) ? 'f-0' : Number.isInteger(v) ? `i${v}` : `f${v}`;
+  // length-prefixed: a string may contain the separator, and ('a\0sb','c') must not equal ('a','b\0sc')
+  if (typeof v === 'string') return `s${v.length}:${v}`;
   if (typeof v === 'boolean') return v ? 'T' : 'F';
   if (v instanceof Uint8Array) return `b${Buffer.from(v).toString('hex')}`;
   return `j${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x instanceof Map ? [...x.entries()] : x))}`;

@@ -64,7 +64,8 @@ function exactKeyPart(v: unknown): string {
   if (ArrayBuffer.isView(v)) return `x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
   if (typeof v === 'bigint') return `b${v}`;
   if (typeof v === 'number') return `n${Object.is(v, -0) ? '-0' : v}`; // Java compares doubles with Double.compare: -0 ≠ 0
-  if (typeof v === 'string') return `s${v}`;
+  // length-prefixed: strings may hold the NUL separator, and ('a\0sb','c') must not equal ('a','b\0sc')
+  if (typeof v === 'string') return `s${v.length}:${v}`;
   if (typeof v === 'boolean') return v ? 'T' : 'F';
   if (v instanceof Date) return `d${v.getTime()}`;
   return `j${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x))}`;

@@ -22,6 +22,7 @@ import {
   STATUS_ADDED,
   STATUS_DELETED,
   STATUS_EXISTING,
+  assignFirstRowIds,
   avroCodecFromProperty,
   normalizeManifestFile,
   writeManifest,
@@ -194,16 +195,7 @@ async function attemptRewrite(
   const all = [...out, ...kept];
   let firstRowId: bigint | undefined;
   let addedRows = 0n;
-  if (v >= 3) {
-    firstRowId = toBigInt(meta['next-row-id'] ?? 0, 'next-row-id');
-    let next = firstRowId;
-    for (const m of all) {
-      if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;
-      m.first_row_id = next;
-      next += m.added_rows_count + m.existing_rows_count;
-    }
-    addedRows = next - firstRowId;
-  }
+  if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(all, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
   const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
   await table.io.createNew(
     listPath,

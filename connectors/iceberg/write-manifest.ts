@@ -277,3 +277,18 @@ export function normalizeManifestFile(raw: Record<string, unknown>): RawManifest
   for (const p of (out.partitions as Record<string, unknown>[] | null) ?? []) p.contains_nan ??= null;
   return out as unknown as RawManifestFile;
 }
+
+/**
+ * v3 row lineage for a new manifest list: data manifests without a first_row_id get one, in list order,
+ * starting at the table's next-row-id and advancing by each manifest's added + existing rows (spec §Row
+ * Lineage). Returns the snapshot's first-row-id and how far next-row-id moves (its added-rows).
+ */
+export function assignFirstRowIds(manifests: RawManifestFile[], nextRowId: bigint): { firstRowId: bigint; addedRows: bigint } {
+  let next = nextRowId;
+  for (const m of manifests) {
+    if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;
+    m.first_row_id = next;
+    next += m.added_rows_count + m.existing_rows_count;
+  }
+  return { firstRowId: nextRowId, addedRows: next - nextRowId };
+}

@@ -14,7 +14,7 @@ import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapsho
 import { FilesystemTableOperations } from './commit-ops.js';
 import { parseMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
-import { STATUS_ADDED, avroCodecFromProperty, normalizeManifestFile, writeManifest, writeManifestList, type RawDataFile, type RawManifestEntry } from './write-manifest.js';
+import { STATUS_ADDED, assignFirstRowIds, avroCodecFromProperty, normalizeManifestFile, writeManifest, writeManifestList, type RawDataFile, type RawManifestEntry } from './write-manifest.js';
 import { partitionType } from './write-schemas.js';
 import { readAvroContainer } from '../formats/avro.js';
 
@@ -221,16 +221,7 @@ async function commitFiles(
       const manifests = [{ ...manifest.summary, manifest_path: mPath, manifest_length: BigInt(manifest.bytes.length) }, ...previous];
       let firstRowId: bigint | undefined;
       let addedRows = 0n;
-      if (v >= 3) {
-        firstRowId = typed.nextRowId ?? 0n;
-        let next = firstRowId;
-        for (const mf of manifests) {
-          if (mf.content !== 0 || (mf.first_row_id !== null && mf.first_row_id !== undefined)) continue;
-          mf.first_row_id = next;
-          next += mf.added_rows_count + mf.existing_rows_count;
-        }
-        addedRows = next - firstRowId;
-      }
+      if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(manifests, typed.nextRowId ?? 0n));
       const listPath = `${loc}/metadata/snap-${snapshotId}-${attempt}-${uuid}.avro`;
       await io.createNew(listPath, await writeManifestList({ formatVersion: v, snapshotId, parentSnapshotId: currentId, sequenceNumber: v >= 2 ? seq : 0n, firstRowId, manifests, codec }));
       written.push(listPath);
