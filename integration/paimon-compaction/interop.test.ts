@@ -114,7 +114,7 @@ async function expectedUnits(loc: string): Promise<Map<string, { outputLevel: nu
       level: r.level, size: r.files.reduce((n, f) => n + Number(f.meta.fileSize), 0), files: r.files,
     }));
     const d = decide(6, runs, opts, Date.now(), { lastFullCompactionMs: null });
-    out.set(`${JSON.stringify(g.partition)}|${g.bucket}`, d.pick ? { outputLevel: d.pick.outputLevel, files: new Set(d.pick.runs.flatMap((r) => r.files.map((f) => f.meta.fileName))) } : null);
+    out.set(`${JSON.stringify(g.partition)}|${g.bucket}`, d.pick ? { outputLevel: d.pick.outputLevel, files: new Set(d.pick.runs.flatMap((r) => (r.files ?? []).map((f) => f.meta.fileName))) } : null);
   }
   return out;
 }
