@@ -1,10 +1,13 @@
 /**
- * Paimon manifest lists, manifests and index manifests (Avro). Records are matched by field name, so both
+ * Paimon manifest lists, manifests and index manifests (Avro, or ORC when `manifest.format=orc`; the file's
+ * magic decides). Both decoders yield the same record shape (bigint longs, Buffer binaries, nested objects by
+ * field name), so the mapping below is shared. Records are matched by field name, so both
  * the ≤0.8 shape (every record wrapped in a ["null", record] union) and the ≥0.9 plain shape read, and
  * fields a version does not have come back undefined (`DataFileMeta` grew from 13 to 21 fields over time).
  */
 import { FloeError, errorForFile } from '../../src/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
+import { readOrcFile } from '../formats/orc/index.js';
 import { joinPath, type PaimonIO } from './io.js';
 
 /** `_VERSION` values Paimon writes and accepts (`ManifestSchemaUtils`, serializers). */
@@ -136,29 +139,36 @@ function stats(v: unknown): SimpleStats | null {
   };
 }
 
-/** Manifest format named by the table options; only Avro is readable here. */
+/** Manifest format named by the table options; Avro and ORC manifests are readable. */
 export function assertManifestFormat(options: Record<string, string>, table: string): void {
   const fmt = (options['manifest.format'] ?? 'avro').toLowerCase();
-  if (fmt !== 'avro') {
-    throw new FloeError(
-      'Unsupported',
-      `Paimon table ${table} uses manifest.format=${fmt}; only Avro manifests can be read (no ORC reader is available for Node)`,
-      { context: { table, option: 'manifest.format', value: fmt } },
-    );
+  if (fmt !== 'avro' && fmt !== 'orc') {
+    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; only Avro and ORC manifests can be read`, {
+      context: { table, option: 'manifest.format', value: fmt },
+    });
   }
 }
 
+/**
+ * Manifests floe writes are Avro only; Paimon reads a table's manifests in its configured `manifest.format`,
+ * so committing to a table with any other format must be refused.
+ */
+export function assertManifestWritable(options: Record<string, string>, table: string): void {
+  const fmt = (options['manifest.format'] ?? 'avro').toLowerCase();
+  if (fmt !== 'avro') {
+    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; floe writes only Avro manifests`, {
+      context: { table, option: 'manifest.format', value: fmt },
+    });
+  }
+}
+
+const isOrc = (data: Uint8Array) => data.length >= 3 && data[0] === 0x4f && data[1] === 0x52 && data[2] === 0x43; // "ORC"
+
 async function readRecords(io: PaimonIO, file: string, what: string): Promise<Rec[]> {
   const data = await io.read(file);
-  if (data.length >= 3 && data[0] === 0x4f && data[1] === 0x52 && data[2] === 0x43) {
-    throw new FloeError(
-      'Unsupported',
-      `Paimon ${what} ${file} is an ORC file (table option manifest.format=orc); only Avro manifests can be read`,
-      { context: { file, option: 'manifest.format' } },
-    );
-  }
   try {
-    return readAvroContainer<unknown>(data, file).records.map((r) => rec(r, file, 'entry'));
+    const records = isOrc(data) ? readOrcFile<unknown>(data, file).rows : readAvroContainer<unknown>(data, file).records;
+    return records.map((r) => rec(r, file, 'entry'));
   } catch (e) {
     throw errorForFile('Corrupt', file, `corrupt Paimon ${what}`, e);
   }

@@ -24,6 +24,7 @@ import {
   FileNamer, arrowTypeForPaimon, dataWriteSettings, paimonStorageFromFileIO, type PaimonStorage, type WrittenDataFile,
 } from '../../connectors/paimon/write-data-file.js';
 import { commitCompaction } from '../../connectors/paimon/commit-compact.js';
+import { assertManifestWritable } from '../../connectors/paimon/manifest.js';
 import type { NewManifestEntry } from '../../connectors/paimon/write-manifest.js';
 
 export const DEFAULT_PK_TARGET_FILE_SIZE = 128 * 1024 * 1024;
@@ -95,6 +96,8 @@ const bool = (o: Record<string, string>, k: string) => (o[k] ?? 'false').trim().
 export function assertCompactable(table: PaimonTable): void {
   const o = table.schema.options;
   const loc = table.location;
+  // floe writes Avro manifests; Java Paimon reads manifests in the table's configured format only
+  assertManifestWritable(o, loc);
   const refuse = (why: string, option: string): never => {
     throw new FloeError('Unsupported', `cannot compact Paimon table ${loc}: ${why}`, { context: { table: loc, option, value: o[option] } });
   };
