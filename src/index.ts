@@ -30,3 +30,6 @@ export type { ObjectStore } from '../connectors/storage/object-store.js';
 
 // Simulation
 export * as simulate from './simulate/index.js';
+
+// Scheduled maintenance: the service, and the one function hosts (Temporal, BullMQ, Airflow) call
+export * from './service/index.js';

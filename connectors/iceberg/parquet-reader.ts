@@ -2,9 +2,10 @@
  * Reads Parquet content files column-by-field-id into our value representation (see values.ts).
  *
  * This is the Iceberg reader's own small hyparquet path (used for data files and for position/equality
- * delete files). hyparquet turns DECIMAL into a JS number (exact only up to ~15 significant digits), so
- * INT32/INT64/FIXED decimals are read unannotated — as their unscaled integers — and formatted exactly
- * here: equality keys on wide decimals must neither collapse (over-delete) nor drift between files.
+ * delete files). Binary columns are read as bytes (hyparquet's `utf8` off). hyparquet turns DECIMAL into a
+ * JS number (exact only up to ~15 significant digits), so INT32/INT64/FIXED decimals are read unannotated —
+ * as their unscaled integers — and formatted exactly here: equality keys on wide decimals must neither
+ * collapse (over-delete) nor drift between files.
  */
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -123,6 +124,9 @@ export async function readColumnsById(
         metadata: rawDecimalMetadata(pq),
         columns: names,
         compressors,
+        // hyparquet would otherwise UTF-8-decode every BYTE_ARRAY, mangling binary columns; STRING-annotated
+        // columns still arrive as text, unannotated ones are decoded in convert()
+        utf8: false,
         parsers: {
           timestampFromMilliseconds: (v: bigint) => ({ unit: 3, v }),
           timestampFromMicroseconds: (v: bigint) => ({ unit: 6, v }),

@@ -13,7 +13,7 @@ import * as Arrow from 'apache-arrow';
 import type { DataFile, EqualityDeleteFile, Field, PartitionSpec } from '../../src/model/index.js';
 import { FloeError, errorForFile } from '../../src/errors.js';
 import type { RewriteTask } from '../../src/planning/plan.js';
-import type { LiveBatch, ReadStats, RewriteAdapter } from '../../src/execution/executor.js';
+import type { LiveBatch, ReadStats, RewriteAdapter, StitchResult } from '../../src/execution/executor.js';
 import { dropRows } from '../../src/execution/slice-rows.js';
 import {
   arrowSchemaForIceberg,
@@ -25,6 +25,7 @@ import {
   type ParquetWriteOptions,
   type WrittenParquet,
 } from '../formats/parquet/index.js';
+import { stitchPolicyFromProperties, stitchTask, type StitchPolicy } from '../formats/parquet/stitch-task.js'; // [stitch]
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
 import { DeleteIndex, DeleteLoader } from './deletes.js';
 import type { IcebergIO } from './io.js';
@@ -44,6 +45,8 @@ export interface IcebergRewriteContext {
   deleteIndex: DeleteIndex;
   fieldsById: Map<number, Field>;
   nameMapping?: Map<string, number>;
+  /** [stitch] Properties layered over the table's when deciding on row-group stitching (`--option k=v`). */
+  propertyOverrides?: Record<string, string>;
 }
 
 function codecOf(props: Record<string, string>): ParquetCodec {
@@ -78,6 +81,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   private readonly loader: DeleteLoader;
   private readonly jobId = randomUUID();
   private readonly lineage: boolean;
+  private readonly stitchPolicy: StitchPolicy; // [stitch]
 
   constructor(private readonly ctx: IcebergRewriteContext) {
     const md = ctx.md;
@@ -97,6 +101,42 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       createdBy: 'floe',
     };
     this.loader = new DeleteLoader(ctx.io, ctx.fieldsById);
+    this.stitchPolicy = stitchPolicyFromProperties({ ...props, ...(ctx.propertyOverrides ?? {}) }, this.writerOptions.codec!); // [stitch]
+  }
+
+  /**
+   * [stitch] Row-group stitching (connectors/formats/parquet/stitch-task.ts): copies column chunks when no
+   * delete applies to any input and the files already are what a rewrite would write; the reason either
+   * way goes into the task's trail.
+   */
+  async stitch(task: RewriteTask, stats: ReadStats, store: (file: WrittenParquet) => Promise<void>): Promise<StitchResult> {
+    const policy = this.stitchPolicy;
+    const skip = (reason: string): StitchResult => {
+      task.trail.push({ gate: 'stitch', detail: `not stitched: ${reason}`, outcome: 'skip' });
+      return { stitched: false, reason, explain: policy.explicit };
+    };
+    if (!policy.enabled) return { stitched: false, reason: 'disabled' };
+    if (task.deletes.length > 0) return skip(`${task.deletes.length} delete file(s) apply`);
+    for (const f of task.inputs) {
+      if (f.format !== 'parquet') return skip(`${f.path} is ${f.format.toUpperCase()}`);
+      const d = this.ctx.deleteIndex.forDataFile(f);
+      if (d.dv || d.positional.length > 0 || d.equality.length > 0) return skip(`deletes apply to ${f.path}`);
+    }
+    const r = await stitchTask({
+      name: task.id,
+      files: task.inputs,
+      read: (p) => this.ctx.io.read(p),
+      readRange: (p, offset, length) => this.ctx.io.readRange(p, offset, length),
+      outputSchema: this.outputSchema,
+      policy,
+      targetFileBytes: task.targetFileSizeBytes,
+      nonNullFieldIds: this.lineage ? [ROW_ID_FIELD.id, LAST_UPDATED_SEQ_FIELD.id] : [], // lineage must already be materialised
+      onFileRead: (p, bytes, rows) => stats.fileRead(p, bytes, rows),
+      store,
+    });
+    if (!r.stitched) return skip(r.reason);
+    task.trail.push({ gate: 'stitch', detail: `stitched ${r.rowGroups} row group(s) of ${r.files} file(s) into ${r.outputs} without decoding`, outcome: 'pick', values: { rowGroups: r.rowGroups, outputs: r.outputs } });
+    return { stitched: true, rowGroups: r.rowGroups };
   }
 
   /** Positions of `file` removed by its applicable deletes, equality deletes included. */

@@ -18,6 +18,7 @@ import type { Schema } from '../../src/model/index.js';
 import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import type { MaintainedTable } from './expire-table.js';
 import { parseMetadata } from './metadata.js';
+import { isCommitStateUnknown } from './commit-state.js';
 import {
   STATUS_ADDED,
   STATUS_DELETED,
@@ -93,7 +94,8 @@ export async function rewriteManifests(table: MaintainedTable, opts: RewriteMani
       const done = await attemptRewrite(table, base, opts, report, written, now, attempt);
       return done;
     } catch (e) {
-      await Promise.all(written.map((w) => table.io.remove(w).catch(() => undefined)));
+      // when the catalog cannot say whether it took the commit, the files may be live: keep them
+      if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => table.io.remove(w).catch(() => undefined)));
       if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
       report.warnings.push(`attempt ${attempt} lost a commit race; retrying on the new metadata`);
       base = await table.ops.refresh();

@@ -202,7 +202,8 @@ function formatEpoch(v: bigint, digits: number, tz: boolean): string {
 
 /**
  * Our representation → a JSON-friendly display value: dates/times/timestamps as the spec's ISO strings,
- * binary as hex, decimals as strings; longs stay bigint (the writer decides how to print them).
+ * binary as hex, decimals as strings, non-finite floats as "NaN"/"Infinity"/"-Infinity"; longs stay bigint
+ * (the writer decides how to print them).
  */
 export function displayValue(type: FieldType, v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -244,6 +245,11 @@ export function displayValue(type: FieldType, v: unknown): unknown {
     case 'geometry':
     case 'geography':
       return v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v;
+    case 'float':
+    case 'double':
+      // JSON has no NaN/Infinity (JSON.stringify would print null, indistinguishable from a null value)
+      if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+      return v;
     default:
       return v;
   }

@@ -412,3 +412,93 @@ export const duckdb = {
     return parseLines(r.stdout);
   },
 };
+
+// ------------------------------------------------------------------ maintenance (refs, reachability, expiry)
+
+export interface IcebergRefInfo {
+  type: 'branch' | 'tag';
+  snapshotId: string;
+  maxRefAgeMs?: number;
+  minSnapshotsToKeep?: number;
+  maxSnapshotAgeMs?: number;
+}
+
+export interface IcebergSnapshotInfo {
+  snapshotId: string;
+  parentId: string | null;
+  timestampMs: number;
+  operation: string;
+  manifestList: string;
+  manifests: string[];
+  /** Data and delete files live in the snapshot, per Java's ManifestReader. */
+  files: string[];
+}
+
+export interface IcebergTableInfo {
+  metadataFile: string;
+  currentSnapshotId: string | null;
+  snapshots: IcebergSnapshotInfo[];
+  refs: Record<string, IcebergRefInfo>;
+  statistics: string[];
+}
+
+export interface PaimonSnapshotInfo {
+  id: string;
+  timeMillis: number;
+  commitKind: string;
+  /** Manifest lists and the index manifest (file names). */
+  lists: string[];
+  manifests: string[];
+  /** Names of the data files live in the snapshot. */
+  files: string[];
+}
+
+export interface PaimonTableInfo {
+  earliest: string | null;
+  latest: string | null;
+  snapshots: PaimonSnapshotInfo[];
+  tags: (PaimonSnapshotInfo & { name: string })[];
+}
+
+/** Reference-library views used by the maintenance interop tier (snapshot expiry, orphan removal). */
+export const javaMaintenance = {
+  available: javaAvailableOnce,
+
+  /** Rows of a branch or tag head. */
+  async icebergReadRef(table: string, ref: string): Promise<CanonicalRow[]> {
+    return parseLines((await runJava('iceberg-read', table, ['--ref', ref])).stdout);
+  },
+
+  /** Snapshots (with manifest list, manifests, live files) and refs, as Java reads the table. */
+  async icebergInfo(table: string): Promise<IcebergTableInfo> {
+    return parseJson('java oracle', table, await runJava('iceberg-info', table, []));
+  },
+
+  /** Java's ExpireSnapshots; unless `delete`, the files it would delete are only collected. */
+  async icebergExpire(
+    table: string,
+    spec: { olderThanMs?: number; retainLast?: number; snapshotIds?: string[]; delete?: boolean },
+  ): Promise<{ deleted: string[]; info: IcebergTableInfo }> {
+    return parseJson('java oracle', table, await runJava('iceberg-expire', table, [], spec));
+  },
+
+  async paimonTag(warehouse: string, t: { database?: string; table?: string; name: string; snapshotId: string | number }): Promise<void> {
+    await runJava('paimon-tag', warehouse, [], { ...t, snapshotId: String(t.snapshotId) });
+  },
+
+  async paimonReadTag(warehouse: string, t: { database?: string; table?: string; tag: string }): Promise<CanonicalRow[]> {
+    return parseLines((await runJava('paimon-read', warehouse, [], t)).stdout);
+  },
+
+  async paimonInfo(warehouse: string, t: { database?: string; table?: string } = {}): Promise<PaimonTableInfo> {
+    return parseJson('java oracle', warehouse, await runJava('paimon-info', warehouse, [], t));
+  },
+
+  /** Java Paimon's own snapshot expiry (ExpireSnapshots with an explicit ExpireConfig). */
+  async paimonExpire(
+    warehouse: string,
+    t: { database?: string; table?: string; retainMin: number; retainMax?: number; timeRetainMs?: number; maxDeletes?: number },
+  ): Promise<{ expired: number }> {
+    return parseJson('java oracle', warehouse, await runJava('paimon-expire', warehouse, [], t));
+  },
+};

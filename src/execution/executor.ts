@@ -28,7 +28,16 @@ export interface RewriteAdapter<Out> {
   storeOutput(task: RewriteTask, index: number, file: WrittenParquet): Promise<{ out: Out; location: string; bytes: number }>;
   /** Deletes an output that will never be committed (best effort). */
   discardOutput(out: Out): Promise<void>;
+  /**
+   * [stitch] Optional fast path: writes the task's outputs through `store` by copying whole Parquet row
+   * groups (connectors/formats/parquet/stitch-task.ts). When it says `stitched: false` the executor
+   * discards whatever was stored and runs the decode/encode path; `explain` asks for the reason to be shown.
+   */
+  stitch?(task: RewriteTask, stats: ReadStats, store: (file: WrittenParquet) => Promise<void>): Promise<StitchResult>;
 }
+
+/** [stitch] What an adapter's stitch attempt did. */
+export type StitchResult = { stitched: true; rowGroups: number } | { stitched: false; reason: string; explain?: boolean };
 
 export interface ReadStats {
   fileRead(path: string, bytes: number, rows: number): void;
@@ -41,6 +50,8 @@ export interface TaskResult<Out> {
   bytesWritten: number;
   rowsIn: number;
   rowsOut: number;
+  /** [stitch] Outputs were made by copying row groups, without decoding. */
+  stitched?: boolean;
 }
 
 export interface ExecuteOptions {
@@ -97,18 +108,33 @@ async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, sig
       emit({ type: 'file-read', taskId: task.id, path, bytes, rows });
     },
   };
-  const roll = async () => {
-    if (!writer || writer.rowCount === 0) return;
-    const file = await writer.finish();
-    writer = undefined;
-    estimated = 0;
-    const stored = await adapter.storeOutput(task, outputs.length, file);
+  let outputIndex = 0; // [stitch] not outputs.length: names of discarded stitched outputs are not reused
+  const store = async (file: WrittenParquet) => {
+    const stored = await adapter.storeOutput(task, outputIndex++, file);
     outputs.push(stored.out);
     bytesWritten += stored.bytes;
     rowsOut += file.rowCount;
     emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
   };
+  const roll = async () => {
+    if (!writer || writer.rowCount === 0) return;
+    const file = await writer.finish();
+    writer = undefined;
+    estimated = 0;
+    await store(file);
+  };
   try {
+    // [stitch] copy row groups without decoding when the adapter finds it safe; otherwise decode/encode below
+    if (adapter.stitch) {
+      const r = await adapter.stitch(task, stats, store);
+      if (r.stitched) {
+        emit({ type: 'message', level: 'info', text: `task ${task.id}: stitched ${r.rowGroups} row group(s) from ${task.inputs.length} file(s) without decoding` });
+        return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut, stitched: true };
+      }
+      await Promise.all(outputs.splice(0).map((o) => adapter.discardOutput(o).catch(() => undefined)));
+      bytesRead = rowsIn = rowsOut = bytesWritten = 0;
+      if (r.explain) emit({ type: 'message', level: 'info', text: `task ${task.id}: not stitched (${r.reason}); rewriting` });
+    }
     for await (const batch of adapter.batches(task, stats)) {
       if (signal?.aborted) throw new Error(`task ${task.id} aborted`);
       if (batch.table.numRows === 0) continue;

@@ -7,6 +7,7 @@ import { FloeError } from '../errors.js';
 import { FileIO, LocationMap, parseLocationMapSpec, type StorageConfig } from '../../connectors/storage/index.js';
 import { StoreIO } from './store-io.js';
 import { reportToJson, reportToText, type MaintenanceReport } from './report.js';
+import type { MaintainedTable } from '../../connectors/iceberg/expire-table.js';
 
 export interface TableAccessCli {
   locationMap?: string[];
@@ -66,4 +67,29 @@ export function parseSnapshotIds(text: string): bigint[] {
 export function printReport(report: MaintenanceReport, json: boolean | undefined, write: (t: string) => void = (t) => process.stdout.write(t)): void {
   write(json ? reportToJson(report) : reportToText(report));
   if (report.failed.length > 0) process.exitCode = 3;
+}
+
+/**
+ * An Iceberg table named `ns.table` in `--catalog sql:<file>|rest:<url>`, opened for maintenance: it is read
+ * and committed through the catalog (SQL compare-and-swap of metadata_location, or a REST commit), exactly
+ * as `floe compact --catalog` does. Call `close()` when done.
+ */
+export async function openMaintainedViaCatalog(ref: string, o: TableAccessCli): Promise<{ table: MaintainedTable; close: () => void }> {
+  const { openIcebergForWrite, requireCommitOps } = await import('../cli/table-access.js');
+  const opened = await openIcebergForWrite(ref, o);
+  try {
+    const ops = requireCommitOps(opened);
+    const io = new StoreIO(opened.files);
+    const table: MaintainedTable = {
+      io,
+      tableLocation: opened.table.metadata.location,
+      metadataLocation: opened.table.metadataLocation,
+      metadata: opened.table.metadata,
+      ops,
+    };
+    return { table, close: () => opened.files.destroy() };
+  } catch (e) {
+    opened.files.destroy();
+    throw e;
+  }
 }

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { isFloeError } from '../errors.js';
 import type { DataFile, TableModel } from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
-import { compileFilter, planTiered, tieredPolicyFromProperties } from '../planning/tiered/index.js';
+import { compileFilter, planTiered, tieredPolicyFromProperties, type TieredState } from '../planning/tiered/index.js';
 import { planBinpack, binpackOptionsFrom } from '../planning/binpack/index.js';
 import { executeTasks, type TaskResult } from '../execution/executor.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
@@ -38,6 +38,8 @@ export interface CompactOptions {
   removeDanglingDeletes?: boolean;
   /** Skip rewriting; only drop dangling delete files. */
   onlyDanglingDeletes?: boolean;
+  /** Tiered planner memory (per-partition last optimize times) from the previous run; the service persists it. */
+  tieredState?: TieredState;
 }
 
 export interface TableStats {
@@ -78,7 +80,7 @@ export function statsOf(m: Pick<TableModel, 'dataFiles' | 'deleteFiles'>): Table
 
 export function planIceberg(model: TableModel, opts: CompactOptions, now: number): Plan {
   const props = { ...model.properties, ...(opts.options ?? {}) };
-  if ((opts.strategy ?? 'tiered') === 'tiered') return planTiered(model, tieredPolicyFromProperties(props), now);
+  if ((opts.strategy ?? 'tiered') === 'tiered') return planTiered(model, tieredPolicyFromProperties(props), now, opts.tieredState);
   // bin-pack has no filter of its own: narrow the candidate files the same way the tiered planner does
   const filter = props['self-optimizing.filter'];
   const scoped = filter ? { ...model, dataFiles: model.dataFiles.filter(compileFilter(filter, model)) } : model;
@@ -116,7 +118,7 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   const baseSnapshotId = model.currentSnapshotId;
   const fieldsById = allFieldsById(table.metadata);
   const deleteIndex = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
-  const adapter = new IcebergRewriteAdapter({ md: table.metadata, io: table.io, out, deleteIndex, fieldsById });
+  const adapter = new IcebergRewriteAdapter({ md: table.metadata, io: table.io, out, deleteIndex, fieldsById, propertyOverrides: opts.options }); // [stitch] overrides reach floe.rewrite.stitch.*
   const committer = new IcebergRewriteCommitter(out, ops);
 
   const rewriteTasks = plan.tasks.filter((t) => t.kind !== 'eq-to-pos');

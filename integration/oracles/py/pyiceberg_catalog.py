@@ -3,12 +3,16 @@
 usage: pyiceberg_catalog.py write    NS.TABLE --catalog sql:FILE|rest:URL [--warehouse DIR] [--name N] < spec.json
        pyiceberg_catalog.py read     NS.TABLE --catalog ... [--snapshot ID] [--count]
        pyiceberg_catalog.py snapshots NS.TABLE --catalog ...
+       pyiceberg_catalog.py history  NS.TABLE --catalog ...   (time travel to every snapshot, one process)
+       pyiceberg_catalog.py serve    (request loop: each stdin line {"argv": [...], "input": spec-or-null},
+                                      each reply one stdout line {"ok", "code", "stdout"} or {"ok": false, "error"})
 
 write spec: {formatVersion?, schema?: [{name, type, required?}], partitionSpec?, properties?,
              ops: [{op: "append", rows: [...]} | {op: "delete", where: ...}]}
   With "schema" the table (and its namespace) is created; otherwise ops apply to the existing table.
   Prints {location, metadataFile, formatVersion, currentSnapshotId, ops: [...]}.
 read: canonical JSON lines of the live rows (or {"count": N}); exits 3 when PyIceberg cannot read the table.
+history: {"<snapshot id>": [canonical rows...], ...} for every snapshot in the table's metadata.
 snapshots: {"current": id, "snapshots": [{id, parent, operation}], "metadataLog": [file, ...]} as loaded
   through the catalog.
 The SQL catalog's name (catalog_name column) defaults to "oracle", the Java oracle's default too.
@@ -16,8 +20,11 @@ The SQL catalog's name (catalog_name column) defaults to "oracle", the Java orac
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
+import traceback
 
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
@@ -104,6 +111,17 @@ def read(catalog, name, snapshot: int | None, count: bool) -> int:
     return 0
 
 
+def history(catalog, name) -> dict:
+    table = catalog.load_table(name)
+    out = {}
+    for s in table.metadata.snapshots:
+        scan = table.scan(snapshot_id=s.snapshot_id)
+        fields = [(f.name, kind_of(f.field_type)) for f in scan.projection().fields]
+        rows = [{n: render(k, r.get(n)) for n, k in fields} for r in scan.to_arrow().to_pylist()]
+        out[str(s.snapshot_id)] = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
+    return out
+
+
 def snapshots(catalog, name) -> dict:
     md = catalog.load_table(name).metadata
     return {
@@ -120,9 +138,9 @@ def snapshots(catalog, name) -> dict:
     }
 
 
-def main() -> int:
+def run(argv: list[str], spec_input=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["write", "read", "snapshots"])
+    ap.add_argument("command", choices=["write", "read", "snapshots", "history"])
     ap.add_argument("table")
     ap.add_argument("--catalog", required=True)
     ap.add_argument("--warehouse")
@@ -130,17 +148,51 @@ def main() -> int:
     ap.add_argument("--spec")
     ap.add_argument("--snapshot", type=int)
     ap.add_argument("--count", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     catalog = open_catalog(a.catalog, a.warehouse, a.name)
-    name = ident(a.table)
-    if a.command == "write":
-        spec = json.load(open(a.spec) if a.spec and a.spec != "-" else sys.stdin)
-        print(json.dumps(write(catalog, name, spec)))
-        return 0
-    if a.command == "snapshots":
-        print(json.dumps(snapshots(catalog, name)))
-        return 0
-    return read(catalog, name, a.snapshot, a.count)
+    try:
+        name = ident(a.table)
+        if a.command == "write":
+            if spec_input is None:
+                spec_input = json.load(open(a.spec) if a.spec and a.spec != "-" else sys.stdin)
+            print(json.dumps(write(catalog, name, spec_input)))
+            return 0
+        if a.command == "history":
+            print(json.dumps(history(catalog, name)))
+            return 0
+        if a.command == "snapshots":
+            print(json.dumps(snapshots(catalog, name)))
+            return 0
+        return read(catalog, name, a.snapshot, a.count)
+    finally:
+        engine = getattr(catalog, "engine", None)
+        if engine is not None:
+            engine.dispose()  # no pooled SQLite connection outlives the call
+
+
+def serve() -> int:
+    """One Python start (PyIceberg + pyarrow imports cost seconds) for many calls."""
+    out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        buf = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buf):
+                code = run(req["argv"], req.get("input"))
+            reply = {"ok": True, "code": code, "stdout": buf.getvalue()}
+        except BaseException as e:  # noqa: BLE001 - argparse exits with SystemExit
+            reply = {"ok": False, "error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc()}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["serve"]:
+        return serve()
+    return run(sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import {
   collectOption,
   detectFormat,
   newStoreIO,
+  openMaintainedViaCatalog,
   parseNonNegativeInt,
   parseSnapshotIds,
   printReport,
@@ -28,10 +29,29 @@ export interface ExpireCliOptions extends TableAccessCli {
 
 export async function expireAction(ref: string, o: ExpireCliOptions): Promise<MaintenanceReport> {
   const now = Date.now();
+  const concurrency = o.maxConcurrentDeletes !== undefined ? parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') : undefined;
+  const icebergOptions = () => ({
+    nowMs: now,
+    dryRun: !!o.dryRun,
+    ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+    ...(o.retainLast !== undefined ? { retainLast: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
+    ...(o.snapshotIds ? { snapshotIds: parseSnapshotIds(o.snapshotIds) } : {}),
+    ...(o.cleanFiles === false ? { cleanFiles: false } : {}),
+    ...(concurrency ? { deleteConcurrency: concurrency } : {}),
+  });
+  if (o.catalog) {
+    // a catalog names Iceberg tables only; reads and the commit go through it
+    const opts = icebergOptions();
+    const { table, close } = await openMaintainedViaCatalog(ref, o);
+    try {
+      return await expireSnapshots(table, opts);
+    } finally {
+      close();
+    }
+  }
   const io = newStoreIO(o);
   try {
     const format = await detectFormat(io, ref);
-    const concurrency = o.maxConcurrentDeletes !== undefined ? parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') : undefined;
     if (format === 'paimon') {
       const { expirePaimonSnapshots } = await import('../../../connectors/paimon/expire.js');
       if (o.snapshotIds) throw new FloeError('InvalidArgument', '--snapshot-ids is not supported for Paimon tables (Paimon expires a contiguous range from the earliest snapshot)');
@@ -43,17 +63,8 @@ export async function expireAction(ref: string, o: ExpireCliOptions): Promise<Ma
         ...(concurrency ? { deleteConcurrency: concurrency } : {}),
       });
     }
-    if (o.catalog) throw new FloeError('Unsupported', 'expire through a catalog is not supported yet; open the table by its location');
     const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    return await expireSnapshots(table, {
-      nowMs: now,
-      dryRun: !!o.dryRun,
-      ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-      ...(o.retainLast !== undefined ? { retainLast: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
-      ...(o.snapshotIds ? { snapshotIds: parseSnapshotIds(o.snapshotIds) } : {}),
-      ...(o.cleanFiles === false ? { cleanFiles: false } : {}),
-      ...(concurrency ? { deleteConcurrency: concurrency } : {}),
-    });
+    return await expireSnapshots(table, icebergOptions());
   } finally {
     io.fileIO.destroy();
   }
@@ -71,6 +82,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'list what would be expired and deleted; change nothing')
     .option('--json', 'print the report as JSON')
     .option('--location-map <FROM=TO>', 'read and delete locations under FROM at TO (repeatable)', collectOption, [])
+    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .action(async (ref: string, o: ExpireCliOptions) => {
       printReport(await expireAction(ref, o), o.json);
     });

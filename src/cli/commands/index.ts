@@ -9,6 +9,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerExpire } from './expire.js';
 import { register as registerRemoveOrphans } from './remove-orphans.js';
 import { register as registerRewriteManifests } from './rewrite-manifests.js';
+import { register as registerServe } from './serve.js';
 
 type Register = (program: Command) => void;
 
@@ -23,6 +24,7 @@ const registrations: Register[] = [
   registerExpire,
   registerRemoveOrphans,
   registerRewriteManifests,
+  registerServe,
 ];
 
 export function registerAll(program: Command): void {

@@ -9,6 +9,7 @@ import { stringifyJsonLossless } from '../../util/json.js';
 import { buildPaimonInspect, detectPaimon, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
 import type { RemapRule } from '../../../connectors/iceberg/io.js';
 import { parseLocationMapSpec } from '../../../connectors/storage/location.js';
+import { storageConfigFromEnv } from '../table-access.js';
 import { loadTableModel, openIcebergTable, requireSnapshot, type IcebergTable, type OpenOptions } from '../../../connectors/iceberg/table.js';
 import { displayValue } from '../../../connectors/iceberg/values.js';
 import { indexFields, partitionResultType, typeToString } from '../../../connectors/iceberg/schema.js';
@@ -37,7 +38,9 @@ export function addTableOptions(cmd: Command): Command {
 
 export function openOptionsFrom(opts: TableCliOptions): OpenOptions {
   const remap: RemapRule[] = (opts.locationMap ?? []).map((spec) => parseLocationMapSpec(spec));
-  const o: OpenOptions = { remap };
+  // S3 endpoint/path style from the environment (FLOE_S3_ENDPOINT …), as every other command reads it
+  const { locationMap: _rules, ...storage } = storageConfigFromEnv([]);
+  const o: OpenOptions = { remap, storage };
   if (opts.catalog) {
     o.catalog = opts.catalog;
     o.catalogOptions = {

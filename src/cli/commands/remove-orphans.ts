@@ -5,7 +5,15 @@
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import { parseCutoff } from '../../maintenance/duration.js';
-import { collectOption, detectFormat, newStoreIO, parseNonNegativeInt, printReport, type TableAccessCli } from '../../maintenance/cli-support.js';
+import {
+  collectOption,
+  detectFormat,
+  newStoreIO,
+  openMaintainedViaCatalog,
+  parseNonNegativeInt,
+  printReport,
+  type TableAccessCli,
+} from '../../maintenance/cli-support.js';
 import type { PrefixMismatchMode } from '../../maintenance/orphan-scan.js';
 import type { MaintenanceReport } from '../../maintenance/report.js';
 import { openForMaintenance } from '../../../connectors/iceberg/expire-table.js';
@@ -25,26 +33,35 @@ export async function removeOrphansAction(ref: string, o: RemoveOrphansCliOption
   if (!['error', 'ignore', 'delete'].includes(mode)) {
     throw new FloeError('InvalidArgument', `--prefix-mismatch must be error, ignore or delete, got "${o.prefixMismatch}"`);
   }
+  const common = {
+    nowMs: now,
+    dryRun: !!o.dryRun,
+    force: !!o.force,
+    ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+    ...(o.maxConcurrentDeletes !== undefined ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 } : {}),
+  };
+  const icebergOptions = {
+    ...common,
+    prefixMismatch: mode as PrefixMismatchMode,
+    ...(o.location && o.location.length > 0 ? { locations: o.location } : {}),
+  };
+  if (o.catalog) {
+    // the valid set comes from the metadata the catalog points at now (and its metadata-log)
+    const { table, close } = await openMaintainedViaCatalog(ref, o);
+    try {
+      return await removeOrphanFiles(table, icebergOptions);
+    } finally {
+      close();
+    }
+  }
   const io = newStoreIO(o);
   try {
-    const common = {
-      nowMs: now,
-      dryRun: !!o.dryRun,
-      force: !!o.force,
-      ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-      ...(o.maxConcurrentDeletes !== undefined ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 } : {}),
-    };
     if ((await detectFormat(io, ref)) === 'paimon') {
       const { removePaimonOrphanFiles } = await import('../../../connectors/paimon/orphans.js');
       return await removePaimonOrphanFiles(io, ref, common);
     }
-    if (o.catalog) throw new FloeError('Unsupported', 'remove-orphans through a catalog is not supported yet; open the table by its location');
     const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    return await removeOrphanFiles(table, {
-      ...common,
-      prefixMismatch: mode as PrefixMismatchMode,
-      ...(o.location && o.location.length > 0 ? { locations: o.location } : {}),
-    });
+    return await removeOrphanFiles(table, icebergOptions);
   } finally {
     io.fileIO.destroy();
   }
@@ -62,6 +79,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'list what would be deleted; change nothing')
     .option('--json', 'print the report as JSON')
     .option('--location-map <FROM=TO>', 'read and delete locations under FROM at TO (repeatable)', collectOption, [])
+    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .action(async (ref: string, o: RemoveOrphansCliOptions) => {
       printReport(await removeOrphansAction(ref, o), o.json);
     });

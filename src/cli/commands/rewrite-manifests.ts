@@ -1,7 +1,6 @@
 /** `floe rewrite-manifests <table>` — merge small Iceberg manifests into target-sized, partition-clustered ones. */
 import type { Command } from 'commander';
-import { FloeError } from '../../errors.js';
-import { collectOption, newStoreIO, parseNonNegativeInt, printReport, type TableAccessCli } from '../../maintenance/cli-support.js';
+import { collectOption, newStoreIO, openMaintainedViaCatalog, parseNonNegativeInt, printReport, type TableAccessCli } from '../../maintenance/cli-support.js';
 import type { MaintenanceReport } from '../../maintenance/report.js';
 import { openForMaintenance } from '../../../connectors/iceberg/expire-table.js';
 import { rewriteManifests } from '../../../connectors/iceberg/rewrite-manifests.js';
@@ -12,15 +11,22 @@ export interface RewriteManifestsCliOptions extends TableAccessCli {
 }
 
 export async function rewriteManifestsAction(ref: string, o: RewriteManifestsCliOptions): Promise<MaintenanceReport> {
-  if (o.catalog) throw new FloeError('Unsupported', 'rewrite-manifests through a catalog is not supported yet; open the table by its location');
+  const opts = {
+    dryRun: !!o.dryRun,
+    ...(o.specId !== undefined ? { specId: parseNonNegativeInt(o.specId, '--spec-id') } : {}),
+    ...(o.targetSize !== undefined ? { targetSizeBytes: parseNonNegativeInt(o.targetSize, '--target-size') } : {}),
+  };
+  if (o.catalog) {
+    const { table, close } = await openMaintainedViaCatalog(ref, o);
+    try {
+      return await rewriteManifests(table, opts);
+    } finally {
+      close();
+    }
+  }
   const io = newStoreIO(o);
   try {
-    const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    return await rewriteManifests(table, {
-      dryRun: !!o.dryRun,
-      ...(o.specId !== undefined ? { specId: parseNonNegativeInt(o.specId, '--spec-id') } : {}),
-      ...(o.targetSize !== undefined ? { targetSizeBytes: parseNonNegativeInt(o.targetSize, '--target-size') } : {}),
-    });
+    return await rewriteManifests(await openForMaintenance(ref, { fileIO: io.fileIO }), opts);
   } finally {
     io.fileIO.destroy();
   }
@@ -35,6 +41,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'report what would be rewritten; write nothing')
     .option('--json', 'print the report as JSON')
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collectOption, [])
+    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .action(async (ref: string, o: RewriteManifestsCliOptions) => {
       printReport(await rewriteManifestsAction(ref, o), o.json);
     });

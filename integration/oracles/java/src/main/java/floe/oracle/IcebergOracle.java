@@ -208,7 +208,11 @@ final class IcebergOracle {
     String kind = op.get("op").asText();
     switch (kind) {
       case "append":
-        append(table, op.get("rows"));
+        append(table, op.get("rows"), op.path("branch").asText(null));
+        break;
+      case "create-branch":
+      case "create-tag":
+        createRef(table, op, kind.equals("create-branch"));
         break;
       case "delete-eq":
         deleteEq(table, op);
@@ -231,8 +235,9 @@ final class IcebergOracle {
     table.refresh();
     ObjectNode r = Canon.nodes().objectNode();
     r.put("op", kind);
-    Snapshot s = table.currentSnapshot();
-    if (s != null && !kind.startsWith("evolve")) {
+    // ops on a branch report the branch head
+    Snapshot s = op.hasNonNull("branch") ? table.snapshot(op.get("branch").asText()) : table.currentSnapshot();
+    if (s != null && !kind.startsWith("evolve") && !kind.startsWith("create-")) {
       r.put("snapshotId", Long.toString(s.snapshotId()));
       r.put("sequenceNumber", Long.toString(s.sequenceNumber()));
       r.put("operation", s.operation());
@@ -409,12 +414,32 @@ final class IcebergOracle {
     return out;
   }
 
-  private void append(Table table, JsonNode rows) throws IOException {
+  private void append(Table table, JsonNode rows, String branch) throws IOException {
     List<Record> records = new ArrayList<>();
     for (JsonNode row : rows) records.add(toRecord(table.schema(), row));
     AppendFiles append = table.newAppend();
+    if (branch != null) append.toBranch(branch);
     for (DataFile f : writeData(table, records)) append.appendFile(f);
     append.commit();
+  }
+
+  /**
+   * Branch or tag `name` at op.snapshotId (default: the current snapshot), with optional retention:
+   * maxRefAgeMs (both), minSnapshotsToKeep / maxSnapshotAgeMs (branches).
+   */
+  private static void createRef(Table table, JsonNode op, boolean branch) {
+    String name = op.get("name").asText();
+    long at =
+        op.hasNonNull("snapshotId")
+            ? Long.parseLong(op.get("snapshotId").asText())
+            : table.currentSnapshot().snapshotId();
+    org.apache.iceberg.ManageSnapshots m = table.manageSnapshots();
+    if (branch) m.createBranch(name, at);
+    else m.createTag(name, at);
+    if (op.hasNonNull("maxRefAgeMs")) m.setMaxRefAgeMs(name, op.get("maxRefAgeMs").asLong());
+    if (op.hasNonNull("minSnapshotsToKeep")) m.setMinSnapshotsToKeep(name, op.get("minSnapshotsToKeep").asInt());
+    if (op.hasNonNull("maxSnapshotAgeMs")) m.setMaxSnapshotAgeMs(name, op.get("maxSnapshotAgeMs").asLong());
+    m.commit();
   }
 
   private static int[] eqFieldIds(Table table, JsonNode op) {
@@ -465,6 +490,7 @@ final class IcebergOracle {
     List<Record> keys = new ArrayList<>();
     for (JsonNode row : op.get("rows")) keys.add(toRecord(table.schema(), row));
     RowDelta delta = table.newRowDelta();
+    if (op.hasNonNull("branch")) delta.toBranch(op.get("branch").asText());
     for (DeleteFile d : writeEqDeletes(table, eqIds, keys)) delta.addDeletes(d);
     delta.commit();
   }

@@ -19,11 +19,17 @@ import java.util.Map;
  *   iceberg-ops    DIR            spec {ops}  (existing table)
  *   iceberg-append DIR            spec {rows}
  *   iceberg-delete DIR            spec {mode: "eq"|"pos", rows | where, fields?}
- *   iceberg-read   DIR|METADATA   [--snapshot ID] [--count]
+ *   iceberg-read   DIR|METADATA   [--snapshot ID | --ref NAME] [--count]
+ *   iceberg-info   DIR|METADATA   snapshots (manifest list, manifests, live files), refs, statistics
+ *   iceberg-expire DIR            spec {olderThanMs?, retainLast?, snapshotIds?, delete?: false}: Java's
+ *                                 ExpireSnapshots; prints {deleted (collected, deleted only if delete), info}
  *   paimon-write   WAREHOUSE      spec {database, table, fields, primaryKeys, partitionKeys, options, commits}
  *                                 or {tables: [spec, ...]} (prints an array of results)
- *   paimon-read    WAREHOUSE      spec {database, table}  [--snapshot ID] [--count]
+ *   paimon-read    WAREHOUSE      spec {database, table, tag?}  [--snapshot ID] [--count]
  *   paimon-compact WAREHOUSE      spec {database, table, full?: true}  (Paimon's own compaction, one commit)
+ *   paimon-tag     WAREHOUSE      spec {database, table, name, snapshotId}
+ *   paimon-info    WAREHOUSE      spec {database, table}: snapshots and tags with the files each reaches
+ *   paimon-expire  WAREHOUSE      spec {database, table, retainMin, retainMax?, timeRetainMs?, maxDeletes?}
  *   rest-server    WAREHOUSE      --backend jdbc:sqlite:FILE: REST catalog server on 127.0.0.1; prints
  *                                 {"port","uri"}, serves until stdin closes (not available under `serve`)
  * </pre>
@@ -161,6 +167,22 @@ public final class Main {
           out.println(p.compact(spec(flags, inline)).toString());
         }
         break;
+      case "paimon-tag":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          MaintenanceOracle.paimonTag(p.catalog(), spec(flags, inline));
+          out.println("{}");
+        }
+        break;
+      case "paimon-info":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          out.println(MaintenanceOracle.paimonInfo(p.catalog(), spec(flags, inline)).toString());
+        }
+        break;
+      case "paimon-expire":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          out.println(MaintenanceOracle.paimonExpire(p.catalog(), spec(flags, inline)).toString());
+        }
+        break;
       case "paimon-read":
         try (PaimonOracle p = new PaimonOracle(location)) {
           emit(out, p.read(spec(flags, inline), snapshot), count);
@@ -207,7 +229,19 @@ public final class Main {
           break;
         }
       case "iceberg-read":
+        if (flags.containsKey("ref")) {
+          // a branch or tag: read its head snapshot
+          org.apache.iceberg.Snapshot head = oracle.load(location).snapshot(flags.get("ref"));
+          if (head == null) throw new IllegalArgumentException("no ref " + flags.get("ref") + " in " + location);
+          snapshot = head.snapshotId();
+        }
         emit(out, oracle.read(location, snapshot), count);
+        break;
+      case "iceberg-info":
+        out.println(MaintenanceOracle.icebergInfo(oracle.load(location)).toString());
+        break;
+      case "iceberg-expire":
+        out.println(MaintenanceOracle.icebergExpire(oracle.load(location), spec(flags, inline)).toString());
         break;
       default:
         throw new IllegalArgumentException("unknown command " + cmd);

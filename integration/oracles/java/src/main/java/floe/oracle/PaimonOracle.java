@@ -49,6 +49,10 @@ final class PaimonOracle implements AutoCloseable {
     this.catalog = CatalogFactory.createCatalog(CatalogContext.create(options));
   }
 
+  Catalog catalog() {
+    return catalog;
+  }
+
   @Override
   public void close() throws Exception {
     catalog.close();
@@ -172,7 +176,7 @@ final class PaimonOracle implements AutoCloseable {
     }
   }
 
-  private Identifier ident(JsonNode spec) {
+  static Identifier ident(JsonNode spec) {
     return Identifier.create(
         spec.path("database").asText("default"), spec.path("table").asText("t"));
   }
@@ -274,6 +278,10 @@ final class PaimonOracle implements AutoCloseable {
     if (snapshotId != null) {
       Map<String, String> dyn = new HashMap<>();
       dyn.put("scan.snapshot-id", snapshotId.toString());
+      table = table.copy(dyn);
+    } else if (spec.hasNonNull("tag")) { // time travel to a tag: spec {tag: NAME}
+      Map<String, String> dyn = new HashMap<>();
+      dyn.put("scan.tag-name", spec.get("tag").asText());
       table = table.copy(dyn);
     }
     List<DataField> fields = table.rowType().getFields();

@@ -1,0 +1,15 @@
+/** `floe serve` and the host seam: one maintenance job as a plain async function. */
+export { runMaintenanceJob, JOB_KINDS } from './job.js';
+export type { JobKind, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions } from './job.js';
+export { loadServiceConfig, parseServiceConfig } from './config.js';
+export type { ServiceConfig, TableConfig, JobConfig } from './config.js';
+export { MaintenanceService, systemClock, stdoutLog } from './service.js';
+export type { Clock, RunJob, LogSink, LogEntry, ServiceOptions, TriggerOutcome, OnceSummary } from './service.js';
+export { StateStore } from './state.js';
+export type { TableState, JobState, JobOutcome } from './state.js';
+export { startHttpEndpoint } from './http.js';
+export type { HttpEndpoint } from './http.js';
+export { parseSchedule, nextDueMs, backoffMs } from './schedule.js';
+export type { Schedule } from './schedule.js';
+export { encodeTieredState, decodeTieredState } from './tiered-json.js';
+export type { TieredStateJson } from './tiered-json.js';

@@ -1,0 +1,191 @@
+/**
+ * One maintenance job on one table, as a plain async function: the seam every host calls. `floe serve`
+ * schedules it; a Temporal activity or a BullMQ processor calls it with the same spec. Specs and results
+ * are plain JSON (no bigint, no class instances) so they travel through any queue or workflow history.
+ *
+ * The work itself is the CLI commands' own: `expireAction` / `removeOrphansAction` and the same
+ * `compactIceberg` / `compactPaimon` calls `floe compact` makes; this module only builds their options and
+ * summarises their reports.
+ */
+import { FloeError } from '../errors.js';
+import { safeEmitter, type ProgressListener } from '../execution/events.js';
+import { JOB_KINDS, type JobKind, type MaintenanceJobResult, type MaintenanceJobSpec, type RunJobOptions, type TableAccess } from './job-types.js';
+import { compactIceberg, type CompactOptions, type CompactReport } from '../orchestration/compact-iceberg.js';
+import { compactPaimon, type PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import { openIcebergForWrite, requireCommitOps, type AccessOptions } from '../cli/table-access.js';
+import { detectPaimon, paimonFileIO } from '../cli/paimon-view.js';
+import { parseSize } from '../cli/commands/compact.js';
+import { expireAction } from '../cli/commands/expire.js';
+import { removeOrphansAction } from '../cli/commands/remove-orphans.js';
+import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
+import { detectFormat, newStoreIO, type TableFormat } from '../maintenance/cli-support.js';
+import { advanceTieredState } from '../planning/tiered/index.js';
+import { decodeTieredState, encodeTieredState, type TieredStateJson } from './tiered-json.js';
+
+export { JOB_KINDS } from './job-types.js';
+export type { JobKind, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions } from './job-types.js';
+
+export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOptions = {}): Promise<MaintenanceJobResult> {
+  const startedAtMs = Date.now();
+  checkAborted(spec, opts.signal);
+  const access = spec.access ?? {};
+  const base = { table: spec.table, job: spec.job, dryRun: !!spec.dryRun, startedAtMs };
+  switch (spec.job) {
+    case 'compact':
+      return finish(await compact(spec, access, opts), startedAtMs);
+    case 'expire': {
+      const format = await formatOf(spec.table, access);
+      checkAborted(spec, opts.signal);
+      const report = await expireAction(spec.table, {
+        ...access,
+        dryRun: !!spec.dryRun,
+        ...(spec.expire?.olderThan !== undefined ? { olderThan: spec.expire.olderThan } : {}),
+        ...(spec.expire?.retainLast !== undefined ? { retainLast: String(spec.expire.retainLast) } : {}),
+        ...(spec.expire?.cleanFiles === false ? { cleanFiles: false } : {}),
+      });
+      return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
+    }
+    case 'remove-orphans': {
+      const format = await formatOf(spec.table, access);
+      checkAborted(spec, opts.signal);
+      const report = await removeOrphansAction(spec.table, {
+        ...access,
+        dryRun: !!spec.dryRun,
+        ...(spec.removeOrphans?.olderThan !== undefined ? { olderThan: spec.removeOrphans.olderThan } : {}),
+        ...(spec.removeOrphans?.force ? { force: true } : {}),
+        ...(spec.removeOrphans?.prefixMismatch ? { prefixMismatch: spec.removeOrphans.prefixMismatch } : {}),
+      });
+      return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
+    }
+    default:
+      throw new FloeError('InvalidArgument', `unknown job "${String(spec.job)}" for table ${spec.table} (expected ${JOB_KINDS.join(', ')})`);
+  }
+}
+
+function checkAborted(spec: MaintenanceJobSpec, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new FloeError('Transient', `${spec.job} of ${spec.table} was cancelled before it started`, { context: { table: spec.table, job: spec.job }, retryable: true });
+  }
+}
+
+function finish(r: Omit<MaintenanceJobResult, 'durationMs'>, startedAtMs: number): MaintenanceJobResult {
+  return { ...r, durationMs: Date.now() - startedAtMs };
+}
+
+/** A catalog names Iceberg tables only; a location is recognised by its layout, as the CLI does. */
+async function formatOf(table: string, access: TableAccess): Promise<TableFormat> {
+  if (access.catalog) return 'iceberg';
+  const io = newStoreIO(access);
+  try {
+    return await detectFormat(io, table);
+  } finally {
+    io.fileIO.destroy();
+  }
+}
+
+function fromMaintenance(r: MaintenanceReport, format: TableFormat) {
+  const expired = Array.isArray(r.details.expiredSnapshots) ? (r.details.expiredSnapshots as unknown[]).map(String) : [];
+  const deleted = new Set(r.deleted);
+  return {
+    format,
+    ok: r.failed.length === 0,
+    snapshotIds: [] as string[],
+    expiredSnapshotIds: expired,
+    bytesRead: 0,
+    bytesWritten: 0,
+    bytesDeleted: totalBytes(r.dryRun ? r.candidates : r.candidates.filter((c) => deleted.has(c.location))),
+    filesDeleted: r.dryRun ? r.candidates.length : r.deleted.length,
+    failures: r.failed.map((f) => `${f.location}: ${f.error}`),
+    warnings: r.warnings,
+  };
+}
+
+async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJobOptions): Promise<Omit<MaintenanceJobResult, 'durationMs'>> {
+  const c = spec.compact ?? {};
+  const properties = { ...(spec.properties ?? {}) };
+  const startedAtMs = Date.now();
+  const base = { table: spec.table, job: 'compact' as const, dryRun: !!spec.dryRun, startedAtMs, expiredSnapshotIds: [], bytesDeleted: 0, filesDeleted: 0, warnings: [] as string[] };
+  const warn = (listener: ProgressListener | undefined): ProgressListener => {
+    const emit = safeEmitter(listener);
+    return (e) => {
+      if (e.type === 'message' && e.level === 'warn') base.warnings.push(e.text);
+      emit(e);
+    };
+  };
+  if (!access.catalog) {
+    const files = paimonFileIO(access.locationMap);
+    try {
+      if (await detectPaimon(spec.table, files)) {
+        checkAborted(spec, opts.signal);
+        const r: PaimonCompactReport = await compactPaimon(spec.table, {
+          full: !!c.full,
+          dryRun: !!spec.dryRun,
+          options: properties,
+          fileIO: files,
+          onProgress: warn(opts.onProgress),
+        });
+        return {
+          ...base,
+          format: 'paimon',
+          ok: true,
+          snapshotIds: r.snapshotId ? [r.snapshotId] : [],
+          bytesRead: r.bytesRead,
+          bytesWritten: r.bytesWritten,
+          filesBefore: r.before.files,
+          ...(r.after ? { filesAfter: r.after.files } : {}),
+          failures: [],
+        };
+      }
+    } finally {
+      files.destroy();
+    }
+  }
+  // the same property layering as `floe compact --target-size/--where`
+  if (c.targetSize) {
+    const bytes = String(parseSize(c.targetSize));
+    properties['self-optimizing.target-size'] ??= bytes;
+    properties['target-file-size-bytes'] ??= bytes;
+  }
+  if (c.where) properties['self-optimizing.filter'] = c.where;
+  const strategy = c.strategy ?? 'tiered';
+  const prev = spec.tieredState ? decodeTieredState(spec.tieredState) : undefined;
+  const opened = await openIcebergForWrite(spec.table, access as AccessOptions);
+  try {
+    checkAborted(spec, opts.signal);
+    const ops = spec.dryRun ? opened.ops : requireCommitOps(opened);
+    // `tieredState` feeds the planner's time triggers; compactIceberg reads it once CompactOptions carries
+    // it (see the service README section) and ignores it until then.
+    const options: CompactOptions & { tieredState?: typeof prev } = {
+      strategy,
+      options: properties,
+      dryRun: !!spec.dryRun,
+      partialProgress: !!c.partialProgress,
+      maxConcurrentGroups: c.maxConcurrentGroups ?? 2,
+      onProgress: warn(opts.onProgress),
+      ...(prev ? { tieredState: prev } : {}),
+    };
+    const r: CompactReport = await compactIceberg(opened.table, opened.io, ops!, options);
+    const next = nextTieredState(prev, r, strategy);
+    return {
+      ...base,
+      format: 'iceberg',
+      ok: r.failedTasks.length === 0,
+      snapshotIds: r.snapshots,
+      bytesRead: r.bytesRead,
+      bytesWritten: r.bytesWritten,
+      filesBefore: r.before.dataFiles,
+      ...(r.after ? { filesAfter: r.after.dataFiles } : r.dryRun ? {} : { filesAfter: r.before.dataFiles }),
+      failures: r.failedTasks.map((f) => `${f.id}: ${f.reason}`),
+      ...(next ? { tieredState: encodeTieredState(next) } : spec.tieredState ? { tieredState: spec.tieredState } : {}),
+    };
+  } finally {
+    opened.files.destroy();
+  }
+}
+
+/** Stamps the partitions whose tasks committed; a dry run or a plan that committed nothing leaves the state. */
+function nextTieredState(prev: ReturnType<typeof decodeTieredState> | undefined, r: CompactReport, strategy: string) {
+  if (strategy !== 'tiered' || r.dryRun || r.committedTasks.length === 0) return undefined;
+  const committed = new Set(r.committedTasks);
+  return advanceTieredState(prev, { ...r.plan, tasks: r.plan.tasks.filter((t) => committed.has(t.id)) });
+}
