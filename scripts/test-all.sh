@@ -11,4 +11,13 @@ bash scripts/setup-oracles.sh
 echo "== type check"
 npx tsc -p tsconfig.check.json --noEmit
 echo "== unit + integration tests"
-npx vitest run "$@"
+mkdir -p .cache
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-results.json "$@" || status=$?
+# one plain closing line for CI: "tests: N passed, N failed, N skipped"
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(".cache/vitest-results.json", "utf8"));
+  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+' || true
+exit $status
