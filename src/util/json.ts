@@ -23,6 +23,8 @@ export function parseJsonLossless(text: string): unknown {
 export function stringifyJsonLossless(value: unknown, indent?: number): string {
   const out = stringify(value, undefined, indent, [
     { test: (v: unknown) => typeof v === 'bigint', stringify: (v: unknown) => (v as bigint).toString() },
+    // JSON can say -0; keep the sign that JSON.stringify would drop
+    { test: (v: unknown) => Object.is(v, -0), stringify: () => '-0' },
   ]);
   if (out === undefined) throw new Error('value is not serialisable as JSON');
   return out;

@@ -4,7 +4,8 @@
  * Output: `--format jsonl` (default) writes one JSON object per row keyed by column name. Longs (and every
  * other 64-bit value) are written as exact JSON integers, even beyond 2^53 — parse them with a
  * BigInt-aware JSON reader if you need them exact. Dates, times and timestamps are ISO strings (timestamps
- * with microseconds, `+00:00` for timestamptz), decimals are strings, binary is hex.
+ * with microseconds, `+00:00` for timestamptz), decimals are strings, binary is hex, NaN and ±Infinity are the
+ * strings "NaN", "Infinity", "-Infinity".
  * `--format csv` writes a header and RFC 4180 rows (NULL = empty field, nested values as JSON).
  * `--count` prints only the number of live rows.
  */
