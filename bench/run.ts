@@ -7,12 +7,14 @@ import { renderTable } from '../src/simulate/report.js';
 import planTiered from './plan-tiered.js';
 import rewrite from './rewrite.js';
 import orphans from './orphans.js';
+import stitch from './stitch.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
   planTiered,
   orphans,
   rewrite,
+  stitch,
   // (next benchmark here)
 ];
 

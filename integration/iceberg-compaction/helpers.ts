@@ -89,33 +89,7 @@ export async function withTable<T>(ref: string, fn: (t: IcebergTable) => Promise
   }
 }
 
-/**
- * How floe's scan (connectors/iceberg/parquet-reader.ts, hyparquet underneath) sees values today, applied
- * to expected rows before comparing them with floe's scan output. Two known read-side losses:
- * - decimals arrive as JS numbers: wide decimals are rounded (viewed here at 15 significant digits);
- * - binary arrives UTF-8-decoded: invalid sequences become U+FFFD (viewed here through the same round trip).
- * Neither affects what compaction writes (its rewrite path is the lossless Parquet layer): the reference
- * readers check exact values of the rewritten files.
- */
-/** Hex of bytes → hex of the same bytes after a UTF-8 decode/encode round trip (idempotent). */
-function utf8RoundTrip(hex: string): string {
-  return Buffer.from(Buffer.from(hex, 'hex').toString('utf8'), 'utf8').toString('hex');
-}
-
-export function floeScanView(rows: CanonicalRow[], types: Record<string, string>): CanonicalRow[] {
-  const dec = Object.entries(types).filter(([, t]) => t.startsWith('decimal')).map(([n]) => n);
-  const bin = Object.entries(types).filter(([, t]) => t === 'binary' || t.startsWith('fixed')).map(([n]) => n);
-  if (dec.length + bin.length === 0) return rows;
-  return rows.map((r) => {
-    const o = { ...r };
-    for (const n of dec) if (o[n] !== null && o[n] !== undefined) o[n] = Number(o[n]).toPrecision(15);
-    for (const n of bin) if (typeof o[n] === 'string') o[n] = utf8RoundTrip(o[n] as string);
-    return o;
-  });
-}
-
-/** Live rows of `ref` (table dir or metadata file) at the current or a given snapshot, by floe's scan
- *  (decimals as {@link floeScanView} describes). */
+/** Live rows of `ref` (table dir or metadata file) at the current or a given snapshot, by floe's scan. */
 export async function floeRows(ref: string, snapshotId?: string | bigint): Promise<CanonicalRow[]> {
   return withTable(ref, (table) => scanRows(table, snapshotId));
 }
@@ -127,16 +101,7 @@ async function scanRows(table: IcebergTable, snapshotId?: string | bigint): Prom
     for (const r of b.rows) {
       const row: CanonicalRow = {};
       b.fields.forEach((f, i) => {
-        const t = types[i]!;
-        const raw = r[i];
-        // the same view as floeScanView, so the comparison holds whether or not the scan is exact
-        if (t.startsWith('decimal')) {
-          row[f.name] = raw === null || raw === undefined ? null : Number(raw).toPrecision(15);
-          return;
-        }
-        const v = canonicalValue(t, raw);
-        if (typeof v === 'string' && (t === 'binary' || t.startsWith('fixed'))) row[f.name] = utf8RoundTrip(v);
-        else row[f.name] = v;
+        row[f.name] = canonicalValue(types[i]!, r[i]);
       });
       out.push(row);
     }

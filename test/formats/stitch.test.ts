@@ -151,6 +151,21 @@ describe('thrift compact protocol', () => {
   });
 });
 
+/** The file with a footer claiming its first chunk is 1 byte shorter than its pages. */
+function lyingCopy(bytes: Uint8Array): Uint8Array {
+  const src = openStitchSource(bytes, 'liar.parquet');
+  const md = ((src.meta.list(4)!.items[0] as TStruct).list(1)!.items[0] as TStruct).struct(3)!;
+  md.set(7, 6, BigInt(Number(md.get(7)) - 1));
+  const footer = writeThriftStruct(src.meta);
+  const body = bytes.subarray(0, bytes.byteLength - 8 - src.footer.metadataLength);
+  const liar = new Uint8Array(body.byteLength + footer.byteLength + 8);
+  liar.set(body);
+  liar.set(footer, body.byteLength);
+  new DataView(liar.buffer).setUint32(body.byteLength + footer.byteLength, footer.byteLength, true);
+  liar.set([0x50, 0x41, 0x52, 0x31], liar.byteLength - 4);
+  return liar;
+}
+
 describe('stitchParquet', () => {
   it('reads back (parquet-wasm and hyparquet) as the inputs concatenated, every type included', async () => {
     const ins = [await input(1000, 1, 0), await input(350, 2, 1000), await input(820, 3, 1350)];
@@ -267,17 +282,7 @@ describe('stitchParquet', () => {
     const b = await input(100, 11, 0, WRITE, other);
     expect(() => stitchParquet([{ bytes: a.bytes, file: 'a.parquet' }, { bytes: b.bytes, file: 'b.parquet' }])).toThrow(/schema of b.parquet differs/);
 
-    // a footer claiming a chunk is 1 byte shorter than its pages
-    const src = openStitchSource(a.bytes, 'liar.parquet');
-    const md = ((src.meta.list(4)!.items[0] as TStruct).list(1)!.items[0] as TStruct).struct(3)!;
-    md.set(7, 6, BigInt(Number(md.get(7)) - 1));
-    const footer = writeThriftStruct(src.meta);
-    const body = a.bytes.subarray(0, a.bytes.byteLength - 8 - src.footer.metadataLength);
-    const liar = new Uint8Array(body.byteLength + footer.byteLength + 8);
-    liar.set(body);
-    liar.set(footer, body.byteLength);
-    new DataView(liar.buffer).setUint32(body.byteLength + footer.byteLength, footer.byteLength, true);
-    liar.set([0x50, 0x41, 0x52, 0x31], liar.byteLength - 4);
+    const liar = lyingCopy(a.bytes);
     let err: unknown;
     try { new ParquetStitcher().add(openStitchSource(liar, 'liar.parquet')); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(FloeError);
@@ -348,6 +353,18 @@ describe('stitchTask (the rewrite decision)', () => {
     const lineage = [...FIELDS, f(2147483540, '_row_id', p('long')), f(2147483539, '_last_updated_sequence_number', p('long'))];
     expect(await stitchBlocker(request(['g0'], loose, none, { outputSchema: arrowSchemaForIceberg(lineage), nonNullFieldIds: [2147483540, 2147483539] }))).toMatch(/2147483540 is not materialised/);
     expect(none).toEqual([]);
+  });
+
+  it('gives up (for the caller to discard and rewrite) when a chunk turns out not to match its footer', async () => {
+    files.set('h0', (await input(800, 50, 0)).bytes);
+    files.set('liar', lyingCopy((await input(800, 51, 800)).bytes));
+    const stored: WrittenParquet[] = [];
+    const loose = { 'floe.rewrite.stitch.min-row-group-bytes': '1' };
+    expect(await stitchBlocker(request(['h0', 'liar'], loose, stored))).toBeUndefined(); // footers alone look fine
+    const r = await stitchTask(request(['h0', 'liar'], loose, stored, { targetFileBytes: 1 }));
+    expect(r.stitched).toBe(false);
+    expect(r.stitched === false && r.reason).toMatch(/Parquet file liar cannot be stitched: .*(pages end at|page header)/);
+    expect(stored.length).toBeGreaterThan(0); // h0's row groups were already stored: the caller discards them
   });
 
   it('stitches v3 files whose lineage columns are already non-null, and not those with nulls', async () => {
