@@ -8,12 +8,12 @@
  * REST: POST the change as requirements + updates (add-snapshot, set-snapshot-ref, remove-snapshots …);
  * 409 is a conflict, 5xx leaves the outcome unknown and must not trigger cleanup.
  */
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
 import { commitStateUnknown } from './commit-state.js';
 import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
+import { describeSqlTarget, openSqlConnection, parseSqlTarget, type SqlConnection, type SqlTarget } from '../catalog/sql-connection.js';
 import { metadataVersionOf, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableOperations } from './commit-rewrite.js';
 import { parseMetadata, parseMetadataBytes } from './metadata.js';
@@ -30,18 +30,27 @@ export function nextMetastoreFile(meta: RawMetadata, baseLocation: string): stri
 }
 
 export class SqlTableOperations implements TableOperations {
+  private readonly target: SqlTarget;
+  private readonly description: string;
+
+  /** `catalog`: what follows `sql:` — a SQLite path (or sqlite:/jdbc:sqlite: form) or a PostgreSQL URL. */
   constructor(
     private readonly io: CommitIO,
-    private readonly dbPath: string,
+    catalog: string,
     private readonly id: TableIdentifier,
     private readonly catalogName: string | undefined,
-  ) {}
+  ) {
+    this.target = parseSqlTarget(catalog);
+    this.description = describeSqlTarget(this.target);
+  }
 
-  private open(readonly: boolean): Database.Database {
+  /** One short-lived connection per refresh / commit: nothing stays open between a command's steps. */
+  private async open(readonly: boolean): Promise<SqlConnection> {
     try {
-      return new Database(this.dbPath, { readonly, fileMustExist: true, timeout: 5000 });
+      return await openSqlConnection(this.target, { readonly });
     } catch (e) {
-      throw new FloeError('NotFound', `cannot open SQL catalog ${this.dbPath}: ${(e as Error).message}`, { context: { file: this.dbPath }, cause: e });
+      if (e instanceof FloeError) throw e;
+      throw new FloeError('NotFound', `cannot open SQL catalog ${this.description}: ${(e as Error).message}`, { cause: e });
     }
   }
 
@@ -56,37 +65,43 @@ export class SqlTableOperations implements TableOperations {
   }
 
   async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
-    const db = this.open(true);
+    const db = await this.open(true);
+    let row: { metadata_location: string | null } | undefined;
     try {
       const w = this.where();
-      const row = db.prepare(`SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`).get(...w.params) as { metadata_location: string } | undefined;
-      if (!row?.metadata_location) throw new FloeError('NotFound', `table ${[...this.id.namespace, this.id.name].join('.')} not found in sql:${this.dbPath}`);
-      const md = parseMetadataBytes(await this.io.read(row.metadata_location), row.metadata_location);
-      return { metadata: md.raw, location: row.metadata_location };
+      [row] = await db.query<{ metadata_location: string | null }>(`SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`, w.params);
     } finally {
-      db.close();
+      await db.close();
     }
+    if (!row?.metadata_location) throw new FloeError('NotFound', `table ${[...this.id.namespace, this.id.name].join('.')} not found in ${this.description}`);
+    const md = parseMetadataBytes(await this.io.read(row.metadata_location), row.metadata_location);
+    return { metadata: md.raw, location: row.metadata_location };
   }
 
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
-    const target = nextMetastoreFile(next, base.location);
-    await this.io.createNew(target, Buffer.from(stringifyJsonLossless(next, 2), 'utf8'));
-    const db = this.open(false);
+    // connect before writing the file: a refused login or an unreachable server is a plain failure, not "unknown"
+    const db = await this.open(false);
     let changed: number;
+    let target: string;
     try {
+      target = nextMetastoreFile(next, base.location);
+      await this.io.createNew(target, Buffer.from(stringifyJsonLossless(next, 2), 'utf8'));
       const w = this.where();
-      changed = db
-        .prepare(`UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE ${w.sql} AND metadata_location = ?`)
-        .run(target, base.location, ...w.params, base.location).changes;
-    } catch (e) {
-      // the pointer may or may not have moved: leave the new file for orphan cleanup rather than guess
-      throw commitStateUnknown(`SQL catalog ${this.dbPath}: ${(e as Error).message}`, e);
+      try {
+        changed = await db.execute(
+          `UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE ${w.sql} AND metadata_location = ?`,
+          [target, base.location, ...w.params, base.location],
+        );
+      } catch (e) {
+        // the pointer may or may not have moved: leave the new file for orphan cleanup rather than guess
+        throw commitStateUnknown(`SQL catalog ${this.description}: ${(e as Error).message}`, e);
+      }
     } finally {
-      db.close();
+      await db.close();
     }
     if (changed !== 1) {
       await this.io.remove(target).catch(() => undefined);
-      throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in sql:${this.dbPath} past ${base.location}`);
+      throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base.location}`);
     }
     return target;
   }

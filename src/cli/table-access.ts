@@ -77,7 +77,7 @@ function catalogOps(ref: string, o: AccessOptions, io: TableFileIO): TableOperat
   const kind = spec.slice(0, i);
   const target = spec.slice(i + 1);
   const id = parseTableIdentifier(ref);
-  if (kind === 'sql') return new SqlTableOperations(io, target.replace(/^sqlite:(\/\/\/)?/, ''), id, o.catalogName);
+  if (kind === 'sql') return new SqlTableOperations(io, target, id, o.catalogName); // SQLite path or PostgreSQL URL
   return new RestTableOperations(io, id, { uri: target, ...(o.token ? { token: o.token } : {}), ...(o.warehouse ? { warehouse: o.warehouse } : {}) });
 }
 

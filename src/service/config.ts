@@ -101,8 +101,8 @@ export async function parseServiceConfig(raw: unknown, source: string, baseDir: 
     const id = v.optString(o.id, `${where}.id`);
     const catalog = v.optString(o.catalog, `${where}.catalog`);
     if ((location === undefined) === (id === undefined)) v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
-    if (id !== undefined && catalog === undefined) v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path> or rest:<url>)');
-    if (catalog !== undefined && !/^(sql|rest):./.test(catalog)) v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path> or rest:<url>`);
+    if (id !== undefined && catalog === undefined) v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
+    if (catalog !== undefined && !/^(sql|rest):./.test(catalog)) v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
     if (location !== undefined && catalog !== undefined) v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
     const table = id ?? resolveLocation(location!, baseDir);
     const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);

@@ -98,7 +98,7 @@ export function register(program: Command): void {
     .option('--max-concurrent-groups <n>', 'tasks rewritten at once', '2')
     .option('--full', 'Paimon: full compaction of every bucket instead of what the universal picker chooses')
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
-    .option('--catalog <spec>', 'sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table>')
+    .option('--catalog <spec>', 'sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
     .option('--warehouse <name>', 'REST catalog warehouse')

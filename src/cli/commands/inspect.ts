@@ -30,7 +30,7 @@ export function collectRepeatable(value: string, previous: string[] = []): strin
 export function addTableOptions(cmd: Command): Command {
   return cmd
     .option('--location-map <FROM=TO>', 'read locations starting with FROM from TO instead (repeatable)', collectRepeatable, [])
-    .option('--catalog <spec>', 'catalog holding the table: sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table>')
+    .option('--catalog <spec>', 'catalog holding the table: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
     .option('--warehouse <name>', 'REST catalog warehouse');

@@ -79,7 +79,7 @@ export function register(program: Command): void {
     .option('--dry-run', 'list what would be deleted; change nothing')
     .option('--json', 'print the report as JSON')
     .option('--location-map <FROM=TO>', 'read and delete locations under FROM at TO (repeatable)', collectOption, [])
-    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
+    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .action(async (ref: string, o: RemoveOrphansCliOptions) => {
       printReport(await removeOrphansAction(ref, o), o.json);
