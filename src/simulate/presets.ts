@@ -43,7 +43,12 @@ const AMORO_STUDY: PolicySpec = {
   name: 'amoro-trigger40-5m',
   description: 'Amoro defaults, minor trigger 40 files, evaluated every 5 min when changed',
   planner: 'tiered',
-  properties: { 'self-optimizing.target-size': TARGET, 'self-optimizing.minor.trigger.file-count': 40 },
+  // Amoro merges every fragment each time: floe's size-tiered merge is switched off to model it
+  properties: {
+    'self-optimizing.target-size': TARGET,
+    'self-optimizing.minor.trigger.file-count': 40,
+    'self-optimizing.minor.fragment-size-ratio': -1,
+  },
   schedule: { kind: 'on-change', everyMinutes: 5 },
 };
 

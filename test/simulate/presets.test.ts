@@ -52,6 +52,15 @@ describe('append-1h preset', () => {
     expect(hourly.liveDataFiles.final).toBe(1);
   });
 
+  it('size-tiered fragment merging beats Amoro on both axes: fewer rewritten bytes and fewer live files', () => {
+    // Amoro re-merges the grown output with every new batch of fragments; floe merges a grown fragment again
+    // only once as many bytes of smaller ones have gathered — even though floe checks 5× as often
+    const floe = byName(report.results, 'floe-tiered');
+    const amoro = byName(report.results, 'amoro-trigger40-5m');
+    expect(floe.writeAmplification).toBeLessThan(amoro.writeAmplification);
+    expect(floe.liveDataFiles.mean).toBeLessThan(amoro.liveDataFiles.mean);
+  });
+
   it('compacting more often costs more rewritten bytes', () => {
     const wa = (n: string) => byName(report.results, n).writeAmplification;
     expect(wa('spark-binpack-1m')).toBeGreaterThan(wa('spark-binpack-10m'));
