@@ -5,89 +5,21 @@
  * table's merge engine (merge-engines.ts) and — unlike a batch read — a retraction result is kept
  * unless `dropDelete` allows dropping it (`DropDeleteReader`).
  *
- * The scan keeps its file reader and merge loop private and drops retractions; this module has its own
- * small equivalents for compaction. Values are projected onto the current schema by field id, so
+ * It shares the scan's file reader, run cursor and merge order; its own merge loop keeps retractions,
+ * which a batch read drops. Values are projected onto the current schema by field id, so
  * compaction also migrates files of older schemas to the current one, as Java's rewriter does.
  */
 import { FloeError } from '../../src/errors.js';
-import { readDataFile } from './data-file.js';
 import { createMergeFunction, isRetract, sequenceFields, type KeyValue, type MergeFunction } from './merge-engines.js';
-import { KEY_FIELD_ID_START, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID } from './scan.js';
+import { RunCursor, readKeyValues, recordOrder } from './scan.js';
 import { fieldsByName, trimmedPrimaryKeyFields, type PaimonFile, type PaimonTable } from './table.js';
 import type { PaimonField, PaimonType } from './types.js';
-import { comparatorFor, rowComparator } from './values.js';
-
-/** Widening casts for values read with an older schema's type. */
-function castValue(v: unknown, to: PaimonType): unknown {
-  if (v === null || v === undefined) return null;
-  switch (to.root) {
-    case 'BIGINT': return typeof v === 'number' ? BigInt(v) : v;
-    case 'FLOAT': case 'DOUBLE': return typeof v === 'bigint' ? Number(v) : v;
-    case 'CHAR': case 'VARCHAR': return typeof v === 'string' ? v : String(v);
-    default: return v;
-  }
-}
-
-/** Name → field id through the schema the file was written with (files without Parquet field ids). */
-function idResolver(table: PaimonTable, f: PaimonFile): (name: string) => number | undefined {
-  const byName = fieldsByName(table.schemas.get(f.meta.schemaId) ?? table.schema);
-  return (name) => {
-    if (name === '_SEQUENCE_NUMBER') return SEQUENCE_NUMBER_FIELD_ID;
-    if (name === '_VALUE_KIND') return VALUE_KIND_FIELD_ID;
-    if (name.startsWith('_KEY_')) {
-      const k = byName.get(name.slice('_KEY_'.length));
-      return k ? KEY_FIELD_ID_START + k.id : undefined;
-    }
-    return byName.get(name)?.id;
-  };
-}
+import { rowComparator } from './values.js';
 
 /** Reads one data file as records in the current schema. Append files get kind +I and sequence 0. */
-export async function readFileRecords(table: PaimonTable, f: PaimonFile): Promise<KeyValue[]> {
-  const fields = table.schema.fields;
+export function readFileRecords(table: PaimonTable, f: PaimonFile): Promise<KeyValue[]> {
   const keyFields = table.schema.primaryKeys.length ? trimmedPrimaryKeyFields(table.schema) : [];
-  const want = new Set<number>([...fields.map((x) => x.id), SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID]);
-  for (const k of keyFields) want.add(KEY_FIELD_ID_START + k.id);
-  const cols = await readDataFile(table.io, f.path, want, idResolver(table, f));
-  if (keyFields.length && (!cols.byId.has(SEQUENCE_NUMBER_FIELD_ID) || !cols.byId.has(VALUE_KIND_FIELD_ID))) {
-    throw new FloeError('Corrupt', `Paimon data file ${f.path} of a primary-key table lacks _SEQUENCE_NUMBER/_VALUE_KIND`, { context: { file: f.path } });
-  }
-  const valueCols = fields.map((x) => cols.byId.get(x.id));
-  const keyCols = keyFields.map((k) => cols.byId.get(KEY_FIELD_ID_START + k.id) ?? cols.byId.get(k.id));
-  const seqCol = cols.byId.get(SEQUENCE_NUMBER_FIELD_ID);
-  const kindCol = cols.byId.get(VALUE_KIND_FIELD_ID);
-  const out: KeyValue[] = new Array(cols.numRows);
-  for (let i = 0; i < cols.numRows; i++) {
-    out[i] = {
-      key: keyCols.map((c, j) => castValue(c ? c[i] : null, keyFields[j]!.type)),
-      sequenceNumber: seqCol ? BigInt(seqCol[i] as bigint) : 0n,
-      kind: kindCol ? Number(kindCol[i]) : 0,
-      value: valueCols.map((c, j) => castValue(c ? c[i] : null, fields[j]!.type)),
-      level: f.meta.level,
-    };
-  }
-  return out;
-}
-
-/** Records of one sorted run in key order, one file in memory at a time. */
-class RunCursor {
-  private next = 0;
-  private buf: KeyValue[] = [];
-  private pos = 0;
-  constructor(private readonly files: readonly PaimonFile[], private readonly load: (f: PaimonFile) => Promise<KeyValue[]>, private readonly onFile: (f: PaimonFile, rows: number) => void) {}
-  async head(): Promise<KeyValue | undefined> {
-    while (this.pos >= this.buf.length) {
-      if (this.next >= this.files.length) return undefined;
-      const f = this.files[this.next++]!;
-      this.buf = await this.load(f);
-      this.onFile(f, this.buf.length);
-      this.pos = 0;
-    }
-    return this.buf[this.pos];
-  }
-  advance(): void {
-    this.pos++;
-  }
+  return readKeyValues(table, f, table.schema.fields, keyFields, undefined, keyFields.length > 0);
 }
 
 export interface MergeContext {
@@ -103,17 +35,10 @@ export function mergeContext(table: PaimonTable): MergeContext {
   const seq = sequenceFields(schema.options).map((n) => {
     const f = byName.get(n);
     if (!f) throw new FloeError('Corrupt', `Paimon table ${table.location}: sequence.field '${n}' is not a column`, { context: { table: table.location } });
-    return { idx: schema.fields.indexOf(f), cmp: comparatorFor(f.type) };
+    return { idx: schema.fields.indexOf(f), type: f.type };
   });
   const descending = (schema.options['sequence.field.sort-order'] ?? 'ascending').trim().toLowerCase() === 'descending';
-  const order = (a: KeyValue, b: KeyValue): number => {
-    for (const s of seq) {
-      const c = s.cmp(a.value[s.idx], b.value[s.idx]);
-      if (c !== 0) return descending ? -c : c;
-    }
-    if (a.sequenceNumber !== b.sequenceNumber) return a.sequenceNumber < b.sequenceNumber ? -1 : 1;
-    return (isRetract(a.kind) ? 0 : 1) - (isRetract(b.kind) ? 0 : 1);
-  };
+  const order = recordOrder(seq.map((x) => x.idx), seq.map((x) => x.type), descending);
   return { keyTypes, mf: createMergeFunction(schema.fields as PaimonField[], schema.primaryKeys, schema.options, table.location), order };
 }
 

@@ -56,7 +56,7 @@ interface FileRecords {
   records: KeyValue[];
 }
 
-class DeletionVectors {
+export class DeletionVectors {
   private cache = new Map<string, Uint8Array>();
   constructor(private io: PaimonIO) {}
   async deleted(f: PaimonFile): Promise<Set<number> | undefined> {
@@ -85,10 +85,13 @@ function columnIdResolver(table: PaimonTable, f: PaimonFile): (name: string) => 
   };
 }
 
-/** Reads one data file into KeyValues projected on the current schema. */
-async function readKeyValues(
+/**
+ * Reads one data file into KeyValues projected on the current schema (by field id, so files of older schemas
+ * come out in the current one). Rows its deletion vector removes are skipped when `dvs` is given.
+ */
+export async function readKeyValues(
   table: PaimonTable, f: PaimonFile, fields: readonly PaimonField[], keyFields: readonly PaimonField[],
-  dvs: DeletionVectors, pk: boolean,
+  dvs: DeletionVectors | undefined, pk: boolean,
 ): Promise<KeyValue[]> {
   const want = new Set<number>([...fields.map((x) => x.id), SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID]);
   for (const k of keyFields) want.add(KEY_FIELD_ID_START + k.id);
@@ -99,7 +102,7 @@ async function readKeyValues(
       context: { file: f.path },
     });
   }
-  const deleted = await dvs.deleted(f);
+  const deleted = dvs ? await dvs.deleted(f) : undefined;
   const valueCols = fields.map((x) => cols.byId.get(x.id));
   const keyCols = keyFields.map((k) => cols.byId.get(KEY_FIELD_ID_START + k.id) ?? cols.byId.get(k.id));
   const seqCol = cols.byId.get(SEQUENCE_NUMBER_FIELD_ID);
@@ -119,15 +122,21 @@ async function readKeyValues(
 }
 
 /** Iterates a sorted run's records in key order, holding one file at a time. */
-class RunCursor {
+export class RunCursor {
   private fileIndex = 0;
   private buf: KeyValue[] = [];
   private pos = 0;
-  constructor(private files: PaimonFile[], private load: (f: PaimonFile) => Promise<KeyValue[]>) {}
+  constructor(
+    private readonly files: readonly PaimonFile[],
+    private readonly load: (f: PaimonFile) => Promise<KeyValue[]>,
+    private readonly onFile: (f: PaimonFile, rows: number) => void = () => undefined,
+  ) {}
   async head(): Promise<KeyValue | undefined> {
     while (this.pos >= this.buf.length) {
       if (this.fileIndex >= this.files.length) return undefined;
-      this.buf = await this.load(this.files[this.fileIndex++]!);
+      const f = this.files[this.fileIndex++]!;
+      this.buf = await this.load(f);
+      this.onFile(f, this.buf.length);
       this.pos = 0;
     }
     return this.buf[this.pos];
@@ -138,7 +147,7 @@ class RunCursor {
 }
 
 /** Merge order within one key: user sequence, then sequence number, then retract before add. */
-function recordOrder(seqIdx: number[], seqTypes: PaimonType[], descending: boolean) {
+export function recordOrder(seqIdx: number[], seqTypes: PaimonType[], descending: boolean) {
   const cmps = seqTypes.map(comparatorFor);
   return (a: KeyValue, b: KeyValue): number => {
     for (let i = 0; i < seqIdx.length; i++) {
