@@ -10,11 +10,10 @@
  * compaction also migrates files of older schemas to the current one, as Java's rewriter does.
  */
 import { FloeError } from '../../src/errors.js';
-import { createMergeFunction, isRetract, sequenceFields, type KeyValue, type MergeFunction } from './merge-engines.js';
-import { RunCursor, readKeyValues, recordOrder } from './scan.js';
+import { createMergeFunction, sequenceFields, type KeyValue, type MergeFunction } from './merge-engines.js';
+import { RunCursor, mergeRuns, readKeyValues, recordOrder } from './scan.js';
 import { fieldsByName, trimmedPrimaryKeyFields, type PaimonFile, type PaimonTable } from './table.js';
 import type { PaimonField, PaimonType } from './types.js';
-import { rowComparator } from './values.js';
 
 /** Reads one data file as records in the current schema. Append files get kind +I and sequence 0. */
 export function readFileRecords(table: PaimonTable, f: PaimonFile): Promise<KeyValue[]> {
@@ -53,31 +52,9 @@ export async function* mergeSections(
   dropDelete: boolean,
   onFile: (f: PaimonFile, rows: number) => void = () => undefined,
 ): AsyncGenerator<KeyValue> {
-  const keyCmp = rowComparator(ctx.keyTypes);
   const load = (f: PaimonFile) => readFileRecords(table, f);
   for (const section of sections) {
     const cursors = section.map((run) => new RunCursor(run, load, onFile));
-    for (;;) {
-      let minKey: unknown[] | undefined;
-      const heads: (KeyValue | undefined)[] = [];
-      for (const c of cursors) {
-        const h = await c.head();
-        heads.push(h);
-        if (h && (!minKey || keyCmp(h.key, minKey) < 0)) minKey = h.key;
-      }
-      if (!minKey) break;
-      const group: KeyValue[] = [];
-      for (let i = 0; i < cursors.length; i++) {
-        for (let h = heads[i]; h && keyCmp(h.key, minKey) === 0; h = await cursors[i]!.head()) {
-          group.push(h);
-          cursors[i]!.advance();
-        }
-      }
-      group.sort(ctx.order);
-      const merged = ctx.mf.merge(group);
-      if (!merged) continue;
-      if (dropDelete && isRetract(merged.kind)) continue;
-      yield merged;
-    }
+    yield* mergeRuns(cursors, ctx.keyTypes, ctx.mf, ctx.order, !dropDelete);
   }
 }

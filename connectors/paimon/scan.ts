@@ -165,6 +165,8 @@ export async function* mergeRuns(
   keyTypes: readonly PaimonType[],
   mf: MergeFunction,
   order: (a: KeyValue, b: KeyValue) => number = recordOrder([], [], false),
+  /** A batch read drops retractions; a compaction that may not drop deletes keeps them. */
+  keepRetractions = false,
 ): AsyncGenerator<KeyValue> {
   const keyCmp = rowComparator(keyTypes);
   for (;;) {
@@ -186,7 +188,7 @@ export async function* mergeRuns(
     }
     group.sort(order);
     const merged = mf.merge(group);
-    if (merged && !isRetract(merged.kind)) yield merged;
+    if (merged && (keepRetractions || !isRetract(merged.kind))) yield merged;
   }
 }
 
