@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Installs the reference engines ("oracles") that floe's interop tests compare against:
-#   - .venv/ (repo root, git-ignored): PyIceberg (+pyarrow, SQL catalog, pyiceberg-core), DuckDB with its
-#     iceberg/avro extensions from PyPI wheels (extensions.duckdb.org is not reachable here), pypaimon.
-#   - integration/oracles/java: Iceberg + Paimon Java oracle, built to .cache/oracles/java-target/.
-# Idempotent: each part is skipped when its stamp (requirements / source hash) is unchanged.
-# Fails loudly (non-zero exit) when a required part cannot be installed or built.
+#   - a Python venv: PyIceberg (+pyarrow, SQL catalog, pyiceberg-core), DuckDB with its iceberg/avro
+#     extensions from PyPI wheels (extensions.duckdb.org is not reachable here), pypaimon;
+#   - integration/oracles/java: the Iceberg + Paimon Java oracle (floe-oracle.jar + lib/).
+# Both are built into the build cache outside the clone (scripts/cache-dir.sh: $FLOE_CACHE_DIR or
+# ~/.cache/floe), keyed by what they are built from — the venv by Python version + requirements, the jar by
+# a hash of pom.xml and the sources — so a fresh clone on the same machine reuses them and a new machine
+# builds them once. The clone keeps its old paths as symlinks: .venv → the venv,
+# .cache/oracles/java-target → the jar's directory (what integration/ and FLOE_ORACLE_PYTHON users expect).
+# Idempotent: a cache entry with its `.complete` stamp is only checked. Fails loudly (non-zero exit) when a
+# required part cannot be installed or built.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$ROOT/.venv"
+# shellcheck source=cache-dir.sh
+. "$ROOT/scripts/cache-dir.sh"
 JAVA_DIR="$ROOT/integration/oracles/java"
-JAVA_OUT="$ROOT/.cache/oracles/java-target"
 T0=$(date +%s)
 
 say() { printf '[setup-oracles] %s\n' "$*"; }
@@ -37,20 +42,26 @@ PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null || die "python3 not found"
 
 # ---------------------------------------------------------------- Python venv
-PY_STAMP="$VENV/.floe-oracles-reqs"
-WANT_STAMP="$(printf '%s\n' "${PY_REQS[@]}")"
-if [ -x "$VENV/bin/python" ] && [ -f "$PY_STAMP" ] && [ "$(cat "$PY_STAMP")" = "$WANT_STAMP" ]; then
+PY_VERSION="$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+PY_HASH="$(printf '%s\n' "$("$PY" -c 'import sys; print(sys.version)')" "${PY_REQS[@]}" | sha256sum | cut -c1-16)"
+VENV="$FLOE_CACHE/oracle-venv-py$PY_VERSION-$PY_HASH"
+if [ -x "$VENV/bin/python" ] && [ -f "$VENV/.complete" ]; then
   say "python venv up to date ($VENV)"
 else
-  if [ ! -x "$VENV/bin/python" ]; then
-    say "creating venv at $VENV"
-    "$PY" -m venv "$VENV" || die "python -m venv failed"
+  floe_cache_lock "$VENV"
+  if ! { [ -x "$VENV/bin/python" ] && [ -f "$VENV/.complete" ]; }; then
+    if [ ! -x "$VENV/bin/python" ]; then
+      say "creating venv at $VENV"
+      "$PY" -m venv "$VENV" || die "python -m venv failed"
+    fi
+    say "installing: ${PY_REQS[*]}"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PY_REQS[@]}" \
+      || die "pip install failed"
+    printf '%s\n' "${PY_REQS[@]}" > "$VENV/.floe-oracles-reqs"
+    touch "$VENV/.complete"
   fi
-  say "installing: ${PY_REQS[*]}"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PY_REQS[@]}" \
-    || die "pip install failed"
-  printf '%s\n' "${PY_REQS[@]}" > "$PY_STAMP"
 fi
+floe_link "$ROOT/.venv" "$VENV"
 "$VENV/bin/python" -c 'import pyiceberg, pyarrow, duckdb, pypaimon' \
   || die "python oracle packages do not import"
 if "$VENV/bin/python" -B "$ROOT/integration/oracles/py/duckdb_read.py" --check >/dev/null 2>"$ROOT/.cache/duckdb-check.err"; then
@@ -61,18 +72,25 @@ else
 fi
 
 # ---------------------------------------------------------------- Java oracle
-mkdir -p "$JAVA_OUT"
-SRC_HASH=$(cd "$JAVA_DIR" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+SRC_HASH=$(cd "$JAVA_DIR" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+JAVA_OUT="$FLOE_CACHE/java-oracle-jdk$JAVA_MAJOR-$SRC_HASH"
 JAR="$JAVA_OUT/floe-oracle.jar"
-if [ -f "$JAR" ] && [ -d "$JAVA_OUT/lib" ] && [ "$(cat "$JAVA_OUT/.src-hash" 2>/dev/null)" = "$SRC_HASH" ]; then
+java_ok() { [ -f "$JAR" ] && [ -d "$JAVA_OUT/lib" ] && [ -f "$JAVA_OUT/.complete" ]; }
+if java_ok; then
   say "java oracle up to date ($JAR)"
 else
-  say "building java oracle (first run downloads Maven dependencies; may take minutes)"
-  rm -rf "$JAVA_OUT/lib"
-  (cd "$JAVA_DIR" && mvn -q -B -Dstyle.color=never package -Dmaven.test.skip=true) || die "maven build of $JAVA_DIR failed"
-  [ -f "$JAR" ] || die "maven finished but $JAR is missing"
-  echo "$SRC_HASH" > "$JAVA_OUT/.src-hash"
-  say "built $JAR ($(ls "$JAVA_OUT/lib" | wc -l) dependency jars)"
+  floe_cache_lock "$JAVA_OUT"
+  if ! java_ok; then
+    say "building java oracle into $JAVA_OUT (first run downloads Maven dependencies; may take minutes)"
+    rm -rf "$JAVA_OUT/lib" "$JAVA_OUT/.complete"
+    (cd "$JAVA_DIR" && mvn -q -B -Dstyle.color=never package -Dmaven.test.skip=true "-Dfloe.oracle.target=$JAVA_OUT") \
+      || die "maven build of $JAVA_DIR failed"
+    [ -f "$JAR" ] || die "maven finished but $JAR is missing"
+    echo "$SRC_HASH" > "$JAVA_OUT/.src-hash"
+    touch "$JAVA_OUT/.complete"
+    say "built $JAR ($(ls "$JAVA_OUT/lib" | wc -l) dependency jars)"
+  fi
 fi
+floe_link "$ROOT/.cache/oracles/java-target" "$JAVA_OUT"
 
 say "done in $(( $(date +%s) - T0 ))s"

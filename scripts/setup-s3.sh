@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Builds floe's S3-compatible test server (scripts/s3-server: gofakes3 + SigV4 + atomic conditional PUT)
-# from the Go module proxy and caches it under .cache/s3-server/. Idempotent: a second run with unchanged
-# sources and Go version only checks a stamp. Prints the binary's absolute path as its last line.
+# Builds the S3 test server the integration tier runs against when neither S3_TEST_ENDPOINT nor a Docker
+# engine (MinIO via testcontainers) is available, and prints its absolute path as the last line.
+#
+#   default                     versitygw v1.8.0 (github.com/versity/versitygw, Apache-2.0, a production S3
+#                               gateway; run with its posix backend), built from the Go module proxy
+#   FLOE_S3_BINARY=floe-s3-server  (or --gofakes3) scripts/s3-server: gofakes3 + SigV4 + atomic conditional PUT
+#
+# The build is cached outside the clone (scripts/cache-dir.sh: $FLOE_CACHE_DIR or ~/.cache/floe), keyed by
+# version (versitygw) or a hash of the sources (floe-s3-server). Idempotent: a cached build is only checked.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SRC="$ROOT/scripts/s3-server"
-OUT_DIR="$ROOT/.cache/s3-server"
-BIN="$OUT_DIR/floe-s3-server"
+# shellcheck source=cache-dir.sh
+. "$ROOT/scripts/cache-dir.sh"
+
+VERSITYGW_VERSION="v1.8.0"
+WHICH="${FLOE_S3_BINARY:-versitygw}"
+[ "${1:-}" = "--gofakes3" ] && WHICH="floe-s3-server"
 
 if ! command -v go >/dev/null 2>&1; then
   for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
@@ -17,28 +26,50 @@ if ! command -v go >/dev/null 2>&1; then
   echo "setup-s3: no Go toolchain found; install Go (>= 1.24) to build the S3 test server" >&2
   exit 1
 fi
+# Never let `go` fetch another toolchain: the machine's Go builds both servers.
+export GOTOOLCHAIN=local
 
-stamp="$(cat "$SRC/main.go" "$SRC/go.mod" "$SRC/go.sum" | sha256sum | cut -c1-16)-$(go env GOVERSION)"
-up_to_date() { [ -x "$BIN" ] && [ "$(cat "$OUT_DIR/stamp" 2>/dev/null)" = "$stamp" ]; }
+case "$WHICH" in
+  versitygw)
+    OUT_DIR="$FLOE_CACHE/versitygw-$VERSITYGW_VERSION"
+    BIN="$OUT_DIR/versitygw"
+    build() {
+      echo "setup-s3: building versitygw $VERSITYGW_VERSION from the Go module proxy (a few minutes on 2 cores the first time)…" >&2
+      GOBIN="$OUT_DIR/.tmp-bin" go install -trimpath "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+      mv -f "$OUT_DIR/.tmp-bin/versitygw" "$BIN"
+      rm -rf "$OUT_DIR/.tmp-bin"
+    }
+    ;;
+  floe-s3-server)
+    SRC="$ROOT/scripts/s3-server"
+    hash="$(cat "$SRC/main.go" "$SRC/go.mod" "$SRC/go.sum" | sha256sum | cut -c1-16)"
+    OUT_DIR="$FLOE_CACHE/floe-s3-server-$hash"
+    BIN="$OUT_DIR/floe-s3-server"
+    build() {
+      echo "setup-s3: building floe-s3-server (first run downloads gofakes3 from the Go module proxy)…" >&2
+      (cd "$SRC" && GOFLAGS=-mod=readonly go build -trimpath -o "$BIN.tmp.$$" .)
+      mv -f "$BIN.tmp.$$" "$BIN"
+    }
+    ;;
+  *)
+    echo "setup-s3: FLOE_S3_BINARY must be versitygw or floe-s3-server, not '$WHICH'" >&2
+    exit 1
+    ;;
+esac
+
+up_to_date() { [ -x "$BIN" ] && [ -f "$OUT_DIR/.complete" ]; }
 if up_to_date; then
-  echo "setup-s3: up to date" >&2
+  echo "setup-s3: $WHICH up to date ($BIN)" >&2
   echo "$BIN"
   exit 0
 fi
-
-mkdir -p "$OUT_DIR"
 # Test files may call this at the same time: one builds, the others wait and find it built.
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$OUT_DIR/.lock"
-  flock 9
-  if up_to_date; then
-    echo "$BIN"
-    exit 0
-  fi
+floe_cache_lock "$OUT_DIR"
+if ! up_to_date; then
+  rm -f "$OUT_DIR/.complete"
+  T0=$(date +%s)
+  build
+  touch "$OUT_DIR/.complete"
+  echo "setup-s3: built $BIN in $(( $(date +%s) - T0 ))s" >&2
 fi
-echo "setup-s3: building the S3 test server (first run downloads gofakes3 from the Go module proxy)…" >&2
-(cd "$SRC" && GOFLAGS=-mod=readonly go build -trimpath -o "$BIN.tmp.$$" .)
-mv -f "$BIN.tmp.$$" "$BIN"
-echo "$stamp" > "$OUT_DIR/stamp"
-echo "setup-s3: built $BIN" >&2
 echo "$BIN"

@@ -4,10 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
+echo "== build cache: ${FLOE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/floe} (built servers and engines, reused across clones)"
 echo "== setup: S3 test server"
-bash scripts/setup-s3.sh >/dev/null
+# an external server (S3_TEST_ENDPOINT) needs no local build
+[ -n "${S3_TEST_ENDPOINT:-}" ] || bash scripts/setup-s3.sh >/dev/null
 echo "== setup: reference engines"
 bash scripts/setup-oracles.sh
+echo "== setup: redis-server (BullMQ tests)"
+bash scripts/setup-redis.sh >/dev/null
+echo "== setup: Temporal CLI dev server (Temporal tests; a cold build takes ~8-16 min on 2 cores, then cached)"
+if [ "${FLOE_SKIP_TEMPORAL:-}" = "1" ]; then echo "   SKIPPED: FLOE_SKIP_TEMPORAL=1 — the Temporal tier will not run"; else bash scripts/setup-temporal.sh >/dev/null; fi
+echo "== setup: chromium (dashboard browser test)"
+bash scripts/setup-chromium.sh >/dev/null || echo "   (no chromium: the dashboard browser test will fail and say why)"
 echo "== type check"
 npx tsc -p tsconfig.check.json --noEmit
 echo "== unit + integration tests"

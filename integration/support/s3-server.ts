@@ -1,29 +1,27 @@
 /**
- * A real S3-compatible server for the integration tier.
- *
- * Order of preference:
+ * A real S3-compatible server for the integration tier. Order of preference (`chooseS3Server`):
  * 1. `S3_TEST_ENDPOINT` (+ AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, optional S3_TEST_BUCKET, AWS_REGION):
- *    a server someone else runs (MinIO, SeaweedFS, real S3 …). The bucket is created if missing.
- * 2. floe-s3-server (gofakes3 + SigV4 + atomic conditional PUT), built by scripts/setup-s3.sh and started on
- *    a free 127.0.0.1 port with a temp data dir.
- * (No Docker/testcontainers path: this machine's Docker has no engine and containers could not pull images
- * from the registries available here anyway.)
- *
- * If neither works the setup FAILS, unless FLOE_SKIP_S3=1, in which case S3 tests skip with a loud reason.
+ *    a server someone else runs (MinIO, real S3 …). The bucket is created if missing.
+ * 2. MinIO in a container via testcontainers (./s3-minio.ts), when a Docker engine is reachable.
+ *    Where none is, that is said in one `[s3]` line with testcontainers' reason, then:
+ * 3. a server binary built by scripts/setup-s3.sh from the Go module proxy (./s3-binaries.ts): versitygw
+ *    v1.8.0 with its posix backend (FLOE_S3_BINARY=floe-s3-server picks the gofakes3-based fake), started
+ *    on a free 127.0.0.1 port with a temp data dir.
+ * If no server can be had the setup FAILS, unless FLOE_SKIP_S3=1, in which case S3 tests skip loudly.
  *
  * Use as vitest `globalSetup` (default export: starts once, exports S3_TEST_* env for every test file) or
  * per file via `acquireS3()`, which reuses what globalSetup exported or starts a private server.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { startBinaryServer, type BinaryKind } from './s3-binaries.js';
+import { probeDocker, startMinio, type DockerProbe } from './s3-minio.js';
+
+export { buildServerBinary } from './s3-binaries.js';
+
+export type S3ServerKind = 'external' | 'minio' | BinaryKind;
 
 export interface S3TestServer {
-  kind: 'external' | 'floe-s3-server';
+  kind: S3ServerKind;
   endpoint: string;
   region: string;
   bucket: string;
@@ -36,10 +34,8 @@ export interface S3TestServer {
 /** What a test file gets: a server, or the reason S3 tests are skipped (only with FLOE_SKIP_S3=1). */
 export type S3Availability = { available: true; server: S3TestServer } | { available: false; reason: string };
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DEFAULT_BUCKET = 'floe-test';
-const DEFAULT_ACCESS_KEY = 'floe-test';
-const DEFAULT_SECRET_KEY = 'floe-test-secret';
+const KINDS: readonly S3ServerKind[] = ['external', 'minio', 'versitygw', 'floe-s3-server'];
 
 async function ensureBucket(s: Omit<S3TestServer, 'stop' | 'kind'>): Promise<void> {
   const client = new S3Client({
@@ -57,15 +53,16 @@ async function ensureBucket(s: Omit<S3TestServer, 'stop' | 'kind'>): Promise<voi
   }
 }
 
-async function fromEnvironment(): Promise<S3TestServer | undefined> {
-  const endpoint = process.env.S3_TEST_ENDPOINT;
+/** The server S3_TEST_ENDPOINT names, or undefined when it is not set. */
+export async function fromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<S3TestServer | undefined> {
+  const endpoint = env.S3_TEST_ENDPOINT;
   if (!endpoint) return undefined;
   const s = {
     endpoint,
-    region: process.env.S3_TEST_REGION ?? process.env.AWS_REGION ?? 'us-east-1',
-    bucket: process.env.S3_TEST_BUCKET ?? DEFAULT_BUCKET,
-    accessKeyId: process.env.S3_TEST_ACCESS_KEY_ID ?? process.env.AWS_ACCESS_KEY_ID ?? '',
-    secretAccessKey: process.env.S3_TEST_SECRET_ACCESS_KEY ?? process.env.AWS_SECRET_ACCESS_KEY ?? '',
+    region: env.S3_TEST_REGION ?? env.AWS_REGION ?? 'us-east-1',
+    bucket: env.S3_TEST_BUCKET ?? DEFAULT_BUCKET,
+    accessKeyId: env.S3_TEST_ACCESS_KEY_ID ?? env.AWS_ACCESS_KEY_ID ?? '',
+    secretAccessKey: env.S3_TEST_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY ?? '',
     forcePathStyle: true as const,
   };
   if (!s.accessKeyId || !s.secretAccessKey) {
@@ -73,90 +70,79 @@ async function fromEnvironment(): Promise<S3TestServer | undefined> {
   }
   await ensureBucket(s);
   // globalSetup exports the kind of server it started, so test files know its quirks.
-  const kind = process.env.S3_TEST_SERVER_KIND === 'floe-s3-server' ? 'floe-s3-server' : 'external';
+  const exported = env.S3_TEST_SERVER_KIND as S3ServerKind | undefined;
+  const kind = exported && KINDS.includes(exported) ? exported : 'external';
   return { ...s, kind, stop: async () => undefined };
 }
 
-/** FLOE_S3_SERVER_BIN, or scripts/setup-s3.sh's cached build (the path it prints last). */
-export async function buildServerBinary(): Promise<string> {
-  const override = process.env.FLOE_S3_SERVER_BIN;
-  if (override) {
-    await fs.access(override).catch(() => {
-      throw new Error(`FLOE_S3_SERVER_BIN=${override} does not exist`);
-    });
-    return override;
-  }
-  const { stdout } = await promisify(execFile)('bash', [path.join(repoRoot, 'scripts/setup-s3.sh')], {
-    cwd: repoRoot,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const bin = stdout.trim().split('\n').pop() ?? '';
-  await fs.access(bin);
-  return bin;
+/** The ways to get a server, injectable so the choice itself is unit-tested (test/s3-test-server/). */
+export interface S3ServerSources {
+  external(): Promise<S3TestServer | undefined>;
+  probeDocker(): Promise<DockerProbe>;
+  minio(): Promise<S3TestServer>;
+  binary(): Promise<S3TestServer>;
+  log(line: string): void;
 }
 
-export async function startFloeS3Server(options: { bucket?: string; timeoutMs?: number } = {}): Promise<S3TestServer> {
-  const bin = await buildServerBinary();
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-s3-'));
-  const bucket = options.bucket ?? DEFAULT_BUCKET;
-  const child: ChildProcess = spawn(
-    bin,
-    ['-addr', '127.0.0.1:0', '-data', dataDir, '-bucket', bucket, '-access-key', DEFAULT_ACCESS_KEY, '-secret-key', DEFAULT_SECRET_KEY],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  const address = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`floe-s3-server did not start within ${options.timeoutMs ?? 15_000} ms: ${stderr}`)), options.timeoutMs ?? 15_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /LISTENING (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`floe-s3-server exited with ${code} before listening: ${stderr}`));
-    });
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-  }).catch(async (e) => {
-    child.kill('SIGKILL');
-    await fs.rm(dataDir, { recursive: true, force: true });
-    throw e;
-  });
-  child.removeAllListeners('exit');
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-    await fs.rm(dataDir, { recursive: true, force: true });
-  };
-  return {
-    kind: 'floe-s3-server',
-    endpoint: `http://${address}`,
-    region: 'us-east-1',
-    bucket,
-    accessKeyId: DEFAULT_ACCESS_KEY,
-    secretAccessKey: DEFAULT_SECRET_KEY,
-    forcePathStyle: true,
-    stop,
-  };
-}
-
-/** An external server if configured, else our own; throws with the reason if neither can be had. */
-export async function startS3Server(): Promise<S3TestServer> {
-  const external = await fromEnvironment();
+/**
+ * External if configured; else MinIO when Docker answers (falling back, loudly, to the binary if the
+ * container does not start); else the binary. A binary that cannot be built or started throws.
+ */
+export async function chooseS3Server(src: S3ServerSources): Promise<S3TestServer> {
+  const external = await src.external();
   if (external) return external;
-  return startFloeS3Server();
+  const docker = await src.probeDocker();
+  if (docker.reachable) {
+    try {
+      const server = await src.minio();
+      src.log(`[s3] testcontainers: MinIO container at ${server.endpoint} (Docker engine ${docker.detail})`);
+      return server;
+    } catch (e) {
+      src.log(`[s3] testcontainers: Docker is reachable but the MinIO container did not start (${oneLine(e)}); falling back to the S3 server binary`);
+    }
+  } else {
+    src.log(`[s3] testcontainers: no Docker engine reachable (${oneLine(docker.reason)}); falling back to the S3 server binary from scripts/setup-s3.sh`);
+  }
+  return src.binary();
+}
+
+function oneLine(e: unknown): string {
+  const s = e instanceof Error ? e.message : String(e);
+  return s.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+export function defaultSources(options: { bucket?: string } = {}): S3ServerSources {
+  const bucket = options.bucket ?? DEFAULT_BUCKET;
+  return {
+    external: () => fromEnvironment(),
+    probeDocker,
+    minio: async () => {
+      const s = await startMinio(bucket);
+      try {
+        await ensureBucket(s);
+      } catch (e) {
+        await s.stop();
+        throw e;
+      }
+      return s;
+    },
+    binary: async () => {
+      const s = await startBinaryServer({ bucket });
+      try {
+        await ensureBucket(s);
+      } catch (e) {
+        await s.stop();
+        throw e;
+      }
+      return s;
+    },
+    log: (line) => console.warn(line),
+  };
+}
+
+/** An external server if configured, else MinIO or our own; throws with the reason if none can be had. */
+export function startS3Server(options: { bucket?: string } = {}): Promise<S3TestServer> {
+  return chooseS3Server(defaultSources(options));
 }
 
 /** The env a test process needs to reach `s`; AWS_* are set too so default-chain clients hit the test server. */
@@ -175,14 +161,27 @@ export function envFor(s: S3TestServer): Record<string, string> {
   };
 }
 
-function skipAllowed(): boolean {
-  return process.env.FLOE_SKIP_S3 === '1';
+export function skipAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.FLOE_SKIP_S3 === '1';
 }
 
 function loudSkip(reason: string): string {
   const msg = `\n${'!'.repeat(78)}\n!! FLOE_SKIP_S3=1: S3 integration tests are SKIPPED: ${reason}\n${'!'.repeat(78)}\n`;
   console.warn(msg);
   return reason;
+}
+
+const HINT =
+  '(set S3_TEST_ENDPOINT, start a Docker engine for MinIO, install Go so scripts/setup-s3.sh can build versitygw, or FLOE_SKIP_S3=1 to skip)';
+
+/**
+ * What a run does when no server can be had: throw (the run fails) unless FLOE_SKIP_S3=1, which turns it
+ * into a loud skip reason.
+ */
+export function noServer(e: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  const reason = `no S3 server: ${e instanceof Error ? e.message : String(e)}`;
+  if (!skipAllowed(env)) throw new Error(`${reason}\n${HINT}`);
+  return loudSkip(reason);
 }
 
 /**
@@ -195,9 +194,7 @@ export async function acquireS3(): Promise<S3Availability & { release(): Promise
     const server = await startS3Server();
     return { available: true, server, release: () => server.stop() };
   } catch (e) {
-    const reason = `no S3 server: ${e instanceof Error ? e.message : String(e)}`;
-    if (!skipAllowed()) throw new Error(`${reason}\n(set S3_TEST_ENDPOINT, install Go so scripts/setup-s3.sh can build floe-s3-server, or FLOE_SKIP_S3=1 to skip)`);
-    return { available: false, reason: loudSkip(reason), release: async () => undefined };
+    return { available: false, reason: noServer(e), release: async () => undefined };
   }
 }
 
@@ -207,9 +204,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   try {
     server = await startS3Server();
   } catch (e) {
-    const reason = `no S3 server: ${e instanceof Error ? e.message : String(e)}`;
-    if (!skipAllowed()) throw new Error(`${reason}\n(set S3_TEST_ENDPOINT, install Go so scripts/setup-s3.sh can build floe-s3-server, or FLOE_SKIP_S3=1 to skip)`);
-    process.env.FLOE_S3_SKIPPED = loudSkip(reason);
+    process.env.FLOE_S3_SKIPPED = noServer(e);
     return async () => undefined;
   }
   Object.assign(process.env, envFor(server));
