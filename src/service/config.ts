@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FloeError, isFloeError } from '../errors.js';
 import { parseCutoff, parseDurationMs } from '../maintenance/duration.js';
+import { parseSizeBytes } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
 import { JOB_KINDS, type CompactJobOptions, type ExpireJobOptions, type JobKind, type RemoveOrphansJobOptions, type TableAccess } from './job-types.js';
 
@@ -15,32 +16,105 @@ export interface JobConfig {
   kind: JobKind;
   schedule: Schedule;
   dryRun: boolean;
+  /** false: run without the table lease (`lease: false` in floe.yaml). */
+  lease?: boolean;
   compact?: CompactJobOptions;
   expire?: ExpireJobOptions;
   removeOrphans?: RemoveOrphansJobOptions;
 }
 
 export interface TableConfig {
-  /** Unique; names the state file, log lines, metrics labels and `POST /run/<name>/<job>`. */
+  /** Unique; names the state rows, log lines, metrics labels and `POST /run/<name>/<job>`. */
   name: string;
   /** Location, or `<ns>.<table>` when `access.catalog` is set. */
   table: string;
   access: TableAccess;
   properties: Record<string, string>;
   jobs: JobConfig[];
+  /** `config` for a table listed under `tables:`, else the name of the `catalogs:` entry that found it. */
+  source: string;
+  /** Iceberg or Paimon when known (discovery knows; a listed location is detected when it runs). */
+  format?: 'iceberg' | 'paimon';
+  /** Parallel rewrite groups inside this table's compaction (the table's own concurrency). */
+  concurrency?: number;
+  /** Input bytes one compaction run may plan (a quota; deferred partitions wait for the next run). */
+  maxBytesPerRun?: number;
+  /** Wall-clock limit of one job; the job is then cancelled. */
+  jobTimeoutMs?: number;
+}
+
+/** One layer of job settings: a job, or `false` to switch it off. Layers stack: defaults < catalog < override < table. */
+export type JobLayer = Partial<Record<JobKind, JobConfig | false>>;
+
+/** Knobs a table can take from defaults, its catalog, an override or its own entry. */
+export interface TableKnobs {
+  properties: Record<string, string>;
+  jobs: JobLayer;
+  concurrency?: number;
+  maxBytesPerRun?: number;
+  jobTimeoutMs?: number;
+}
+
+export interface CatalogConfig extends TableKnobs {
+  /** Prefix of the names of the tables it finds (`<name>.<ns>.<table>`). */
+  name: string;
+  kind: 'sql' | 'rest' | 'warehouse';
+  /** `sql:<path|url>` / `rest:<url>`, or the warehouse location (local path or s3://…). */
+  target: string;
+  access: TableAccess;
+  /** Glob patterns over `<ns>.<table>` (catalogs) or the path below the warehouse (`db/orders`). */
+  include: string[];
+  exclude: string[];
+  /** Warehouse: how many folder levels below the prefix tables may sit (default 3). */
+  depth: number;
+}
+
+export interface OverrideConfig extends TableKnobs {
+  /** Glob over table names (`lake.db.*`). */
+  match: string;
+  /** `false` keeps matching tables out of management. */
+  enabled: boolean;
+}
+
+export interface HttpConfig {
+  host: string;
+  port?: number;
+  /** From `http.token` or $FLOE_API_TOKEN; without one every request but the login page is refused. */
+  token?: string;
+  /** `true` lets GET requests through without the token (mutations always need it). */
+  publicReads: boolean;
+  /** Extra `host[:port]` values accepted in Host/Origin (a reverse proxy's name). */
+  allowedHosts: string[];
+}
+
+export interface WebhookConfig {
+  url: string;
+  retries: number;
+  timeoutMs: number;
 }
 
 export interface ServiceConfig {
   /** The file it came from (for messages). */
   source: string;
-  stateDir: string;
+  /** Service state database: a SQLite file path or a postgresql:// URL. */
+  state: string;
+  /** Legacy JSON state folder (one file per table); migrated into `state` on first start. */
+  stateDir?: string;
   /** Tables maintained at the same time. */
   concurrency: number;
   timezone: string;
   backoff: { initialMs: number; maxMs: number };
   /** How long shutdown waits for running jobs. */
   shutdownTimeoutMs: number;
+  /** Tables listed by hand. */
   tables: TableConfig[];
+  defaults: TableKnobs;
+  catalogs: CatalogConfig[];
+  overrides: OverrideConfig[];
+  /** How often catalogs are listed again (new tables picked up, dropped ones retired). */
+  discoveryIntervalMs: number;
+  http: HttpConfig;
+  webhook?: WebhookConfig;
 }
 
 export const DEFAULTS = {
@@ -49,6 +123,9 @@ export const DEFAULTS = {
   backoffInitialMs: 60_000,
   backoffMaxMs: 6 * 3_600_000,
   shutdownTimeoutMs: 5 * 60_000,
+  discoveryIntervalMs: 5 * 60_000,
+  warehouseDepth: 3,
+  stateFile: 'floe-state.db',
 };
 
 export async function loadServiceConfig(file: string): Promise<ServiceConfig> {
@@ -69,13 +146,17 @@ export async function loadServiceConfig(file: string): Promise<ServiceConfig> {
 }
 
 /** Validates a parsed config; relative local paths resolve against `baseDir` (the config file's folder). */
-export async function parseServiceConfig(raw: unknown, source: string, baseDir: string = process.cwd()): Promise<ServiceConfig> {
+export async function parseServiceConfig(raw: unknown, source: string, baseDir: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<ServiceConfig> {
   const v = new Validator(source);
   const top = v.object(raw, '');
-  v.keys(top, '', ['stateDir', 'concurrency', 'timezone', 'backoff', 'shutdownTimeout', 'defaults', 'tables']);
+  v.keys(top, '', ['state', 'stateDir', 'concurrency', 'timezone', 'backoff', 'shutdownTimeout', 'defaults', 'tables', 'catalogs', 'overrides', 'discovery', 'http', 'webhook']);
   const timezone = v.optString(top.timezone, 'timezone') ?? DEFAULTS.timezone;
   checkTimezone(v, timezone);
-  const stateDir = v.string(top.stateDir, 'stateDir');
+  const stateText = v.optString(top.state, 'state');
+  const stateDirText = v.optString(top.stateDir, 'stateDir');
+  if (stateText === undefined && stateDirText === undefined) v.fail('state', 'is required: a SQLite file (floe-state.db) or a postgresql:// URL (or stateDir: a folder)');
+  const stateDir = stateDirText === undefined ? undefined : path.resolve(baseDir, stateDirText);
+  const state = stateText === undefined ? path.join(stateDir!, DEFAULTS.stateFile) : /^postgres(ql)?:\/\//i.test(stateText) ? stateText : path.resolve(baseDir, stateText.replace(/^sqlite:(\/\/)?/i, ''));
   const concurrency = v.optInt(top.concurrency, 'concurrency', 1) ?? DEFAULTS.concurrency;
   const backoffRaw = top.backoff === undefined ? {} : v.object(top.backoff, 'backoff');
   v.keys(backoffRaw, 'backoff', ['initial', 'max']);
@@ -83,20 +164,33 @@ export async function parseServiceConfig(raw: unknown, source: string, baseDir: 
   const maxMs = v.optDuration(backoffRaw.max, 'backoff.max') ?? Math.max(DEFAULTS.backoffMaxMs, initialMs);
   if (maxMs < initialMs) v.fail('backoff.max', `must not be shorter than backoff.initial`);
   const shutdownTimeoutMs = v.optDuration(top.shutdownTimeout, 'shutdownTimeout') ?? DEFAULTS.shutdownTimeoutMs;
-
-  const defaults = top.defaults === undefined ? {} : v.object(top.defaults, 'defaults');
-  v.keys(defaults, 'defaults', ['properties', 'jobs']);
-  const defaultProps = v.optStringMap(defaults.properties, 'defaults.properties') ?? {};
-  const defaultJobs = defaults.jobs === undefined ? {} : v.object(defaults.jobs, 'defaults.jobs');
-  v.keys(defaultJobs, 'defaults.jobs', JOB_KINDS);
-
-  if (!Array.isArray(top.tables) || top.tables.length === 0) v.fail('tables', 'must be a non-empty list of tables');
-  const names = new Set<string>();
   const sizes: { at: string; text: string }[] = [];
-  const tables = (top.tables as unknown[]).map((t, i) => {
+  const ctx: Ctx = { v, timezone, sizes, baseDir };
+
+  const defaultsRaw = top.defaults === undefined ? {} : v.object(top.defaults, 'defaults');
+  v.keys(defaultsRaw, 'defaults', KNOB_KEYS);
+  const defaults = parseKnobs(ctx, defaultsRaw, 'defaults');
+
+  const discoveryRaw = top.discovery === undefined ? {} : v.object(top.discovery, 'discovery');
+  v.keys(discoveryRaw, 'discovery', ['interval']);
+  const discoveryIntervalMs = v.optDuration(discoveryRaw.interval, 'discovery.interval') ?? DEFAULTS.discoveryIntervalMs;
+
+  const catalogs = top.catalogs === undefined ? [] : v.list(top.catalogs, 'catalogs').map((c, i) => parseCatalog(ctx, c, `catalogs[${i}]`));
+  const catalogNames = new Set<string>();
+  for (const [i, c] of catalogs.entries()) {
+    if (catalogNames.has(c.name)) v.fail(`catalogs[${i}].name`, `"${c.name}" is used by another catalog; names must be unique`);
+    catalogNames.add(c.name);
+  }
+  const overrides = top.overrides === undefined ? [] : v.list(top.overrides, 'overrides').map((o, i) => parseOverride(ctx, o, `overrides[${i}]`));
+
+  const tablesRaw: unknown = top.tables === undefined ? [] : top.tables;
+  if (!Array.isArray(tablesRaw)) v.fail('tables', 'must be a list of tables');
+  if ((tablesRaw as unknown[]).length === 0 && catalogs.length === 0) v.fail('tables', 'must be a non-empty list of tables (or give catalogs: to discover them)');
+  const names = new Set<string>();
+  const tables = (tablesRaw as unknown[]).map((t, i) => {
     const where = `tables[${i}]`;
     const o = v.object(t, where);
-    v.keys(o, where, ['name', 'location', 'id', 'catalog', 'catalogName', 'warehouse', 'token', 'locationMap', 'properties', 'jobs']);
+    v.keys(o, where, ['name', 'location', 'id', 'catalog', 'catalogName', 'warehouse', 'token', 'locationMap', ...KNOB_KEYS]);
     const location = v.optString(o.location, `${where}.location`);
     const id = v.optString(o.id, `${where}.id`);
     const catalog = v.optString(o.catalog, `${where}.catalog`);
@@ -106,41 +200,196 @@ export async function parseServiceConfig(raw: unknown, source: string, baseDir: 
     if (location !== undefined && catalog !== undefined) v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
     const table = id ?? resolveLocation(location!, baseDir);
     const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);
-    if (!/^[A-Za-z0-9._-]+$/.test(name)) v.fail(`${where}.name`, `"${name}" may only hold letters, digits, ".", "_" and "-" (it names files and URLs)`);
+    checkName(v, name, `${where}.name`);
     if (names.has(name)) v.fail(`${where}.name`, `"${name}" is used by another table; names must be unique`);
     names.add(name);
-    const locationMap = o.locationMap === undefined ? undefined : v.stringList(o.locationMap, `${where}.locationMap`);
-    for (const [k, m] of (locationMap ?? []).entries()) if (!/^.+=.+$/.test(m)) v.fail(`${where}.locationMap[${k}]`, `"${m}" must be FROM=TO`);
     const access: TableAccess = {
+      ...parseAccess(ctx, o, where),
       ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
-      ...(o.catalogName !== undefined ? { catalogName: v.string(o.catalogName, `${where}.catalogName`) } : {}),
-      ...(o.warehouse !== undefined ? { warehouse: v.string(o.warehouse, `${where}.warehouse`) } : {}),
-      ...(o.token !== undefined ? { token: v.string(o.token, `${where}.token`) } : {}),
-      ...(locationMap ? { locationMap } : {}),
     };
-    const properties = { ...defaultProps, ...(v.optStringMap(o.properties, `${where}.properties`) ?? {}) };
-    const ownJobs = o.jobs === undefined ? {} : v.object(o.jobs, `${where}.jobs`);
-    v.keys(ownJobs, `${where}.jobs`, JOB_KINDS);
-    const jobs: JobConfig[] = [];
-    for (const kind of JOB_KINDS) {
-      const own = ownJobs[kind];
-      // a table's own entry replaces the default one for that job; `false` switches the job off
-      const entry = own !== undefined ? { raw: own, at: `${where}.jobs.${kind}` } : defaultJobs[kind] !== undefined ? { raw: defaultJobs[kind], at: `defaults.jobs.${kind}` } : undefined;
-      if (!entry || entry.raw === false) continue;
-      const job = parseJob(v, kind, entry.raw, entry.at, timezone, sizes);
-      if (job) jobs.push(job);
-    }
-    if (jobs.length === 0) v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
-    return { name, table, access, properties, jobs };
-  });
+    const own = parseKnobs(ctx, o, where);
+    const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
+    if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
+    const t2 = resolveTable({ name, table, access, source: 'config' }, layers);
+    if (t2.jobs.length === 0) v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
+    return t2;
+  }).filter((t): t is TableConfig => t !== undefined);
+  const http = parseHttp(v, top.http, env);
+  const webhook = top.webhook === undefined ? undefined : parseWebhook(v, top.webhook);
   await checkSizes(v, sizes);
-  return { source, stateDir: path.resolve(baseDir, stateDir), concurrency, timezone, backoff: { initialMs, maxMs }, shutdownTimeoutMs, tables };
+  return {
+    source,
+    state,
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    concurrency,
+    timezone,
+    backoff: { initialMs, maxMs },
+    shutdownTimeoutMs,
+    tables,
+    defaults,
+    catalogs,
+    overrides,
+    discoveryIntervalMs,
+    http,
+    ...(webhook ? { webhook } : {}),
+  };
+}
+
+interface Ctx {
+  v: Validator;
+  timezone: string;
+  sizes: { at: string; text: string }[];
+  baseDir: string;
+}
+
+const KNOB_KEYS = ['properties', 'jobs', 'concurrency', 'maxBytesPerRun', 'jobTimeout'];
+
+function parseKnobs(ctx: Ctx, o: Record<string, unknown>, where: string): TableKnobs {
+  const { v } = ctx;
+  const at = (k: string) => (where ? `${where}.${k}` : k);
+  const properties = v.optStringMap(o.properties, at('properties')) ?? {};
+  const jobsRaw = o.jobs === undefined ? {} : v.object(o.jobs, at('jobs'));
+  v.keys(jobsRaw, at('jobs'), JOB_KINDS);
+  const jobs: JobLayer = {};
+  for (const kind of JOB_KINDS) {
+    const raw = jobsRaw[kind];
+    if (raw === undefined) continue;
+    jobs[kind] = raw === false ? false : (parseJob(v, kind, raw, `${at('jobs')}.${kind}`, ctx.timezone, ctx.sizes) ?? false);
+  }
+  const k: TableKnobs = { properties, jobs };
+  const c = v.optInt(o.concurrency, at('concurrency'), 1);
+  if (c !== undefined) k.concurrency = c;
+  const budget = v.optString(o.maxBytesPerRun, at('maxBytesPerRun'), true);
+  if (budget !== undefined) {
+    const n = wrap(v, () => parseSizeBytes(budget, { bare: 'b' }), at('maxBytesPerRun'));
+    if (n <= 0) v.fail(at('maxBytesPerRun'), 'must be more than 0 bytes');
+    k.maxBytesPerRun = n;
+  }
+  const timeout = v.optDuration(o.jobTimeout, at('jobTimeout'));
+  if (timeout !== undefined) k.jobTimeoutMs = timeout;
+  return k;
+}
+
+/** Stacks knob layers (later wins) into a table's configuration. */
+export function resolveTable(base: Pick<TableConfig, 'name' | 'table' | 'access' | 'source'> & { format?: 'iceberg' | 'paimon' }, layers: TableKnobs[]): TableConfig {
+  const properties: Record<string, string> = {};
+  const jobs: JobLayer = {};
+  let concurrency: number | undefined;
+  let maxBytesPerRun: number | undefined;
+  let jobTimeoutMs: number | undefined;
+  for (const l of layers) {
+    Object.assign(properties, l.properties);
+    Object.assign(jobs, l.jobs);
+    concurrency = l.concurrency ?? concurrency;
+    maxBytesPerRun = l.maxBytesPerRun ?? maxBytesPerRun;
+    jobTimeoutMs = l.jobTimeoutMs ?? jobTimeoutMs;
+  }
+  const list = JOB_KINDS.map((k) => jobs[k]).filter((j): j is JobConfig => !!j);
+  return {
+    ...base,
+    properties,
+    jobs: list,
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(maxBytesPerRun !== undefined ? { maxBytesPerRun } : {}),
+    ...(jobTimeoutMs !== undefined ? { jobTimeoutMs } : {}),
+  };
+}
+
+function parseAccess(ctx: Ctx, o: Record<string, unknown>, where: string): TableAccess {
+  const { v } = ctx;
+  const locationMap = o.locationMap === undefined ? undefined : v.stringList(o.locationMap, `${where}.locationMap`);
+  for (const [k, m] of (locationMap ?? []).entries()) if (!/^.+=.+$/.test(m)) v.fail(`${where}.locationMap[${k}]`, `"${m}" must be FROM=TO`);
+  return {
+    ...(o.catalogName !== undefined ? { catalogName: v.string(o.catalogName, `${where}.catalogName`) } : {}),
+    ...(o.warehouse !== undefined && o.catalog !== undefined ? { warehouse: v.string(o.warehouse, `${where}.warehouse`) } : {}),
+    ...(o.token !== undefined ? { token: v.string(o.token, `${where}.token`) } : {}),
+    ...(locationMap ? { locationMap } : {}),
+  };
+}
+
+function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
+  const { v } = ctx;
+  const o = v.object(raw, where);
+  v.keys(o, where, ['name', 'catalog', 'warehouse', 'catalogName', 'token', 'locationMap', 'include', 'exclude', 'depth', ...KNOB_KEYS]);
+  const name = v.string(o.name, `${where}.name`);
+  checkName(v, name, `${where}.name`);
+  const catalog = v.optString(o.catalog, `${where}.catalog`);
+  const warehouse = v.optString(o.warehouse, `${where}.warehouse`);
+  if (catalog === undefined && warehouse === undefined) v.fail(where, 'give catalog (sql:… or rest:…) or warehouse (a folder or s3:// prefix holding Iceberg and Paimon tables)');
+  if (catalog !== undefined && !/^(sql|rest):./.test(catalog)) v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
+  const kind: CatalogConfig['kind'] = catalog === undefined ? 'warehouse' : catalog.startsWith('sql:') ? 'sql' : 'rest';
+  const access: TableAccess = { ...parseAccess(ctx, o, where), ...(catalog ? { catalog: resolveCatalog(catalog, ctx.baseDir) } : {}) };
+  // with a REST catalog, `warehouse` is the catalog's warehouse name, passed to /v1/config
+  if (catalog !== undefined && warehouse !== undefined) access.warehouse = warehouse;
+  const target = catalog !== undefined ? access.catalog! : resolveLocation(warehouse!, ctx.baseDir);
+  const include = o.include === undefined ? ['**'] : v.stringList(o.include, `${where}.include`);
+  const exclude = o.exclude === undefined ? [] : v.stringList(o.exclude, `${where}.exclude`);
+  const depth = v.optInt(o.depth, `${where}.depth`, 1) ?? DEFAULTS.warehouseDepth;
+  return { name, kind, target, access, include, exclude, depth, ...parseKnobs(ctx, o, where) };
+}
+
+function parseOverride(ctx: Ctx, raw: unknown, where: string): OverrideConfig {
+  const { v } = ctx;
+  const o = v.object(raw, where);
+  v.keys(o, where, ['match', 'enabled', ...KNOB_KEYS]);
+  const match = v.string(o.match, `${where}.match`);
+  const enabled = v.optBool(o.enabled, `${where}.enabled`) ?? true;
+  return { match, enabled, ...parseKnobs(ctx, o, where) };
+}
+
+function parseHttp(v: Validator, raw: unknown, env: NodeJS.ProcessEnv): HttpConfig {
+  const o = raw === undefined ? {} : v.object(raw, 'http');
+  v.keys(o, 'http', ['host', 'port', 'token', 'publicReads', 'allowedHosts']);
+  const host = v.optString(o.host, 'http.host') ?? '127.0.0.1';
+  const port = o.port === undefined ? undefined : v.optInt(o.port, 'http.port', 0);
+  if (port !== undefined && port > 65535) v.fail('http.port', `must be a port number (0-65535), got ${port}`);
+  const fromEnv = env.FLOE_API_TOKEN?.trim() || undefined;
+  const token = fromEnv ?? v.optString(o.token, 'http.token');
+  if (token !== undefined && token.length < 16) v.fail(fromEnv ? 'FLOE_API_TOKEN' : 'http.token', 'must be at least 16 characters (use a random value: openssl rand -hex 32)');
+  const publicReads = v.optBool(o.publicReads, 'http.publicReads') ?? false;
+  const allowedHosts = o.allowedHosts === undefined ? [] : v.stringList(o.allowedHosts, 'http.allowedHosts').map((h) => h.toLowerCase());
+  return { host, ...(port !== undefined ? { port } : {}), ...(token !== undefined ? { token } : {}), publicReads, allowedHosts };
+}
+
+function parseWebhook(v: Validator, raw: unknown): WebhookConfig {
+  const o = typeof raw === 'string' ? { url: raw } : v.object(raw, 'webhook');
+  v.keys(o, 'webhook', ['url', 'retries', 'timeout']);
+  const url = v.string(o.url, 'webhook.url');
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    v.fail('webhook.url', `"${url}" is not an http(s) URL`);
+  }
+  return { url, retries: v.optInt(o.retries, 'webhook.retries', 0) ?? 3, timeoutMs: v.optDuration(o.timeout, 'webhook.timeout') ?? 10_000 };
+}
+
+function checkName(v: Validator, name: string, at: string): void {
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || /^\.+$/.test(name)) v.fail(at, `"${name}" may only hold letters, digits, ".", "_" and "-" and not be only dots (it names URLs)`);
+}
+
+/**
+ * Glob over names: `*` any run of characters except `/`, `**` any run, `?` one character; the whole name
+ * must match.
+ */
+export function globMatch(pattern: string, name: string): boolean {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '*' && pattern[i + 1] === '*') {
+      re += '.*';
+      i++;
+    } else if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`).test(name);
 }
 
 function parseJob(v: Validator, kind: JobKind, raw: unknown, where: string, timezone: string, sizes: { at: string; text: string }[]): JobConfig | undefined {
   // shorthand: `expire: daily`
   const o = typeof raw === 'string' ? { schedule: raw } : v.object(raw, where);
-  const common = ['schedule', 'enabled', 'dryRun'];
+  const common = ['schedule', 'enabled', 'dryRun', 'lease'];
   const specific: Record<JobKind, string[]> = {
     compact: ['strategy', 'targetSize', 'where', 'partialProgress', 'maxConcurrentGroups', 'full'],
     expire: ['olderThan', 'retainLast', 'cleanFiles'],
@@ -150,6 +399,7 @@ function parseJob(v: Validator, kind: JobKind, raw: unknown, where: string, time
   if (v.optBool(o.enabled, `${where}.enabled`) === false) return undefined;
   const schedule = wrap(v, () => parseSchedule(v.string(o.schedule, `${where}.schedule`), `${v.source}: ${where}.schedule`, timezone));
   const job: JobConfig = { kind, schedule, dryRun: v.optBool(o.dryRun, `${where}.dryRun`) ?? false };
+  if (v.optBool(o.lease, `${where}.lease`) === false) job.lease = false;
   if (kind === 'compact') {
     const strategy = v.optString(o.strategy, `${where}.strategy`);
     if (strategy !== undefined && strategy !== 'tiered' && strategy !== 'binpack') v.fail(`${where}.strategy`, `must be tiered or binpack, got "${strategy}"`);
@@ -299,6 +549,11 @@ class Validator {
       this.fail(key, `"${s}" is not a duration (3d, 36h) or a time`);
     }
     return s;
+  }
+
+  list(x: unknown, key: string): unknown[] {
+    if (!Array.isArray(x)) this.fail(key, `must be a list, got ${describe(x)}`);
+    return x;
   }
 
   stringList(x: unknown, key: string): string[] {

@@ -1,12 +1,20 @@
 /** `floe serve` and the host seam: one maintenance job as a plain async function. */
 export { runMaintenanceJob, JOB_KINDS } from './job.js';
 export type { JobKind, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions } from './job.js';
+export type { PlanSummary } from './job-types.js';
 export { loadServiceConfig, parseServiceConfig } from './config.js';
-export type { ServiceConfig, TableConfig, JobConfig } from './config.js';
+export type { ServiceConfig, TableConfig, JobConfig, CatalogConfig, OverrideConfig, HttpConfig, WebhookConfig } from './config.js';
 export { MaintenanceService, systemClock, stdoutLog } from './service.js';
 export type { Clock, RunJob, LogSink, LogEntry, ServiceOptions, TriggerOutcome, OnceSummary } from './service.js';
 export { StateStore } from './state.js';
-export type { TableState, JobState, JobOutcome } from './state.js';
+export type { TableState, JobState, JobOutcome, TableStateStore } from './state.js';
+export { DbStateStore } from './state-db.js';
+export type { RunRecord, RunOutcome, ManagedTable } from './state-db.js';
+export { MIGRATIONS, SCHEMA_VERSION } from './state-sql.js';
+export { Discovery, listCatalog, listWarehouse, optOutReason } from './discovery.js';
+export { ServiceApi } from './api.js';
+export { WebhookNotifier } from './webhook.js';
+export type { WebhookEvent } from './webhook.js';
 export { startHttpEndpoint } from './http.js';
 export type { HttpEndpoint } from './http.js';
 export { parseSchedule, nextDueMs, backoffMs } from './schedule.js';

@@ -54,6 +54,12 @@ export interface MaintenanceJobSpec {
   removeOrphans?: RemoveOrphansJobOptions;
   /** Tiered planner memory from the previous run (the result carries the next one). */
   tieredState?: TieredStateJson;
+  /**
+   * false: run without the table lease (`<table>/.floe/lease.json`, src/distributed/lease.ts), for users who
+   * keep two jobs off one table themselves. Default: the job holds the lease; a leased table fails with
+   * `table busy …` (FloeError, context.busy) before anything is written.
+   */
+  lease?: boolean;
 }
 
 export interface MaintenanceJobResult {
@@ -77,10 +83,36 @@ export interface MaintenanceJobResult {
   /** Live data files before and after a compaction. */
   filesBefore?: number;
   filesAfter?: number;
+  /** Bytes of live data files, delete files, rows: before and after a compaction. */
+  bytesBefore?: number;
+  bytesAfter?: number;
+  deleteFilesBefore?: number;
+  deleteFilesAfter?: number;
+  rowsIn?: number;
+  rowsOut?: number;
+  /** What the compaction planned, with its decision trail (the dashboard shows it). */
+  plan?: PlanSummary;
   failures: string[];
   warnings: string[];
   /** Next tiered planner state (Iceberg tiered compaction that committed). */
   tieredState?: TieredStateJson;
+}
+
+export interface DecisionStepJson {
+  gate: string;
+  detail: string;
+  outcome: string;
+}
+
+/** A compaction plan as plain JSON: counts, the plan-level trail and the first tasks with theirs. */
+export interface PlanSummary {
+  planner: string;
+  tasks: number;
+  inputFiles: number;
+  inputBytes: number;
+  trail: DecisionStepJson[];
+  /** At most 50 tasks (`tasks` has the full count). */
+  taskList: { id: string; kind: string; partition: string; inputFiles: number; inputBytes: number; deletes: number; trail: DecisionStepJson[] }[];
 }
 
 export interface RunJobOptions {

@@ -21,6 +21,10 @@ import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
 import { detectFormat, newStoreIO, type TableFormat } from '../maintenance/cli-support.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
 import { decodeTieredState, encodeTieredState, type TieredStateJson } from './tiered-json.js';
+import type { DecisionStep, Plan } from '../planning/plan.js';
+import type { PlanSummary } from './job-types.js';
+import { withCliLease } from '../distributed/cli-lease.js';
+import { withLeaseSignal } from '../distributed/table-lease.js';
 
 export { JOB_KINDS } from './job-types.js';
 export type { JobKind, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions } from './job-types.js';
@@ -32,7 +36,13 @@ export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOp
   const base = { table: spec.table, job: spec.job, dryRun: !!spec.dryRun, startedAtMs };
   switch (spec.job) {
     case 'compact':
-      return finish(await compact(spec, access, opts), startedAtMs);
+      // the table lease around the whole job (expire and remove-orphans take it in their actions)
+      return finish(
+        await withCliLease(spec.table, { ...access, dryRun: !!spec.dryRun, ...(spec.lease === false ? { lease: false } : {}) }, 'compact', (scope) =>
+          compact(spec, access, { ...opts, ...(withLeaseSignal(opts.signal, scope) ? { signal: withLeaseSignal(opts.signal, scope)! } : {}) }),
+        ),
+        startedAtMs,
+      );
     case 'expire': {
       const format = await formatOf(spec.table, access);
       checkAborted(spec, opts.signal);
@@ -42,6 +52,7 @@ export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOp
         ...(spec.expire?.olderThan !== undefined ? { olderThan: spec.expire.olderThan } : {}),
         ...(spec.expire?.retainLast !== undefined ? { retainLast: String(spec.expire.retainLast) } : {}),
         ...(spec.expire?.cleanFiles === false ? { cleanFiles: false } : {}),
+        ...(spec.lease === false ? { lease: false } : {}),
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
@@ -54,6 +65,7 @@ export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOp
         ...(spec.removeOrphans?.olderThan !== undefined ? { olderThan: spec.removeOrphans.olderThan } : {}),
         ...(spec.removeOrphans?.force ? { force: true } : {}),
         ...(spec.removeOrphans?.prefixMismatch ? { prefixMismatch: spec.removeOrphans.prefixMismatch } : {}),
+        ...(spec.lease === false ? { lease: false } : {}),
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
@@ -117,13 +129,15 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
     try {
       if (await detectPaimon(spec.table, files)) {
         checkAborted(spec, opts.signal);
-        const r: PaimonCompactReport = await compactPaimon(spec.table, {
+        const paimonOptions: Parameters<typeof compactPaimon>[1] = {
           full: !!c.full,
           dryRun: !!spec.dryRun,
           options: properties,
           fileIO: files,
           onProgress: warn(opts.onProgress),
-        });
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        };
+        const r: PaimonCompactReport = await compactPaimon(spec.table, paimonOptions);
         return {
           ...base,
           format: 'paimon',
@@ -131,8 +145,15 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
           snapshotIds: r.snapshotId ? [r.snapshotId] : [],
           bytesRead: r.bytesRead,
           bytesWritten: r.bytesWritten,
+          // a run that committed nothing leaves the table as it was
           filesBefore: r.before.files,
-          ...(r.after ? { filesAfter: r.after.files } : {}),
+          ...(r.after ? { filesAfter: r.after.files } : r.dryRun ? {} : { filesAfter: r.before.files }),
+          bytesBefore: r.before.bytes,
+          ...(r.after ? { bytesAfter: r.after.bytes } : r.dryRun ? {} : { bytesAfter: r.before.bytes }),
+          // (the Paimon report does not count deletion vectors, so no delete-file numbers here)
+          rowsIn: r.rowsIn,
+          rowsOut: r.rowsOut,
+          plan: paimonPlanSummary(r),
           failures: [],
         };
       }
@@ -153,9 +174,8 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
   try {
     checkAborted(spec, opts.signal);
     const ops = spec.dryRun ? opened.ops : requireCommitOps(opened);
-    // `tieredState` feeds the planner's time triggers; compactIceberg reads it once CompactOptions carries
-    // it (see the service README section) and ignores it until then.
-    const options: CompactOptions & { tieredState?: typeof prev } = {
+    // `tieredState` feeds the planner's time triggers; `signal` is the service's wall-clock limit and shutdown
+    const options: CompactOptions = {
       strategy,
       options: properties,
       dryRun: !!spec.dryRun,
@@ -163,6 +183,7 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
       maxConcurrentGroups: c.maxConcurrentGroups ?? 2,
       onProgress: warn(opts.onProgress),
       ...(prev ? { tieredState: prev } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
     };
     const r: CompactReport = await compactIceberg(opened.table, opened.io, ops!, options);
     const next = nextTieredState(prev, r, strategy);
@@ -175,12 +196,60 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
       bytesWritten: r.bytesWritten,
       filesBefore: r.before.dataFiles,
       ...(r.after ? { filesAfter: r.after.dataFiles } : r.dryRun ? {} : { filesAfter: r.before.dataFiles }),
+      bytesBefore: r.before.dataBytes,
+      deleteFilesBefore: r.before.deleteFiles,
+      ...(r.after ? { bytesAfter: r.after.dataBytes, deleteFilesAfter: r.after.deleteFiles } : r.dryRun ? {} : { bytesAfter: r.before.dataBytes, deleteFilesAfter: r.before.deleteFiles }),
+      rowsIn: r.rowsIn,
+      rowsOut: r.rowsOut,
+      plan: icebergPlanSummary(r.plan),
       failures: r.failedTasks.map((f) => `${f.id}: ${f.reason}`),
       ...(next ? { tieredState: encodeTieredState(next) } : spec.tieredState ? { tieredState: spec.tieredState } : {}),
     };
   } finally {
     opened.files.destroy();
   }
+}
+
+const stepJson = (d: DecisionStep) => ({ gate: d.gate, detail: d.detail, outcome: d.outcome });
+const partitionText = (p: readonly unknown[]) => (p.length === 0 ? '(unpartitioned)' : p.map((x) => (typeof x === 'bigint' ? x.toString() : JSON.stringify(x) ?? 'null')).join(', '));
+
+export function icebergPlanSummary(plan: Plan): PlanSummary {
+  return {
+    planner: plan.planner,
+    tasks: plan.tasks.length,
+    inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0),
+    inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0),
+    trail: plan.trail.map(stepJson),
+    taskList: plan.tasks.slice(0, 50).map((t) => ({
+      id: t.id,
+      kind: t.kind,
+      partition: partitionText(t.partition),
+      inputFiles: t.inputs.length,
+      inputBytes: t.inputBytes,
+      deletes: t.deletes.length,
+      trail: t.trail.map(stepJson),
+    })),
+  };
+}
+
+function paimonPlanSummary(r: PaimonCompactReport): PlanSummary {
+  const picked = r.buckets.filter((b) => b.compact);
+  return {
+    planner: 'paimon-lsm',
+    tasks: picked.length,
+    inputFiles: picked.reduce((n, b) => n + b.filesBefore.length, 0),
+    inputBytes: picked.reduce((n, b) => n + b.runs.reduce((m, run) => m + run.bytes, 0), 0),
+    trail: r.buckets.filter((b) => !b.compact).slice(0, 20).flatMap((b) => b.decision.slice(-1).map((d) => ({ ...stepJson(d), detail: `partition ${partitionText(b.partition)} bucket ${b.bucket}: ${d.detail}` }))),
+    taskList: picked.slice(0, 50).map((b) => ({
+      id: `bucket-${partitionText(b.partition)}-${b.bucket}`,
+      kind: b.outputLevel === undefined ? 'compact' : `to level ${b.outputLevel}`,
+      partition: partitionText(b.partition),
+      inputFiles: b.filesBefore.length,
+      inputBytes: b.runs.reduce((m, run) => m + run.bytes, 0),
+      deletes: 0,
+      trail: [...b.decision, ...b.steps].map(stepJson),
+    })),
+  };
 }
 
 /** Stamps the partitions whose tasks committed; a dry run or a plan that committed nothing leaves the state. */

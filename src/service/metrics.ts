@@ -1,10 +1,14 @@
 /**
- * Counters and gauges per table and job, rendered in the Prometheus text exposition format (version
- * 0.0.4): `# HELP` / `# TYPE` lines, then one sample per label set. Counters count this process's runs
- * (Prometheus handles restarts); gauges reflect the last result, which survives restarts in the state.
+ * The service's Prometheus metrics, rendered in the text exposition format (version 0.0.4): `# HELP` /
+ * `# TYPE` lines, then one sample per label set. Names follow the Prometheus conventions: counters end in
+ * `_total`, durations are `_seconds`, sizes `_bytes`. Counters count this process's runs (Prometheus
+ * handles restarts); gauges reflect the last result, which survives restarts in the state database.
  */
 import type { JobKind } from './job-types.js';
 import type { JobOutcome, JobState } from './state.js';
+
+/** Run-duration histogram buckets in seconds: 1 s … 6 h (compactions take seconds to hours). */
+export const DURATION_BUCKETS_S = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21600];
 
 interface JobCounters {
   runs: number;
@@ -13,24 +17,76 @@ interface JobCounters {
   bytesWritten: number;
   bytesDeleted: number;
   filesDeleted: number;
+  /** Cumulative counts per DURATION_BUCKETS_S bound, plus the sum. */
+  durationBuckets: number[];
+  durationSum: number;
   lastDurationMs?: number;
   lastSuccessStartMs?: number;
   consecutiveFailures: number;
   filesBefore?: number;
   filesAfter?: number;
+  running: boolean;
+}
+
+/** What the HTTP layer learns when it reads a table (health score, live files). */
+export interface TableGauges {
+  healthScore: number;
+  dataFiles: number;
+  dataBytes: number;
+  deleteFiles: number;
+  smallFiles: number;
 }
 
 const key = (table: string, job: string) => `${table}\u0000${job}`;
 
 export class MetricsRegistry {
   private readonly jobs = new Map<string, { table: string; job: JobKind; c: JobCounters }>();
+  private readonly tables = new Map<string, { paused: boolean; gauges?: TableGauges }>();
 
-  /** Registers a configured job so its series exist (at 0) before it first runs; seeds gauges from state. */
-  declare(table: string, job: JobKind, state?: JobState): void {
-    const c: JobCounters = { runs: 0, failures: 0, bytesRead: 0, bytesWritten: 0, bytesDeleted: 0, filesDeleted: 0, consecutiveFailures: state?.consecutiveFailures ?? 0 };
+  /**
+   * Registers a configured job so its series exist (at 0) before it first runs; seeds gauges from state.
+   * `keep`: a job already registered keeps its counters (re-discovery).
+   */
+  declare(table: string, job: JobKind, state?: JobState, keep = false): void {
+    if (keep && this.jobs.has(key(table, job))) return;
+    const c: JobCounters = {
+      runs: 0,
+      failures: 0,
+      bytesRead: 0,
+      bytesWritten: 0,
+      bytesDeleted: 0,
+      filesDeleted: 0,
+      durationBuckets: DURATION_BUCKETS_S.map(() => 0),
+      durationSum: 0,
+      consecutiveFailures: state?.consecutiveFailures ?? 0,
+      running: false,
+    };
     if (state?.lastSuccessStartMs !== undefined) c.lastSuccessStartMs = state.lastSuccessStartMs;
     if (state?.lastResult) gaugesFrom(c, state.lastResult);
     this.jobs.set(key(table, job), { table, job, c });
+    if (!this.tables.has(table)) this.tables.set(table, { paused: false });
+  }
+
+  /** A retired table's series disappear. */
+  forget(table: string): void {
+    for (const [k, s] of this.jobs) if (s.table === table) this.jobs.delete(k);
+    this.tables.delete(table);
+  }
+
+  setPaused(table: string, paused: boolean): void {
+    const t = this.tables.get(table) ?? { paused };
+    t.paused = paused;
+    this.tables.set(table, t);
+  }
+
+  setRunning(table: string, job: JobKind, running: boolean): void {
+    const s = this.jobs.get(key(table, job));
+    if (s) s.c.running = running;
+  }
+
+  setTableGauges(table: string, g: TableGauges): void {
+    const t = this.tables.get(table);
+    if (t) t.gauges = g;
   }
 
   record(table: string, job: JobKind, o: JobOutcome, state: JobState): void {
@@ -45,22 +101,27 @@ export class MetricsRegistry {
       c.bytesDeleted += o.bytesDeleted;
       c.filesDeleted += o.filesDeleted;
     }
+    const seconds = o.durationMs / 1000;
+    c.durationSum += seconds;
+    DURATION_BUCKETS_S.forEach((le, i) => {
+      if (seconds <= le) c.durationBuckets[i]! += 1;
+    });
     gaugesFrom(c, o);
     c.consecutiveFailures = state.consecutiveFailures;
     if (state.lastSuccessStartMs !== undefined) c.lastSuccessStartMs = state.lastSuccessStartMs;
   }
 
-  /** `running`: `table\0job` keys of the jobs running now. */
-  render(running: ReadonlySet<string>): string {
+  render(): string {
     const out: string[] = [];
     const series = [...this.jobs.values()];
-    const family = (name: string, type: 'counter' | 'gauge', help: string, value: (c: JobCounters, k: string) => number | undefined, perTable = false) => {
-      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const head = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const family = (name: string, type: 'counter' | 'gauge', help: string, value: (c: JobCounters) => number | undefined, compactOnly = false) => {
+      head(name, type, help);
       for (const s of series) {
-        if (perTable && s.job !== 'compact') continue;
-        const v = value(s.c, key(s.table, s.job));
+        if (compactOnly && s.job !== 'compact') continue;
+        const v = value(s.c);
         if (v === undefined) continue;
-        const labels = perTable ? `table="${esc(s.table)}"` : `table="${esc(s.table)}",job="${esc(s.job)}"`;
+        const labels = compactOnly ? `table="${esc(s.table)}"` : `table="${esc(s.table)}",job="${esc(s.job)}"`;
         out.push(`${name}{${labels}} ${v}`);
       }
     };
@@ -70,12 +131,33 @@ export class MetricsRegistry {
     family('floe_bytes_rewritten_total', 'counter', 'Bytes of data files written by compaction.', (c) => c.bytesWritten);
     family('floe_bytes_deleted_total', 'counter', 'Bytes of files deleted by expire and remove-orphans.', (c) => c.bytesDeleted);
     family('floe_files_deleted_total', 'counter', 'Files deleted by expire and remove-orphans.', (c) => c.filesDeleted);
-    family('floe_job_running', 'gauge', '1 while the job runs.', (_c, k) => (running.has(k) ? 1 : 0));
+    family('floe_job_running', 'gauge', '1 while the job runs.', (c) => (c.running ? 1 : 0));
     family('floe_job_consecutive_failures', 'gauge', 'Failures since the last success (drives the backoff).', (c) => c.consecutiveFailures);
     family('floe_job_last_duration_seconds', 'gauge', 'Duration of the last run.', (c) => (c.lastDurationMs === undefined ? undefined : c.lastDurationMs / 1000));
     family('floe_job_last_success_timestamp_seconds', 'gauge', 'Start of the last successful run, Unix time.', (c) => (c.lastSuccessStartMs === undefined ? undefined : c.lastSuccessStartMs / 1000));
+    head('floe_job_duration_seconds', 'histogram', 'Duration of finished maintenance jobs.');
+    for (const s of series) {
+      const l = `table="${esc(s.table)}",job="${esc(s.job)}"`;
+      DURATION_BUCKETS_S.forEach((le, i) => out.push(`floe_job_duration_seconds_bucket{${l},le="${le}"} ${s.c.durationBuckets[i]}`));
+      out.push(`floe_job_duration_seconds_bucket{${l},le="+Inf"} ${s.c.runs}`);
+      out.push(`floe_job_duration_seconds_sum{${l}} ${round(s.c.durationSum)}`);
+      out.push(`floe_job_duration_seconds_count{${l}} ${s.c.runs}`);
+    }
     family('floe_data_files_before', 'gauge', 'Live data files before the last compaction.', (c) => c.filesBefore, true);
     family('floe_data_files_after', 'gauge', 'Live data files after the last compaction.', (c) => c.filesAfter, true);
+    const tableFamily = (name: string, help: string, value: (t: { paused: boolean; gauges?: TableGauges }) => number | undefined) => {
+      head(name, 'gauge', help);
+      for (const [table, t] of this.tables) {
+        const v = value(t);
+        if (v !== undefined) out.push(`${name}{table="${esc(table)}"} ${v}`);
+      }
+    };
+    tableFamily('floe_table_paused', '1 while the table is paused (no scheduled runs).', (t) => (t.paused ? 1 : 0));
+    tableFamily('floe_table_health_score', 'Health score of the table (0-100, 100 = nothing to compact), as last read.', (t) => t.gauges?.healthScore);
+    tableFamily('floe_table_data_files', 'Live data files, as last read.', (t) => t.gauges?.dataFiles);
+    tableFamily('floe_table_data_bytes', 'Bytes of live data files, as last read.', (t) => t.gauges?.dataBytes);
+    tableFamily('floe_table_delete_files', 'Live delete files (position, equality, deletion vectors), as last read.', (t) => t.gauges?.deleteFiles);
+    tableFamily('floe_table_small_files', 'Live data files below the undersized threshold, as last read.', (t) => t.gauges?.smallFiles);
     return `${out.join('\n')}\n`;
   }
 }
@@ -86,6 +168,8 @@ function gaugesFrom(c: JobCounters, o: JobOutcome): void {
   if (o.filesBefore !== undefined) c.filesBefore = o.filesBefore;
   if (o.filesAfter !== undefined) c.filesAfter = o.filesAfter;
 }
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Label values escape backslash, double quote and newline. */
 function esc(v: string): string {

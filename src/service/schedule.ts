@@ -2,7 +2,9 @@
  * When a job is due. A schedule is either an interval ("30m", "every 6h", "hourly", "daily", "weekly"),
  * measured from the start of the last successful run, or a cron expression (5 or 6 fields, evaluated by
  * croner in the configured time zone, UTC by default), due once a fire time has passed since that run.
- * A job that never succeeded is due at once: an unmaintained table is the case the service exists for.
+ * An interval job that never succeeded is due at once: an unmaintained table is the case the service exists
+ * for. A cron job that never ran waits for its first fire time after the schedule was first seen (a weekly
+ * `0 4 * * 0` started on a Tuesday first runs on Sunday, not at start-up).
  */
 import { Cron } from 'croner';
 import { FloeError } from '../errors.js';
@@ -45,11 +47,15 @@ export function parseSchedule(text: string, where: string, timezone = 'UTC'): Sc
 }
 
 /**
- * The first instant the job is due, given the start of its last successful run (undefined: never ran,
- * due now). Interval: last + every. Cron: the first fire time after the last run.
+ * The first instant the job is due, given the start of its last successful run. Interval: last + every
+ * (never ran: now). Cron: the first fire time after the last run (never ran: the first one after
+ * `firstSeenMs`, when the service first saw the schedule; without it, now).
  */
-export function nextDueMs(schedule: Schedule, lastSuccessStartMs: number | undefined, nowMs: number): number {
-  if (lastSuccessStartMs === undefined) return nowMs;
+export function nextDueMs(schedule: Schedule, lastSuccessStartMs: number | undefined, nowMs: number, firstSeenMs?: number): number {
+  if (lastSuccessStartMs === undefined) {
+    if (schedule.kind !== 'cron' || firstSeenMs === undefined) return nowMs;
+    lastSuccessStartMs = firstSeenMs;
+  }
   if (schedule.kind === 'interval') return lastSuccessStartMs + schedule.everyMs;
   const next = schedule.cron.nextRun(new Date(lastSuccessStartMs));
   return next ? next.getTime() : Number.POSITIVE_INFINITY;

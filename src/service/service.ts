@@ -1,19 +1,24 @@
 /**
  * The scheduler behind `floe serve`. It starts due jobs, at most `concurrency` tables at a time and one job
  * per table at a time (a table's jobs are serialised: they all commit to the same table); backs off after
- * failures (initial · 2^(n−1), capped); persists each table's state after every job; and logs one JSON line
- * per job start, finish, failure and skipped occurrence.
+ * failures (initial · 2^(n−1), capped) and notifies a webhook on failure and recovery; skips paused tables;
+ * cancels a job at its wall-clock limit; persists each table's state and a history row after every job in
+ * the state database (state-db.ts), where replicas sharing PostgreSQL lease a table before working on it;
+ * and logs one JSON line per job start, finish, failure and skipped occurrence. Tables come from the config
+ * and from discovery (discovery.ts), which calls `syncTables`.
  *
  * Time comes from an injected clock and jobs from an injected runner, so the policy is testable without
  * waiting or touching tables; the defaults are the system clock and `runMaintenanceJob`.
  */
-import { isFloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../errors.js';
 import type { ProgressEvent } from '../execution/events.js';
 import type { JobConfig, ServiceConfig, TableConfig } from './config.js';
 import type { JobKind, MaintenanceJobResult, MaintenanceJobSpec, RunJobOptions } from './job-types.js';
 import { backoffMs, nextDueMs } from './schedule.js';
-import { emptyTableState, StateStore, type JobOutcome, type JobState, type TableState } from './state.js';
+import { emptyTableState, type JobOutcome, type JobState, type TableState, type TableStateStore } from './state.js';
+import { DbStateStore, type RunOutcome, type RunRecord } from './state-db.js';
 import { MetricsRegistry } from './metrics.js';
+import { WebhookNotifier } from './webhook.js';
 
 export interface Clock {
   now(): number;
@@ -39,7 +44,10 @@ export interface ServiceOptions {
   clock?: Clock;
   runJob?: RunJob;
   log?: LogSink;
-  store?: StateStore;
+  /** Default: the database named by `config.state` (opened by `init`). */
+  store?: TableStateStore;
+  /** Webhook delivery (tests inject one). */
+  fetch?: typeof fetch;
   /** Longest sleep between checks (default 60 s); due times are also woken for exactly. */
   maxSleepMs?: number;
 }
@@ -50,7 +58,12 @@ interface Running {
   job: JobKind;
   startedAtMs: number;
   reason: StartReason;
+  /** A manual dry run of a job that normally commits: it leaves the schedule state alone. */
+  dryRunOverride: boolean;
   abort: AbortController;
+  /** Set when the wall-clock limit fired. */
+  timedOut?: boolean;
+  timeoutTimer?: unknown;
   done: Promise<void>;
   /** Latest schedule occurrence that passed while this run was going (and was therefore skipped). */
   skippedThroughMs?: number;
@@ -60,13 +73,30 @@ interface TableRuntime {
   cfg: TableConfig;
   state: TableState;
   running?: Running;
-  /** Jobs asked for by `POST /run`, started ahead of the schedule. */
-  forced: Set<JobKind>;
+  /** Jobs asked for by `POST /run`, started ahead of the schedule, and whether as a dry run. */
+  forced: Map<JobKind, { dryRun: boolean }>;
+  /** Paused tables get no scheduled or retried runs (manual dry runs still work). */
+  paused: boolean;
+  /** Dropped from its catalog (or opted out) while a job ran: removed when the job ends. */
+  retiring?: boolean;
+  /** Another replica holds the table's lease: not before this time. */
+  leaseBlockedUntilMs?: number;
 }
 
+/** A replica's hold on a table (shared PostgreSQL state): renewed every third of it while a job runs. */
+const LEASE_TTL_MS = 120_000;
+const LEASE_RETRY_MS = 30_000;
+
 export type TriggerOutcome =
-  | { status: 'accepted'; started: boolean }
-  | { status: 'unknown-table' | 'unknown-job' | 'running' | 'queued' | 'stopping'; reason: string };
+  | { status: 'accepted'; started: true; dryRun: boolean }
+  | { status: 'accepted'; started: false; dryRun: boolean; reason: string }
+  | { status: 'unknown-table' | 'unknown-job' | 'running' | 'queued' | 'paused' | 'stopping'; started: false; reason: string };
+
+/** Summary of a finished run as the scheduler hands it to the store, metrics and webhooks. */
+export interface FinishedRun {
+  table: string;
+  record: RunRecord;
+}
 
 export interface OnceSummary {
   ran: number;
@@ -79,7 +109,12 @@ export class MaintenanceService {
   private readonly clock: Clock;
   private readonly runJob: RunJob;
   private readonly log: LogSink;
-  private readonly store: StateStore;
+  private store: TableStateStore | undefined;
+  /** Shared state (PostgreSQL): tables are leased before a job starts. */
+  private leased = false;
+  private readonly webhook: WebhookNotifier | undefined;
+  /** Listeners told about every finished run (the HTTP layer drops its cached health). */
+  readonly onRunFinished = new Set<(r: FinishedRun) => void>();
   private readonly maxSleepMs: number;
   private readonly tables = new Map<string, TableRuntime>();
   private timer: unknown;
@@ -97,19 +132,123 @@ export class MaintenanceService {
     // loaded on first use: the compaction engine is heavy, and tests with a fake runner never need it
     this.runJob = options.runJob ?? (async (spec, o) => (await import('./job.js')).runMaintenanceJob(spec, o));
     this.log = options.log ?? stdoutLog;
-    this.store = options.store ?? new StateStore(config.stateDir);
+    this.store = options.store;
     this.maxSleepMs = options.maxSleepMs ?? 60_000;
+    this.webhook = config.webhook ? new WebhookNotifier(config.webhook, (level, event, fields) => this.emit(level, event, fields), options.fetch) : undefined;
   }
 
-  /** Reads every table's persisted state; call once before `start` or `runOnce`. */
+  /** The state database, when the store is one (run history, pause, tables under management). */
+  get db(): DbStateStore | undefined {
+    return this.store instanceof DbStateStore ? this.store : undefined;
+  }
+
+  /**
+   * Opens the state database (migrating a legacy JSON state folder on first start) and reads every listed
+   * table's persisted state; call once before `start` or `runOnce`.
+   */
   async init(): Promise<void> {
-    for (const cfg of this.config.tables) {
-      const state = (await this.store.load(cfg.name)) ?? emptyTableState(cfg.table);
-      this.tables.set(cfg.name, { cfg, state, forced: new Set() });
-      for (const j of cfg.jobs) this.metrics.declare(cfg.name, j.kind, state.jobs[j.kind]);
-    }
     this.startedAtMs = this.clock.now();
+    if (!this.store) {
+      const db = await DbStateStore.open(this.config.state);
+      this.store = db;
+      if (this.config.stateDir) {
+        const imported = await db.importJsonDir(this.config.stateDir);
+        if (imported.length) this.emit('info', 'state-migrated', { from: this.config.stateDir, to: db.description, tables: imported });
+      }
+    }
+    this.leased = this.db?.sql.dialect === 'postgres';
+    await this.syncTables(this.config.tables);
     this.mode = 'ready';
+  }
+
+  /** Closes the state database (after `stop`). */
+  async close(): Promise<void> {
+    await this.webhook?.drain();
+    if (this.db) await this.db.close();
+  }
+
+  /**
+   * Makes `cfgs` the tables under management: new ones are added (their state loaded), changed ones get
+   * the new configuration, and ones no longer listed are retired (after their running job, if any).
+   * `optedOut` tables are retired with that reason recorded.
+   */
+  async syncTables(cfgs: readonly TableConfig[], optedOut: ReadonlyMap<string, { location: string; source: string; reason: string }> = new Map()): Promise<void> {
+    const now = this.clock.now();
+    const db = this.db;
+    const rows = new Map((db ? await db.tableRows() : []).map((r) => [r.name, r]));
+    const wanted = new Set(cfgs.map((c) => c.name));
+    for (const cfg of cfgs) {
+      let t = this.tables.get(cfg.name);
+      if (!t) {
+        const state = (await this.store!.load(cfg.name)) ?? emptyTableState(cfg.table);
+        t = { cfg, state, forced: new Map(), paused: rows.get(cfg.name)?.paused ?? false };
+        this.tables.set(cfg.name, t);
+        if (this.mode !== 'new') this.emit('info', 'table-added', { table: cfg.name, location: cfg.table, source: cfg.source });
+      } else {
+        t.cfg = cfg;
+        t.retiring = false;
+        // another replica may have paused or resumed it
+        const row = rows.get(cfg.name);
+        if (row) t.paused = row.paused;
+      }
+      let firstSeen = false;
+      for (const j of cfg.jobs) {
+        const s = (t.state.jobs[j.kind] ??= { consecutiveFailures: 0 });
+        if (s.firstSeenMs === undefined) {
+          s.firstSeenMs = now;
+          firstSeen = true;
+        }
+        this.metrics.declare(cfg.name, j.kind, s, true);
+      }
+      this.metrics.setPaused(cfg.name, t.paused);
+      await db?.upsertTable({ name: cfg.name, location: cfg.table, ...(cfg.format ? { format: cfg.format } : {}), source: cfg.source, status: 'active', lastSeenMs: now });
+      // a schedule seen for the first time is remembered (a cron job's first run counts from it)
+      if (firstSeen && !t.running) await this.store!.save(cfg.name, t.state);
+    }
+    for (const [name, t] of [...this.tables]) {
+      if (wanted.has(name)) continue;
+      const why = optedOut.get(name)?.reason ?? 'no longer listed by its catalog or the config';
+      if (t.running) {
+        t.retiring = true;
+      } else {
+        this.tables.delete(name);
+        this.metrics.forget(name);
+      }
+      this.emit('info', 'table-retired', { table: name, location: t.cfg.table, reason: why });
+      await db?.upsertTable({ name, location: t.cfg.table, source: t.cfg.source, status: optedOut.has(name) ? 'opted-out' : 'retired', statusReason: why, lastSeenMs: now, retiredAtMs: now });
+    }
+    for (const [name, o] of optedOut) {
+      if (this.tables.has(name) || rows.get(name)?.status === 'opted-out') continue;
+      await db?.upsertTable({ name, location: o.location, source: o.source, status: 'opted-out', statusReason: o.reason, lastSeenMs: now, retiredAtMs: now });
+    }
+    if (this.mode === 'serving') this.tick();
+  }
+
+  /** Names of the tables under management, in order. */
+  tableNames(): string[] {
+    return [...this.tables.keys()];
+  }
+
+  tableConfig(name: string): TableConfig | undefined {
+    return this.tables.get(name)?.cfg;
+  }
+
+  isPaused(name: string): boolean | undefined {
+    return this.tables.get(name)?.paused;
+  }
+
+  /** Pause (no scheduled or retried runs) or resume a table; persisted, so it survives restarts and reaches replicas. */
+  async setPaused(name: string, paused: boolean): Promise<boolean> {
+    const t = this.tables.get(name);
+    if (!t) return false;
+    if (t.paused !== paused) {
+      t.paused = paused;
+      this.emit('info', paused ? 'table-paused' : 'table-resumed', { table: name });
+    }
+    this.metrics.setPaused(name, paused);
+    await this.db?.setPaused(name, paused, this.clock.now());
+    if (!paused && this.mode === 'serving') this.tick();
+    return true;
   }
 
   /** Long-running mode: checks now and then whenever something can next become due. */
@@ -136,27 +275,40 @@ export class MaintenanceService {
       if (running.length === 0) break;
       await Promise.race(running.map((r) => r.done));
     }
-    await this.store.flush();
+    await this.store!.flush();
     this.mode = 'ready';
     const outcomes = this.onceOutcomes;
     return { ran: outcomes.length, failed: outcomes.filter((o) => !o.ok).length, outcomes };
   }
 
-  /** `POST /run/<table>/<job>`: run it as soon as the table (and a concurrency slot) is free. */
-  trigger(tableName: string, kind: string): TriggerOutcome {
-    if (this.mode === 'stopping' || this.mode === 'stopped') return { status: 'stopping', reason: 'the service is shutting down' };
+  /**
+   * `POST /run/<table>/<job>`: run it as soon as the table (and a concurrency slot) is free. `dryRun`
+   * (default: the job's configured mode) plans and reports without committing or deleting anything.
+   */
+  trigger(tableName: string, kind: string, opts: { dryRun?: boolean } = {}): TriggerOutcome {
+    if (this.mode === 'stopping' || this.mode === 'stopped') return { status: 'stopping', started: false, reason: 'the service is shutting down' };
     const t = this.tables.get(tableName);
-    if (!t) return { status: 'unknown-table', reason: `no table named "${tableName}" (known: ${[...this.tables.keys()].join(', ')})` };
-    if (!t.cfg.jobs.some((j) => j.kind === kind)) {
-      return { status: 'unknown-job', reason: `table ${tableName} has no ${kind} job (configured: ${t.cfg.jobs.map((j) => j.kind).join(', ')})` };
+    if (!t) return { status: 'unknown-table', started: false, reason: `no table named "${tableName}" is under management` };
+    const jc = t.cfg.jobs.find((j) => j.kind === kind);
+    if (!jc) {
+      return { status: 'unknown-job', started: false, reason: `table ${tableName} has no ${kind} job (configured: ${t.cfg.jobs.map((j) => j.kind).join(', ')})` };
     }
     const job = kind as JobKind;
-    if (t.running?.job === job) return { status: 'running', reason: `${job} of ${tableName} is running since ${iso(t.running.startedAtMs)}` };
-    if (t.forced.has(job)) return { status: 'queued', reason: `${job} of ${tableName} is already queued` };
-    t.forced.add(job);
+    const dryRun = opts.dryRun ?? jc.dryRun;
+    if (t.paused && !dryRun) return { status: 'paused', started: false, reason: `table ${tableName} is paused; resume it first (a dry run is allowed)` };
+    if (t.running?.job === job) return { status: 'running', started: false, reason: `${job} of ${tableName} is already running since ${iso(t.running.startedAtMs)}` };
+    if (t.forced.has(job)) return { status: 'queued', started: false, reason: `${job} of ${tableName} is already queued` };
+    t.forced.set(job, { dryRun });
     this.pump();
     this.arm();
-    return { status: 'accepted', started: t.running?.job === job };
+    if (t.running?.job === job) return { status: 'accepted', started: true, dryRun };
+    const busy = this.runningJobs().length;
+    const reason = t.running
+      ? `queued: ${t.running.job} of ${tableName} is running (a table's jobs never overlap)`
+      : this.mode !== 'serving' && this.mode !== 'once'
+        ? `queued: the scheduler is not running (${this.mode})`
+        : `queued: all ${this.config.concurrency} concurrency slot(s) are busy (${busy} running)`;
+    return { status: 'accepted', started: false, dryRun, reason };
   }
 
   /** Stops starting jobs, waits up to `timeoutMs` for running ones (then signals them to stop), flushes state. */
@@ -179,7 +331,7 @@ export class MaintenanceService {
       for (const t of this.tables.values()) t.running?.abort.abort();
       this.emit('warn', 'shutdown-timeout', { unfinished, timeoutMs });
     }
-    await this.store.flush();
+    await this.store?.flush();
     this.mode = 'stopped';
     this.emit('info', 'service-stop', { unfinished });
     return { unfinished };
@@ -201,6 +353,8 @@ export class MaintenanceService {
       tables: [...this.tables.values()].map((t) => ({
         name: t.cfg.name,
         table: t.cfg.table,
+        source: t.cfg.source,
+        paused: t.paused,
         running: t.running ? { job: t.running.job, since: iso(t.running.startedAtMs), reason: t.running.reason } : null,
         jobs: Object.fromEntries(
           t.cfg.jobs.map((j) => {
@@ -223,8 +377,7 @@ export class MaintenanceService {
 
   /** `GET /metrics` (Prometheus text exposition format). */
   metricsText(): string {
-    const running = new Set([...this.tables.values()].filter((t) => t.running).map((t) => `${t.cfg.name}\u0000${t.running!.job}`));
-    return this.metrics.render(running);
+    return this.metrics.render();
   }
 
   /** The table's state as held in memory (tests, `/health`). */
@@ -238,7 +391,7 @@ export class MaintenanceService {
   private dueAt(t: TableRuntime, j: JobConfig, now: number): number {
     const s = t.state.jobs[j.kind];
     const base = s?.lastSuccessStartMs === undefined ? undefined : Math.max(s.lastSuccessStartMs, s.skippedThroughMs ?? -Infinity);
-    let due = nextDueMs(j.schedule, base, now);
+    let due = nextDueMs(j.schedule, base, now, s?.firstSeenMs);
     if (s && s.consecutiveFailures > 0 && s.retryAtMs !== undefined) due = Math.max(due, s.retryAtMs);
     return due;
   }
@@ -253,11 +406,13 @@ export class MaintenanceService {
     this.noteSkips(now);
     const candidates: { t: TableRuntime; j: JobConfig; dueAt: number; reason: StartReason }[] = [];
     for (const t of this.tables.values()) {
-      if (t.running) continue;
+      if (t.running || t.retiring || (t.leaseBlockedUntilMs ?? 0) > now) continue;
       let best: (typeof candidates)[number] | undefined;
       for (const j of t.cfg.jobs) {
         if (this.mode === 'once' && this.onceStarted.has(`${t.cfg.name}/${j.kind}`)) continue;
         const forced = t.forced.has(j.kind);
+        // a paused table runs only what an operator asks for
+        if (t.paused && !forced) continue;
         const dueAt = forced ? -Infinity : this.dueAt(t, j, now);
         if (dueAt > now) continue;
         const reason: StartReason = forced ? 'manual' : (t.state.jobs[j.kind]?.consecutiveFailures ?? 0) > 0 ? 'retry' : 'scheduled';
@@ -301,30 +456,121 @@ export class MaintenanceService {
 
   private startJob(t: TableRuntime, j: JobConfig, reason: StartReason, now: number): void {
     const name = t.cfg.name;
+    const forced = t.forced.get(j.kind);
     t.forced.delete(j.kind);
     if (this.mode === 'once') this.onceStarted.add(`${name}/${j.kind}`);
     const s: JobState = (t.state.jobs[j.kind] ??= { consecutiveFailures: 0 });
-    s.lastStartMs = now;
+    const dryRun = forced?.dryRun ?? j.dryRun;
+    const dryRunOverride = dryRun && !j.dryRun;
+    if (!dryRunOverride) s.lastStartMs = now;
     const abort = new AbortController();
-    const spec = this.specFor(t, j);
-    const running: Running = { job: j.kind, startedAtMs: now, reason, abort, done: Promise.resolve() };
+    const spec = { ...this.buildSpec(t, j), dryRun };
+    const running: Running = { job: j.kind, startedAtMs: now, reason, dryRunOverride, abort, done: Promise.resolve() };
     t.running = running;
-    this.emit('info', 'job-start', { table: name, location: t.cfg.table, job: j.kind, reason, attempt: s.consecutiveFailures + 1, dryRun: j.dryRun });
-    const onProgress = (e: ProgressEvent) => this.onProgress(name, j.kind, e);
-    running.done = this.runJob(spec, { signal: abort.signal, onProgress }).then(
-      (result) => this.finishJob(t, j, running, result, undefined),
-      (error: unknown) => this.finishJob(t, j, running, undefined, error),
-    );
+    if (t.cfg.jobTimeoutMs !== undefined) {
+      running.timeoutTimer = this.clock.setTimer(() => {
+        running.timedOut = true;
+        this.emit('warn', 'job-timeout', { table: name, job: j.kind, limitMs: t.cfg.jobTimeoutMs, reason: 'wall-clock limit reached; cancelling (a commit in flight finishes or leaves only unreferenced files)' });
+        abort.abort(new Error(`${j.kind} of ${name} exceeded its wall-clock limit of ${t.cfg.jobTimeoutMs} ms`));
+      }, t.cfg.jobTimeoutMs);
+    }
+    this.metrics.setRunning(name, j.kind, true);
+    running.done = this.execute(t, j, running, spec, forced);
   }
 
-  private specFor(t: TableRuntime, j: JobConfig): MaintenanceJobSpec {
+  /**
+   * Runs one started job to its end. With a shared (PostgreSQL) state database the table is leased first,
+   * so two replicas never work on one table at once; the lease holder re-reads the shared state and runs
+   * only what is still due. The lease is released before the next job is picked.
+   */
+  private async execute(t: TableRuntime, j: JobConfig, r: Running, spec: MaintenanceJobSpec, forced: { dryRun: boolean } | undefined): Promise<void> {
+    const name = t.cfg.name;
+    const db = this.leased ? this.db : undefined;
+    let beat: NodeJS.Timeout | undefined;
+    if (db) {
+      let holder: string | undefined;
+      try {
+        holder = await db.acquireLease(name, db.replica, this.clock.now(), LEASE_TTL_MS);
+      } catch (e) {
+        holder = `(the lease could not be checked: ${e instanceof Error ? e.message : String(e)})`;
+      }
+      if (holder !== undefined) return this.defer(t, j, r, forced, `table is leased by ${holder}`);
+      // another replica may have paused it since this one last looked
+      const paused = await db.isPaused(name).catch(() => false);
+      if (paused && !t.paused) {
+        t.paused = true;
+        this.metrics.setPaused(name, true);
+      }
+      if (paused && !(forced && spec.dryRun)) {
+        await db.releaseLease(name, db.replica).catch(() => undefined);
+        return this.defer(t, j, r, undefined, 'the table was paused (by another replica)');
+      }
+      const fresh = await db.load(name).catch(() => undefined);
+      if (fresh) {
+        for (const [k, v] of Object.entries(fresh.jobs) as [JobKind, JobState][]) t.state.jobs[k] = { ...v, firstSeenMs: v.firstSeenMs ?? t.state.jobs[k]?.firstSeenMs ?? r.startedAtMs };
+        if (fresh.tiered) t.state.tiered = fresh.tiered;
+        else delete t.state.tiered;
+        spec = { ...spec, ...(t.state.tiered ? { tieredState: t.state.tiered } : {}) };
+      }
+      if (!forced && this.dueAt(t, j, this.clock.now()) > this.clock.now()) {
+        await db.releaseLease(name, db.replica).catch(() => undefined);
+        return this.defer(t, j, r, undefined, 'another replica already ran it');
+      }
+      if (!r.dryRunOverride) t.state.jobs[j.kind]!.lastStartMs = r.startedAtMs;
+      beat = setInterval(() => void db.acquireLease(name, db.replica, this.clock.now(), LEASE_TTL_MS).catch(() => undefined), LEASE_TTL_MS / 3);
+      beat.unref();
+    }
+    const s = t.state.jobs[j.kind]!;
+    this.emit('info', 'job-start', { table: name, location: t.cfg.table, job: j.kind, reason: r.reason, attempt: s.consecutiveFailures + 1, dryRun: spec.dryRun });
+    const onProgress = (e: ProgressEvent) => this.onProgress(name, j.kind, e);
+    let result: MaintenanceJobResult | undefined;
+    let error: unknown;
+    try {
+      result = await this.runJob(spec, { signal: r.abort.signal, onProgress });
+    } catch (e) {
+      error = e;
+    }
+    if (beat) clearInterval(beat);
+    // state and history land before the lease goes, so the next holder never reads a stale schedule;
+    // if this replica already started the table's next job, that job holds the lease on
+    await this.finishJob(t, j, r, result, error);
+    if (db && !t.running) await db.releaseLease(name, db.replica).catch(() => undefined);
+  }
+
+  /** A job that did not start after all (leased elsewhere, or already done there): tried again later. */
+  private defer(t: TableRuntime, j: JobConfig, r: Running, forced: { dryRun: boolean } | undefined, why: string): void {
+    if (r.timeoutTimer !== undefined) this.clock.clearTimer(r.timeoutTimer);
+    this.metrics.setRunning(t.cfg.name, j.kind, false);
+    t.running = undefined;
+    t.leaseBlockedUntilMs = this.clock.now() + LEASE_RETRY_MS;
+    if (forced) t.forced.set(j.kind, forced);
+    this.emit('info', 'job-deferred', { table: t.cfg.name, job: j.kind, reason: why, retryAt: iso(t.leaseBlockedUntilMs) });
+    if (this.mode === 'serving') this.tick();
+  }
+
+  /** The job as `runMaintenanceJob` takes it (the HTTP layer asks for a pending plan with it, as a dry run). */
+  specFor(tableName: string, kind: JobKind): MaintenanceJobSpec {
+    const t = this.tables.get(tableName);
+    if (!t) throw new FloeError('NotFound', `no table named "${tableName}" is under management`);
+    return this.buildSpec(t, t.cfg.jobs.find((x) => x.kind === kind) ?? { kind, dryRun: true, schedule: t.cfg.jobs[0]!.schedule });
+  }
+
+  private buildSpec(t: TableRuntime, j: JobConfig): MaintenanceJobSpec {
+    const properties = { ...t.cfg.properties };
+    if (t.cfg.maxBytesPerRun !== undefined) {
+      // the tiered planner's input budget is max-input-file-size-per-thread × available-cores
+      properties['self-optimizing.max-input-file-size-per-thread'] ??= String(t.cfg.maxBytesPerRun);
+      properties['self-optimizing.available-cores'] ??= '1';
+    }
+    const compact = j.kind === 'compact' ? { ...(j.compact ?? {}), ...(t.cfg.concurrency !== undefined && j.compact?.maxConcurrentGroups === undefined ? { maxConcurrentGroups: t.cfg.concurrency } : {}) } : undefined;
     return {
       table: t.cfg.table,
       job: j.kind,
       access: t.cfg.access,
-      properties: t.cfg.properties,
+      properties,
       dryRun: j.dryRun,
-      ...(j.compact ? { compact: j.compact } : {}),
+      ...(j.lease === false ? { lease: false } : {}),
+      ...(compact ? { compact } : {}),
       ...(j.expire ? { expire: j.expire } : {}),
       ...(j.removeOrphans ? { removeOrphans: j.removeOrphans } : {}),
       ...(t.state.tiered ? { tieredState: t.state.tiered } : {}),
@@ -333,45 +579,71 @@ export class MaintenanceService {
 
   private async finishJob(t: TableRuntime, j: JobConfig, r: Running, result: MaintenanceJobResult | undefined, error: unknown): Promise<void> {
     const now = this.clock.now();
+    if (r.timeoutTimer !== undefined) this.clock.clearTimer(r.timeoutTimer);
     this.noteSkips(now); // occurrences that passed during the run are skipped, not run right after it
     const s = t.state.jobs[j.kind]!;
-    s.lastFinishMs = now;
-    if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
     let outcome: JobOutcome;
     if (result) {
       const { tieredState, ...rest } = result;
       outcome = rest;
-      if (tieredState) t.state.tiered = tieredState;
+      if (tieredState && !r.dryRunOverride) t.state.tiered = tieredState;
     } else {
+      const cancelled = r.timedOut || r.abort.signal.aborted;
+      const message = error instanceof Error ? error.message : String(error);
       outcome = {
         ok: false,
         table: t.cfg.table,
         job: j.kind,
         startedAtMs: r.startedAtMs,
         durationMs: now - r.startedAtMs,
-        error: error instanceof Error ? error.message : String(error),
+        error: r.timedOut ? `cancelled: exceeded the wall-clock limit of ${t.cfg.jobTimeoutMs} ms (${message})` : cancelled ? `cancelled (${message})` : message,
         ...(isFloeError(error) ? { errorKind: error.kind, retryable: error.retryable } : {}),
       };
     }
-    s.lastResult = outcome;
     const fields = { table: t.cfg.name, location: t.cfg.table, job: j.kind, reason: r.reason, ...summary(outcome) };
-    if (outcome.ok) {
-      s.lastSuccessStartMs = r.startedAtMs;
-      s.consecutiveFailures = 0;
-      delete s.retryAtMs;
-      this.emit('info', 'job-finish', fields);
-    } else {
-      s.consecutiveFailures += 1;
-      s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
-      this.emit('error', 'job-failed', { ...fields, consecutiveFailures: s.consecutiveFailures, retryAt: iso(s.retryAtMs) });
+    const failuresBefore = s.consecutiveFailures;
+    // a manual dry run of a committing job is history, not a scheduled run: the schedule state stays
+    if (!r.dryRunOverride) {
+      s.lastFinishMs = now;
+      if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
+      s.lastResult = outcome;
+      if (outcome.ok) {
+        s.lastSuccessStartMs = r.startedAtMs;
+        s.consecutiveFailures = 0;
+        delete s.retryAtMs;
+      } else {
+        s.consecutiveFailures += 1;
+        s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
+      }
     }
+    if (outcome.ok) this.emit('info', 'job-finish', fields);
+    else this.emit('error', 'job-failed', { ...fields, consecutiveFailures: s.consecutiveFailures, ...(s.retryAtMs !== undefined ? { retryAt: iso(s.retryAtMs) } : {}) });
     this.metrics.record(t.cfg.name, j.kind, outcome, s);
+    this.metrics.setRunning(t.cfg.name, j.kind, false);
     if (this.mode === 'once') this.onceOutcomes.push(outcome);
     t.running = undefined;
+    const record = runRecord(t.cfg.name, r, outcome, now, !!result?.dryRun || r.dryRunOverride || j.dryRun);
+    if (this.webhook && !r.dryRunOverride) {
+      const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
+      if (!outcome.ok) this.webhook.notify({ event: 'job-failed', ...base, consecutiveFailures: s.consecutiveFailures, error: record.error ?? 'failed' });
+      else if (failuresBefore > 0) this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
+    }
     try {
-      await this.store.save(t.cfg.name, t.state);
+      await this.store!.save(t.cfg.name, t.state);
+      await this.db?.recordRun(record);
     } catch (e) {
       this.emit('error', 'state-write-failed', { table: t.cfg.name, error: e instanceof Error ? e.message : String(e) });
+    }
+    for (const l of this.onRunFinished) {
+      try {
+        l({ table: t.cfg.name, record });
+      } catch {
+        // listeners are caches; they must not stop the scheduler
+      }
+    }
+    if (t.retiring) {
+      this.tables.delete(t.cfg.name);
+      this.metrics.forget(t.cfg.name);
     }
     if (this.mode === 'serving') this.tick();
   }
@@ -394,9 +666,9 @@ export class MaintenanceService {
       if (t.running) {
         const j = t.cfg.jobs.find((x) => x.kind === t.running!.job)!;
         earliest = Math.min(earliest, nextDueMs(j.schedule, t.running.skippedThroughMs ?? t.running.startedAtMs, now));
-      } else if (slotsFree) {
+      } else if (slotsFree && !t.paused) {
         // with every slot busy, only a finishing job can start another: it ticks itself
-        for (const j of t.cfg.jobs) earliest = Math.min(earliest, this.dueAt(t, j, now));
+        for (const j of t.cfg.jobs) earliest = Math.min(earliest, Math.max(this.dueAt(t, j, now), t.leaseBlockedUntilMs ?? 0));
       }
     }
     const delay = Math.min(this.maxSleepMs, Math.max(50, earliest - now));
@@ -404,6 +676,11 @@ export class MaintenanceService {
       this.timer = undefined;
       this.tick();
     }, delay);
+  }
+
+  /** One JSON log line (discovery and the HTTP layer log through the service's sink). */
+  logEvent(level: LogEntry['level'], event: string, fields: Record<string, unknown>): void {
+    this.emit(level, event, fields);
   }
 
   private emit(level: LogEntry['level'], event: string, fields: Record<string, unknown>): void {
@@ -433,6 +710,31 @@ function summary(o: JobOutcome): Record<string, unknown> {
     ...(o.failures.length ? { failures: o.failures.slice(0, 20) } : {}),
     ...(o.warnings.length ? { warnings: o.warnings.slice(0, 20) } : {}),
   };
+}
+
+function runRecord(table: string, r: Running, o: JobOutcome, finishedAtMs: number, dryRun: boolean): RunRecord {
+  const base = { table, job: r.job, reason: r.reason, dryRun, startedAtMs: r.startedAtMs, finishedAtMs, durationMs: o.durationMs };
+  if ('error' in o) {
+    const outcome: RunOutcome = r.timedOut || r.abort.signal.aborted ? 'cancelled' : 'failed';
+    return { ...base, outcome, error: o.error, snapshotIds: [] };
+  }
+  const rec: RunRecord = {
+    ...base,
+    outcome: o.ok ? 'ok' : 'partial',
+    format: o.format,
+    bytesRead: o.bytesRead,
+    bytesWritten: o.bytesWritten,
+    bytesDeleted: o.bytesDeleted,
+    filesDeleted: o.filesDeleted,
+    snapshotIds: o.snapshotIds,
+    ...(o.failures.length ? { error: o.failures.slice(0, 5).join('; ') } : {}),
+    ...(o.warnings.length ? { warnings: o.warnings } : {}),
+  };
+  for (const k of ['filesBefore', 'filesAfter', 'bytesBefore', 'bytesAfter', 'deleteFilesBefore', 'deleteFilesAfter', 'rowsIn', 'rowsOut'] as const) {
+    if (o[k] !== undefined) rec[k] = o[k];
+  }
+  if (o.plan) rec.plan = o.plan;
+  return rec;
 }
 
 function iso(ms: number): string {

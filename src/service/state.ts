@@ -1,5 +1,7 @@
 /**
- * What the service remembers per table, one JSON file each in the state directory: the tiered planner's
+ * What the service remembers per table (the shapes; the database behind them is state-db.ts). This file
+ * also keeps the original store, one JSON file per table in a state directory, which `floe serve` reads
+ * once to migrate an existing directory into the database. Per table: the tiered planner's
  * memory, and per job the last start/finish, the last success (the schedule's base), the failure streak
  * with its retry time, and a summary of the last result. Files are replaced atomically (write a temp file,
  * fsync, rename), so a crash leaves either the old state or the new one, and a restart resumes from it.
@@ -19,6 +21,8 @@ export type JobOutcome =
   | { ok: false; table: string; job: JobKind; startedAtMs: number; durationMs: number; error: string; errorKind?: string; retryable?: boolean };
 
 export interface JobState {
+  /** When the service first saw this job's schedule: a cron job that never ran waits for its first fire after it. */
+  firstSeenMs?: number;
   lastStartMs?: number;
   lastFinishMs?: number;
   /** Start of the last run that succeeded: schedules count from here. */
@@ -43,7 +47,14 @@ export function emptyTableState(table: string): TableState {
   return { version: STATE_VERSION, table, jobs: {} };
 }
 
-export class StateStore {
+/** Where the scheduler keeps per-table state: the database store, or (tests, legacy) the JSON folder. */
+export interface TableStateStore {
+  load(name: string): Promise<TableState | undefined>;
+  save(name: string, state: TableState): Promise<void>;
+  flush(): Promise<void>;
+}
+
+export class StateStore implements TableStateStore {
   /** Saves of one file run one after another, so an older state never lands over a newer one. */
   private readonly queues = new Map<string, Promise<void>>();
 

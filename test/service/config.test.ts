@@ -23,9 +23,16 @@ async function errorOf(raw: unknown): Promise<FloeError> {
 
 describe('service config validation', () => {
   it.each([
-    ['missing stateDir', { tables: [table] }, /^floe\.yaml: stateDir: is required/],
+    ['missing state', { tables: [table] }, /^floe\.yaml: state: is required/],
     ['no tables', { stateDir: 's', tables: [] }, /tables: must be a non-empty list/],
-    ['unknown top-level key', { stateDir: 's', tables: [table], concurency: 2 }, /concurency: unknown key \(expected one of: stateDir, concurrency/],
+    ['short API token', { stateDir: 's', http: { token: 'abc' }, tables: [table] }, /http\.token: must be at least 16 characters/],
+    ['bad webhook', { stateDir: 's', webhook: 'ftp://x', tables: [table] }, /webhook\.url: "ftp:\/\/x" is not an http\(s\) URL/],
+    ['catalog without target', { stateDir: 's', catalogs: [{ name: 'c' }] }, /catalogs\[0\]: give catalog .* or warehouse/],
+    ['bad catalog kind', { stateDir: 's', catalogs: [{ name: 'c', catalog: 'hive:x' }] }, /catalogs\[0\]\.catalog: "hive:x" must be sql:/],
+    ['duplicate catalog names', { stateDir: 's', catalogs: [{ name: 'c', warehouse: '/w' }, { name: 'c', warehouse: '/v' }] }, /catalogs\[1\]\.name: "c" is used by another catalog/],
+    ['dot-only name', { stateDir: 's', tables: [{ ...table, name: '..' }] }, /tables\[0\]\.name: "\.\." may only hold/],
+    ['bad job timeout', { stateDir: 's', tables: [{ ...table, jobTimeout: 'soon' }] }, /tables\[0\]\.jobTimeout: must be a duration/],
+    ['unknown top-level key', { stateDir: 's', tables: [table], concurency: 2 }, /concurency: unknown key \(expected one of: state, stateDir, concurrency/],
     ['concurrency 0', { stateDir: 's', concurrency: 0, tables: [table] }, /concurrency: must be an integer ≥ 1, got number 0/],
     ['bad time zone', { stateDir: 's', timezone: 'Mars/Base', tables: [table] }, /timezone: "Mars\/Base" is not an IANA time zone/],
     ['backoff max below initial', { stateDir: 's', backoff: { initial: '1h', max: '1m' }, tables: [table] }, /backoff\.max: must not be shorter than backoff\.initial/],
@@ -115,5 +122,51 @@ describe('service config', () => {
     expect(c.tables[0]!.table).toBe('s3://b/t');
     expect(c.tables[0]!.name).toBe('t');
     expect(c.stateDir).toBe('/var/lib/floe');
+  });
+});
+
+describe('service config: state, http, webhook, catalogs', () => {
+  it('reads the state target, the http block (token from the environment wins) and the webhook', async () => {
+    const base = { tables: [{ location: '/w/t', jobs: { compact: 'daily' } }] };
+    const pgc = await parseServiceConfig({ ...base, state: 'postgresql://floe@db:5432/floe', http: { port: 8080, token: 'config-token-0123456789', allowedHosts: ['Floe.Internal:8080'] }, webhook: 'https://hooks.example/x' }, 'f.yaml', '/etc/floe', {});
+    expect(pgc.state).toBe('postgresql://floe@db:5432/floe');
+    expect(pgc.stateDir).toBeUndefined();
+    expect(pgc.http).toEqual({ host: '127.0.0.1', port: 8080, token: 'config-token-0123456789', publicReads: false, allowedHosts: ['floe.internal:8080'] });
+    expect(pgc.webhook).toEqual({ url: 'https://hooks.example/x', retries: 3, timeoutMs: 10_000 });
+    const env = await parseServiceConfig({ ...base, state: 'state.db', http: { token: 'config-token-0123456789' } }, 'f.yaml', '/etc/floe', { FLOE_API_TOKEN: 'env-token-abcdefghijklmnop' });
+    expect(env.state).toBe('/etc/floe/state.db');
+    expect(env.http.token).toBe('env-token-abcdefghijklmnop');
+    const legacy = await parseServiceConfig({ ...base, stateDir: 'st' }, 'f.yaml', '/etc/floe', {});
+    expect([legacy.state, legacy.stateDir]).toEqual(['/etc/floe/st/floe-state.db', '/etc/floe/st']);
+  });
+
+  it('reads catalogs and overrides; a config with catalogs needs no tables', async () => {
+    const c = await parseServiceConfig(
+      {
+        state: 's.db',
+        defaults: { jobs: { compact: 'hourly' }, jobTimeout: '2h' },
+        catalogs: [
+          { name: 'lake', catalog: 'sql:cat.db', catalogName: 'prod', include: ['sales.*'], exclude: ['sales.tmp_*'] },
+          { name: 'rest', catalog: 'rest:http://cat:8181', warehouse: 'main', token: 't' },
+          { name: 'wh', warehouse: 'warehouse', depth: 2, jobs: { expire: 'daily', compact: false } },
+        ],
+        overrides: [{ match: 'lake.**', maxBytesPerRun: '1GiB', concurrency: 2 }],
+      },
+      'f.yaml',
+      '/etc/floe',
+      {},
+    );
+    expect(c.tables).toEqual([]);
+    expect(c.catalogs.map((x) => [x.name, x.kind, x.target])).toEqual([
+      ['lake', 'sql', 'sql:/etc/floe/cat.db'],
+      ['rest', 'rest', 'rest:http://cat:8181'],
+      ['wh', 'warehouse', '/etc/floe/warehouse'],
+    ]);
+    expect(c.catalogs[0]!).toMatchObject({ include: ['sales.*'], exclude: ['sales.tmp_*'], access: { catalogName: 'prod' } });
+    expect(c.catalogs[1]!.access).toEqual({ catalog: 'rest:http://cat:8181', warehouse: 'main', token: 't' });
+    expect(c.catalogs[2]!.jobs.compact).toBe(false);
+    expect(c.catalogs[2]!.depth).toBe(2);
+    expect(c.overrides[0]!).toMatchObject({ match: 'lake.**', enabled: true, maxBytesPerRun: 1024 ** 3, concurrency: 2 });
+    expect(c.defaults.jobTimeoutMs).toBe(2 * 3_600_000);
   });
 });

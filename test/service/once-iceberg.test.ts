@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { register } from '../../src/cli/commands/serve.js';
 import type { Field } from '../../src/model/index.js';
@@ -89,7 +90,7 @@ describe('config sizes', () => {
     const raw = (targetSize: unknown) => ({ stateDir: 's', tables: [{ location: '/w/t', jobs: { compact: { schedule: 'daily', targetSize } } }] });
     expect((await parseServiceConfig(raw('64MB'), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({ targetSize: '64MB' });
     expect((await parseServiceConfig(raw(134217728), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({ targetSize: '134217728' });
-    await expect(parseServiceConfig(raw('12 parsecs'), 'floe.yaml')).rejects.toThrow(/^floe\.yaml: tables\[0\]\.jobs\.compact\.targetSize: cannot read "12 parsecs" as a size/);
+    await expect(parseServiceConfig(raw('12 parsecs'), 'floe.yaml')).rejects.toThrow(/^floe\.yaml: tables\[0\]\.jobs\.compact\.targetSize: .*"12 parsecs"/);
   });
 });
 
@@ -121,7 +122,7 @@ describe('floe serve --once', () => {
     writeFileSync(
       config,
       [
-        'stateDir: state',
+        'state: state/floe.db',
         'tables:',
         '  - location: warehouse/orders',
         '    jobs:',
@@ -148,11 +149,22 @@ describe('floe serve --once', () => {
     const table = await openIcebergTable(tableDir, { io });
     expect(String(table.metadata.currentSnapshotId)).toBe((compact.snapshotIds as string[])[0]);
 
-    const state = JSON.parse(readFileSync(path.join(root, 'state', 'orders.json'), 'utf8'));
-    expect(state.jobs.compact.lastResult.ok).toBe(true);
-    expect(state.jobs.expire.consecutiveFailures).toBe(0);
+    // the state database: schedule state, planner memory and one history row per job
+    const db = new Database(path.join(root, 'state', 'floe.db'), { readonly: true });
+    const jobs = db.prepare('SELECT job, consecutive_failures, last_result_json FROM floe_schedule_state WHERE table_name = ? ORDER BY job').all('orders') as { job: string; consecutive_failures: number; last_result_json: string }[];
+    expect(jobs.map((j) => [j.job, j.consecutive_failures, JSON.parse(j.last_result_json).ok])).toEqual([
+      ['compact', 0, true],
+      ['expire', 0, true],
+    ]);
     // the tiered planner remembered the partition it optimized
-    expect(Object.keys(state.tiered.partitions)).toHaveLength(1);
+    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('orders') as { state_json: string };
+    expect(Object.keys(JSON.parse(planner.state_json).partitions)).toHaveLength(1);
+    const runs = db.prepare('SELECT job, outcome, files_before, files_after, dry_run FROM floe_runs WHERE table_name = ? ORDER BY id').all('orders');
+    expect(runs).toEqual([
+      { job: 'compact', outcome: 'ok', files_before: APPENDS, files_after: 1, dry_run: 0 },
+      { job: 'expire', outcome: 'ok', files_before: null, files_after: null, dry_run: 0 },
+    ]);
+    db.close();
 
     // a second run (a restart: a new service reads the state files) finds nothing due
     const second = await serveInProcess(config);

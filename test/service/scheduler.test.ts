@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -175,11 +176,18 @@ describe('scheduler', () => {
     await first.idle();
     await first.stop(1000);
 
-    const files = readdirSync(path.join(dir, 'state'));
-    expect(files).toEqual(['a.json']); // no temp files left behind
-    const onDisk = JSON.parse(readFileSync(path.join(dir, 'state', 'a.json'), 'utf8'));
-    expect(onDisk.tiered).toEqual(tiered);
-    expect(onDisk.jobs.compact.lastSuccessStartMs).toBe(T0);
+    await first.close();
+    // what the database holds (the SQLite file named by stateDir)
+    const db = new Database(path.join(dir, 'state', 'floe-state.db'), { readonly: true });
+    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('a') as { state_json: string };
+    expect(JSON.parse(planner.state_json)).toEqual(tiered);
+    const compactRow = db.prepare("SELECT last_success_start_ms FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'").get() as { last_success_start_ms: number };
+    expect(compactRow.last_success_start_ms).toBe(T0);
+    expect(db.prepare("SELECT job, outcome, error FROM floe_runs WHERE table_name = 'a' ORDER BY id").all()).toEqual([
+      { job: 'compact', outcome: 'ok', error: null },
+      { job: 'expire', outcome: 'failed', error: 'store unavailable' },
+    ]);
+    db.close();
 
     // a new process 10 minutes later: compact is not due; expire is in backoff until failure + 1h
     const runner2 = new FakeRunner();
@@ -247,7 +255,10 @@ describe('scheduler', () => {
     const { unfinished } = await stopping;
     expect(unfinished).toEqual([]);
     expect(runner.calls.length).toBe(1); // expire was due but not started during shutdown
-    expect(JSON.parse(readFileSync(path.join(dir, 'state', 'a.json'), 'utf8')).jobs.compact.lastSuccessStartMs).toBe(T0);
+    await svc.close();
+    const db = new Database(path.join(dir, 'state', 'floe-state.db'), { readonly: true });
+    expect(db.prepare("SELECT last_success_start_ms AS t FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'").get()).toEqual({ t: T0 });
+    db.close();
     expect(log.events('service-stop').length).toBe(1);
   });
 
@@ -282,7 +293,7 @@ describe('scheduler', () => {
     runner.calls[1]!.succeed();
     await svc.idle();
     // nothing is due for an hour, but a trigger starts it at once
-    expect(svc.trigger('a', 'compact')).toEqual({ status: 'accepted', started: true });
+    expect(svc.trigger('a', 'compact')).toEqual({ status: 'accepted', started: true, dryRun: false });
     const last = runner.calls[2]!;
     expect(`${last.spec.table}/${last.spec.job}`).toBe('/t/a/compact');
     last.succeed();
