@@ -1,0 +1,61 @@
+/**
+ * The table lease as the CLI commands and `runMaintenanceJob` take it: from a table reference (a path, a
+ * metadata file, or `<ns>.<table>` with a catalog) and the command's access options. Dry runs take no lease
+ * (they write nothing, so they exclude nobody); `--no-lease` / `lease: false` turns it off.
+ */
+import { newStoreIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
+import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
+import { withTableLease, type LeaseScope } from './table-lease.js';
+
+export interface LeaseCliOptions extends TableAccessCli {
+  /** commander's `--no-lease` sets false. */
+  lease?: boolean;
+  /** Names the holder in the lease file (default host:pid). */
+  leaseHolder?: string;
+  /** Run id to record (the distributed bindings pass theirs). */
+  runId?: string;
+}
+
+/** The table directory a reference names: a metadata file's table, or the catalog's recorded location. */
+export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<string> {
+  if (o.catalog) {
+    const { openIcebergForWrite } = await import('../cli/table-access.js');
+    const opened = await openIcebergForWrite(ref, o);
+    try {
+      return opened.table.metadata.location;
+    } finally {
+      opened.files.destroy();
+    }
+  }
+  const stripped = ref.replace(/\/+$/, '');
+  const m = /^(.*)\/metadata\/[^/]+\.metadata\.json(\.gz)?$/.exec(stripped);
+  return m ? m[1]! : stripped;
+}
+
+/**
+ * The lease file lives under the table, so it may only be written once a table is known to be there: a
+ * mistyped path must get "does not exist", not a fresh `.floe/` directory. Throws the locator's own message.
+ */
+async function requireTableAt(location: string, o: TableAccessCli): Promise<void> {
+  const io = newStoreIO(o);
+  try {
+    if ((await io.listNames(`${location}/schema`)).some((n) => /^schema-\d+$/.test(n))) return;
+    await locateCurrentMetadata(io, location);
+  } finally {
+    io.fileIO.destroy();
+  }
+}
+
+/** Runs `fn` holding the lease of table `ref`, unless it is a dry run or the lease is turned off. */
+export async function withCliLease<T>(ref: string, o: LeaseCliOptions, job: string, fn: (scope: LeaseScope) => Promise<T>): Promise<T> {
+  if (o.lease === false || o.dryRun) return fn({});
+  const location = await tableLocationOf(ref, o);
+  if (!o.catalog) await requireTableAt(location, o);
+  return withTableLease(
+    location,
+    { job, storage: storageFromCli(o), ...(o.leaseHolder ? { holder: o.leaseHolder } : {}), ...(o.runId ? { runId: o.runId } : {}) },
+    fn,
+  );
+}
+
+export const NO_LEASE_HELP = 'do not take the table lease (<table>/.floe/lease.json); only when something else keeps two jobs off one table';
