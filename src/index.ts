@@ -33,3 +33,10 @@ export * as simulate from './simulate/index.js';
 
 // Scheduled maintenance: the service, and the one function hosts (Temporal, BullMQ, Airflow) call
 export * from './service/index.js';
+
+// Results: the versioned JSON documents `--json` prints (schema/floe-result.schema.json), for library callers
+export { RESULT_SCHEMA_ID, resultDocument, toResultJson, type ResultDocument, type ResultStatus } from './cli/result.js';
+export { icebergCompactResult, paimonCompactResult, type CompactResult, type CompactTaskResult } from './cli/compact-result.js';
+export { maintenanceResultBody } from './cli/maintenance-output.js';
+export { EXIT as EXIT_CODES } from './cli/exit-codes.js';
+export { parseDurationMs, parseSizeBytes, formatBytes } from './util/units.js';

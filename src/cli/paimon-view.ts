@@ -3,6 +3,7 @@
  * `schema-N` files). The size classes and health score are the same format-neutral ones Iceberg uses;
  * Paimon adds the LSM picture: sorted runs per bucket.
  */
+import { FloeError } from '../errors.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { parseLocationMapSpec } from '../../connectors/storage/location.js';
 import { isPaimonTable, loadPaimonTable, paimonIOFromFileIO, scanPaimon } from '../../connectors/paimon/index.js';
@@ -10,7 +11,13 @@ import type { TableModel } from '../model/index.js';
 import { tableHealth, sizePolicyFromProperties, type HealthReport } from '../health.js';
 import { stringifyJsonLossless } from '../util/json.js';
 import { storageConfigFromEnv } from './table-access.js';
-import { formatBytes } from './progress.js';
+import { formatBytes } from '../util/units.js';
+
+/** `--snapshot <id>` for a Paimon table: a snapshot number. */
+export function snapshotIdArg(text: string): bigint {
+  if (!/^\d+$/.test(text.trim())) throw new FloeError('InvalidArgument', `--snapshot: "${text}" is not a snapshot id (a Paimon snapshot number)`);
+  return BigInt(text.trim());
+}
 
 export function paimonFileIO(locationMap: string[] = []): FileIO {
   return new FileIO(storageConfigFromEnv(locationMap.map(parseLocationMapSpec)));
@@ -36,8 +43,8 @@ export interface PaimonInspectReport {
   health: HealthReport;
 }
 
-export async function buildPaimonInspect(ref: string, files: FileIO, snapshot?: string): Promise<PaimonInspectReport> {
-  const model: TableModel = await loadPaimonTable(ref, { fileIO: files, ...(snapshot ? { snapshotId: BigInt(snapshot) } : {}) });
+export async function buildPaimonInspect(ref: string, files: FileIO, snapshot?: string, targetSize?: number): Promise<PaimonInspectReport> {
+  const model: TableModel = await loadPaimonTable(ref, { fileIO: files, ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}) });
   const schema = model.schemas.find((s) => s.schemaId === model.currentSchemaId) ?? model.schemas[model.schemas.length - 1]!;
   const pk = new Set(model.primaryKeyFieldIds ?? []);
   return {
@@ -53,7 +60,7 @@ export async function buildPaimonInspect(ref: string, files: FileIO, snapshot?: 
       bucket: b.bucket,
       runs: b.runs.map((r) => ({ level: r.level, files: r.files.length, bytes: r.sizeBytes })),
     })),
-    health: tableHealth(model, sizePolicyFromProperties(model.properties, {})),
+    health: tableHealth(model, sizePolicyFromProperties(model.properties, targetSize ? { targetSize } : {})),
   };
 }
 
@@ -85,7 +92,7 @@ export async function* paimonScanLines(ref: string, files: FileIO, format: 'json
     const s = typeof v === 'string' ? v : typeof v === 'object' ? stringifyJsonLossless(v, undefined) : String(v);
     return /[",\r\n]/.test(s) || s === '' ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  for await (const row of scanPaimon(ref, { fileIO: files, ...(snapshot ? { snapshotId: BigInt(snapshot) } : {}) })) {
+  for await (const row of scanPaimon(ref, { fileIO: files, ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}) })) {
     const plain = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v]));
     if (format === 'jsonl') {
       yield stringifyJsonLossless(plain);

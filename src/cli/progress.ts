@@ -1,66 +1,236 @@
-/** Renders progress events on stderr: a redrawn bar on a terminal, one line per finished task otherwise. */
+/**
+ * Progress of long commands on standard error (standard output holds only the result):
+ * - `bar` (default on a terminal): one redrawn line with a bar, counts, rate and ETA. The bar never shows
+ *   100 % before the work is finished: while a task is still writing or the commit is pending it stops at 99 %.
+ * - `json` (default when stderr is not a terminal, or `--progress=json`): one JSON object per line, on each
+ *   plan/task/commit event and at most every `intervalMs` in between — easy to forward to a log or a
+ *   workflow engine's heartbeat.
+ * - `none`: nothing.
+ */
 import type { ProgressEvent, ProgressListener } from '../execution/events.js';
+import { FloeError } from '../errors.js';
+import { formatBytes } from '../util/units.js';
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+export { formatBytes };
+
+export type ProgressMode = 'bar' | 'json' | 'none';
+
+export function parseProgressMode(text: string | undefined, stream: { isTTY?: boolean } = process.stderr): ProgressMode {
+  const t = (text ?? 'auto').toLowerCase();
+  if (t === 'auto') return stream.isTTY === true ? 'bar' : 'json';
+  if (t === 'bar' || t === 'json' || t === 'none') return t;
+  throw new FloeError('InvalidArgument', `--progress must be auto, bar, json or none, got "${text}"`);
 }
 
-export function progressRenderer(stream: NodeJS.WriteStream = process.stderr): ProgressListener {
-  const tty = stream.isTTY === true;
-  let tasks = 0;
-  let done = 0;
-  let failed = 0;
-  let read = 0;
-  let totalBytes = 0;
-  let written = 0;
-  const bar = () => {
-    const width = 24;
-    const frac = totalBytes > 0 ? Math.min(1, read / totalBytes) : tasks > 0 ? done / tasks : 1;
-    const fill = Math.round(frac * width);
-    return `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done + failed}/${tasks} tasks, ${formatBytes(read)} read, ${formatBytes(written)} written`;
+export interface ProgressSink {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface ProgressOptions {
+  mode?: ProgressMode;
+  /** Which command the lines belong to ("compact", "expire" …). */
+  command?: string;
+  /** Clock, for rates and ETA (tests pass a fake one). */
+  now?: () => number;
+  /** Minimum time between periodic lines/redraws (default 1000 ms for json, 200 ms for the bar). */
+  intervalMs?: number;
+}
+
+/** A snapshot of the counters, as the JSON lines carry it. */
+export interface ProgressState {
+  phase: string;
+  tasks: number;
+  tasksDone: number;
+  tasksFailed: number;
+  bytesTotal: number;
+  bytesRead: number;
+  bytesWritten: number;
+  filesRead: number;
+  filesWritten: number;
+  filesDeleted: number;
+  rows: number;
+  committed: boolean;
+}
+
+export interface Progress {
+  listener: ProgressListener;
+  /** Counters for commands without task events (scan rows, listings, deletes). */
+  count(what: 'rows' | 'filesRead' | 'filesDeleted', n: number, bytes?: number): void;
+  phase(name: string): void;
+  /** Final line (a newline after the bar) — call once when the command ends. */
+  finish(): void;
+  readonly state: ProgressState;
+}
+
+function bar(frac: number, width = 24): string {
+  const fill = Math.max(0, Math.min(width, Math.floor(frac * width)));
+  return `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}]`;
+}
+
+function eta(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '--';
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export function createProgress(stream: ProgressSink = process.stderr, o: ProgressOptions = {}): Progress {
+  const mode = o.mode ?? (stream.isTTY === true ? 'bar' : 'json');
+  const now = o.now ?? Date.now;
+  const interval = o.intervalMs ?? (mode === 'json' ? 1000 : 200);
+  const started = now();
+  let lastDraw = -Infinity;
+  let barShown = false;
+  let finished = false;
+  const s: ProgressState = {
+    phase: 'starting', tasks: 0, tasksDone: 0, tasksFailed: 0, bytesTotal: 0, bytesRead: 0, bytesWritten: 0,
+    filesRead: 0, filesWritten: 0, filesDeleted: 0, rows: 0, committed: false,
   };
-  return (e: ProgressEvent) => {
+
+  /** Fraction done; below 1 until every task has ended and the commit (if any) is published. */
+  const fraction = (): number | undefined => {
+    if (finished || s.committed) return 1;
+    if (s.tasks === 0) return undefined;
+    const ended = s.tasksDone + s.tasksFailed;
+    let f = s.bytesTotal > 0 ? Math.min(1, s.bytesRead / s.bytesTotal) : ended / s.tasks;
+    // reading ends before writing and committing do: never claim 100 % before they finish
+    if (ended < s.tasks || !s.committed) f = Math.min(f, 0.99);
+    return f;
+  };
+  const rate = (): number => {
+    const secs = (now() - started) / 1000;
+    return secs > 0 ? s.bytesRead / secs : 0;
+  };
+
+  const text = (): string => {
+    const f = fraction();
+    const parts: string[] = [];
+    if (f !== undefined) parts.push(`${bar(f)} ${Math.floor(f * 100)}%`);
+    parts.push(s.phase);
+    if (s.tasks) parts.push(`${s.tasksDone + s.tasksFailed}/${s.tasks} tasks${s.tasksFailed ? ` (${s.tasksFailed} failed)` : ''}`);
+    if (s.bytesRead || s.bytesTotal) parts.push(`${formatBytes(s.bytesRead)}${s.bytesTotal ? `/${formatBytes(s.bytesTotal)}` : ''} read`);
+    if (s.bytesWritten) parts.push(`${formatBytes(s.bytesWritten)} written`);
+    if (s.rows) parts.push(`${s.rows} rows`);
+    if (s.filesDeleted) parts.push(`${s.filesDeleted} deleted`);
+    if (!s.tasks && s.filesRead) parts.push(`${s.filesRead} files read`);
+    const r = rate();
+    if (r > 0) {
+      parts.push(`${formatBytes(r)}/s`);
+      if (s.bytesTotal > s.bytesRead && f !== undefined && f < 1) parts.push(`ETA ${eta((s.bytesTotal - s.bytesRead) / r)}`);
+    }
+    return parts.join('  ');
+  };
+
+  const json = (event: string): string => {
+    const r = rate();
+    const f = fraction();
+    return `${JSON.stringify({
+      progress: o.command ?? 'floe',
+      event,
+      elapsedMs: now() - started,
+      ...s,
+      ...(f !== undefined ? { fraction: Math.floor(f * 1000) / 1000 } : {}),
+      bytesPerSecond: Math.round(r),
+      ...(r > 0 && s.bytesTotal > s.bytesRead ? { etaSeconds: Math.ceil((s.bytesTotal - s.bytesRead) / r) } : {}),
+    })}\n`;
+  };
+
+  /** A line or redraw now (`force`, for milestones) or when the interval has passed. */
+  const draw = (event: string, force: boolean) => {
+    if (mode === 'none') return;
+    const t = now();
+    if (!force && t - lastDraw < interval) return;
+    lastDraw = t;
+    if (mode === 'json') stream.write(json(event));
+    else {
+      stream.write(`\r${text()}\x1b[K`);
+      barShown = true;
+    }
+  };
+  /** A message line: in bar mode it goes above the bar, which is redrawn after it. */
+  const say = (line: string) => {
+    if (mode === 'none') return;
+    if (mode === 'json') {
+      stream.write(`${JSON.stringify({ progress: o.command ?? 'floe', event: 'message', text: line })}\n`);
+      return;
+    }
+    stream.write(`${barShown ? '\r\x1b[K' : ''}${line}\n`);
+    barShown = false;
+    draw('message', true);
+  };
+
+  const listener: ProgressListener = (e: ProgressEvent) => {
     switch (e.type) {
       case 'plan':
-        tasks = e.tasks;
-        totalBytes = e.inputBytes;
-        stream.write(`planned ${e.tasks} task(s) over ${e.inputFiles} file(s), ${formatBytes(e.inputBytes)}\n`);
+        s.tasks = e.tasks;
+        s.bytesTotal = e.inputBytes;
+        s.phase = e.tasks ? 'rewriting' : 'nothing to rewrite';
+        if (mode === 'bar') say(`planned ${e.tasks} task(s) over ${e.inputFiles} file(s), ${formatBytes(e.inputBytes)}`);
+        draw('plan', true);
         return;
+      case 'task-start':
+        return draw('task-start', false);
       case 'file-read':
-        read += e.bytes;
-        if (tty) stream.write(`\r${bar()}`);
-        return;
+        s.bytesRead += e.bytes;
+        s.filesRead++;
+        return draw('file-read', false);
       case 'file-written':
-        written += e.bytes;
-        if (tty) stream.write(`\r${bar()}`);
-        return;
+        s.bytesWritten += e.bytes;
+        s.filesWritten++;
+        return draw('file-written', false);
       case 'task-done':
-        done++;
-        if (tty) stream.write(`\r${bar()}`);
-        else stream.write(`task ${e.taskId}: ${e.outputFiles} file(s) written, ${e.rowsOut} rows\n`);
-        return;
+        s.tasksDone++;
+        if (s.tasksDone + s.tasksFailed === s.tasks) s.phase = 'committing';
+        return draw('task-done', true);
       case 'task-failed':
-        failed++;
-        stream.write(`${tty ? '\n' : ''}task ${e.taskId} failed: ${e.error}\n`);
-        return;
+        s.tasksFailed++;
+        if (s.tasksDone + s.tasksFailed === s.tasks) s.phase = 'committing';
+        say(`task ${e.taskId} failed: ${e.error}`);
+        return draw('task-failed', true);
       case 'commit':
-        stream.write(`${tty ? '\n' : ''}committed snapshot ${e.snapshotId} (${e.groups} group(s), attempt ${e.attempt})\n`);
-        return;
+        s.committed = true;
+        s.phase = 'committed';
+        say(`committed snapshot ${e.snapshotId} (${e.groups} group(s), attempt ${e.attempt})`);
+        return draw('commit', true);
       case 'commit-retry':
-        stream.write(`${tty ? '\n' : ''}commit conflict, retrying (attempt ${e.attempt}): ${e.reason}\n`);
+        say(`commit conflict, retrying (attempt ${e.attempt}): ${e.reason}`);
         return;
+      case 'deleted':
+        s.filesDeleted++;
+        return draw('deleted', false);
       case 'message':
-        stream.write(`${e.level}: ${e.text}\n`);
+        say(`${e.level}: ${e.text}`);
         return;
       default:
         return;
     }
   };
+
+  return {
+    listener,
+    state: s,
+    count(what, n, bytes) {
+      s[what] += n;
+      if (bytes) s.bytesRead += bytes;
+      draw(what, false);
+    },
+    phase(name) {
+      if (s.phase === name) return;
+      s.phase = name;
+      draw('phase', false);
+    },
+    finish() {
+      if (finished) return;
+      finished = true;
+      s.phase = 'done';
+      if (mode === 'json') stream.write(json('finish'));
+      else if (mode === 'bar' && barShown) stream.write(`\r${text()}\x1b[K\n`);
+    },
+  };
+}
+
+/** The renderer the compaction job takes (kept for callers of the old API). */
+export function progressRenderer(stream: ProgressSink = process.stderr, mode?: ProgressMode): ProgressListener {
+  return createProgress(stream, mode ? { mode } : {}).listener;
 }

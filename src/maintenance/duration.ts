@@ -3,30 +3,23 @@
  * ("3d", "36h", "90m", "1d12h", "45s", "2w"). Both become an absolute cutoff in epoch milliseconds.
  */
 import { FloeError } from '../errors.js';
+import { tryParseDurationMs } from '../util/units.js';
 
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 7 * 86_400_000,
-};
-
-/** "1d12h" → 129600000; undefined when the text is not a duration. */
+/** "1d12h" → 129600000; undefined when the text is not a duration. One grammar: src/util/units.ts. */
 export function parseDurationMs(text: string): number | undefined {
-  const t = text.trim().toLowerCase();
-  if (!/^(\d+(\.\d+)?(ms|s|m|h|d|w))+$/.test(t)) return undefined;
-  let total = 0;
-  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
-  return Math.round(total);
+  return tryParseDurationMs(text);
 }
 
 /** Absolute cutoff for `--older-than`: durations count back from `nowMs`. */
 export function parseCutoff(text: string, nowMs: number, option = '--older-than'): number {
   const d = parseDurationMs(text);
   if (d !== undefined) return nowMs - d;
-  if (/^\d{10,}$/.test(text.trim())) return Number(text.trim());
+  const bare = text.trim();
+  if (/^\d+(\.\d+)?$/.test(bare)) {
+    // a bare number is epoch milliseconds only when it has the digits of one (≥ 12: after 1973); "5" is a mistake
+    if (/^\d{12,}$/.test(bare)) return Number(bare);
+    throw new FloeError('InvalidArgument', `${option}: "${text}" has no unit; write a duration back from now (${bare}d, ${bare}h, ${bare}min), an ISO time or epoch milliseconds`);
+  }
   const t = Date.parse(text);
   if (Number.isNaN(t)) {
     throw new FloeError('InvalidArgument', `${option}: "${text}" is neither a duration (3d, 36h, 90m) nor an ISO time nor epoch milliseconds`);

@@ -1,44 +1,66 @@
 /**
  * `floe compact <table>`: plan, rewrite and commit. `--dry-run` shows the plan and writes nothing;
- * `--explain` prints each task's decision trail; `--json` prints the report for pipelines.
+ * `--explain` prints each task's decision trail; `--json` prints one result document (schema/floe-result.schema.json).
+ * Every flag either applies to the table's format or is refused (exit 2) naming the format.
  */
+import { rewritePositionDeletes } from '../../orchestration/rewrite-position-deletes.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import { stringifyJsonLossless } from '../../util/json.js';
-import { compactIceberg, type CompactReport } from '../../orchestration/compact-iceberg.js';
+import { compactIceberg, type CompactOptions, type CompactReport } from '../../orchestration/compact-iceberg.js';
 import { openIcebergForWrite, requireCommitOps, type AccessOptions } from '../table-access.js';
-import { formatBytes, progressRenderer } from '../progress.js';
+import { createProgress, formatBytes, parseProgressMode } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
-import { compactPaimon, renderPaimonPlan } from '../../orchestration/compact-paimon.js';
-import { detectPaimon, paimonFileIO } from '../paimon-view.js';
+import type { SortStrategyOptions } from '../../planning/sort-planner.js';
+import { compactPaimon, renderPaimonPlan, type PaimonCompactOptions } from '../../orchestration/compact-paimon.js';
+import { paimonFileIO } from '../paimon-view.js';
+import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
+import { checkOptionKeys, SPARK_ACTION_KEYS } from '../known-options.js';
+import { detectTableFormat, refuseFlags } from '../table-format.js';
+import { compactExitCode, icebergCompactResult, paimonCompactResult, renderTaskOutcomes, type CompactResult } from '../compact-result.js';
+import { renderResult, resultDocument, writeStdout } from '../result.js';
+import { EXIT } from '../exit-codes.js';
+import { onInterrupt } from '../cancel.js';
+import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
+import { withLeaseSignal } from '../../distributed/table-lease.js';
 
-interface CompactCliOptions extends AccessOptions {
-  strategy: string;
+export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 'json' | 'dryRun'> {
+  /** Set inside the lease: aborts the job when the lease is lost. */
+  leaseSignal?: AbortSignal;
+  strategy?: string;
   where?: string;
   targetSize?: string;
+  force?: boolean;
   option: string[];
   dryRun?: boolean;
   explain?: boolean;
   json?: boolean;
+  progress?: string;
   partialProgress?: boolean;
   maxConcurrentGroups?: string;
+  maxConcurrentFileGroupRewrites?: string;
+  onlyDanglingDeletes?: boolean;
+  /** Iceberg: only merge position delete files / DVs (Spark rewrite_position_delete_files); no data is rewritten. */
+  deletesOnly?: boolean;
   removeDanglingDeletes?: boolean;
   danglingDeletes?: boolean;
   full?: boolean;
+  /** [sort] --strategy sort|zorder */
+  sortOrder?: string;
+  columns?: string;
+  sortMemory?: string;
+  spillDir?: string;
 }
 
 function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
 
-/** "128MB", "1g", "134217728" → bytes. */
+/**
+ * "128MB", "1g", "134217728" → bytes. A bare number is bytes here (configuration files, Spark-style
+ * properties); command-line flags use parseTargetSize, which wants a unit.
+ */
 export function parseSize(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)?\s*$/i.exec(text);
-  if (!m) throw new FloeError('InvalidArgument', `cannot read "${text}" as a size (e.g. 128MB, 512m, 1GiB)`);
-  const unit = (m[2] ?? '').toLowerCase().replace(/i?b$/, '');
-  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[unit];
-  if (mult === undefined) throw new FloeError('InvalidArgument', `unknown size unit in "${text}"`);
-  return Math.round(Number(m[1]) * mult);
+  return parseSizeBytes(text, { bare: 'b' });
 }
 
 export function parseOptions(pairs: string[]): Record<string, string> {
@@ -51,11 +73,23 @@ export function parseOptions(pairs: string[]): Record<string, string> {
   return out;
 }
 
+const boolOption = (key: string, v: string): boolean => {
+  const l = v.trim().toLowerCase();
+  if (l === 'true') return true;
+  if (l === 'false') return false;
+  throw new FloeError('InvalidArgument', `-o ${key}=${v}: must be true or false`);
+};
+
+const positiveInt = (what: string, v: string): number => {
+  if (!/^\d+$/.test(v.trim()) || Number(v) < 1) throw new FloeError('InvalidArgument', `${what}: "${v}" is not a positive integer`);
+  return Number(v);
+};
+
 export function renderPlan(plan: Plan, explain: boolean): string {
   const lines: string[] = [];
   lines.push(`${plan.planner} plan: ${plan.tasks.length} task(s)`);
   for (const t of plan.tasks) {
-    lines.push(`  ${t.id} [${t.kind}] partition ${JSON.stringify(t.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${t.inputs.length} file(s), ${formatBytes(t.inputBytes)} → target ${formatBytes(t.targetFileSizeBytes)}; apply ${t.deletes.length} delete file(s), drop ${t.removableDeletes.length}`);
+    lines.push(`  ${t.id} [${t.kind}] partition ${t.partitionLabel ?? JSON.stringify(t.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${t.inputs.length} file(s), ${formatBytes(t.inputBytes)} → target ${formatBytes(t.targetFileSizeBytes)}; apply ${t.deletes.length} delete file(s), drop ${t.removableDeletes.length}`);
     if (explain) for (const s of t.trail) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
   }
   if (plan.removableDeletes.length) lines.push(`  table-wide: ${plan.removableDeletes.length} delete file(s) no longer needed`);
@@ -63,7 +97,7 @@ export function renderPlan(plan: Plan, explain: boolean): string {
   return lines.join('\n');
 }
 
-export function renderReport(r: CompactReport): string {
+export function renderReport(r: CompactReport, result: CompactResult = icebergCompactResult(r)): string {
   const row = (label: string, a: string, b: string) => `  ${label.padEnd(16)} ${a.padStart(14)} ${b.padStart(14)}`;
   const lines = [`${r.dryRun ? 'dry run — nothing written' : 'compaction'} of ${r.table}`];
   const after = r.after ?? r.before;
@@ -77,114 +111,259 @@ export function renderReport(r: CompactReport): string {
     lines.push(`  snapshots committed: ${r.snapshots.length ? r.snapshots.join(', ') : 'none'}`);
   }
   if (r.danglingDeletes.length) lines.push(`  ${r.dryRun ? 'would drop' : 'dropped'} ${r.danglingDeletes.length} dangling delete file(s)`);
-  for (const f of r.failedTasks) lines.push(`  FAILED ${f.id}: ${f.reason}`);
+  lines.push(...renderTaskOutcomes(result));
   return lines.join('\n');
+}
+
+/** What the flags and `-o` mean, checked before anything is read. */
+interface CompactRequest {
+  options: Record<string, string>;
+  targetBytes?: number;
+  partialProgress: boolean;
+  maxConcurrent?: number;
+  /** Spark's `remove-dangling-deletes`: also drop dangling deletes after rewriting (floe's default too). */
+  removeDangling?: boolean;
+  /** [sort] the sort / z-order request (src/planning/sort-planner.ts). */
+  sort?: SortStrategyOptions;
+  /** [sort] a sort flag given without --strategy sort|zorder. */
+  sortFlagWithoutStrategy?: string;
+}
+
+export function compactRequest(o: CompactCliOptions): CompactRequest {
+  const options = parseOptions(o.option ?? []);
+  const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
+  if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
+  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder'].includes(o.strategy)) throw new FloeError('InvalidArgument', `--strategy must be tiered, binpack, sort or zorder, got ${o.strategy}`);
+  sortRequest(o, req);
+  if (o.maxConcurrentGroups !== undefined && o.maxConcurrentFileGroupRewrites !== undefined) {
+    throw new FloeError('InvalidArgument', '--max-concurrent-groups and --max-concurrent-file-group-rewrites are the same option; give one');
+  }
+  const conc = o.maxConcurrentGroups ?? o.maxConcurrentFileGroupRewrites;
+  if (conc !== undefined) req.maxConcurrent = positiveInt(o.maxConcurrentGroups !== undefined ? '--max-concurrent-groups' : '--max-concurrent-file-group-rewrites', conc);
+  // Spark action options given with -o: read here (they are not planner options) and taken out
+  const spark = SPARK_ACTION_KEYS;
+  if (options[spark.partialProgress] !== undefined) req.partialProgress = boolOption(spark.partialProgress, options[spark.partialProgress]!) || req.partialProgress;
+  if (options[spark.maxConcurrent] !== undefined) {
+    if (req.maxConcurrent !== undefined) throw new FloeError('InvalidArgument', `-o ${spark.maxConcurrent} and a --max-concurrent flag are the same option; give one`);
+    req.maxConcurrent = positiveInt(`-o ${spark.maxConcurrent}`, options[spark.maxConcurrent]!);
+  }
+  if (options[spark.removeDanglingDeletes] !== undefined) req.removeDangling = boolOption(spark.removeDanglingDeletes, options[spark.removeDanglingDeletes]!);
+  if (o.removeDanglingDeletes) req.removeDangling = true;
+  if (req.removeDangling === true && o.danglingDeletes === false) {
+    throw new FloeError('InvalidArgument', '--remove-dangling-deletes (Spark: also drop dangling deletes after rewriting) contradicts --no-dangling-deletes');
+  }
+  if (o.onlyDanglingDeletes && o.danglingDeletes === false) throw new FloeError('InvalidArgument', '--only-dangling-deletes contradicts --no-dangling-deletes');
+  if (o.full && o.strategy === 'tiered') throw new FloeError('InvalidArgument', '--full rewrites every selected file (bin-pack with rewrite-all); it cannot be combined with --strategy tiered');
+  if (o.deletesOnly) {
+    const clash = ([['--full', !!o.full], ['--strategy', o.strategy !== undefined], ['--only-dangling-deletes', !!o.onlyDanglingDeletes], ['--partial-progress', req.partialProgress], ['--no-dangling-deletes', o.danglingDeletes === false]] as [string, boolean][]).find(([, g]) => g);
+    if (clash) throw new FloeError('InvalidArgument', `--deletes-only rewrites delete files only (one commit, dangling deletes dropped); it cannot be combined with ${clash[0]}`);
+  }
+  if (o.full && o.onlyDanglingDeletes) throw new FloeError('InvalidArgument', '--full and --only-dangling-deletes contradict each other');
+  return req;
+}
+
+/** [sort] --sort-order / --columns / --sort-memory / --spill-dir: only with --strategy sort or zorder. */
+function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
+  const sorted = o.strategy === 'sort' || o.strategy === 'zorder';
+  const given: [string, boolean][] = [['--sort-order', o.sortOrder !== undefined], ['--columns', o.columns !== undefined], ['--sort-memory', o.sortMemory !== undefined], ['--spill-dir', o.spillDir !== undefined]];
+  if (!sorted) {
+    // refused once the format is known (a Paimon table names its format instead)
+    const flag = given.find(([, g]) => g)?.[0];
+    if (flag) req.sortFlagWithoutStrategy = flag;
+    return;
+  }
+  if (o.full) throw new FloeError('InvalidArgument', `--full is bin-pack with rewrite-all; with --strategy ${o.strategy} use -o rewrite-all=true`);
+  if (o.strategy === 'zorder' && o.sortOrder !== undefined && !/^\s*zorder\s*\(/i.test(o.sortOrder)) throw new FloeError('InvalidArgument', '--strategy zorder takes --columns a,b, not --sort-order');
+  if (o.strategy === 'sort' && o.columns !== undefined) throw new FloeError('InvalidArgument', '--columns is for --strategy zorder; --strategy sort takes --sort-order');
+  const sort: SortStrategyOptions = {};
+  if (o.sortOrder !== undefined) sort.sortOrder = o.sortOrder;
+  if (o.columns !== undefined) sort.columns = o.columns.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (o.sortMemory !== undefined) {
+    sort.memoryBytes = parseSizeBytes(o.sortMemory, { bare: 'b', what: '--sort-memory' });
+    if (!(sort.memoryBytes > 0)) throw new FloeError('InvalidArgument', `--sort-memory must be a positive size, got ${o.sortMemory}`);
+  }
+  if (o.spillDir !== undefined) sort.spillDir = o.spillDir;
+  req.sort = sort;
+}
+
+/** `-o` target sizes (bytes, as the properties are written) below 1 MiB need --force, as --target-size does. */
+function checkTargetFloor(options: Record<string, string>, keys: string[], force: boolean): void {
+  for (const k of keys) {
+    const v = options[k];
+    if (v === undefined || force) continue;
+    const bytes = parseSizeBytes(v, { bare: 'b', what: `-o ${k}` });
+    if (bytes < MIN_TARGET_SIZE_BYTES) {
+      throw new FloeError('InvalidArgument', `-o ${k}=${v}: ${formatBytes(bytes)} is below ${formatBytes(MIN_TARGET_SIZE_BYTES)}, which would write very small files; add --force if you mean it`);
+    }
+  }
+}
+
+/** What the action prints and the exit code it sets, for in-process callers (tests, the demo). */
+export interface CompactOutcome {
+  result: CompactResult;
+  exitCode: number;
+  cancelled: boolean;
+}
+
+export async function compactAction(ref: string, o: CompactCliOptions, out: { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } } = { stdout: writeStdout, stderr: process.stderr }): Promise<CompactOutcome> {
+  const req = compactRequest(o);
+  // the table lease (src/distributed/cli-lease.ts), taken once the arguments are known to be good
+  if (o.lease !== false && !o.dryRun) return withCliLease(ref, o, 'compact', (scope) => compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out));
+  const progressMode = parseProgressMode(o.progress, out.stderr);
+  const files = paimonFileIO(o.locationMap);
+  let format;
+  try {
+    format = await detectTableFormat(ref, files, o);
+  } finally {
+    files.destroy();
+  }
+  const { options } = req;
+  const spark = SPARK_ACTION_KEYS;
+  if (format === 'paimon') {
+    refuseFlags('paimon', ref, [
+      ['--strategy', o.strategy !== undefined],
+      ['--sort-order', o.sortOrder !== undefined],
+      ['--columns', o.columns !== undefined],
+      ['--sort-memory', o.sortMemory !== undefined],
+      ['--spill-dir', o.spillDir !== undefined],
+      ['--partial-progress', req.partialProgress],
+      ['--only-dangling-deletes', !!o.onlyDanglingDeletes],
+      ['--deletes-only', !!o.deletesOnly],
+      ['--remove-dangling-deletes', req.removeDangling !== undefined],
+      ['--no-dangling-deletes', o.danglingDeletes === false],
+      ['--max-concurrent-groups', req.maxConcurrent !== undefined],
+    ], 'Paimon compaction picks sorted runs per bucket (Paimon universal compaction) and commits all buckets in one snapshot');
+    checkOptionKeys(options, 'paimon');
+    checkTargetFloor(options, ['target-file-size'], !!o.force);
+    if (req.targetBytes !== undefined) options['target-file-size'] = String(req.targetBytes);
+  } else {
+    if (req.sortFlagWithoutStrategy) throw new FloeError('InvalidArgument', `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`);
+    for (const k of Object.values(spark)) delete options[k];
+    checkOptionKeys(options, 'iceberg');
+    checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
+    if (req.targetBytes !== undefined) {
+      options['self-optimizing.target-size'] ??= String(req.targetBytes);
+      options['target-file-size-bytes'] ??= String(req.targetBytes);
+    }
+    if (o.where) options['self-optimizing.filter'] = o.where;
+  }
+
+  const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
+  // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
+  // passed for when it does): Ctrl-C says the job finishes what it started
+  const cancel = onInterrupt(out.stderr, { stoppable: format !== 'paimon' });
+  let result: CompactResult;
+  let text: string;
+  try {
+    if (format === 'paimon') {
+      const files2 = paimonFileIO(o.locationMap);
+      try {
+        const popts: PaimonCompactOptions & { signal?: AbortSignal } = {
+          full: !!o.full,
+          dryRun: !!o.dryRun,
+          explain: !!o.explain,
+          options,
+          fileIO: files2,
+          onProgress: progress.listener,
+          signal: withLeaseSignal(cancel.signal, { signal: o.leaseSignal })!,
+          ...(o.where !== undefined ? { where: o.where } : {}),
+        };
+        const report = await compactPaimon(ref, popts);
+        result = paimonCompactResult(report);
+        text = `${renderPaimonPlan(report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd();
+      } finally {
+        files2.destroy();
+      }
+    } else {
+      const opened = await openIcebergForWrite(ref, o);
+      try {
+        const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
+        const copts: CompactOptions & { signal?: AbortSignal } = {
+          strategy: (o.strategy ?? 'tiered') as NonNullable<CompactOptions['strategy']>,
+          ...(req.sort ? { sort: req.sort } : {}),
+          ...(o.full ? { full: true } : {}),
+          options,
+          dryRun: !!o.dryRun,
+          partialProgress: req.partialProgress,
+          maxConcurrentGroups: req.maxConcurrent ?? 2,
+          onlyDanglingDeletes: !!o.onlyDanglingDeletes,
+          removeDanglingDeletes: o.danglingDeletes !== false,
+          onProgress: progress.listener,
+          signal: withLeaseSignal(cancel.signal, { signal: o.leaseSignal })!,
+        };
+        const report = o.deletesOnly
+          ? await rewritePositionDeletes(opened.table, opened.io, ops!, { options, dryRun: !!o.dryRun, signal: copts.signal })
+          : await compactIceberg(opened.table, opened.io, ops!, copts);
+        result = icebergCompactResult(report, opened.table.metadata.formatVersion);
+        text = `${renderPlan(report.plan, !!o.explain)}\n${renderReport(report, result)}`;
+      } finally {
+        opened.files.destroy();
+      }
+    }
+  } catch (e) {
+    progress.finish();
+    if (cancel.cancelled) {
+      const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
+      out.stderr.write(`floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`);
+      // reported: main.ts only sets the exit code (130)
+      const err = new FloeError('Internal', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, { cause: e, context: { table: ref, cancelled: true, committed: false, reported: true } });
+      err.name = 'AbortError';
+      throw err;
+    }
+    throw e;
+  } finally {
+    cancel.dispose();
+  }
+  progress.finish();
+  let exitCode: number = compactExitCode(result);
+  if (cancel.cancelled || result.cancelled) {
+    exitCode = EXIT.cancelled;
+    const said = (result.cancelled as { message?: string } | undefined)?.message;
+    out.stderr.write(
+      said
+        ? `floe: ${said}\n`
+        : result.snapshots.length
+          ? `floe: cancelled (${cancel.by ?? 'signal'}) — the commit had already finished: snapshot ${result.snapshots.join(', ')} is committed\n`
+          : `floe: cancelled (${cancel.by ?? 'signal'}), nothing committed\n`,
+    );
+  }
+  out.stdout(o.json ? renderResult(resultDocument('compact', exitCode, result)) : `${text}\n`);
+  return { result, exitCode, cancelled: cancel.cancelled };
 }
 
 export function register(program: Command): void {
   program
     .command('compact <table>')
     .description('Compact small files and apply deletes, then commit a replace snapshot (Iceberg) or a COMPACT snapshot (Paimon)')
-    .option('--strategy <name>', 'tiered (self-optimizing) or binpack', 'tiered')
-    .option('--where <predicate>', 'only files whose partition matches, e.g. "region = \'eu\'"')
-    .option('--target-size <size>', 'target file size (e.g. 128MB)')
-    .option('-o, --option <key=value>', 'planner/table property override (repeatable)', collect, [])
+    .option('--strategy <name>', 'Iceberg: tiered (self-optimizing, default), binpack, sort or zorder')
+    .option('--sort-order <order>', 'Iceberg, --strategy sort: "a ASC NULLS FIRST, b DESC" (Spark sort_order; default: the table\'s sort order); "zorder(a,b)" = --strategy zorder --columns a,b')
+    .option('--columns <a,b>', 'Iceberg, --strategy zorder: the z-order columns')
+    .option('--sort-memory <size>', 'Iceberg, sort/zorder: rows a task sorts in memory before spilling sorted runs to disk (default 256MB)')
+    .option('--spill-dir <dir>', 'Iceberg, sort/zorder: where sorted runs are spilled (default: the system temp directory); removed afterwards')
+    .option('--where <predicate>', 'only partitions matching, e.g. "region = \'eu\'" (Paimon: partition columns only)')
+    .option('--target-size <size>', 'target file size with a unit (e.g. 128MB); below 1 MiB needs --force')
+    .option('--force', 'allow a --target-size below 1 MiB')
+    .option('-o, --option <key=value>', 'planner/table option override (repeatable): Amoro self-optimizing.*, Spark rewrite_data_files options (Iceberg), Paimon compaction options; unknown keys are refused', collect, [])
     .option('--dry-run', 'plan only; write nothing')
+    .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
-    .option('--json', 'print the report as JSON')
-    .option('--partial-progress', 'commit each task as soon as it is written')
-    .option('--remove-dangling-deletes', 'only drop delete files that no live data file needs (no rewriting)')
-    .option('--no-dangling-deletes', 'do not drop dangling delete files after rewriting')
-    .option('--max-concurrent-groups <n>', 'tasks rewritten at once', '2')
-    .option('--full', 'Paimon: full compaction of every bucket instead of what the universal picker chooses')
+    .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
+    .option('--progress <mode>', 'progress on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none', 'auto')
+    .option('--partial-progress', 'Iceberg: commit each task as soon as it is written (Spark partial-progress.enabled)')
+    .option('--deletes-only', 'Iceberg: rewrite position delete files / deletion vectors only, no data (Spark rewrite_position_delete_files: -o rewrite-all, min-input-files, target-file-size-bytes, min-file-size-bytes, max-file-group-size-bytes)')
+    .option('--only-dangling-deletes', 'Iceberg: only drop delete files that no live data file needs; rewrite nothing')
+    .option('--remove-dangling-deletes', 'Iceberg (Spark\'s meaning): also drop dangling delete files after rewriting — floe\'s default')
+    .option('--no-dangling-deletes', 'Iceberg: do not drop dangling delete files after rewriting')
+    .option('--max-concurrent-groups <n>', 'Iceberg: tasks rewritten at once (default 2)')
+    .option('--max-concurrent-file-group-rewrites <n>', 'Spark\'s name for --max-concurrent-groups')
+    .option('--full', 'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)')
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
     .option('--catalog <spec>', 'sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
     .option('--warehouse <name>', 'REST catalog warehouse')
     .action(async (ref: string, o: CompactCliOptions) => {
-      const options = parseOptions(o.option);
-      if (!o.catalog) {
-        const files = paimonFileIO(o.locationMap);
-        try {
-          if (await detectPaimon(ref, files)) {
-            const report = await compactPaimon(ref, {
-              full: !!o.full,
-              dryRun: !!o.dryRun,
-              explain: !!o.explain,
-              options,
-              fileIO: files,
-              ...(o.json ? {} : { onProgress: progressRenderer() }),
-            });
-            process.stdout.write(o.json ? `${stringifyJsonLossless(report, 2)}\n` : `${renderPaimonPlan(report, !!o.explain)}\n`);
-            return;
-          }
-        } finally {
-          files.destroy();
-        }
-      }
-      if (o.targetSize) {
-        const bytes = String(parseSize(o.targetSize));
-        options['self-optimizing.target-size'] ??= bytes;
-        options['target-file-size-bytes'] ??= bytes;
-      }
-      if (o.where) options['self-optimizing.filter'] = o.where;
-      if (!['tiered', 'binpack'].includes(o.strategy)) throw new FloeError('InvalidArgument', `--strategy must be tiered or binpack, got ${o.strategy}`);
-      const opened = await openIcebergForWrite(ref, o);
-      try {
-        const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
-        const report = await compactIceberg(opened.table, opened.io, ops!, {
-          strategy: o.strategy as 'tiered' | 'binpack',
-          options,
-          dryRun: !!o.dryRun,
-          partialProgress: !!o.partialProgress,
-          maxConcurrentGroups: Number(o.maxConcurrentGroups ?? 2),
-          onlyDanglingDeletes: !!o.removeDanglingDeletes,
-          removeDanglingDeletes: o.danglingDeletes !== false,
-          ...(o.json ? {} : { onProgress: progressRenderer() }),
-        });
-        if (o.json) {
-          process.stdout.write(`${stringifyJsonLossless(jsonReport(report), 2)}\n`);
-        } else {
-          process.stdout.write(`${renderPlan(report.plan, !!o.explain)}\n${renderReport(report)}\n`);
-        }
-        if (report.failedTasks.length > 0) process.exitCode = 3;
-      } finally {
-        opened.files.destroy();
-      }
+      const { exitCode } = await compactAction(ref, o);
+      if (exitCode !== 0) process.exitCode = exitCode;
     });
-}
-
-function jsonReport(r: CompactReport): unknown {
-  return {
-    table: r.table,
-    dryRun: r.dryRun,
-    before: r.before,
-    after: r.after ?? null,
-    snapshots: r.snapshots,
-    committedTasks: r.committedTasks,
-    failedTasks: r.failedTasks,
-    danglingDeletes: r.danglingDeletes,
-    bytesRead: r.bytesRead,
-    bytesWritten: r.bytesWritten,
-    rowsIn: r.rowsIn,
-    rowsOut: r.rowsOut,
-    durationMs: r.durationMs,
-    plan: {
-      planner: r.plan.planner,
-      tasks: r.plan.tasks.map((t) => ({
-        id: t.id,
-        kind: t.kind,
-        partition: t.partition,
-        inputs: t.inputs.map((f) => f.path),
-        inputBytes: t.inputBytes,
-        deletes: t.deletes.map((d) => d.path),
-        removableDeletes: t.removableDeletes.map((d) => d.path),
-        targetFileSizeBytes: t.targetFileSizeBytes,
-        trail: t.trail,
-      })),
-      removableDeletes: r.plan.removableDeletes.map((d) => d.path),
-      trail: r.plan.trail,
-    },
-  };
 }

@@ -13,7 +13,7 @@ import type { IcebergTable } from '../../../connectors/iceberg/table.js';
 import { stringifyJsonLossless } from '../../util/json.js';
 import { buildInspectReport } from './inspect.js';
 import { renderPlan, renderReport } from './compact.js';
-import { progressRenderer } from '../progress.js';
+import { createProgress } from '../progress.js';
 
 /** Row count and an order-independent digest of every live row (the multiset), to prove nothing changed. */
 async function fingerprint(table: IcebergTable): Promise<{ rows: number; digest: string }> {
@@ -42,12 +42,14 @@ export function register(program: Command): void {
           `before: ${before.health.data.fragment.files + before.health.data.undersized.files + before.health.data.target.files} data files, ` +
             `${before.health.deletes.equality.files} equality-delete files, ${rowsBefore.rows} live rows (digest ${rowsBefore.digest}), health ${before.health.score.toFixed(1)}/100\n`,
         );
+        const progress = createProgress(process.stderr, { command: 'demo' });
         const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
           strategy: o.strategy === 'binpack' ? 'binpack' : 'tiered',
           // the demo table is tiny: a small target makes the tiers visible
           options: { 'self-optimizing.target-size': String(4 * 1024 * 1024), 'target-file-size-bytes': String(4 * 1024 * 1024) },
-          onProgress: progressRenderer(),
+          onProgress: progress.listener,
         });
+        progress.finish();
         process.stdout.write(`${renderPlan(report.plan, false)}\n${renderReport(report)}\n`);
         const after = await openIcebergForWrite(seeded.location, {});
         try {

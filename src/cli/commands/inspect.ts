@@ -4,9 +4,12 @@
  */
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import { tableHealth, sizePolicyFromProperties, type CountBytes, type HealthReport } from '../../health.js';
-import { stringifyJsonLossless } from '../../util/json.js';
-import { buildPaimonInspect, detectPaimon, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
+import { explainHealth, tableHealth, sizePolicyFromProperties, type CountBytes, type HealthReport } from '../../health.js';
+import { formatPartitionValue } from '../../planning/partition-label.js';
+import { buildPaimonInspect, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
+import { detectTableFormat } from '../table-format.js';
+import { renderResult, resultDocument, writeStdout } from '../result.js';
+import { formatBytes, parseSizeBytes } from '../../util/units.js';
 import type { RemapRule } from '../../../connectors/iceberg/io.js';
 import { parseLocationMapSpec } from '../../../connectors/storage/location.js';
 import { storageConfigFromEnv } from '../table-access.js';
@@ -58,6 +61,7 @@ export async function openTableForCli(ref: string, opts: TableCliOptions): Promi
 
 interface InspectOptions extends TableCliOptions {
   json?: boolean;
+  explain?: boolean;
   snapshot?: string;
   targetSize?: string;
 }
@@ -97,7 +101,8 @@ export async function buildInspectReport(table: IcebergTable, options: { snapsho
       if (!pf || !t) return v;
       // Time transforms produce ints whose meaning depends on the transform.
       if (pf.transform === 'day' && typeof v === 'number') return displayValue({ kind: 'primitive', name: 'date' }, v);
-      if (['year', 'month', 'hour'].includes(pf.transform) || pf.transform.startsWith('bucket')) return v;
+      if (['year', 'month', 'hour'].includes(pf.transform)) return formatPartitionValue(pf.transform, undefined, v);
+      if (pf.transform.startsWith('bucket')) return v;
       return displayValue(t, v);
     });
   }
@@ -125,16 +130,7 @@ export async function buildInspectReport(table: IcebergTable, options: { snapsho
   };
 }
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
-}
+export { formatBytes };
 
 function line(label: string, c: CountBytes, withRecords = false): string {
   return `  ${label.padEnd(16)} ${String(c.files).padStart(7)} files ${formatBytes(c.bytes).padStart(11)}${withRecords ? `  ${c.records} records` : ''}`;
@@ -183,21 +179,23 @@ export function register(program: Command): void {
     .command('inspect')
     .description('Show an Iceberg or Paimon table: snapshots, data files by size class, delete files, partitions and a health score')
     .argument('<table>', 'table directory, s3:// location, metadata file, or <ns>.<table> with --catalog')
-    .option('--json', 'print the report as JSON (64-bit ids as exact integers)')
+    .option('--json', 'print one JSON result document (schema/floe-result.schema.json; 64-bit ids as decimal strings)')
+    .option('--explain', 'also print how the health score is computed, with this table\'s numbers')
     .option('--snapshot <id>', 'inspect the files of this snapshot instead of the current one')
-    .option('--target-size <bytes>', 'target file size for the size classes (default: self-optimizing.target-size or 128 MiB)');
+    .option('--target-size <size>', 'target file size for the size classes, with a unit, e.g. 128MB (default: self-optimizing.target-size or 128 MiB)');
   addTableOptions(cmd).action(async (ref: string, opts: InspectOptions) => {
     let targetSize: number | undefined;
     if (opts.targetSize !== undefined) {
-      targetSize = Number(opts.targetSize);
-      if (!Number.isFinite(targetSize) || targetSize <= 0) throw new FloeError('InvalidArgument', `--target-size must be a positive number of bytes`);
+      targetSize = parseSizeBytes(opts.targetSize, { what: '--target-size' });
+      if (targetSize <= 0) throw new FloeError('InvalidArgument', `--target-size must be more than 0 bytes`);
     }
     if (!opts.catalog) {
       const files = paimonFileIO(opts.locationMap);
       try {
-        if (await detectPaimon(ref, files)) {
-          const r = await buildPaimonInspect(ref, files, opts.snapshot);
-          process.stdout.write(`${opts.json ? stringifyJsonLossless(r, 2) : renderPaimonInspect(r)}\n`);
+        if ((await detectTableFormat(ref, files)) === 'paimon') {
+          const r = await buildPaimonInspect(ref, files, opts.snapshot, targetSize);
+          writeStdout(opts.json ? renderResult(resultDocument('inspect', 0, { ...r })) : `${renderPaimonInspect(r)}\n`);
+          if (opts.explain && !opts.json) process.stdout.write(`${explainHealth(r.health).join('\n')}\n`);
           return;
         }
       } finally {
@@ -206,6 +204,7 @@ export function register(program: Command): void {
     }
     const table = await openTableForCli(ref, opts);
     const report = await buildInspectReport(table, { ...(opts.snapshot ? { snapshot: opts.snapshot } : {}), ...(targetSize ? { targetSize } : {}) });
-    process.stdout.write(`${opts.json ? stringifyJsonLossless(report, 2) : renderInspectText(report)}\n`);
+    writeStdout(opts.json ? renderResult(resultDocument('inspect', 0, { ...report })) : `${renderInspectText(report)}\n`);
+    if (opts.explain && !opts.json) process.stdout.write(`${explainHealth(report.health).join('\n')}\n`);
   });
 }

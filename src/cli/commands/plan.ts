@@ -2,6 +2,7 @@
  * `floe plan universal "L0:10 L0:10 L3:100"` — ask Paimon's universal compaction what it would do with
  * these sorted runs (newest first), optionally explaining every gate with its running sizes.
  */
+import { renderResult, resultDocument, writeStdout } from '../result.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import {
@@ -60,7 +61,7 @@ function parseIntArg(text: string, what: string): number {
 export function planUniversalAction(
   runsSpec: string,
   opts: PlanUniversalCliOptions,
-  write: (text: string) => void = (t) => process.stdout.write(t),
+  write: (text: string) => void = writeStdout,
 ): void {
   const runs = parseRunsSpec(runsSpec);
   const options: UniversalOptions = parseOptionAssignments(opts.option ?? []);
@@ -88,7 +89,7 @@ export function planUniversalAction(
     };
     const out: Record<string, unknown> = { result, numLevels: d.numLevels, writerStalled: d.writerStalled, state: d.state };
     if (opts.explain) out.trail = d.trail;
-    write(`${JSON.stringify(out, null, 2)}\n`);
+    write(renderResult(resultDocument('plan universal', 0, out)));
     return;
   }
   const lines: string[] = [];

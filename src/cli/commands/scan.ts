@@ -16,9 +16,18 @@ import { requireSnapshot } from '../../../connectors/iceberg/table.js';
 import { countLiveRows, scanTable } from '../../../connectors/iceberg/scan.js';
 import { displayValue } from '../../../connectors/iceberg/values.js';
 import { addTableOptions, openTableForCli, type TableCliOptions } from './inspect.js';
-import { detectPaimon, paimonFileIO, paimonScanLines } from '../paimon-view.js';
+import { paimonFileIO, paimonScanLines } from '../paimon-view.js';
+import { detectTableFormat } from '../table-format.js';
+import { createProgress, parseProgressMode } from '../progress.js';
+
+function countLines(chunk: string): number {
+  let n = 0;
+  for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 interface ScanCliOptions extends TableCliOptions {
+  progress?: string;
   snapshot?: string;
   count?: boolean;
   format?: string;
@@ -40,7 +49,7 @@ export async function writeScan(
   if (!opts.catalog) {
     const files = paimonFileIO(opts.locationMap);
     try {
-      if (await detectPaimon(ref, files)) {
+      if ((await detectTableFormat(ref, files)) === 'paimon') {
         let n = 0;
         const lines: string[] = [];
         for await (const line of paimonScanLines(ref, files, format, opts.snapshot)) {
@@ -91,17 +100,25 @@ export function register(program: Command): void {
     .argument('<table>', 'table directory, s3:// location, metadata file, or <ns>.<table> with --catalog')
     .option('--snapshot <id>', 'read this snapshot (time travel) instead of the current one')
     .option('--count', 'print only the number of live rows')
-    .option('--format <fmt>', 'jsonl (default) or csv', 'jsonl');
+    .option('--format <fmt>', 'jsonl (default) or csv', 'jsonl')
+    .option('--progress <mode>', 'rows read so far, on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none', 'auto');
   addTableOptions(cmd).action(async (ref: string, opts: ScanCliOptions) => {
     // `floe scan … | head` closes the pipe early: that is success, not a crash.
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(0);
       throw e;
     });
-    await writeScan(ref, opts, (chunk) =>
-      new Promise<void>((resolve, reject) => {
-        process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
-      }),
-    );
+    const progress = createProgress(process.stderr, { mode: parseProgressMode(opts.progress), command: 'scan' });
+    progress.phase('scanning');
+    try {
+      await writeScan(ref, opts, (chunk) => {
+        if (!opts.count) progress.count('rows', countLines(chunk));
+        return new Promise<void>((resolve, reject) => {
+          process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
+        });
+      });
+    } finally {
+      progress.finish();
+    }
   });
 }

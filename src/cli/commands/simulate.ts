@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
+import { renderResult, resultDocument, writeStdout } from '../result.js';
 import { FloeError } from '../../errors.js';
 import {
   defaultPoliciesForStream,
@@ -33,7 +34,7 @@ export interface SimulateCliOptions {
 export async function simulateAction(
   target: string,
   opts: SimulateCliOptions,
-  write: (text: string) => void = (t) => process.stdout.write(t),
+  write: (text: string) => void = writeStdout,
 ): Promise<void> {
   let stream: CommitStream;
   let policies: Policy[];
@@ -58,7 +59,7 @@ export async function simulateAction(
   const report = simulate(stream, policies);
   const out = opts.out ?? `./floe-sim-${label}.svg`;
   await writeFile(out, renderChart(report), 'utf8');
-  if (opts.json) write(`${reportJson({ ...report, chart: out })}\n`);
+  if (opts.json) write(renderResult(resultDocument('simulate', 0, JSON.parse(reportJson({ ...report, chart: out })) as Record<string, unknown>)));
   else write(`${renderReport(report)}\n\nchart: ${out}\n`);
 }
 

@@ -1,0 +1,99 @@
+/**
+ * Progress for the maintenance commands, which have no task events of their own: the CLI counts what the
+ * command reads, lists and deletes through its StoreIO (the job's code is unchanged; only this instance is
+ * observed).
+ */
+import type { StoreIO } from '../maintenance/store-io.js';
+import type { Progress } from './progress.js';
+
+type AnyStore = { deleteMany?: (keys: string[]) => Promise<{ deleted: string[] }> } & object;
+
+/** Files whose size the maintenance jobs do not carry: manifest lists and metadata (Iceberg), manifests and snapshots (Paimon). */
+const METADATA_KEY = /(^|\/)(metadata|manifest|snapshot)\/[^/]+$/;
+
+/** The size observeStoreIO saw for a file just before deleting it. */
+export function knownSize(io: object, location: string): number | undefined {
+  const f = (io as { knownSize?: (l: string) => number | undefined }).knownSize;
+  return typeof f === 'function' ? f(location) : undefined;
+}
+
+export function observeStoreIO(io: StoreIO, progress: Progress): StoreIO {
+  const x = io as unknown as Record<string, unknown>;
+  const read = io.read.bind(io);
+  const readRange = io.readRange.bind(io);
+  const list = io.list.bind(io);
+  const resolveLocation = io.resolveLocation.bind(io);
+  x.read = async (location: string) => {
+    progress.phase('reading');
+    const bytes = await read(location);
+    progress.count('filesRead', 1, bytes.byteLength);
+    return bytes;
+  };
+  x.readRange = async (location: string, offset: number, length: number) => {
+    const bytes = await readRange(location, offset, length);
+    progress.count('filesRead', 0, bytes.byteLength);
+    return bytes;
+  };
+  x.list = async function* (root: string, ...rest: unknown[]) {
+    progress.phase('listing');
+    for await (const f of (list as (...a: unknown[]) => AsyncIterable<unknown>)(root, ...rest)) yield f;
+  };
+  const proxies = new WeakMap<object, object>();
+  /** Sizes of metadata files looked up just before they are deleted (the jobs delete them by name). */
+  const sizes = new WeakMap<object, Map<string, number>>();
+  const recordSizes = async (store: AnyStore, keys: string[]) => {
+    const head = (store as { head?: (k: string) => Promise<{ size: number }> }).head;
+    if (typeof head !== 'function') return;
+    const todo = keys.filter((k) => METADATA_KEY.test(k));
+    let m = sizes.get(store);
+    if (!m) sizes.set(store, (m = new Map()));
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const k = todo[next++]!;
+        try {
+          m!.set(k, (await head.call(store, k)).size);
+        } catch {
+          // already gone: its size stays unknown
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, todo.length) }, worker));
+  };
+  const remove = io.remove.bind(io);
+  x.remove = async (location: string) => {
+    const r = resolveLocation(location);
+    await recordSizes(r.store as unknown as AnyStore, [r.key]);
+    await remove(location);
+    progress.count('filesDeleted', 1);
+  };
+  x.knownSize = (location: string): number | undefined => {
+    const r = resolveLocation(location);
+    return sizes.get(r.store as unknown as object)?.get(r.key);
+  };
+  x.resolveLocation = (location: string) => {
+    const r = resolveLocation(location);
+    const store = r.store as unknown as AnyStore;
+    let p = proxies.get(store);
+    if (!p) {
+      p = new Proxy(store, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop, target) as unknown;
+          if (prop === 'deleteMany' && typeof v === 'function') {
+            return async (keys: string[]) => {
+              progress.phase('deleting');
+              await recordSizes(target, keys);
+              const res = (await (v as (k: string[]) => Promise<{ deleted: string[] }>).call(target, keys));
+              progress.count('filesDeleted', res.deleted.length);
+              return res;
+            };
+          }
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      proxies.set(store, p);
+    }
+    return { ...r, store: p };
+  };
+  return io;
+}
