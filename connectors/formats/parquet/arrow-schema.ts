@@ -3,13 +3,21 @@ import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../src/errors.js';
 import type { Field, FieldType } from '../../../src/model/table.js';
 import { withFieldId } from './field-id.js';
+import { ARROW_EXTENSION_KEY, ARROW_UUID } from './uuid-annotation.js';
 
 export function arrowSchemaForIceberg(fields: Field[]): arrow.Schema {
   return new arrow.Schema(fields.map(arrowFieldForIceberg));
 }
 
 export function arrowFieldForIceberg(field: Field): arrow.Field {
-  return new arrow.Field(field.name, arrowTypeForIceberg(field.type, field.name), !field.required, withFieldId(undefined, field.id));
+  return new arrow.Field(field.name, arrowTypeForIceberg(field.type, field.name), !field.required, metadataFor(field.type, field.id));
+}
+
+/** Field id, plus Arrow's `arrow.uuid` extension name on uuid fields (the writer turns it into the UUID logical type). */
+function metadataFor(type: FieldType, id: number): Map<string, string> {
+  const m = withFieldId(undefined, id);
+  if (type.kind === 'primitive' && type.name === 'uuid') m.set(ARROW_EXTENSION_KEY, ARROW_UUID);
+  return m;
 }
 
 export function arrowTypeForIceberg(type: FieldType, where = 'field'): arrow.DataType {
@@ -18,12 +26,16 @@ export function arrowTypeForIceberg(type: FieldType, where = 'field'): arrow.Dat
       return new arrow.Struct(type.fields.map(arrowFieldForIceberg));
     case 'list':
       return new arrow.List(
-        new arrow.Field('element', arrowTypeForIceberg(type.element, `${where}.element`), !type.elementRequired, withFieldId(undefined, type.elementId)),
+        new arrow.Field('element', arrowTypeForIceberg(type.element, `${where}.element`), !type.elementRequired, metadataFor(type.element, type.elementId)),
       );
     case 'map': {
-      const key = new arrow.Field('key', arrowTypeForIceberg(type.key, `${where}.key`), false, withFieldId(undefined, type.keyId));
-      const value = new arrow.Field('value', arrowTypeForIceberg(type.value, `${where}.value`), !type.valueRequired, withFieldId(undefined, type.valueId));
-      return new arrow.Map_(new arrow.Field('key_value', new arrow.Struct([key, value]), false) as arrow.Field<never>, false);
+      const key = new arrow.Field('key', arrowTypeForIceberg(type.key, `${where}.key`), false, metadataFor(type.key, type.keyId));
+      const value = new arrow.Field('value', arrowTypeForIceberg(type.value, `${where}.value`), !type.valueRequired, metadataFor(type.value, type.valueId));
+      const map = new arrow.Map_(new arrow.Field('key_value', new arrow.Struct([key, value]), false) as arrow.Field<never>, false);
+      // Arrow JS renames the entries field to 'entries' (ARROW-8716); Iceberg's Parquet layout names the
+      // repeated group 'key_value' (Java TypeToMessageType, PyIceberg), and arrow-rs writes the field's name.
+      (map.children[0] as { name: string }).name = 'key_value';
+      return map;
     }
     case 'primitive':
       break;
@@ -51,6 +63,8 @@ export function arrowTypeForIceberg(type: FieldType, where = 'field'): arrow.Dat
     case 'uuid': return new arrow.FixedSizeBinary(16);
     case 'fixed': return new arrow.FixedSizeBinary(type.length ?? 0);
     case 'binary': return new arrow.Binary();
+    // always null; the Parquet writer leaves such columns out of the file (spec: omitted from data files)
+    case 'unknown': return new arrow.Null();
     default:
       throw new FloeError('Unsupported', `${where}: Iceberg type ${type.name} has no Parquet mapping in floe`);
   }

@@ -12,6 +12,7 @@ import { arrowSchemaForIceberg } from './arrow-schema.js';
 import { buildData } from './build.js';
 import { valueFromJsonDefault } from './defaults.js';
 import { fieldIdOf } from './field-id.js';
+import { decodeByteDictionary, narrowLargeBytes, narrowLargeList, viewToContiguous } from './narrow.js';
 import { valueFromArrow } from './rows.js';
 
 export function castToSchema(table: arrow.Table, targetFields: Field[], file = 'table'): arrow.Table {
@@ -57,7 +58,9 @@ const unsupported = (where: string, from: arrow.DataType, to: arrow.DataType) =>
 
 function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, where: string): arrow.Data {
   const src = data.type as arrow.DataType;
-  if (arrow.DataType.isDictionary(src)) return castData(decode(data, ice, where), target, ice, where);
+  if (arrow.DataType.isDictionary(src)) {
+    return decodeByteDictionary(data, target, where) ?? castData(decode(data, ice, where), target, ice, where);
+  }
 
   if (ice.kind === 'struct') {
     if (!arrow.DataType.isStruct(src) || !arrow.DataType.isStruct(target)) throw unsupported(where, src, target);
@@ -72,7 +75,11 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
     return data.clone(target, data.offset, data.length, data.nullCount, undefined, children);
   }
   if (ice.kind === 'list') {
-    if (!arrow.DataType.isList(src) || !arrow.DataType.isList(target)) throw unsupported(where, src, target);
+    if (!arrow.DataType.isList(target)) throw unsupported(where, src, target);
+    if (arrow.DataType.isLargeList(src)) {
+      return narrowLargeList(data, target, where, (c) => castData(c, target.children[0]!.type, ice.element, `${where}.element`));
+    }
+    if (!arrow.DataType.isList(src)) throw unsupported(where, src, target);
     const child = castData(data.children[0]!, target.children[0]!.type, ice.element, `${where}.element`);
     return data.clone(target, data.offset, data.length, data.nullCount, undefined, [child]);
   }
@@ -87,6 +94,11 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
   }
 
   if (String(src) === String(target)) return data.clone(target);
+  // v3 `unknown`: always null (a writer that stored the column anyway may only hold nulls)
+  if (arrow.DataType.isNull(target)) {
+    if (data.nullCount !== data.length) throw new FloeError('Corrupt', `${where} has type unknown but the data holds ${data.length - data.nullCount} non-null values`);
+    return arrow.makeData({ type: target, length: data.length, nullCount: data.length });
+  }
   const n = data.length;
   const valid = (i: number) => data.getValid(i);
 
@@ -127,8 +139,15 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
   if (arrow.DataType.isDate(target) && arrow.DataType.isDate(src) && target.unit === arrow.DateUnit.DAY) {
     return rebuild(data, target, ice, where);
   }
-  if ((arrow.DataType.isUtf8(target) && (arrow.DataType.isLargeUtf8(src) || arrow.DataType.isUtf8View(src))) ||
-      (arrow.DataType.isBinary(target) && (arrow.DataType.isLargeBinary(src) || arrow.DataType.isBinaryView(src)))) {
+  // large/view layouts: the same bytes with 32-bit offsets (no per-value strings)
+  if ((arrow.DataType.isUtf8(target) && arrow.DataType.isLargeUtf8(src)) || (arrow.DataType.isBinary(target) && arrow.DataType.isLargeBinary(src))) {
+    return narrowLargeBytes(data, target, where);
+  }
+  if ((arrow.DataType.isUtf8(target) && arrow.DataType.isUtf8View(src)) || (arrow.DataType.isBinary(target) && arrow.DataType.isBinaryView(src))) {
+    return viewToContiguous(data, target, where);
+  }
+  // pyarrow writes binary columns that Iceberg calls fixed/uuid as FIXED_LEN_BYTE_ARRAY, but a file may carry them as binary
+  if (arrow.DataType.isFixedSizeBinary(target) && (arrow.DataType.isBinary(src) || arrow.DataType.isLargeBinary(src))) {
     return rebuild(data, target, ice, where);
   }
   if (arrow.DataType.isFixedSizeBinary(target) && arrow.DataType.isFixedSizeBinary(src) && src.byteWidth === target.byteWidth) {

@@ -1,9 +1,10 @@
 /**
  * Iceberg data-file metrics from a Parquet footer, following Java Iceberg's ParquetMetrics/MetricsConfig:
- * column sizes = compressed chunk sizes, value counts = chunk value counts (nulls included), null counts
- * from statistics (dropped for a column if any chunk lacks them), bounds only for primitives reachable
- * through structs (none inside lists or maps), float/double bounds and NaN counts from the writer's own
- * tracking, and truncate(L) applied to string/binary bounds (upper bound incremented).
+ * column sizes = compressed chunk sizes (every leaf), value counts = chunk value counts (nulls included),
+ * null counts from statistics (dropped for a column if any chunk lacks them), float/double bounds and NaN
+ * counts from the writer's own tracking, and truncate(L) applied to string/binary bounds (upper bound
+ * incremented). Leaves inside a list or map get a column size only — no counts, no bounds: Java 1.10's
+ * ParquetMetrics visitor returns nothing for list/map subtrees (checked in iceberg-parquet-1.10.1.jar).
  */
 import { FloeError } from '../../../src/errors.js';
 import type { Field, FieldType } from '../../../src/model/table.js';
@@ -25,12 +26,14 @@ interface FieldInfo {
   type: FieldType;
   /** True when reachable from the root through structs only (Java's shouldStoreBounds). */
   boundsAllowed: boolean;
+  /** Inside a list or map: Java records no counts or bounds for it. */
+  repeated: boolean;
 }
 
 function indexFields(fields: Field[]): Map<number, FieldInfo> {
   const out = new Map<number, FieldInfo>();
   const walk = (id: number, type: FieldType, allowed: boolean): void => {
-    out.set(id, { type, boundsAllowed: allowed && type.kind === 'primitive' });
+    out.set(id, { type, boundsAllowed: allowed && type.kind === 'primitive', repeated: !allowed });
     if (type.kind === 'struct') for (const f of type.fields) walk(f.id, f.type, allowed);
     else if (type.kind === 'list') walk(type.elementId, type.element, false);
     else if (type.kind === 'map') { walk(type.keyId, type.key, false); walk(type.valueId, type.value, false); }
@@ -69,6 +72,7 @@ export function icebergMetricsFromFooter(footer: ParquetFooter, fields: Field[],
       const mode = modeOf(id);
       if (mode.kind === 'none') continue;
       add(metrics.columnSizes, id, BigInt(chunk.totalCompressedSize));
+      if (info.get(id)?.repeated) continue;
       add(metrics.valueCounts, id, BigInt(chunk.numValues));
       const stats = chunk.statistics;
       if (!stats || stats.nullCount === undefined) {
@@ -100,9 +104,9 @@ export function icebergMetricsFromFooter(footer: ParquetFooter, fields: Field[],
   // Float/double: NaN counts and NaN-free bounds come from the values, never from Parquet statistics.
   for (const [id, fm] of opts.fieldMetrics ?? []) {
     const mode = modeOf(id);
-    if (mode.kind === 'none') continue;
-    metrics.nanValueCounts.set(id, fm.nanCount);
     const field = info.get(id);
+    if (mode.kind === 'none' || field?.repeated) continue;
+    metrics.nanValueCounts.set(id, fm.nanCount);
     if (mode.kind === 'counts' || !field?.boundsAllowed) continue;
     if (fm.min !== undefined && fm.max !== undefined) {
       metrics.lowerBounds.set(id, fm.min);

@@ -6,6 +6,7 @@ import * as arrow from 'apache-arrow';
 import { FloeError, errorForFile } from '../../../src/errors.js';
 import { fieldIdOf, withFieldId } from './field-id.js';
 import { readParquetFooter } from './footer.js';
+import { assertPageHeadersReadable } from './page-headers.js';
 import { emptyColumnsTable, retypeTable } from './retype.js';
 import type { ParquetFooter, ParquetReadOptions, ParquetSchemaNode } from './types.js';
 import { fromWasmTable, openWasmFile, type pw } from './wasm.js';
@@ -21,6 +22,7 @@ interface Plan {
 
 function planRead(bytes: Uint8Array, file: string, opts: ParquetReadOptions): Plan {
   const footer = readParquetFooter(bytes, file);
+  assertPageHeadersReadable(bytes, footer, file, opts.rowGroups); // before arrow-rs sees the pages
   const hasIds = footer.schema.some((n) => n.fieldId !== undefined);
   const useNameMapping = !hasIds;
   const idOf = (n: ParquetSchemaNode): number | undefined => (hasIds ? n.fieldId : opts.nameMapping?.get(n.name));

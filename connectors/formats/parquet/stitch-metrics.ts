@@ -87,19 +87,20 @@ export interface InputFileStats {
   upperBounds?: Map<number, unknown>;
 }
 
-/** Float/double fields of `schema` by id, and whether Iceberg keeps bounds for them (not inside a list or map). */
+/**
+ * Float/double fields of `schema` by id that Iceberg keeps metrics for (reachable through structs; inside a
+ * list or map Java records none, see metrics.ts), each with bounds allowed.
+ */
 function floatFields(schema: arrow.Schema): Map<number, boolean> {
   const out = new Map<number, boolean>();
-  const walk = (field: arrow.Field, boundsAllowed: boolean): void => {
+  const walk = (field: arrow.Field): void => {
     const t = field.type as arrow.DataType;
     const id = fieldIdOf(field);
     if (isFloat(t)) {
-      if (id !== undefined) out.set(id, boundsAllowed);
-    } else if (arrow.DataType.isStruct(t)) t.children.forEach((c) => walk(c, boundsAllowed));
-    else if (arrow.DataType.isList(t)) walk(t.children[0]!, false);
-    else if (arrow.DataType.isMap(t)) (t.children[0]!.type as arrow.Struct).children.forEach((c) => walk(c, false));
+      if (id !== undefined) out.set(id, true);
+    } else if (arrow.DataType.isStruct(t)) t.children.forEach((c) => walk(c));
   };
-  schema.fields.forEach((f) => walk(f, true));
+  schema.fields.forEach((f) => walk(f));
   return out;
 }
 

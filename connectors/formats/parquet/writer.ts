@@ -9,6 +9,8 @@ import { FloeError, errorForFile } from '../../../src/errors.js';
 import { fieldIdOf } from './field-id.js';
 import { readParquetFooter } from './footer.js';
 import { arrowByteLength, retypeData } from './retype.js';
+import { storedView, type StoredView } from './stored.js';
+import { annotateUuidColumns, uuidFieldIds } from './uuid-annotation.js';
 import type { ParquetCodec, ParquetWriteOptions, WriterFieldMetrics, WrittenParquet } from './types.js';
 import { pw, toWasmTable } from './wasm.js';
 
@@ -76,9 +78,11 @@ export class ParquetWriter {
   private rowsPerGroup = 0;
   private finished = false;
   private readonly metrics = new FloatMetrics();
+  private readonly stored: StoredView | undefined;
 
   constructor(readonly schema: arrow.Schema, readonly file: string, private readonly opts: ParquetWriteOptions = {}) {
     this.struct = new arrow.Struct(schema.fields);
+    this.stored = storedView(schema, file);
   }
 
   /** Rows accepted so far. */
@@ -98,7 +102,7 @@ export class ParquetWriter {
       const aligned = new arrow.RecordBatch(this.schema, retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>);
       this.metrics.observe(aligned);
       const bytes = arrowByteLength(aligned);
-      const wasmBatches = toWasmTable(new arrow.Table(this.schema, [aligned])).recordBatches();
+      const wasmBatches = toWasmTable(this.encoded(aligned)).recordBatches();
       if (!this.ctrl) {
         this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / aligned.numRows);
         await this.start(wasmBatches);
@@ -120,7 +124,7 @@ export class ParquetWriter {
     try {
       if (!this.ctrl) {
         // No rows: a valid file with the schema and zero row groups.
-        bytes = pw.writeParquet(toWasmTable(new arrow.Table(this.schema)), writerProperties(this.opts, 1024));
+        bytes = pw.writeParquet(toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)), writerProperties(this.opts, 1024));
       } else {
         this.ctrl.close();
         await this.pump;
@@ -129,11 +133,19 @@ export class ParquetWriter {
     } catch (e) {
       throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
     }
+    bytes = annotateUuidColumns(bytes, uuidFieldIds(this.schema), this.file);
     const footer = readParquetFooter(bytes, this.file);
     if (footer.numRows !== this.rows) {
       throw new FloeError('Internal', `Parquet writer for ${this.file} wrote ${footer.numRows} rows, expected ${this.rows}`, { context: { file: this.file } });
     }
     return { bytes, rowCount: this.rows, footer, fieldMetrics: this.metrics.result() };
+  }
+
+  /** What goes to the encoder: the batch without omitted (unknown-typed) columns. */
+  private encoded(batch: arrow.RecordBatch): arrow.Table {
+    if (!this.stored) return new arrow.Table(this.schema, [batch]);
+    const { schema, project } = this.stored;
+    return new arrow.Table(schema, [new arrow.RecordBatch(schema, project(batch.data))]);
   }
 
   private checkSchema(batch: arrow.RecordBatch): void {
@@ -260,7 +272,7 @@ export async function writeRolling(
   return out;
 }
 
-/** NaN counts and NaN-free bounds of float/double fields, as Java Iceberg's writers track them. */
+/** NaN counts and NaN-free bounds of float/double fields reachable through structs, as Java Iceberg's writers track them. */
 class FloatMetrics {
   private readonly byId = new Map<number, WriterFieldMetrics>();
 
@@ -292,16 +304,8 @@ class FloatMetrics {
       m.nanCount += BigInt(nan);
       return;
     }
-    if (arrow.DataType.isStruct(t)) {
-      t.children.forEach((child, c) => this.visit(child, data.children[c]!, start, end));
-    } else if (arrow.DataType.isList(t) || arrow.DataType.isMap(t)) {
-      // List/map children are not sliced with their parent: the offsets say which values are ours.
-      const offsets = data.valueOffsets as Int32Array;
-      const inner = data.children[0]!;
-      const from = offsets[start]!, to = offsets[end]!;
-      if (arrow.DataType.isList(t)) this.visit(t.children[0]!, inner, from, to);
-      else (t.children[0]!.type as arrow.Struct).children.forEach((child, c) => this.visit(child, inner.children[c]!, from, to));
-    }
+    // Inside lists and maps Iceberg keeps no metrics (see metrics.ts), so only structs are walked.
+    if (arrow.DataType.isStruct(t)) t.children.forEach((child, c) => this.visit(child, data.children[c]!, start, end));
   }
 }
 

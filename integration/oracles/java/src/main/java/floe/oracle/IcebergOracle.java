@@ -111,7 +111,7 @@ final class IcebergOracle {
   /** Creates the table when spec.schema is present, then applies spec.ops in order. */
   ObjectNode write(String location, JsonNode spec) throws IOException {
     Table table;
-    if (spec.has("schema")) {
+    if (spec.has("schema") || spec.has("schemaJson")) {
       table = create(location, spec);
     } else {
       table = catalog != null ? load(location) : new HadoopTables(conf).load(location);
@@ -136,6 +136,7 @@ final class IcebergOracle {
   }
 
   private Table create(String location, JsonNode spec) {
+    if (spec.has("schemaJson")) return createFromSchemaJson(location, spec);
     List<Types.NestedField> fields = new ArrayList<>();
     int id = 1;
     Map<String, Integer> ids = new HashMap<>();
@@ -163,6 +164,16 @@ final class IcebergOracle {
     spec.path("properties").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
     if (catalog != null) return CatalogOracle.create(catalog, location, schema, pb.build(), props);
     return new HadoopTables(conf).create(schema, pb.build(), SortOrder.unsorted(), props, location);
+  }
+
+  /** A table whose schema is given as Iceberg schema JSON (any nesting, ids as given); unpartitioned. */
+  private Table createFromSchemaJson(String location, JsonNode spec) {
+    Schema schema = org.apache.iceberg.SchemaParser.fromJson(spec.get("schemaJson").toString());
+    Map<String, String> props = new HashMap<>();
+    props.put(TableProperties.FORMAT_VERSION, Integer.toString(spec.path("formatVersion").asInt(2)));
+    spec.path("properties").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+    if (catalog != null) return CatalogOracle.create(catalog, location, schema, PartitionSpec.unpartitioned(), props);
+    return new HadoopTables(conf).create(schema, PartitionSpec.unpartitioned(), SortOrder.unsorted(), props, location);
   }
 
   private static void addPartitionField(PartitionSpec.Builder pb, JsonNode p) {
@@ -314,6 +325,36 @@ final class IcebergOracle {
         return Canon.parseBinary(v);
       case UUID:
         return Canon.parseUuid(v);
+      case STRUCT:
+        {
+          // a JSON object keyed by field name
+          GenericRecord rec = GenericRecord.create(type.asStructType());
+          for (Types.NestedField f : type.asStructType().fields()) {
+            JsonNode x = v.get(f.name());
+            rec.setField(f.name(), x == null || x.isNull() ? null : toJava(f.type(), x));
+          }
+          return rec;
+        }
+      case LIST:
+        {
+          List<Object> out = new ArrayList<>();
+          for (JsonNode x : v) out.add(x.isNull() ? null : toJava(type.asListType().elementType(), x));
+          return out;
+        }
+      case MAP:
+        {
+          // a JSON object: keys are canonical text of the key type
+          Map<Object, Object> out = new LinkedHashMap<>();
+          Type kt = type.asMapType().keyType();
+          Type vt = type.asMapType().valueType();
+          v.fields()
+              .forEachRemaining(
+                  e ->
+                      out.put(
+                          toJava(kt, Canon.nodes().textNode(e.getKey())),
+                          e.getValue().isNull() ? null : toJava(vt, e.getValue())));
+          return out;
+        }
       default:
         throw new IllegalArgumentException("unsupported input type " + type);
     }

@@ -1,0 +1,62 @@
+/**
+ * Iceberg's uuid is FIXED_LEN_BYTE_ARRAY(16) with the UUID logical type. arrow-rs (parquet-wasm) cannot
+ * emit that annotation, and Java's generic Parquet reader picks its value reader from the annotation: an
+ * unannotated column comes back as byte[] instead of java.util.UUID. So the writer marks uuid fields with
+ * Arrow's canonical `arrow.uuid` extension name and this module adds the logical type to the finished
+ * file's footer (the thrift FileMetaData is re-encoded; data pages and offsets are untouched).
+ */
+import * as arrow from 'apache-arrow';
+import { FloeError } from '../../../src/errors.js';
+import { fieldIdOf } from './field-id.js';
+import { readThriftStruct, T, TStruct, writeThriftStruct } from './stitch-thrift.js';
+
+export const ARROW_EXTENSION_KEY = 'ARROW:extension:name';
+export const ARROW_UUID = 'arrow.uuid';
+
+/** Field ids of every uuid-marked field, at any depth. */
+export function uuidFieldIds(schema: arrow.Schema): Set<number> {
+  const out = new Set<number>();
+  const walk = (f: arrow.Field): void => {
+    const id = fieldIdOf(f);
+    if (id !== undefined && f.metadata.get(ARROW_EXTENSION_KEY) === ARROW_UUID) out.add(id);
+    for (const c of (f.type as arrow.DataType).children ?? []) walk(c);
+  };
+  schema.fields.forEach(walk);
+  return out;
+}
+
+// parquet.thrift: FileMetaData.schema = 2; SchemaElement.type = 1, field_id = 9, logicalType = 10;
+// LogicalType.UUID = 14; Type.FIXED_LEN_BYTE_ARRAY = 7
+const FMD_SCHEMA = 2;
+const SE_TYPE = 1;
+const SE_FIELD_ID = 9;
+const SE_LOGICAL = 10;
+const LT_UUID = 14;
+const FIXED_LEN_BYTE_ARRAY = 7;
+
+/** The same file with the UUID logical type on the FIXED_LEN_BYTE_ARRAY columns whose field id is in `ids`. */
+export function annotateUuidColumns(bytes: Uint8Array, ids: ReadonlySet<number>, file: string): Uint8Array {
+  if (ids.size === 0) return bytes;
+  const n = bytes.byteLength;
+  const len = new DataView(bytes.buffer, bytes.byteOffset + n - 8, 4).getUint32(0, true);
+  const start = n - 8 - len;
+  if (start < 4) throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, { context: { file } });
+  const meta = readThriftStruct(bytes, start, n - 8).value;
+  const schema = meta.list(FMD_SCHEMA);
+  let changed = 0;
+  for (const el of schema?.items ?? []) {
+    if (!(el instanceof TStruct)) continue;
+    const id = el.int(SE_FIELD_ID);
+    if (id === undefined || !ids.has(id) || el.int(SE_TYPE) !== FIXED_LEN_BYTE_ARRAY) continue;
+    el.set(SE_LOGICAL, T.STRUCT, new TStruct([{ id: LT_UUID, type: T.STRUCT, value: new TStruct() }]));
+    changed++;
+  }
+  if (changed === 0) return bytes;
+  const footer = writeThriftStruct(meta);
+  const out = new Uint8Array(start + footer.byteLength + 8);
+  out.set(bytes.subarray(0, start), 0);
+  out.set(footer, start);
+  new DataView(out.buffer).setUint32(start + footer.byteLength, footer.byteLength, true);
+  out.set([0x50, 0x41, 0x52, 0x31], start + footer.byteLength + 4);
+  return out;
+}
