@@ -14,9 +14,17 @@
  * - Java's filesystem commit is "exists? then rename", which does not respect our create-only write: see
  *   the README section on concurrent writers. After publishing we read snapshot-N back and fail loudly if
  *   it is not ours.
+ * - A lost response is settled by reading `snapshot-N` back (create-verified.ts): our bytes (its uuid is
+ *   ours alone) → committed; another writer's → rebase; undecidable → commit-state-unknown, and nothing we
+ *   wrote is deleted (by us or by the caller). Retries follow Paimon's commit.max-retries / min/max-retry-wait.
  */
 import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../../src/errors.js';
+import { runCommitLoop, isRetryableConflict, type CommitRetryPolicy } from '../../src/util/commit-retry.js';
+import { faultPoint } from '../../src/util/fault-points.js';
+import { parseDurationMs } from '../../src/util/units.js';
+import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
+import { commitStateUnknown, isCommitStateUnknown } from '../iceberg/commit-state.js';
 import { decodeSerializedRow } from './binary-row.js';
 import { joinPath } from './io.js';
 import { FILE_KIND_ADD, FILE_KIND_DELETE, entryIdentifier, readLiveEntries, readManifestList, type ManifestEntry, type ManifestFileMeta } from './manifest.js';
@@ -41,6 +49,13 @@ export interface CompactCommitRequest {
   maxRetries?: number;
   /** Test hook: called before each attempt to publish snapshot `id`. */
   beforePublish?: (id: bigint) => Promise<void>;
+  /** COMPACT (default) or OVERWRITE (partition expiry: DELETE entries only, as Java's dropPartitions). */
+  commitKind?: 'COMPACT' | 'OVERWRITE';
+  /**
+   * Extra check on a rebase, given the newest snapshot's live files: problems found abandon the commit
+   * (non-retryable), like a replaced file that is gone. Partition expiry refuses files appended meanwhile.
+   */
+  validate?: (live: readonly ManifestEntry[]) => string[];
 }
 
 export interface CompactCommitResult {
@@ -81,6 +96,8 @@ export interface SnapshotFields {
   statistics?: string;
   nextRowId?: bigint;
   uuid: string;
+  /** Default COMPACT. */
+  commitKind?: 'COMPACT' | 'OVERWRITE';
 }
 
 /** Snapshot JSON in the key order Java writes (v3); unknown-to-old-readers keys are ignored by them. */
@@ -100,7 +117,7 @@ export function snapshotJson(s: SnapshotFields): string {
   Object.assign(o, {
     commitUser: s.commitUser,
     commitIdentifier: s.commitIdentifier,
-    commitKind: 'COMPACT',
+    commitKind: s.commitKind ?? 'COMPACT',
     timeMillis: s.timeMillis,
     logOffsets: {},
     totalRecordCount: s.totalRecordCount,
@@ -189,13 +206,28 @@ async function manifestMetas(table: PaimonTable, s: PaimonSnapshot): Promise<Man
   return [...(await readManifestList(table.io, table.location, s.baseManifestList)), ...(await readManifestList(table.io, table.location, s.deltaManifestList))];
 }
 
+/** Paimon's own commit retry options (`commit.max-retries` 10, `commit.min-retry-wait` 10 ms, `commit.max-retry-wait` 10 s, `commit.timeout` none). */
+export function paimonCommitRetryPolicy(options: Readonly<Record<string, string>>, table: string, maxRetries?: number): CommitRetryPolicy {
+  const duration = (key: string, d: number) => (options[key] === undefined ? d : parseDurationMs(options[key]!, { bare: 'ms', what: `Paimon table ${table}: option ${key}` }));
+  let retries = maxRetries;
+  if (retries === undefined) {
+    const raw = options['commit.max-retries'];
+    if (raw !== undefined && !/^\d+$/.test(raw.trim())) {
+      throw new FloeError('InvalidArgument', `Paimon table ${table}: option commit.max-retries=${JSON.stringify(raw)} is not a non-negative integer`, { context: { table, option: 'commit.max-retries' } });
+    }
+    retries = raw === undefined ? 10 : Number(raw.trim());
+  }
+  const minWaitMs = duration('commit.min-retry-wait', 10);
+  return { numRetries: retries, minWaitMs, maxWaitMs: Math.max(minWaitMs, duration('commit.max-retry-wait', 10_000)), totalTimeoutMs: duration('commit.timeout', Number.POSITIVE_INFINITY) };
+}
+
 export async function commitCompaction(req: CompactCommitRequest): Promise<CompactCommitResult> {
   const { table, storage, changes } = req;
   const base = table.snapshot;
   if (!base) throw new FloeError('InvalidArgument', `Paimon table ${table.location} has no snapshot to compact`, { context: { table: table.location } });
   if (!changes.length) throw new FloeError('InvalidArgument', `nothing to commit for Paimon table ${table.location}`, { context: { table: table.location } });
   const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
-  const maxRetries = req.maxRetries ?? 10;
+  const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const pTypes = partitionFields(table.schema).map((f) => f.type);
   const ctx: ManifestWriteContext = {
     table: table.location,
@@ -217,22 +249,26 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
     written.push(delta.fileName);
     const deltaList = await writeManifestList(ctx, [delta]);
     written.push(deltaList.name);
+    faultPoint('paimon.commit.after-manifests');
 
     let latest = base;
-    for (let attempt = 1; attempt <= maxRetries + 1; attempt++) {
+    const attemptOnce = async (attempt: number): Promise<CompactCommitResult> => {
       const latestId = await latestSnapshotId(table.io, table.location);
       if (latestId === undefined) throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, { context: { table: table.location } });
-      if (latestId !== latest.id) latest = await readSnapshot(table.io, table.location, latestId);
+      if (latestId > latest.id) latest = await readSnapshot(table.io, table.location, latestId);
       if (latest.id !== base.id || attempt > 1) {
         const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
         const conflicts = checkConflicts(table, live, changes);
-        if (conflicts.missing.length || conflicts.overlaps.length || conflicts.rescaled.length) {
+        const other = req.validate?.(live) ?? [];
+        if (conflicts.missing.length || conflicts.overlaps.length || conflicts.rescaled.length || other.length) {
           throw new FloeError(
             'CommitConflict',
             `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) conflicts with this compaction` +
               `${conflicts.missing.length ? `; files no longer live: ${conflicts.missing.slice(0, 5).join(', ')}` : ''}` +
               `${conflicts.overlaps.length ? `; level overlaps: ${conflicts.overlaps.slice(0, 3).join('; ')}` : ''}` +
-              `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}. Compaction abandoned; re-run floe compact.`,
+              `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}` +
+              `${other.length ? `; ${other.slice(0, 5).join('; ')}` : ''}` +
+              `. ${req.commitKind === 'OVERWRITE' ? 'Commit abandoned; re-run the command.' : 'Compaction abandoned; re-run floe compact.'}`,
             { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
           );
         }
@@ -254,27 +290,38 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
         deltaRecordCount,
         uuid: randomUUID(),
       };
+      if (req.commitKind) fields.commitKind = req.commitKind;
       if (latest.indexManifest) fields.indexManifest = latest.indexManifest;
       if (latest.watermark !== undefined) fields.watermark = latest.watermark;
       if (latest.statistics !== undefined) fields.statistics = latest.statistics;
       if (latest.nextRowId !== undefined) fields.nextRowId = latest.nextRowId;
       const file = snapshotPath(table.location, id);
+      const bytes = new TextEncoder().encode(snapshotJson(fields));
       await req.beforePublish?.(id);
+      faultPoint('paimon.commit.before-publish');
       try {
-        await storage.put(file, new TextEncoder().encode(snapshotJson(fields)), true);
+        // the snapshot's uuid makes its bytes ours alone: reading them back settles a lost response
+        await createVerified({ location: file, create: () => storage.put(file, bytes, true), read: () => table.io.read(file) }, bytes);
       } catch (e) {
         if (isFloeError(e, 'PreconditionFailed')) {
-          // Someone else took snapshot-N: rebase onto it (the base list we wrote is stale).
+          // someone else took snapshot-N: rebase onto it (the base list we wrote is stale)
           await storage.delete(joinPath(table.location, 'manifest', baseList.name)).catch(() => undefined);
           written.pop();
           latest = await readSnapshot(table.io, table.location, id);
-          continue;
+          throw new FloeError('CommitConflict', `Paimon table ${table.location}: snapshot ${id} was taken by ${latest.commitUser}`, { context: { table: table.location, snapshotId: String(id) } });
         }
+        if (isOutcomeUnknown(e)) throw commitStateUnknown(`Paimon table ${table.location}, ${file}: ${(e as Error).message}`, e);
         throw e;
       }
       written.length = 0; // referenced by a published snapshot now
+      faultPoint('paimon.commit.after-publish');
       await storage.put(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)), false).catch(() => undefined);
-      const check = await readSnapshot(table.io, table.location, id);
+      let check: PaimonSnapshot;
+      try {
+        check = await readSnapshot(table.io, table.location, id);
+      } catch (e) {
+        throw commitStateUnknown(`Paimon table ${table.location}: published ${file} but cannot read it back to check it is still ours (${(e as Error).message})`, e);
+      }
       if (check.raw.uuid !== fields.uuid) {
         throw new FloeError(
           'CommitConflict',
@@ -284,12 +331,19 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
         );
       }
       return { snapshotId: id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
+    };
+    try {
+      return await runCommitLoop(policy, attemptOnce);
+    } catch (e) {
+      if (!isRetryableConflict(e)) throw e;
+      throw new FloeError('CommitConflict', `Paimon table ${table.location}: commit failed after ${policy.numRetries} retries (other writers kept committing)`, {
+        context: { table: table.location },
+        cause: e,
+      });
     }
-    throw new FloeError('CommitConflict', `Paimon table ${table.location}: commit failed after ${maxRetries} retries (other writers kept committing)`, {
-      context: { table: table.location },
-    });
   } catch (e) {
-    await cleanup();
+    // a snapshot whose state is unknown may reference our manifests: keep them
+    if (!isCommitStateUnknown(e)) await cleanup();
     throw e;
   }
 }

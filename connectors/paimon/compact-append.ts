@@ -5,9 +5,10 @@
  *   `compaction.min.file-num` (5) files it is compacted; whenever its total size reaches
  *   `target-file-size` (256 MB for append tables) the oldest file leaves the window;
  * - full: leading files ≥ target size are skipped; the rest is compacted when small files outnumber large
- *   ones and there are at least 3 files (`FULL_COMPACT_MIN_FILE`).
- * Bucket-unaware tables (bucket = -1) get the same rules per partition (Java's unaware coordinator packs
- * small files similarly but not identically; both produce valid layouts).
+ *   ones. Java's writer-triggered full compaction also wants at least 3 files (`FULL_COMPACT_MIN_FILE`);
+ *   floe's `--full` is an explicit request, so two small files are compacted into one too.
+ * Bucket-unaware tables (bucket = -1) follow Java's AppendCompactCoordinator instead (pickUnawareAppend);
+ * `--full` uses the full rule above for both.
  * The rewrite concatenates the files in sequence order and renumbers records from the first file's
  * minimum sequence number, as Java's append rewriter does; output stays at level 0.
  */
@@ -18,7 +19,8 @@ import type { PaimonFile, PaimonTable } from './table.js';
 import { AppendFileWriter, FILE_SOURCE_COMPACT, type DataWriteSettings, type FileNamer, type PaimonStorage, type WrittenDataFile } from './write-data-file.js';
 
 export const DEFAULT_APPEND_TARGET_FILE_SIZE = 256 * 1024 * 1024;
-const FULL_COMPACT_MIN_FILE = 3;
+/** Fewest files an explicit full compaction merges (Java's automatic trigger uses 3). */
+const MIN_FULL_FILES = 2;
 
 function bySequence(a: PaimonFile, b: PaimonFile): number {
   const x = a.meta.minSequenceNumber;
@@ -41,8 +43,8 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
     const rest = sorted.slice(i);
     const big = rest.filter((f) => Number(f.meta.fileSize) >= o.targetFileSize).length;
     const small = rest.length - big;
-    if (small > big && rest.length >= FULL_COMPACT_MIN_FILE) {
-      trail.push({ gate: 'full', detail: `skip ${i} leading large file(s); ${small} small > ${big} large, ${rest.length} ≥ ${FULL_COMPACT_MIN_FILE} files → compact`, outcome: 'pick' });
+    if (small > big && rest.length >= MIN_FULL_FILES) {
+      trail.push({ gate: 'full', detail: `skip ${i} leading large file(s); ${small} small > ${big} large, ${rest.length} ≥ ${MIN_FULL_FILES} files → compact`, outcome: 'pick' });
       return { files: rest, trail };
     }
     trail.push({ gate: 'full', detail: `${small} small vs ${big} large of ${rest.length} file(s) after skipping ${i}: nothing worth compacting`, outcome: 'skip' });
@@ -61,6 +63,41 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
   }
   trail.push({ gate: 'min-file-num', detail: `no window of ${o.minFileNum} files below the target size`, outcome: 'skip' });
   return { files: [], trail };
+}
+
+/**
+ * Bucket-unaware tables (`bucket = -1`), as Java's AppendCompactCoordinator plans one batch run: only files
+ * smaller than target / 10 * 7 take part; sorted by size, they fill bins that count each file's size plus
+ * `source.split.open-file-cost` (4 MB); a bin of more than one file reaching twice the target is one task,
+ * and the last bin is one when it holds at least `compaction.min.file-num` files. floe rewrites the union
+ * of those tasks in one pass (output rolls at the target size, so the files come out alike).
+ */
+export function pickUnawareAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; openFileCost: number }): AppendPick {
+  const limit = Math.floor(o.targetFileSize / 10) * 7;
+  const small = files.filter((f) => Number(f.meta.fileSize) < limit).sort((a, b) => Number(a.meta.fileSize) - Number(b.meta.fileSize));
+  const trail: DecisionStep[] = [
+    { gate: 'input', detail: `${files.length} file(s); ${small.length} below ${limit} B (target ${o.targetFileSize} B × 0.7) take part; min file num ${o.minFileNum}, open-file cost ${o.openFileCost} B`, outcome: 'info' },
+  ];
+  const picked: PaimonFile[] = [];
+  let bin: PaimonFile[] = [];
+  let total = 0;
+  for (const f of small) {
+    bin.push(f);
+    total += Number(f.meta.fileSize) + o.openFileCost;
+    if (bin.length > 1 && total >= o.targetFileSize * 2) {
+      trail.push({ gate: 'bin', detail: `${bin.length} file(s), ${total} B with open costs ≥ 2 × target → compact`, outcome: 'pick' });
+      picked.push(...bin);
+      bin = [];
+      total = 0;
+    }
+  }
+  if (bin.length >= o.minFileNum) {
+    trail.push({ gate: 'min-file-num', detail: `last bin of ${bin.length} file(s) reaches compaction.min.file-num ${o.minFileNum} → compact`, outcome: 'pick' });
+    picked.push(...bin);
+  } else if (bin.length) {
+    trail.push({ gate: 'min-file-num', detail: `last bin of ${bin.length} file(s) is below compaction.min.file-num ${o.minFileNum}: left alone`, outcome: 'skip' });
+  }
+  return { files: picked.sort(bySequence), trail };
 }
 
 export interface AppendRewriteContext {

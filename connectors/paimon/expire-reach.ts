@@ -6,7 +6,7 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { joinPath, type PaimonIO } from './io.js';
-import { FILE_KIND_ADD, entryIdentifier, readIndexManifest, readManifest, readManifestList } from './manifest.js';
+import { FILE_KIND_ADD, entryIdentifier, namedBy, readIndexManifest, readManifest, readManifestList } from './manifest.js';
 import { parseSnapshot, type PaimonSnapshot } from './metadata.js';
 
 export interface ReachableNames {
@@ -73,10 +73,11 @@ export async function addSnapshotReach(io: PaimonIO, table: string, snap: Paimon
     if (!list) continue;
     out.manifests.add(list);
     const isChangelog = list === snap.changelogManifestList && !dataLists.includes(list);
-    for (const m of await readManifestList(io, table, list)) {
+    for (const m of await readManifestList(io, table, list).catch((e: unknown) => Promise.reject(namedBy(e, `snapshot ${snap.file}`)))) {
       out.manifests.add(m.fileName);
       out.sizes.set(m.fileName, Number(m.fileSize));
-      for (const e of await entriesOf(io, table, m.fileName, cache)) {
+      const entries = await entriesOf(io, table, m.fileName, cache).catch((e: unknown) => Promise.reject(namedBy(e, `manifest list ${list}`)));
+      for (const e of entries) {
         if (mode === 'all' || (isChangelog && e.add)) addFile(out, e);
         else if (!isChangelog) {
           if (e.add) live.set(e.id, e);

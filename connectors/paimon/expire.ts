@@ -9,12 +9,16 @@
  * whole, so a file they still mention as DELETE is gone from storage but was not readable anyway.) Any unreadable manifest of a retained snapshot or tag aborts before anything changes.
  * The "commit" is deleting the expired snapshot-N files (oldest first) and writing EARLIEST; files are
  * deleted afterwards, so an interrupted run leaves only unreferenced files (remove-orphans collects them).
+ * Only files inside the table directory and its `data-file.external-paths` are deleted
+ * (connectors/storage/confine.ts); anything else the metadata names is reported as skipped.
  */
 import { FloeError } from '../../src/errors.js';
-import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
+import { absoluteLocation } from '../storage/location.js';
+import { paimonDeleteScope } from './delete-scope.js';
 import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/maintenance/report.js';
 import type { StoreIO } from '../../src/maintenance/store-io.js';
-import { parseDurationMs } from '../../src/maintenance/duration.js';
+import { parseDurationMs } from '../../src/util/units.js';
 import { joinPath, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
 import { earliestSnapshotId, latestSnapshotId, listSchemaIds, readSchema, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
@@ -30,29 +34,20 @@ export interface PaimonExpireOptions {
   dryRun?: boolean;
   deleteConcurrency?: number;
   deleteBatchSize?: number;
+  /**
+   * Also delete files the metadata places outside the table directory and its `data-file.external-paths`.
+   * Off by default: such files are skipped and reported.
+   */
+  allowOutsideTableLocation?: boolean;
 }
 
 export function paimonIO(io: StoreIO): PaimonIO {
   return { read: (p) => io.read(p), exists: (p) => io.exists(p), list: (d) => io.listNames(d) };
 }
 
-/** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms. */
+/** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms (one grammar: src/util/units.ts). */
 export function parsePaimonDuration(text: string, option: string): number {
-  const t = text.trim().toLowerCase().replace(/\s+/g, '');
-  if (/^\d+$/.test(t)) return Number(t);
-  const m = /^(\d+)(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|mins|minute|minutes|m|h|hour|hours|d|day|days)$/.exec(t);
-  if (m) {
-    const n = Number(m[1]);
-    const u = m[2]!;
-    if (u.startsWith('ms') || u.startsWith('milli')) return n;
-    if (u.startsWith('s')) return n * 1000;
-    if (u === 'm' || u.startsWith('min')) return n * 60_000;
-    if (u.startsWith('h')) return n * 3_600_000;
-    return n * 86_400_000;
-  }
-  const d = parseDurationMs(t);
-  if (d !== undefined) return d;
-  throw new FloeError('InvalidArgument', `table option ${option}="${text}" is not a duration`);
+  return parseDurationMs(text, { bare: 'ms', what: `table option ${option}` });
 }
 
 async function latestOptions(io: PaimonIO, table: string): Promise<Record<string, string>> {
@@ -173,7 +168,10 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
     }
   }
 
+  // files found by listing the table (already real locations) and files named by the metadata
   const candidates: DeletionCandidate[] = [];
+  const named: DeletionCandidate[] = [];
+  const root = absoluteLocation(table); // paths floe builds must not depend on the working directory
   const unused = (set: Set<string>, keep: Set<string>) => [...set].filter((n) => !keep.has(n));
   const size = (n: string) => gone.sizes.get(n);
   const dataNames = new Set(unused(gone.dataFiles, kept.dataFiles));
@@ -183,18 +181,23 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
       candidates.push({ location: loc, ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'data', reason: 'used only by expired snapshots' });
     }
   }
-  for (const x of unused(gone.external, kept.external)) candidates.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
+  for (const x of unused(gone.external, kept.external)) named.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
   for (const n of unused(gone.indexFiles, kept.indexFiles)) {
-    candidates.push({ location: joinPath(table, 'index', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'index', reason: 'index file used only by expired snapshots' });
+    named.push({ location: joinPath(root, 'index', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'index', reason: 'index file used only by expired snapshots' });
   }
   for (const n of unused(gone.manifests, kept.manifests)) {
-    candidates.push({ location: joinPath(table, 'manifest', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'manifest', reason: 'manifest (list) used only by expired snapshots' });
+    named.push({ location: joinPath(root, 'manifest', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'manifest', reason: 'manifest (list) used only by expired snapshots' });
   }
   for (const n of unused(gone.statistics, kept.statistics)) {
-    candidates.push({ location: joinPath(table, 'statistics', n), kind: 'statistics', reason: 'statistics of expired snapshots only' });
+    named.push({ location: joinPath(root, 'statistics', n), kind: 'statistics', reason: 'statistics of expired snapshots only' });
   }
-  for (const s of expired) candidates.push({ location: s.file, kind: 'snapshot', reason: `expired snapshot ${s.id}` });
-  report.candidates = candidates;
+  for (const s of expired) named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
+  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l), { allowOutside: o.allowOutsideTableLocation === true });
+  const fromListing = confineCandidates(io, scope, candidates, { listed: true });
+  const fromMetadata = confineCandidates(io, scope, named);
+  report.candidates = [...fromListing.allowed, ...fromMetadata.allowed];
+  report.skipped = [...fromListing.skipped, ...fromMetadata.skipped];
+  report.warnings.push(...confinementWarnings(scope, report.skipped.length));
   report.details = {
     expiredSnapshots: expired.map((s) => s.id.toString()),
     earliest: range.end.toString(),
@@ -205,13 +208,15 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
   // commit: drop the snapshot files oldest first, then move EARLIEST; only then delete their files
   for (const s of expired) await io.remove(s.file);
   await io.overwrite(joinPath(table, 'snapshot', 'EARLIEST'), Buffer.from(range.end.toString()));
-  const files = candidates.filter((c) => c.kind !== 'snapshot').map((c) => c.location);
-  const outcome = await deleteInBatches(io, files, {
+  const batches = {
     ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
     ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
-  });
-  report.deleted = [...expired.map((s) => s.file), ...outcome.deleted];
-  report.failed = outcome.failed;
+  };
+  const listedOut = await deleteCandidates(io, scope, fromListing.allowed, { ...batches, listed: true });
+  const namedOut = await deleteCandidates(io, scope, fromMetadata.allowed.filter((c) => c.kind !== 'snapshot'), batches);
+  const snapshotFiles = fromMetadata.allowed.filter((c) => c.kind === 'snapshot').map((c) => c.location);
+  report.deleted = [...snapshotFiles, ...listedOut.deleted, ...namedOut.deleted];
+  report.failed = [...listedOut.failed, ...namedOut.failed];
   return report;
 }
 

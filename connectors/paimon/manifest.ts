@@ -113,6 +113,28 @@ function corrupt(file: string, msg: string): never {
   throw new FloeError('Corrupt', `corrupt Paimon manifest ${file}: ${msg}`, { context: { file } });
 }
 
+/** A size, count or level: an integer ≥ 0 (a negative one would poison planning and the next commit's totals), exact as a number. */
+function count(v: unknown, what: string, file: string): bigint {
+  const b = big(v);
+  if (b < 0n) corrupt(file, `${what} is negative (${b})`);
+  // the table model counts in JS numbers: refuse what it could only hold rounded
+  if (b > BigInt(Number.MAX_SAFE_INTEGER)) corrupt(file, `${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
+  return b;
+}
+
+/** A data or manifest file name: non-empty and a plain name (files are found by name under the table). */
+function fileName(v: unknown, what: string, file: string): string {
+  if (typeof v !== 'string' || v === '') corrupt(file, `${what} without _FILE_NAME`);
+  if (v.includes('/') || v === '.' || v === '..') corrupt(file, `${what} has _FILE_NAME ${JSON.stringify(v)}, not a plain file name`);
+  return v;
+}
+
+/** The same error, its message extended with which file named the one that failed (a missing file may be a corrupt reference). */
+export function namedBy(e: unknown, by: string): unknown {
+  if (!(e instanceof FloeError) || e.message.includes(by)) return e;
+  return new FloeError(e.kind, `${e.message} (named by ${by})`, { context: { ...e.context, namedBy: by }, retryable: e.retryable, cause: e });
+}
+
 function rec(v: unknown, file: string, what: string): Rec {
   if (!v || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) corrupt(file, `${what} is not a record`);
   return v as Rec;
@@ -156,7 +178,8 @@ export function assertManifestFormat(options: Record<string, string>, table: str
 export function assertManifestWritable(options: Record<string, string>, table: string): void {
   const fmt = (options['manifest.format'] ?? 'avro').toLowerCase();
   if (fmt !== 'avro') {
-    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; floe writes only Avro manifests`, {
+    const why = fmt === 'orc' ? 'floe cannot write ORC manifests (ORC writing is not built)' : `floe writes only Avro manifests`;
+    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; ${why}, so nothing is written to this table`, {
       context: { table, option: 'manifest.format', value: fmt },
     });
   }
@@ -177,13 +200,12 @@ async function readRecords(io: PaimonIO, file: string, what: string): Promise<Re
 export async function readManifestList(io: PaimonIO, table: string, name: string): Promise<ManifestFileMeta[]> {
   const file = joinPath(table, 'manifest', name);
   return (await readRecords(io, file, 'manifest list')).map((r) => {
-    if (typeof r._FILE_NAME !== 'string') corrupt(file, 'entry without _FILE_NAME');
     const m: ManifestFileMeta = {
       version: checkVersion(r, MANIFEST_FILE_META_VERSION, file),
-      fileName: r._FILE_NAME,
-      fileSize: big(r._FILE_SIZE ?? 0),
-      numAddedFiles: big(r._NUM_ADDED_FILES ?? 0),
-      numDeletedFiles: big(r._NUM_DELETED_FILES ?? 0),
+      fileName: fileName(r._FILE_NAME, 'entry', file),
+      fileSize: count(r._FILE_SIZE ?? 0, '_FILE_SIZE', file),
+      numAddedFiles: count(r._NUM_ADDED_FILES ?? 0, '_NUM_ADDED_FILES', file),
+      numDeletedFiles: count(r._NUM_DELETED_FILES ?? 0, '_NUM_DELETED_FILES', file),
       partitionStats: stats(r._PARTITION_STATS),
       schemaId: big(r._SCHEMA_ID ?? 0),
     };
@@ -196,11 +218,10 @@ export async function readManifestList(io: PaimonIO, table: string, name: string
 }
 
 export function dataFileMetaFromRecord(r: Rec, file: string): DataFileMeta {
-  if (typeof r._FILE_NAME !== 'string') corrupt(file, '_FILE without _FILE_NAME');
   const d: DataFileMeta = {
-    fileName: r._FILE_NAME,
-    fileSize: big(r._FILE_SIZE ?? 0),
-    rowCount: big(r._ROW_COUNT ?? 0),
+    fileName: fileName(r._FILE_NAME, '_FILE', file),
+    fileSize: count(r._FILE_SIZE ?? 0, '_FILE_SIZE', file),
+    rowCount: count(r._ROW_COUNT ?? 0, '_ROW_COUNT', file),
     minKey: bytes(r._MIN_KEY),
     maxKey: bytes(r._MAX_KEY),
     keyStats: stats(r._KEY_STATS),
@@ -208,11 +229,11 @@ export function dataFileMetaFromRecord(r: Rec, file: string): DataFileMeta {
     minSequenceNumber: big(r._MIN_SEQUENCE_NUMBER ?? 0),
     maxSequenceNumber: big(r._MAX_SEQUENCE_NUMBER ?? 0),
     schemaId: Number(r._SCHEMA_ID ?? 0),
-    level: Number(r._LEVEL ?? 0),
+    level: Number(count(r._LEVEL ?? 0, '_LEVEL', file)),
     extraFiles: Array.isArray(r._EXTRA_FILES) ? r._EXTRA_FILES.map(String) : [],
   };
   if (r._CREATION_TIME != null) d.creationTime = Number(r._CREATION_TIME);
-  if (r._DELETE_ROW_COUNT != null) d.deleteRowCount = big(r._DELETE_ROW_COUNT);
+  if (r._DELETE_ROW_COUNT != null) d.deleteRowCount = count(r._DELETE_ROW_COUNT, '_DELETE_ROW_COUNT', file);
   if (r._EMBEDDED_FILE_INDEX instanceof Uint8Array) d.embeddedIndex = r._EMBEDDED_FILE_INDEX;
   if (r._FILE_SOURCE != null) d.fileSource = Number(r._FILE_SOURCE);
   if (Array.isArray(r._VALUE_STATS_COLS)) d.valueStatsCols = r._VALUE_STATS_COLS.map(String);
@@ -229,11 +250,16 @@ export async function readManifest(io: PaimonIO, table: string, name: string): P
     checkVersion(r, MANIFEST_ENTRY_VERSION, file);
     const kind = Number(r._KIND);
     if (kind !== FILE_KIND_ADD && kind !== FILE_KIND_DELETE) corrupt(file, `unknown _KIND ${String(r._KIND)}`);
+    const bucket = Number(r._BUCKET);
+    const totalBuckets = Number(r._TOTAL_BUCKETS ?? 0);
+    if (!Number.isInteger(bucket) || (totalBuckets > 0 && bucket !== -2 /* postpone */ && (bucket < 0 || bucket >= totalBuckets))) {
+      corrupt(file, `entry in bucket ${String(r._BUCKET)} of ${totalBuckets} buckets`);
+    }
     return {
       kind,
       partition: bytes(r._PARTITION),
-      bucket: Number(r._BUCKET),
-      totalBuckets: Number(r._TOTAL_BUCKETS ?? 0),
+      bucket,
+      totalBuckets,
       file: dataFileMetaFromRecord(rec(r._FILE, file, '_FILE'), file),
       manifest: file,
     };
@@ -305,7 +331,11 @@ export async function readLiveEntries(io: PaimonIO, table: string, manifestLists
   const all: ManifestEntry[] = [];
   for (const list of manifestLists) {
     for (const meta of await readManifestList(io, table, list)) {
-      all.push(...(await readManifest(io, table, meta.fileName)));
+      try {
+        all.push(...(await readManifest(io, table, meta.fileName)));
+      } catch (e) {
+        throw namedBy(e, `manifest list ${joinPath(table, 'manifest', list)}`);
+      }
     }
   }
   return mergeEntries(all);

@@ -7,6 +7,7 @@ import { FloeError, errorForFile } from '../../src/errors.js';
 import { parseJsonLossless, toBigInt } from '../../src/util/json.js';
 import { joinPath, type PaimonIO } from './io.js';
 import { parsePaimonField, type PaimonField } from './types.js';
+import { validatePaimonSnapshot } from './validate-snapshot.js';
 
 export interface PaimonSchema {
   version: number;
@@ -120,6 +121,14 @@ export function parseSchema(bytes: Uint8Array, file: string): PaimonSchema {
 
 export function parseSnapshot(bytes: Uint8Array, file: string): PaimonSnapshot {
   const o = parseJsonFile(bytes, file, 'snapshot');
+  try {
+    return snapshotFields(o, file);
+  } catch (e) {
+    throw errorForFile('Corrupt', file, 'corrupt Paimon snapshot', e); // e.g. a count that is not an integer
+  }
+}
+
+function snapshotFields(o: Record<string, unknown>, file: string): PaimonSnapshot {
   const s: PaimonSnapshot = {
     version: typeof o.version === 'number' ? o.version : 1,
     id: toBigInt(need(o, 'id', file, 'snapshot', isNum), `${file} "id"`),
@@ -152,6 +161,7 @@ export function parseSnapshot(bytes: Uint8Array, file: string): PaimonSnapshot {
   if (o.properties && typeof o.properties === 'object') {
     s.properties = Object.fromEntries(Object.entries(o.properties as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
   }
+  validatePaimonSnapshot(s); // before any plan or commit: never build on an inconsistent snapshot
   return s;
 }
 
@@ -174,6 +184,12 @@ export async function readSnapshot(io: PaimonIO, table: string, id: bigint): Pro
   const s = parseSnapshot(await io.read(file), file);
   if (s.id !== id) {
     throw new FloeError('Corrupt', `corrupt Paimon snapshot ${file}: it says id ${s.id}`, { context: { file } });
+  }
+  // every reader and every commit on top of it needs the snapshot's schema
+  if (!(await io.exists(schemaPath(table, s.schemaId)))) {
+    throw new FloeError('Corrupt', `corrupt Paimon snapshot ${file}: "schemaId" ${s.schemaId} names a schema the table does not have (${schemaPath(table, s.schemaId)} is missing); floe refuses to read or commit on top of it`, {
+      context: { file, schemaId: s.schemaId },
+    });
   }
   return s;
 }

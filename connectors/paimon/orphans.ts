@@ -2,10 +2,14 @@
  * `floe remove-orphans` for Paimon (OrphanFilesClean): files in manifest/, index/, statistics/ and in bucket
  * directories that no snapshot and no tag names (matched by file name), plus leftover temporary files in
  * snapshot/ (anything but snapshot-N, EARLIEST, LATEST) — all only when older than the safety window.
- * schema/, tag/, consumer/ and branch/ are never touched; `*.blob` packs are kept. Tables with branches
+ * Leftover `.<name>.floe-tmp-*` files of killed floe writes count as orphans wherever floe writes (listings
+ * hide them from readers; this scan asks for them). schema/, tag/, consumer/ and branch/ are never touched; `*.blob` packs are kept. Tables with branches
  * or long-lived changelogs are refused (not followed yet). Any unreadable manifest aborts the run.
  */
-import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
+import { TEMP_REASON } from '../../src/maintenance/orphan-scan.js';
+import { isTempName } from '../storage/index.js';
+import { paimonDeleteScope } from './delete-scope.js';
 import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
 import type { StoreIO } from '../../src/maintenance/store-io.js';
 import { orphanCutoff } from '../iceberg/orphans.js';
@@ -32,7 +36,8 @@ export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: Pai
   await refuseDecoupledChangelog(pio, table, 'remove-orphans');
   const schemaIds = await listSchemaIds(pio, table);
   if (schemaIds.length === 0) throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
-  assertManifestFormat((await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options, table);
+  const options = (await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options;
+  assertManifestFormat(options, table);
 
   const used = emptyReach();
   const read: ManifestCache = new Map();
@@ -51,14 +56,17 @@ export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: Pai
 
   const root = io.resolve(table);
   const stats = { listed: 0, valid: 0, tooYoung: 0, skipped: 0, orphans: 0 };
-  for await (const f of io.list(table)) {
+  for await (const f of io.list(table, undefined, { includeTemporary: true })) {
     stats.listed++;
     const rel = f.location.slice(root.length + 1);
     const parts = rel.split('/');
     const name = parts[parts.length - 1]!;
     const top = parts[0]!;
     let verdict: 'candidate' | 'used' | 'skip';
-    if (parts.length === 2 && top === 'manifest') verdict = used.manifests.has(name) ? 'used' : 'candidate';
+    // `.<name>.floe-tmp-*` left by a killed floe write: never a table file (floe writes none in schema/, tag/ …)
+    const temporary = isTempName(name) && !['schema', 'tag', 'consumer', 'branch'].includes(top);
+    if (temporary) verdict = 'candidate';
+    else if (parts.length === 2 && top === 'manifest') verdict = used.manifests.has(name) ? 'used' : 'candidate';
     else if (parts.length === 2 && top === 'index') verdict = used.indexFiles.has(name) ? 'used' : 'candidate';
     else if (parts.length === 2 && top === 'statistics') verdict = used.statistics.has(name) ? 'used' : 'candidate';
     else if (parts.length === 2 && top === 'snapshot') verdict = /^snapshot-\d+$|^EARLIEST$|^LATEST$/.test(name) ? 'used' : 'candidate';
@@ -86,13 +94,20 @@ export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: Pai
     report.candidates.push({
       location: f.location,
       bytes: f.size,
-      kind: top === 'manifest' || top === 'index' || top === 'statistics' || top === 'snapshot' ? top : 'data',
-      reason: `not referenced by any snapshot or tag; last modified ${f.lastModified.toISOString()}`,
+      kind: temporary ? 'temporary' : top === 'manifest' || top === 'index' || top === 'statistics' || top === 'snapshot' ? top : 'data',
+      reason: `${temporary ? TEMP_REASON : 'not referenced by any snapshot or tag'}; last modified ${f.lastModified.toISOString()}`,
     });
   }
   report.details = { olderThan: new Date(cutoff).toISOString(), ...stats };
+  // the listing stays inside the table; the scope is the same final gate every delete passes
+  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l));
+  const { allowed, skipped } = confineCandidates(io, scope, report.candidates, { listed: true });
+  report.candidates = allowed;
+  report.skipped = skipped;
+  if (skipped.length > 0) report.warnings.push(...confinementWarnings(scope, skipped.length));
   if (report.dryRun || report.candidates.length === 0) return report;
-  const outcome = await deleteInBatches(io, report.candidates.map((c) => c.location), {
+  const outcome = await deleteCandidates(io, scope, report.candidates, {
+    listed: true,
     ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
     ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
   });

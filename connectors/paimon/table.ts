@@ -14,7 +14,7 @@ import { fileFormatOf } from './data-file.js';
 import { defaultIOFor, joinPath, type PaimonIO } from './io.js';
 import type { FileIO } from '../storage/file-io.js';
 import {
-  readIndexManifest, readLiveEntries, mergeIndexEntries,
+  readIndexManifest, readLiveEntries, mergeIndexEntries, namedBy,
   type DataFileMeta, type IndexManifestEntry, type ManifestEntry, type SimpleStats,
 } from './manifest.js';
 import {
@@ -106,9 +106,14 @@ export async function openPaimonTable(location: string, options: OpenOptions = {
   if (snapshotId === undefined) return table;
   const snapshot = await readSnapshot(io, loc, snapshotId);
   table.snapshot = snapshot;
-  const entries = await readLiveEntries(io, loc, [snapshot.baseManifestList, snapshot.deltaManifestList]);
-  if (snapshot.indexManifest) {
-    table.indexEntries = mergeIndexEntries(await readIndexManifest(io, loc, snapshot.indexManifest));
+  let entries;
+  try {
+    entries = await readLiveEntries(io, loc, [snapshot.baseManifestList, snapshot.deltaManifestList]);
+    if (snapshot.indexManifest) {
+      table.indexEntries = mergeIndexEntries(await readIndexManifest(io, loc, snapshot.indexManifest));
+    }
+  } catch (e) {
+    throw namedBy(e, `snapshot ${snapshot.file}`); // a missing list may be the snapshot's corruption
   }
   table.files = resolveFiles(table, entries);
   return table;

@@ -25,6 +25,7 @@ import { KEY_FIELD_ID_START, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID } fro
 import { trimmedPrimaryKeyFields } from './table.js';
 import type { PaimonField, PaimonType } from './types.js';
 import { KEY_STATS_MODE, RowStatsCollector, emptyStats, valueStatsModes, type StatsMode } from './write-stats.js';
+import { faultPoint } from '../../src/util/fault-points.js';
 
 /** `FileSource` in DataFileMeta. */
 export const FILE_SOURCE_APPEND = 0;
@@ -221,6 +222,7 @@ abstract class RollingWriter<R> {
     this.writer = undefined;
     const path = joinPath(this.dir(), this.fileName);
     await this.t.storage.put(path, file.bytes, true);
+    faultPoint('paimon.data.after-first-file');
     const meta = this.fileMeta({
       fileName: this.fileName,
       fileSize: BigInt(file.bytes.byteLength),

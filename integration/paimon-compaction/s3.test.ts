@@ -13,6 +13,7 @@ import { acquireS3, type S3Availability } from '../support/s3-server.js';
 import { downloadDir, s3FileIO, uploadDir } from '../iceberg-compaction/helpers.js';
 import { openPaimonTable, paimonIOFromFileIO, scanPaimon } from '../../connectors/paimon/index.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
 
 const TYPES = { id: 'int', p: 'string', v: 'string', n: 'long' };
 
@@ -58,9 +59,10 @@ describe('Paimon compaction on S3', async () => {
           if (raced) return;
           raced = true;
           const r = files.resolve(`${prefix}/snapshot/snapshot-${base}`);
-          const prev = JSON.parse(new TextDecoder().decode(await r.store.get(r.key))) as Record<string, unknown>;
+          // lossless: commitIdentifier is Long.MAX_VALUE, which a JS number would round (a corrupt snapshot)
+          const prev = parseJsonLossless(new TextDecoder().decode(await r.store.get(r.key))) as Record<string, unknown>;
           const w = files.resolve(`${prefix}/snapshot/snapshot-${id}`);
-          await w.store.put(w.key, JSON.stringify({ ...prev, id: Number(id), commitUser: 'other', commitKind: 'APPEND', deltaRecordCount: 0 }), { ifNoneMatch: '*' });
+          await w.store.put(w.key, stringifyJsonLossless({ ...prev, id, commitUser: 'other', commitKind: 'APPEND', deltaRecordCount: 0 }), { ifNoneMatch: '*' });
         },
       });
       expect(report.commitAttempts).toBe(2);

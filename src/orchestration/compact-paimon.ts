@@ -12,18 +12,25 @@ import type { DecisionStep } from '../planning/plan.js';
 import { decide, pickFull, optionsFromProperties, parseMemorySize, type Run, type UniversalOptions } from '../planning/universal/index.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { openPaimonTable, type PaimonFile, type PaimonTable } from '../../connectors/paimon/table.js';
+import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { openPaimonTable, toTableModel, type PaimonFile, type PaimonTable } from '../../connectors/paimon/table.js';
+import { compileFilter, filterColumns } from '../planning/tiered/filter.js';
+import { formatTypedValue } from '../planning/partition-label.js';
+import type { FieldType } from '../model/index.js';
+import type { PaimonField } from '../../connectors/paimon/types.js';
 import { decodeKeys, groupByBucket, partitionFields, sortedRuns, trimmedPrimaryKeyFields } from '../../connectors/paimon/table.js';
 import { paimonIOFromFileIO, defaultIOFor, type PaimonIO } from '../../connectors/paimon/io.js';
 import { partitionPath, POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { mergeEngineOf, createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { FILE_KIND_ADD, FILE_KIND_DELETE } from '../../connectors/paimon/manifest.js';
 import { describeSteps, planSteps, runSteps, type CompactStep } from '../../connectors/paimon/compact-pk.js';
-import { DEFAULT_APPEND_TARGET_FILE_SIZE, pickAppend, rewriteAppend } from '../../connectors/paimon/compact-append.js';
+import { DEFAULT_APPEND_TARGET_FILE_SIZE, pickAppend, pickUnawareAppend, rewriteAppend } from '../../connectors/paimon/compact-append.js';
 import {
   FileNamer, arrowTypeForPaimon, dataWriteSettings, paimonStorageFromFileIO, type PaimonStorage, type WrittenDataFile,
 } from '../../connectors/paimon/write-data-file.js';
 import { commitCompaction } from '../../connectors/paimon/commit-compact.js';
+import { cancelledError } from './cancel.js';
+import type { CancelInfo, TaskOutcome } from './task-outcomes.js';
 import { assertManifestWritable } from '../../connectors/paimon/manifest.js';
 import type { NewManifestEntry } from '../../connectors/paimon/write-manifest.js';
 
@@ -32,6 +39,11 @@ export const DEFAULT_PK_TARGET_FILE_SIZE = 128 * 1024 * 1024;
 export interface PaimonCompactOptions {
   /** Full compaction of every bucket (`triggerCompaction(true)`), instead of what Paimon's picker would do. */
   full?: boolean;
+  /**
+   * Partition filter, in the grammar of Iceberg's `--where` (`self-optimizing.filter`): only buckets of
+   * matching partitions are planned. It may name partition columns only — a bucket is compacted whole.
+   */
+  where?: string;
   dryRun?: boolean;
   explain?: boolean;
   /** The picker's clock (optimization interval, off-peak hours). */
@@ -46,6 +58,12 @@ export interface PaimonCompactOptions {
   maxRetries?: number;
   /** Test hook passed to the committer. */
   beforePublish?: (id: bigint) => Promise<void>;
+  /**
+   * Cancels the job (src/orchestration/cancel.ts): checked before each bucket and before the commit; the
+   * files written so far are removed and `cancelledError` is thrown. A cancel once the commit started lets
+   * it finish; the report then carries `cancelled`.
+   */
+  signal?: AbortSignal;
 }
 
 export interface PaimonRunReport {
@@ -56,6 +74,8 @@ export interface PaimonRunReport {
 
 export interface PaimonBucketReport {
   partition: unknown[];
+  /** "dt=2024-01-02, region=eu" — dates and timestamps as text (src/planning/partition-label.ts). */
+  partitionLabel: string;
   bucket: number;
   /** Sorted runs before compaction, newest first. */
   runs: PaimonRunReport[];
@@ -76,6 +96,8 @@ export interface PaimonCompactReport {
   mergeEngine?: string;
   dryRun: boolean;
   full: boolean;
+  /** The partition filter given (`--where`), if any. */
+  where?: string;
   baseSnapshotId?: string;
   snapshotId?: string;
   commitAttempts?: number;
@@ -87,6 +109,10 @@ export interface PaimonCompactReport {
   bytesRead: number;
   bytesWritten: number;
   durationMs: number;
+  /** Every compacted bucket as a task with its outcome (task-outcomes.ts); ids as in progress events. */
+  tasks?: TaskOutcome[];
+  /** Set when a cancel came once the commit had started: the commit finished. */
+  cancelled?: CancelInfo;
 }
 
 const isRemote = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file:');
@@ -114,6 +140,33 @@ export function assertCompactable(table: PaimonTable): void {
   dataWriteSettings(table.schema, loc);
   for (const f of table.schema.fields) arrowTypeForPaimon(f.type, `cannot compact Paimon table ${loc}: column ${f.name}`);
   if (table.files.some((f) => f.dv)) refuse('some files carry deletion vectors', 'deletion-vectors.enabled');
+}
+
+/**
+ * `--where` on Paimon: the predicate is judged on each bucket's partition values (identity columns), with
+ * the same parser and evaluator as Iceberg's filter. Non-partition columns are refused: a bucket is
+ * compacted as a whole, so a row-level predicate could not be honoured.
+ */
+async function partitionSelector(table: PaimonTable, where: string): Promise<(partition: unknown[]) => boolean> {
+  const keys = table.schema.partitionKeys;
+  const lower = new Set(keys.map((k) => k.toLowerCase()));
+  for (const c of filterColumns(where)) {
+    if (!lower.has(c.toLowerCase())) {
+      throw new FloeError(
+        'InvalidArgument',
+        `--where ${JSON.stringify(where)}: column ${c} is not a partition column of Paimon table ${table.location} ` +
+          `(partition keys: ${keys.length ? keys.join(', ') : 'none — the table is unpartitioned'}); Paimon compaction selects whole partitions`,
+        { context: { table: table.location, column: c } },
+      );
+    }
+  }
+  const model = await toTableModel({ ...table, files: [] }, { allSnapshots: false });
+  const matches = compileFilter(where, model);
+  return (partition) =>
+    matches({
+      content: 'data', path: '', format: 'parquet', sizeBytes: 0, recordCount: 0, specId: 0, partition,
+      dataSequenceNumber: 0n, fileSequenceNumber: 0n,
+    });
 }
 
 function targetFileSize(o: Record<string, string>, pk: boolean): number {
@@ -169,6 +222,13 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
 async function compactWith(location: string, opts: PaimonCompactOptions, fileIO: FileIO, io: PaimonIO, started: number): Promise<PaimonCompactReport> {
   const emit = safeEmitter(opts.onProgress);
   const table = await openPaimonTable(location, { io });
+  // the manifest format is a fact about the table's files (Java reads them in it), not something to override
+  const fmt = (o: Record<string, string>) => (o['manifest.format'] ?? 'avro').toLowerCase();
+  if (opts.options?.['manifest.format'] !== undefined && fmt(opts.options) !== fmt(table.schema.options)) {
+    throw new FloeError('InvalidArgument', `-o manifest.format=${opts.options['manifest.format']}: Paimon table ${table.location} has manifest.format=${fmt(table.schema.options)}, which an override cannot change`, {
+      context: { table: table.location, option: 'manifest.format' },
+    });
+  }
   const options = { ...table.schema.options, ...(opts.options ?? {}) };
   table.schema = { ...table.schema, options };
   const pk = table.schema.primaryKeys.length > 0;
@@ -186,6 +246,8 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     durationMs: 0,
   };
   if (pk) report.mergeEngine = mergeEngineOf(options);
+  if (opts.where !== undefined) report.where = opts.where;
+  const selected = opts.where !== undefined ? await partitionSelector(table, opts.where) : () => true;
   if (!table.snapshot) {
     report.durationMs = Date.now() - started;
     return report;
@@ -200,6 +262,7 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
   const uopts = universalOptions(options);
   const smallFileRatio = Number(options['compaction.small-file-ratio'] ?? '0.7');
   const keyTypes = pk ? trimmedPrimaryKeyFields(table.schema).map((f) => f.type) : [];
+  const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
 
   for (const g of groupByBucket(table.files)) {
     if (g.bucket === POSTPONE_BUCKET) {
@@ -207,11 +270,23 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     }
     const partitionDir = partitionPath(table.schema.partitionKeys, pTypes, g.partition, options);
     const base = { partitionDir, partitionBytes: g.partitionBytes, totalBuckets: g.files[0]!.totalBuckets, files: g.files };
+    if (!selected(g.partition)) {
+      const names = g.files.map((f) => f.meta.fileName);
+      work.push({
+        ...base,
+        report: {
+          partition: g.partition, partitionLabel: labelOf(g.partition), bucket: g.bucket, runs: [], compact: false, steps: [], filesBefore: names, filesAfter: names,
+          decision: [{ gate: 'where', detail: `partition not selected by ${JSON.stringify(opts.where)}`, outcome: 'skip' }],
+        },
+      });
+      continue;
+    }
     if (pk) {
       const runs = sortedRuns(g.files, (f) => decodeKeys(table, f.meta)?.min, keyTypes);
       const picked: Run<PaimonFile>[] = runs.map((r) => ({ level: r.level, size: r.files.reduce((n, f) => n + Number(f.meta.fileSize), 0), files: r.files }));
       const bucketReport: PaimonBucketReport = {
         partition: g.partition,
+        partitionLabel: labelOf(g.partition),
         bucket: g.bucket,
         runs: picked.map((r) => ({ level: r.level, files: r.files!.length, bytes: r.size })),
         decision: [],
@@ -254,9 +329,13 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
       work.push(w);
     } else {
       const minFileNum = Number(options['compaction.min.file-num'] ?? '5');
-      const p = pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full });
+      const unaware = Number(options.bucket ?? '-1') === -1;
+      const p = unaware && !opts.full
+        ? pickUnawareAppend(g.files, { minFileNum, targetFileSize: target, openFileCost: parseMemorySize(options['source.split.open-file-cost'] ?? '4mb') })
+        : pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full });
       const bucketReport: PaimonBucketReport = {
         partition: g.partition,
+        partitionLabel: labelOf(g.partition),
         bucket: g.bucket,
         runs: [{ level: 0, files: g.files.length, bytes: stats(g.files).bytes }],
         decision: p.trail,
@@ -277,7 +356,10 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     w.appendFiles ?? w.steps!.flatMap((s) => (s.kind === 'upgrade' ? [s.file] : s.sections.flat(2)));
   const bytesOf = (fs: PaimonFile[]) => fs.reduce((n, f) => n + Number(f.meta.fileSize), 0);
   emit({ type: 'plan', tasks: todo.length, inputFiles: todo.reduce((n, w) => n + inputsOf(w).length, 0), inputBytes: todo.reduce((n, w) => n + bytesOf(inputsOf(w)), 0) });
+  const taskIdOf = (w: BucketWork) => `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
+  const taskKind = pk ? 'universal' : 'append';
   if (opts.dryRun || !todo.length) {
+    report.tasks = todo.map((w) => ({ id: taskIdOf(w), kind: taskKind, outcome: 'skipped' as const, reason: 'dry run: nothing was written' }));
     report.durationMs = Date.now() - started;
     return report;
   }
@@ -289,7 +371,8 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
   const written: WrittenDataFile[] = [];
   try {
     for (const w of todo) {
-      const taskId = `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
+      if (opts.signal?.aborted) throw cancelledError(table.location, written.length, opts.signal.reason);
+      const taskId = taskIdOf(w);
       const inputs = inputsOf(w);
       emit({ type: 'task-start', taskId, inputFiles: inputs.length, inputBytes: bytesOf(inputs) });
       const mark = { rowsIn: report.rowsIn, bytesRead: report.bytesRead, rowsOut: report.rowsOut, bytesWritten: report.bytesWritten };
@@ -338,6 +421,7 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
         rowsIn: report.rowsIn - mark.rowsIn, rowsOut: report.rowsOut - mark.rowsOut,
       });
     }
+    if (opts.signal?.aborted) throw cancelledError(table.location, written.length, opts.signal.reason);
     const commit = await commitCompaction({
       table,
       storage,
@@ -348,10 +432,15 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     });
     report.snapshotId = String(commit.snapshotId);
     report.commitAttempts = commit.attempts;
+    report.tasks = todo.map((w) => ({ id: taskIdOf(w), kind: taskKind, outcome: 'committed' as const, snapshotId: report.snapshotId! }));
+    if (opts.signal?.aborted) {
+      report.cancelled = { afterCommitStarted: true, committedSnapshots: [report.snapshotId], message: `cancelled while committing: the commit finished (snapshot ${report.snapshotId})` };
+    }
     emit({ type: 'commit', snapshotId: report.snapshotId, attempt: commit.attempts, groups: todo.length });
   } catch (e) {
     // Nothing references the new files unless the snapshot was published (and then we do not get here).
-    if (!(isFloeError(e) && e.kind === 'CommitConflict' && /overwritten/.test(e.message))) {
+    // …nor when the commit's state is unknown (a lost response): then the snapshot may reference them.
+    if (!(isFloeError(e) && e.kind === 'CommitConflict' && /overwritten/.test(e.message)) && !isCommitStateUnknown(e)) {
       await Promise.all(written.map((w) => storage.delete(w.path).catch(() => undefined)));
     }
     throw e;
@@ -369,18 +458,30 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
 }
 
 const fmtBytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
-const fmtPartition = (p: unknown[]) => (p.length ? `[${p.map((v) => (typeof v === 'bigint' ? v.toString() : JSON.stringify(v))).join(', ')}]` : '[]');
+/** Paimon partition values as text: DATE days and TIMESTAMP micros/nanos as ISO, the rest as they are. */
+export function paimonPartitionLabeler(fields: readonly PaimonField[]): (partition: unknown[]) => string {
+  const types = fields.map((f): FieldType | undefined => {
+    const t = f.type;
+    const ns = 'precision' in t && (t.precision ?? 6) > 6;
+    if (t.root === 'DATE') return { kind: 'primitive', name: 'date' };
+    if (t.root === 'TIMESTAMP') return { kind: 'primitive', name: ns ? 'timestamp_ns' : 'timestamp' };
+    if (t.root === 'TIMESTAMP_LTZ') return { kind: 'primitive', name: ns ? 'timestamptz_ns' : 'timestamptz' };
+    return undefined;
+  });
+  return (p) => (p.length ? p.map((v, i) => `${fields[i]?.name ?? i}=${formatTypedValue(types[i], v)}`).join(', ') : 'unpartitioned');
+}
 
 /** Text for `floe compact <paimon-table>` (plan, and results when it ran). */
 export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean): string {
   const lines: string[] = [];
   const kind = report.tableKind === 'primary-key' ? `primary-key table (merge-engine ${report.mergeEngine})` : 'append table';
   lines.push(`${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}compaction of Paimon ${kind} ${report.table}`);
-  lines.push(`  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact`);
+  lines.push(`  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact${report.where !== undefined ? ` (--where ${report.where})` : ''}`);
   for (const b of report.buckets) {
-    const runs = b.runs.map((r) => `L${r.level}:${r.files}f/${fmtBytes(r.bytes)}`).join(' ');
-    const head = `  partition ${fmtPartition(b.partition)} bucket ${b.bucket}: runs ${runs || '(empty)'}`;
-    lines.push(b.compact ? `${head} → L${b.outputLevel}${b.dropDelete ? ' (drop deletes)' : ''}` : `${head} → nothing to do`);
+    const skippedByWhere = b.decision.some((s) => s.gate === 'where');
+    const runs = skippedByWhere ? `${b.filesBefore.length} file(s)` : b.runs.map((r) => `L${r.level}:${r.files}f/${fmtBytes(r.bytes)}`).join(' ');
+    const head = `  partition ${b.partitionLabel} bucket ${b.bucket}: ${skippedByWhere ? '' : 'runs '}${runs || '(empty)'}`;
+    lines.push(b.compact ? `${head} → L${b.outputLevel}${b.dropDelete ? ' (drop deletes)' : ''}` : skippedByWhere ? `${head} → not selected by --where` : `${head} → nothing to do`);
     if (explain) {
       for (const s of b.decision) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
       for (const s of b.steps) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);

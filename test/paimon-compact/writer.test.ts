@@ -34,7 +34,7 @@ describe('stats truncation', () => {
   });
 });
 
-describe.skipIf(!hasFixtures)('KeyValueFileWriter + manifests', () => {
+describe('KeyValueFileWriter + manifests', () => {
   it('writes Paimon PK files whose meta and manifests read back exactly', async () => {
     // Table: f0 STRING NOT NULL, f1 INT NOT NULL (partition), f2 INT NOT NULL, f3 DOUBLE; pk (f0, f1, f2).
     const t = copyFixture('pk_table_scan_and_read_mor');

@@ -35,7 +35,7 @@ async function count(t: string, snapshotId?: number) {
   return n;
 }
 
-describe.skipIf(!existsSync(source))('snapshot hints', () => {
+describe('snapshot hints', () => {
   it('falls back to listing when LATEST is missing or stale', async () => {
     const t = copyTable();
     unlinkSync(path.join(t, 'snapshot/LATEST'));
@@ -57,7 +57,7 @@ describe.skipIf(!existsSync(source))('snapshot hints', () => {
   });
 });
 
-describe.skipIf(!existsSync(source))('bad input is a FloeError naming the file', () => {
+describe('bad input is a FloeError naming the file', () => {
   it('corrupt snapshot JSON', async () => {
     const t = copyTable();
     const f = path.join(t, 'snapshot/snapshot-5');
@@ -79,7 +79,7 @@ describe.skipIf(!existsSync(source))('bad input is a FloeError naming the file',
     for (const m of manifests) unlinkSync(path.join(t, 'manifest', m));
     const err = await loadPaimonTable(t).catch((e: unknown) => e);
     expect(isFloeError(err, 'NotFound')).toBe(true);
-    expect((err as Error).message).toMatch(/manifest\/manifest-[0-9a-f-]+-\d+$/);
+    expect((err as Error).message).toMatch(/manifest\/manifest-[0-9a-f-]+-\d+ \(named by manifest list .*manifest-list-[0-9a-f-]+-\d+\)/);
   });
 
   it('truncated Avro manifest list', async () => {
