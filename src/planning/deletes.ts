@@ -259,3 +259,26 @@ export function computeRemovableDeletes(
   }
   return { plan, perTask };
 }
+
+/**
+ * Re-decides the removable deletes of a plan whose `unrun` tasks will not run (equality→position tasks on a
+ * v3 table, which floe cannot write as deletion vectors): their inputs keep every delete that applies to
+ * them, so no task — and not the plan — may promise to drop those. Keeps "the plan's claim matches the
+ * commit" true. Mutates and returns `plan`.
+ */
+export function withoutTasks<P extends { tasks: { inputs: DataFile[]; removableDeletes: DeleteFile[] }[]; removableDeletes: DeleteFile[] }>(
+  plan: P,
+  table: Pick<TableModel, 'specs' | 'dataFiles' | 'deleteFiles'>,
+  unrun: (t: P['tasks'][number]) => boolean,
+): P {
+  const index = buildDeleteIndex(table.specs, table.deleteFiles);
+  const removable = computeRemovableDeletes(
+    table.dataFiles,
+    (f) => index.forDataFile(f),
+    plan.tasks.map((t) => (unrun(t) ? [] : t.inputs)),
+    table.deleteFiles,
+  );
+  plan.tasks.forEach((t, i) => (t.removableDeletes = unrun(t) ? [] : removable.perTask[i]!));
+  plan.removableDeletes = removable.plan;
+  return plan;
+}

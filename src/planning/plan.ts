@@ -3,6 +3,7 @@
  * dropped, the output, and why. Planners are pure functions of (model, policy, clock).
  */
 import type { DataFile, DeleteFile, PartitionTuple } from '../model/index.js';
+import type { RowOrder } from './sort-order.js';
 
 /** One readable step of a decision: which gate was asked, what it saw, and what it decided. */
 export interface DecisionStep {
@@ -19,6 +20,7 @@ export type TaskKind =
   | 'major' // merge segments, apply position deletes
   | 'full' // rewrite a whole partition
   | 'eq-to-pos' // rewrite only delete files of target-size segments
+  | 'position-deletes' // merge position delete files / DVs only (compact --deletes-only)
   | 'binpack'
   | 'universal'; // Paimon LSM unit
 
@@ -29,6 +31,8 @@ export interface RewriteTask {
   partition: PartitionTuple;
   /** Paimon bucket (LSM tasks). */
   bucket?: number;
+  /** The partition for people: "region=eu, ts_day=2024-01-02" (src/planning/partition-label.ts). */
+  partitionLabel?: string;
   /** Data files read by the task (and replaced by its output, except for eq-to-pos). */
   inputs: DataFile[];
   /** Delete files that must be applied while reading `inputs`. */
@@ -44,6 +48,8 @@ export interface RewriteTask {
   expectedOutputFiles?: number;
   /** Size at which the writer rolls to a new file, when it differs from the target (bin-pack). */
   maxOutputFileSizeBytes?: number;
+  /** Sort / z-order strategies: the order the task's rows are written in (src/planning/sort-order.ts). */
+  order?: RowOrder;
   trail: DecisionStep[];
 }
 

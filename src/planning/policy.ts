@@ -53,6 +53,17 @@ export interface TieredPolicy {
    * output with every new batch of fragments (quadratic write amplification); size tiers make it logarithmic.
    */
   fragmentSizeRatioPercent: number;
+  /**
+   * `self-optimizing.minor.eq-to-pos.delete-ratio` (floe; default 1.25; < 0 = Amoro's convert-at-every-minor):
+   * target-size segments whose only reason for an equality→position conversion is equality deletes are
+   * converted in batches — once the bytes a reader pays for those deletes (each attached file's size plus
+   * `read.split.open-file-cost`, per segment) reach this ratio of the segments' bytes, or once the oldest
+   * pending equality delete is older than `minor.trigger.interval`. Batched conversions are packed by the
+   * bytes they read (the key columns), not by data-file size, so one task serves many files.
+   * With the 4 MiB open cost a 128 MiB segment waits for ~40 equality-delete files at 1.25. Lower values
+   * convert more often: fewer delete files per data file for readers, more key-column reads.
+   */
+  eqToPosDeleteRatio: number;
 }
 
 export const TIERED_DEFAULTS: Readonly<TieredPolicy> = Object.freeze({
@@ -71,6 +82,7 @@ export const TIERED_DEFAULTS: Readonly<TieredPolicy> = Object.freeze({
   maxInputBytesPerThread: 512 * MiB,
   availableCores: 1,
   fragmentSizeRatioPercent: 1,
+  eqToPosDeleteRatio: 1.25,
 });
 
 export const TIERED_KEYS = Object.freeze({
@@ -90,6 +102,7 @@ export const TIERED_KEYS = Object.freeze({
   maxInputPerThread: 'self-optimizing.max-input-file-size-per-thread',
   availableCores: 'self-optimizing.available-cores',
   fragmentSizeRatio: 'self-optimizing.minor.fragment-size-ratio',
+  eqToPosDeleteRatio: 'self-optimizing.minor.eq-to-pos.delete-ratio',
 });
 
 function raw(props: Record<string, string>, key: string): string | undefined {
@@ -154,6 +167,7 @@ export function tieredPolicyFromProperties(props: Record<string, string>): Tiere
     maxInputBytesPerThread: intProp(props, k.maxInputPerThread, d.maxInputBytesPerThread),
     availableCores: numberProp(props, k.availableCores, d.availableCores),
     fragmentSizeRatioPercent: numberProp(props, k.fragmentSizeRatio, d.fragmentSizeRatioPercent),
+    eqToPosDeleteRatio: numberProp(props, k.eqToPosDeleteRatio, d.eqToPosDeleteRatio),
   };
   const filter = raw(props, k.filter);
   if (filter) p.filter = filter;

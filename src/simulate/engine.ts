@@ -47,6 +47,9 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
   let tasks = 0;
   let deleteFilesRemoved = 0;
   let plannerMillis = 0;
+  let filesOpened = 0;
+  /** Per-run and per-file charges (bytes-equivalent) on top of the bytes read. */
+  let readCharges = 0;
   let next = 0;
 
   for (let t = 0; t <= stream.durationMs; t += stream.tickMs) {
@@ -60,7 +63,14 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
     // sees while that minute's compaction is still running (compaction takes time in reality). Bytes are
     // cumulative through the end of the tick, so a rewrite made at minute m counts at minute m.
     const sampling = t % MINUTE_MS === 0;
-    const before = sampling ? { liveDataFiles: table.data.size, deleteFiles: table.deletes.size, liveBytes: Math.round(table.liveBytes()) } : undefined;
+    const before = sampling
+      ? {
+          liveDataFiles: table.data.size,
+          deleteFiles: table.deletes.size,
+          deletesPerDataFile: table.deletesPerDataFile(),
+          liveBytes: Math.round(table.liveBytes()),
+        }
+      : undefined;
     if (runner && scheduler.shouldRun(t, writerCommits)) {
       plannerCalls++;
       const t0 = performance.now();
@@ -74,8 +84,14 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
         });
       }
       plannerMillis += performance.now() - t0;
+      const liveFiles = table.data.size + table.deletes.size;
       const effect = table.applyPlan(plan, nowMs);
-      if (effect.tasks > 0 || effect.deleteFilesRemoved > 0) compactionRuns++;
+      if (effect.tasks > 0 || effect.deleteFilesRemoved > 0) {
+        compactionRuns++;
+        readCharges += stream.sizeModel.runCostBytes + stream.sizeModel.runCostBytesPerLiveFile * liveFiles;
+      }
+      filesOpened += effect.filesOpened;
+      readCharges += effect.filesOpened * stream.sizeModel.fileOpenCostBytes;
       tasks += effect.tasks;
       for (const [k, n] of Object.entries(effect.tasksByKind)) tasksByKind[k] = (tasksByKind[k] ?? 0) + n;
       bytesRead += effect.bytesRead;
@@ -88,6 +104,7 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
         minute: t / MINUTE_MS,
         ...before,
         cumulativeBytesRead: Math.round(bytesRead),
+        cumulativeReadCost: Math.round(bytesRead + readCharges),
         cumulativeBytesWritten: Math.round(bytesWritten),
       });
     }
@@ -100,11 +117,14 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
     schedule: policy.schedule,
     bytesIngested,
     compactionBytesRead: Math.round(bytesRead),
+    filesOpened,
+    compactionReadCost: Math.round(bytesRead + readCharges),
     compactionBytesWritten: Math.round(bytesWritten),
     writeAmplification: writeAmplification(bytesWritten, bytesIngested),
     // `final` is the end state, after the last tick's compaction.
     liveDataFiles: { ...summarize(timeline.map((p) => p.liveDataFiles)), final: table.data.size },
     deleteFiles: { ...summarize(timeline.map((p) => p.deleteFiles)), final: table.deletes.size },
+    queryPenalty: { ...summarize(timeline.map((p) => p.deletesPerDataFile)), final: table.deletesPerDataFile() },
     finalLiveBytes: Math.round(table.liveBytes()),
     plannerCalls,
     compactionRuns,

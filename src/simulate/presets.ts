@@ -43,11 +43,13 @@ const AMORO_STUDY: PolicySpec = {
   name: 'amoro-trigger40-5m',
   description: 'Amoro defaults, minor trigger 40 files, evaluated every 5 min when changed',
   planner: 'tiered',
-  // Amoro merges every fragment each time: floe's size-tiered merge is switched off to model it
+  // Amoro merges every fragment each time and converts equality deletes at every minor optimize, one
+  // segment per task: floe's size-tiered merge and batched conversion are switched off to model it
   properties: {
     'self-optimizing.target-size': TARGET,
     'self-optimizing.minor.trigger.file-count': 40,
     'self-optimizing.minor.fragment-size-ratio': -1,
+    'self-optimizing.minor.eq-to-pos.delete-ratio': -1,
   },
   schedule: { kind: 'on-change', everyMinutes: 5 },
 };
@@ -61,11 +63,13 @@ const AMORO_STUDY: PolicySpec = {
  * - evaluated every minute: evaluation reads only metadata, so checking at the writers' commit cadence
  *   costs little and caps how long fragments and equality deletes pile up at one commit interval;
  * - periodic, not only-when-changed: time-based triggers (minor interval, full interval) then fire on
- *   a table that stopped receiving writes, which Amoro's snapshot-driven evaluation never does.
+ *   a table that stopped receiving writes, which Amoro's snapshot-driven evaluation never does;
+ * - equality→position conversion batched by the delete-to-data ratio (default 1.25) and the minor
+ *   interval, packed by key-column bytes: evaluating every minute no longer means converting every minute.
  */
 const FLOE_TIERED: PolicySpec = {
   name: 'floe-tiered',
-  description: 'floe tiered (minor trigger 12, size-tiered fragment merge, checked every minute)',
+  description: 'floe tiered (minor trigger 12, size-tiered fragment merge, batched eq→pos conversion, checked every minute)',
   planner: 'tiered',
   // size tiers: a grown fragment is re-merged only once as many bytes of smaller fragments have gathered
   // (Paimon's size-ratio rule, ratio 1%), which keeps write amplification logarithmic instead of quadratic
@@ -75,6 +79,18 @@ const FLOE_TIERED: PolicySpec = {
     'self-optimizing.minor.fragment-size-ratio': 1,
   },
   schedule: { kind: 'periodic', everyMinutes: 1 },
+};
+
+/**
+ * floe with eager conversion (delete ratio 1: a 128 MiB segment converts at ~32 pending equality-delete
+ * files instead of ~40): the other side of the trade-off — fewer delete files per data file for readers,
+ * more key-column reads.
+ */
+const FLOE_TIERED_EAGER: PolicySpec = {
+  ...FLOE_TIERED,
+  name: 'floe-tiered-ratio-1',
+  description: 'floe tiered with eager equality→position conversion (delete ratio 1)',
+  properties: { ...FLOE_TIERED.properties, 'self-optimizing.minor.eq-to-pos.delete-ratio': 1 },
 };
 
 /** 8 Flink writers, each committing one 6 KB file a minute, for an hour. */
@@ -149,6 +165,7 @@ const PRESETS: Record<string, () => Preset> = {
       sparkBinpack(10, { 'delete-file-threshold': 10 }),
       AMORO_STUDY,
       FLOE_TIERED,
+      FLOE_TIERED_EAGER,
     ]),
 };
 

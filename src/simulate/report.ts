@@ -1,19 +1,11 @@
 /** Text and JSON views of a simulation report. */
+import { formatBytes as formatUnitBytes } from '../util/units.js';
 import { describeSchedule } from './schedule.js';
 import type { PolicyResult, SeriesStats, SimulationReport } from './types.js';
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** 1536 → "1.5 KiB"; three significant digits. */
+/** 1536 → "1.50 KiB"; three significant digits (src/util/units.ts). */
 export function formatBytes(n: number): string {
-  let v = n;
-  let u = 0;
-  while (Math.abs(v) >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  if (u === 0) return `${Math.round(v)} B`;
-  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${UNITS[u]}`;
+  return formatUnitBytes(n, { precision: 'sig3' });
 }
 
 function fmtNum(n: number): string {
@@ -46,10 +38,12 @@ export function renderReport(report: SimulationReport): string {
     'runs',
     'tasks',
     'read',
+    'read cost',
     'written',
     'write amp',
     'data files mean/p95/max',
     'delete files mean/p95/max',
+    'query penalty mean/max',
     'final files',
   ];
   const rows = results.map((r: PolicyResult) => [
@@ -58,10 +52,12 @@ export function renderReport(report: SimulationReport): string {
     String(r.compactionRuns),
     String(r.tasks),
     formatBytes(r.compactionBytesRead),
+    formatBytes(r.compactionReadCost),
     formatBytes(r.compactionBytesWritten),
     fmtRatio(r.writeAmplification),
     fmtStats(r.liveDataFiles),
     fmtStats(r.deleteFiles),
+    `${r.queryPenalty.mean.toFixed(1)} / ${r.queryPenalty.max.toFixed(1)}`,
     `${r.liveDataFiles.final}+${r.deleteFiles.final}`,
   ]);
   const ingested = results[0]?.bytesIngested ?? 0;
@@ -72,6 +68,9 @@ export function renderReport(report: SimulationReport): string {
     renderTable(header, rows),
     '',
     'runs = planner calls that committed a rewrite; write amp = compaction bytes written / bytes ingested;',
+    'read cost = bytes read + a charge per committed run and per live file then + one per file a task opens',
+    '  (sizeModel runCostBytes 256 KiB, runCostBytesPerLiveFile 1 KiB, fileOpenCostBytes 64 KiB by default);',
+    'query penalty = delete files a reader merges per live data file (Iceberg association rules);',
     'file counts are sampled every simulated minute, before that minute\'s compaction (p95 nearest-rank);',
     'final files = data + delete files at the end of the run.',
   ];

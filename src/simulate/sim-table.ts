@@ -12,6 +12,8 @@
  */
 import type { DataFile, DeleteFile, EqualityDeleteFile, PositionDeleteFile, Snapshot, TableModel } from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
+import { conversionReadBytes } from '../planning/tiered/planner.js';
+import { buildDeleteIndex } from '../planning/deletes.js';
 import type { CommitStream, NewDataFile, SizeModel, StreamCommit } from './types.js';
 
 export interface LiveDataFile {
@@ -33,6 +35,8 @@ export interface PlanEffect {
   tasks: number;
   tasksByKind: Record<string, number>;
   bytesRead: number;
+  /** Files the tasks opened: each input data file, and each task's delete files once per task. */
+  filesOpened: number;
   bytesWritten: number;
   dataFilesRemoved: number;
   dataFilesAdded: number;
@@ -98,6 +102,27 @@ export class SimTable {
     return n;
   }
 
+  /**
+   * Query penalty: the delete files Iceberg's rules attach to each live data file (what a reader merges
+   * into it), averaged over the live data files; 0 for an empty table.
+   */
+  deletesPerDataFile(): number {
+    if (this.data.size === 0) return 0;
+    const index = buildDeleteIndex(this.specs(), Array.from(this.deletes.values(), (d) => d.file));
+    let n = 0;
+    for (const f of this.data.values()) n += index.forDataFile(f.file).length;
+    return n / this.data.size;
+  }
+
+  private specs(): TableModel['specs'] {
+    return [
+      {
+        specId: 0,
+        fields: this.stream.partitioned ? [{ sourceId: 3, fieldId: 1000, name: 'part', transform: 'identity' }] : [],
+      },
+    ];
+  }
+
   /** The neutral model the planners read. Arrays are fresh; file objects are shared and must not be mutated. */
   toModel(): TableModel {
     const fields = [
@@ -115,12 +140,7 @@ export class SimTable {
       metadataLocation: `${LOCATION}/metadata/v${this.snapshots.length}.metadata.json`,
       schemas: [{ schemaId: 0, fields, identifierFieldIds: [1] }],
       currentSchemaId: 0,
-      specs: [
-        {
-          specId: 0,
-          fields: this.stream.partitioned ? [{ sourceId: 3, fieldId: 1000, name: 'part', transform: 'identity' }] : [],
-        },
-      ],
+      specs: this.specs(),
       defaultSpecId: 0,
       properties: { ...this.properties },
       snapshots: this.snapshots.slice(),
@@ -258,6 +278,7 @@ export class SimTable {
       tasks: plan.tasks.length,
       tasksByKind: {},
       bytesRead: 0,
+      filesOpened: 0,
       bytesWritten: 0,
       dataFilesRemoved: 0,
       dataFilesAdded: 0,
@@ -286,8 +307,12 @@ export class SimTable {
         }
       }
       const taskDeletes = new Set(task.deletes.map((d) => d.path));
+      effect.filesOpened += inputs.length;
       for (const d of task.deletes) {
-        if (this.deletes.has(d.path)) effect.bytesRead += d.sizeBytes;
+        if (this.deletes.has(d.path)) {
+          effect.bytesRead += d.sizeBytes;
+          effect.filesOpened++;
+        }
         else effect.violations.push(`task ${task.id}: delete ${d.path} is not a live delete file`);
       }
       if (task.kind === 'eq-to-pos') this.convertToPositionDeletes(task, inputs, taskDeletes, startingSeq, seq, effect);
@@ -387,7 +412,9 @@ export class SimTable {
   ): void {
     const sm = this.stream.sizeModel;
     for (const f of inputs) {
-      effect.bytesRead += f.file.sizeBytes * sm.keyColumnReadFraction;
+      // Only the key columns are read (ranged reads of their column chunks): their real share when the
+      // file carries column sizes, else the stream's keyColumnReadFraction.
+      effect.bytesRead += f.file.stats?.columnSizes ? conversionReadBytes(f.file, task.deletes) : f.file.sizeBytes * sm.keyColumnReadFraction;
       let moved = 0;
       for (const [delPath, rows] of f.deletedBy) {
         if (!taskDeletes.has(delPath)) continue;

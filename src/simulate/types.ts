@@ -14,12 +14,34 @@ export interface SizeModel {
    * the row position, not whole rows (Amoro's cost model counts such files at 1/10 of their size).
    */
   keyColumnReadFraction: number;
+  /**
+   * Bytes-equivalent charged for every file a compaction task opens (each input data file and each
+   * delete file the task applies; a task loads a delete file once for all its data files). Default
+   * 64 KiB: what a reader fetches just to open a Parquet file (Arrow reads the last 64 KiB to get the
+   * footer in one request), before any column data. Added to the read cost, not to bytes read.
+   */
+  fileOpenCostBytes: number;
+  /**
+   * Fixed bytes charged for every compaction run that commits. Default 256 KiB: the metadata.json, the
+   * manifest list and the new manifests' headers a commit reads and writes whatever the table's size.
+   * Added to the read cost.
+   */
+  runCostBytes: number;
+  /**
+   * Bytes charged per live file (data + delete) for every committed run, on top of `runCostBytes`.
+   * Default 1 KiB: a run reads every live manifest entry to plan and validate, and an Iceberg manifest
+   * entry with column statistics is roughly that size. Added to the read cost.
+   */
+  runCostBytesPerLiveFile: number;
 }
 
 export const DEFAULT_SIZE_MODEL: SizeModel = {
   positionDeleteBytesPerRow: 8,
   positionDeleteFileOverheadBytes: 1024,
   keyColumnReadFraction: 0.1,
+  fileOpenCostBytes: 64 * 1024,
+  runCostBytes: 256 * 1024,
+  runCostBytesPerLiveFile: 1024,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -184,8 +206,12 @@ export interface TimelinePoint {
   minute: number;
   liveDataFiles: number;
   deleteFiles: number;
+  /** Delete files a reader merges per live data file (Iceberg's association rules), the query penalty. */
+  deletesPerDataFile: number;
   liveBytes: number;
   cumulativeBytesRead: number;
+  /** Bytes read plus the per-run and per-file charges, cumulative. */
+  cumulativeReadCost: number;
   cumulativeBytesWritten: number;
 }
 
@@ -197,12 +223,25 @@ export interface PolicyResult {
   /** Bytes the writers committed (data + delete files; the base table is not ingested). */
   bytesIngested: number;
   compactionBytesRead: number;
+  /** Files opened by compaction tasks (input data files + each task's delete files). */
+  filesOpened: number;
+  /**
+   * compactionBytesRead + per committed run (runCostBytes + runCostBytesPerLiveFile × live files) +
+   * filesOpened × fileOpenCostBytes: what reading
+   * costs once a run's fixed work and each file open are charged (many small runs are not free).
+   */
+  compactionReadCost: number;
   compactionBytesWritten: number;
   /** compactionBytesWritten / bytesIngested. */
   writeAmplification: number;
   /** Sampled each minute before that minute's compaction; `final` is the state at the end of the run. */
   liveDataFiles: SeriesStats;
   deleteFiles: SeriesStats;
+  /**
+   * Query penalty: delete files a reader has to merge per live data file (the deletes Iceberg's rules
+   * attach to each file, averaged over the files), sampled like the file counts.
+   */
+  queryPenalty: SeriesStats;
   /** Bytes of live rows at the end of the run. */
   finalLiveBytes: number;
   /** Times the planner was asked. */

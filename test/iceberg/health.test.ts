@@ -1,20 +1,38 @@
-/** Size classes (Amoro thresholds) and the health score formula documented in src/health.ts, checked by hand. */
-import { describe, expect, it } from 'vitest';
-import { classifySize, DEFAULT_SIZE_POLICY, MiB, sizePolicyFromProperties, tableHealth } from '../../src/health.js';
-import type { DataFile, DeleteFile } from '../../src/model/index.js';
+/**
+ * Size classes (Amoro thresholds) and the health score (src/health.ts): 100 × ideal / actual scan cost, with
+ * every file open charged 4 MiB. Expected numbers are worked out by hand in the comments.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { classifySize, DEFAULT_SIZE_POLICY, explainHealth, MiB, sizePolicyFromProperties, tableHealth } from '../../src/health.js';
+import type { DataFile, DeleteFile, PartitionSpec } from '../../src/model/index.js';
+import { seedDemoTable } from '../../src/demo/seed.js';
+import { buildInspectReport, openTableForCli } from '../../src/cli/commands/inspect.js';
+import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
+import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { fixtures } from './helpers.js';
+import { buildPaimonInspect, paimonFileIO } from '../../src/cli/paimon-view.js';
+import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
+import { cleanup as cleanupPaimon, copyFixture as copyPaimonFixture } from '../paimon-compact/helpers.js';
 
-const data = (sizeBytes: number, recordCount: number, partition: unknown[] = []): DataFile => ({
-  content: 'data', path: `d${Math.random()}`, format: 'parquet', sizeBytes, recordCount, specId: 0, partition,
-  dataSequenceNumber: 1n, fileSequenceNumber: 1n,
+let n = 0;
+const data = (sizeBytes: number, recordCount: number, partition: unknown[] = [], seq = 1n, specId = 0): DataFile => ({
+  content: 'data', path: `d${n++}`, format: 'parquet', sizeBytes, recordCount, specId, partition,
+  dataSequenceNumber: seq, fileSequenceNumber: seq,
 });
-const posDel = (recordCount: number, partition: unknown[] = []): DeleteFile => ({
-  content: 'position-deletes', path: `p${Math.random()}`, format: 'parquet', sizeBytes: 1000, recordCount, specId: 0, partition,
-  dataSequenceNumber: 2n, fileSequenceNumber: 2n,
+const posDel = (recordCount: number, partition: unknown[] = [], seq = 2n): DeleteFile => ({
+  content: 'position-deletes', path: `p${n++}`, format: 'parquet', sizeBytes: 1000, recordCount, specId: 0, partition,
+  dataSequenceNumber: seq, fileSequenceNumber: seq,
 });
-const eqDel = (recordCount: number): DeleteFile => ({
-  content: 'equality-deletes', path: `e${Math.random()}`, format: 'parquet', sizeBytes: 1000, recordCount, specId: 0, partition: [],
-  dataSequenceNumber: 2n, fileSequenceNumber: 2n, equalityFieldIds: [1],
+const eqDel = (recordCount: number, partition: unknown[] = [], seq = 2n, specId = 0): DeleteFile => ({
+  content: 'equality-deletes', path: `e${n++}`, format: 'parquet', sizeBytes: 1000, recordCount, specId, partition,
+  dataSequenceNumber: seq, fileSequenceNumber: seq, equalityFieldIds: [1],
 });
+const byRegion: PartitionSpec = { specId: 0, fields: [{ sourceId: 2, fieldId: 1000, name: 'region', transform: 'identity' }] };
+const unpartitioned: PartitionSpec = { specId: 1, fields: [] };
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 describe('size classes', () => {
   it('fragment ≤ 16 MiB < undersized ≤ 96 MiB < target, by default', () => {
@@ -31,33 +49,133 @@ describe('size classes', () => {
   });
 });
 
-describe('health score', () => {
-  it('a partition of 12+ target-size files without deletes scores 100', () => {
+describe('health score = 100 × ideal / actual scan cost', () => {
+  it('12 files of 120 MiB without deletes: already ideal → 100', () => {
     const h = tableHealth({ dataFiles: Array.from({ length: 12 }, () => data(120 * MiB, 1000)), deleteFiles: [] });
     expect(h.score).toBe(100);
     expect(h.data.target.files).toBe(12);
   });
-  it('12 files of 48 MiB: small-file part 40 × 48/96 = 20 → 80', () => {
+  it('12 files of 48 MiB: actual 576 + 12×4 MiB, ideal 576 + ⌈576/128⌉=5 × 4 MiB → 95.5', () => {
     const h = tableHealth({ dataFiles: Array.from({ length: 12 }, () => data(48 * MiB, 1000)), deleteFiles: [] });
-    expect(h.score).toBe(80);
+    expect(h.score).toBe(round1((100 * (576 + 20)) / (576 + 48)));
+    expect(h.cost.idealFiles).toBe(5);
   });
-  it('position deletes removing 10% of rows cost half the 20 points; equality deletes at 5% cost half of 40', () => {
-    const files = Array.from({ length: 12 }, () => data(100 * MiB, 1000)); // 12 000 rows
-    expect(tableHealth({ dataFiles: files, deleteFiles: [posDel(1200)] }).score).toBe(90);
-    expect(tableHealth({ dataFiles: files, deleteFiles: [eqDel(600)] }).score).toBe(80);
+  it('1 MiB files: each open costs 4 × the data → about 20', () => {
+    const h = tableHealth({ dataFiles: Array.from({ length: 64 }, () => data(MiB, 10)), deleteFiles: [] });
+    expect(h.score).toBe(round1((100 * (64 + 4)) / (64 + 64 * 4)));
   });
-  it('tiny partitions are scaled towards 100 (factor = files/12 × bytes/M)', () => {
-    // 6 files of 8 MiB: raw = 40 × 8/96 + 40 + 20 = 63.33; factor = 0.5 × 48/96 = 0.25 → 100 − 0.25 × 36.67 = 90.8
-    const h = tableHealth({ dataFiles: Array.from({ length: 6 }, () => data(8 * MiB, 10)), deleteFiles: [] });
-    expect(h.score).toBeCloseTo(90.8, 1);
+  it('a position delete is read once per data file it applies to, and its rows are not live', () => {
+    // 12 × 100 MiB, 12 000 rows; one 1000-byte position delete file (seq 2 ≥ 1: applies to all 12) of 1200 rows.
+    // actual = 1200 MiB + 48 MiB + 12 × (4 MiB + 1000 B); live = 1080 MiB in ⌈1080/128⌉ = 9 files → ideal 1080 + 36 MiB
+    const files = Array.from({ length: 12 }, () => data(100 * MiB, 1000));
+    const h = tableHealth({ dataFiles: files, deleteFiles: [posDel(1200)] });
+    expect(h.cost.deleteReads).toBe(12);
+    expect(h.score).toBe(round1((100 * (1116 * MiB)) / (1296 * MiB + 12 * 1000)));
   });
-  it('the table score is the mean over partitions; deletes are summarised by kind', () => {
-    const h = tableHealth({
-      dataFiles: [...Array.from({ length: 12 }, () => data(120 * MiB, 10, ['a'])), ...Array.from({ length: 12 }, () => data(48 * MiB, 10, ['b']))],
-      deleteFiles: [posDel(0, ['a'])],
-    });
-    expect(h.partitions).toHaveLength(2);
-    expect(h.score).toBe(90);
-    expect(h.deletes.position.files).toBe(1);
+  it('the demo shape — 120 fragments of 2.8 KiB in 3 partitions, 30 equality deletes — scores about 0; compacted, 100', () => {
+    const frag = Math.round(2.8 * 1024);
+    const dataFiles: DataFile[] = [];
+    const deleteFiles: DeleteFile[] = [];
+    for (const r of ['eu', 'us', 'apac']) {
+      for (let i = 0; i < 40; i++) dataFiles.push(data(frag, 100, [r], BigInt(i + 1)));
+      for (let i = 0; i < 10; i++) deleteFiles.push(eqDel(13, [r], BigInt(4 * i + 4)));
+    }
+    const h = tableHealth({ specs: [byRegion], dataFiles, deleteFiles });
+    expect(h.score).toBeLessThan(1);
+    for (const p of h.partitions) expect(p.score).toBeLessThan(1);
+    // each equality delete at sequence 4i+4 applies to the 4i+3 data files before it in its partition
+    expect(h.cost.deleteReads).toBe(3 * Array.from({ length: 10 }, (_, i) => 4 * i + 3).reduce((a, b) => a + b, 0));
+    const compacted = ['eu', 'us', 'apac'].map((r) => data(40 * frag, 4000 - 130, [r], 41n));
+    expect(tableHealth({ specs: [byRegion], dataFiles: compacted, deleteFiles: [] }).score).toBe(100);
+  });
+  it('a global equality delete (unpartitioned spec) applies to every partition', () => {
+    const dataFiles = [data(100 * MiB, 10, ['eu']), data(100 * MiB, 10, ['us'])];
+    const h = tableHealth({ specs: [byRegion, unpartitioned], dataFiles, deleteFiles: [eqDel(1, [], 2n, 1)] });
+    expect(h.cost.deleteReads).toBe(2);
+  });
+  it('delete files that apply to no data file still cost an open; a delete-only partition scores 0', () => {
+    const h = tableHealth({ specs: [byRegion], dataFiles: [data(120 * MiB, 10, ['eu'])], deleteFiles: [posDel(5, ['us'])] });
+    const us = h.partitions.find((p) => p.partition[0] === 'us')!;
+    expect(us.cost.unusedDeleteFiles).toBe(1);
+    expect(us.score).toBe(0);
+  });
+  it('manifests: each live one costs an open; ones holding no live file are skipped', () => {
+    // 12 × 120 MiB in 12 manifests of 10 KiB; ideal: 12 entries × 10 KiB/entry → 1 manifest
+    const files = Array.from({ length: 12 }, () => data(120 * MiB, 1000));
+    const live = Array.from({ length: 12 }, () => ({ content: 'data', length: 10 * 1024, addedFilesCount: 1, existingFilesCount: 0 }));
+    const dead = Array.from({ length: 30 }, () => ({ content: 'data', length: 10 * 1024, addedFilesCount: 0, existingFilesCount: 0 }));
+    const h = tableHealth({ dataFiles: files, deleteFiles: [], manifests: [...live, ...dead] });
+    expect(h.cost.manifests).toBe(12);
+    expect(h.cost.idealManifests).toBe(1);
+    const kib = 120 / 1024; // 120 KiB of manifests, in MiB
+    expect(h.score).toBe(round1((100 * (1488 + 4 + kib)) / (1488 + 48 + kib)));
+    // per partition, no manifest terms
+    expect(h.partitions[0]!.score).toBe(100);
+  });
+  it('explainHealth names every term with its numbers', () => {
+    const h = tableHealth({ dataFiles: [data(MiB, 10), data(MiB, 10)], deleteFiles: [posDel(1)] });
+    const text = explainHealth(h).join('\n');
+    expect(text).toMatch(/100 × ideal scan cost \/ actual scan cost/);
+    expect(text).toMatch(/\+ 2 data file\(s\) × open-cost +8\.0 MiB/);
+    expect(text).toMatch(/\+ 2 delete-file reads/);
+    expect(text).toMatch(new RegExp(`score = .* = ${h.score.toFixed(1)}`));
+  });
+});
+
+describe('health of real tables', () => {
+  const temps: string[] = [];
+  afterAll(() => {
+    temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
+    cleanupPaimon();
+  });
+
+  it('the demo table scores badly before compaction and well after', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-health-'));
+    temps.push(dir);
+    const seeded = await seedDemoTable(dir);
+    const before = await buildInspectReport(await openTableForCli(seeded.location, {}));
+    expect(before.health.data.fragment.files).toBe(120);
+    expect(before.health.deletes.equality.files).toBe(30);
+    expect(before.health.score).toBeLessThan(5);
+    const opened = await openIcebergForWrite(seeded.location, {});
+    try {
+      const r = await compactIceberg(opened.table, opened.io, opened.ops!, {});
+      expect(r.failedTasks).toEqual([]);
+    } finally {
+      opened.files.destroy();
+    }
+    const after = await buildInspectReport(await openTableForCli(seeded.location, {}));
+    expect(after.health.cost.dataFiles).toBe(3);
+    expect(after.health.score).toBeGreaterThan(95);
+  });
+
+  it('fixtures: a Flink upsert table with equality deletes scores badly; a lone small data file is ideal', async () => {
+    const flink = await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_delete_equality'), {}));
+    expect(flink.health.deletes.equality.files).toBeGreaterThan(0);
+    expect(flink.health.score).toBeLessThan(20);
+    const spark = await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_positional_delete_all_rows'), {}));
+    // every row deleted: nothing live, so any file read is overhead
+    expect(spark.health.cost.deletedShare).toBe(1);
+    expect(spark.health.score).toBeLessThan(5);
+  });
+
+  it('Paimon: a bucket with L0 files scores below 100, one file per bucket after full compaction scores 100', async () => {
+    const t = copyPaimonFixture('pk_table_scan_and_read_mor');
+    const inspect = async () => {
+      const files = paimonFileIO([]);
+      try {
+        return (await buildPaimonInspect(t, files)).health;
+      } finally {
+        files.destroy();
+      }
+    };
+    const before = await inspect();
+    const p10 = before.partitions.find((p) => JSON.stringify(p.partition) === '[10]')!;
+    // 2 buckets in partition 10: the ideal is one file per bucket, not one per partition
+    expect(p10.cost.idealFiles).toBe(2);
+    expect(p10.score).toBeLessThan(60);
+    await compactPaimon(t, { full: true });
+    const after = await inspect();
+    expect(after.score).toBe(100);
   });
 });

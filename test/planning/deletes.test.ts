@@ -138,3 +138,23 @@ describe('removable deletes', () => {
     expect(r.perTask).toEqual([[partA], []]);
   });
 });
+
+describe('removable deletes when some planned tasks will not run', () => {
+  it('a delete spanning a rewritten file and a skipped (v3 eq→pos) task is not promised; one local to the rewrite is', async () => {
+    const { withoutTasks } = await import('../../src/planning/deletes.js');
+    const small = dataFile({ path: 'small', seq: 1 });
+    const large = dataFile({ path: 'large', seq: 1 });
+    const eq = eqDelete({ seq: 3 });
+    const dvSmall = deletionVector({ path: 'dvs.puffin', offset: 4, referencedDataFile: 'small', seq: 3 });
+    const dvLarge = deletionVector({ path: 'dvs.puffin', offset: 90, referencedDataFile: 'large', seq: 3 });
+    const table = makeTable({ specs: [unpartitionedSpec()], dataFiles: [small, large], deleteFiles: [eq, dvSmall, dvLarge] });
+    const tasks = [
+      { kind: 'minor', inputs: [small], removableDeletes: [] as DeleteFile[] },
+      { kind: 'eq-to-pos', inputs: [large], removableDeletes: [] as DeleteFile[] },
+    ];
+    const plan = withoutTasks({ tasks, removableDeletes: [] as DeleteFile[] }, table, (t) => t.kind === 'eq-to-pos');
+    expect(plan.tasks[0]!.removableDeletes).toEqual([dvSmall]);
+    expect(plan.tasks[1]!.removableDeletes).toEqual([]);
+    expect(plan.removableDeletes).toEqual([dvSmall]);
+  });
+});

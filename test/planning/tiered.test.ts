@@ -63,6 +63,7 @@ describe('tiered policy from properties', () => {
       maxInputBytesPerThread: 536870912,
       availableCores: 1,
       fragmentSizeRatioPercent: 1,
+      eqToPosDeleteRatio: 1.25,
     });
   });
 
@@ -498,5 +499,65 @@ describe('floe size-tiered fragment merge (self-optimizing.minor.fragment-size-r
     const del = posDelete({ path: 'pd', seq: 2, referencedDataFile: 'big' });
     const plan = planTiered(makeTable({ dataFiles: [...small, big], deleteFiles: [del] }), policy({ fragmentSizeRatioPercent: 1 }), NOW);
     expect(plan.tasks.flatMap((t) => paths(t.inputs))).toContain('big');
+  });
+});
+
+describe('--explain readability (issue 13.8)', () => {
+  it('names every partition the input budget deferred, with its rank, cost and the budget', () => {
+    const spec = identitySpec(0, 2);
+    const mk = (p: string, n: number) => Array.from({ length: n }, () => dataFile({ partition: [p], size: 10 * MiB }));
+    const table = makeTable({ specs: [spec], dataFiles: [...mk('a', 2), ...mk('b', 3), ...mk('c', 4)] });
+    const plan = planTiered(table, policy({ maxInputBytesPerThread: 50 * MiB }), NOW);
+    const deferred = plan.trail.filter((s) => s.gate === 'deferred');
+    expect(deferred.map((s) => s.values?.partition)).toEqual(['p2=b', 'p2=a']);
+    expect(deferred[0]!.detail).toBe(
+      `partition p2=b (rank 2 of 3, cost ${72 * MiB}, type minor) deferred to a later plan: ` +
+        `the partitions ranked above it already use ${96 * MiB} of the ${50 * MiB}-byte input budget`,
+    );
+    expect(deferred.every((s) => s.outcome === 'skip')).toBe(true);
+    expect(plan.tasks[0]!.partitionLabel).toBe('p2=c');
+  });
+
+  it('a partition never optimized says so instead of "N ms since … (at 0)"', () => {
+    const files = [dataFile({ size: MiB }), dataFile({ size: MiB })];
+    const plan = planTiered(makeTable({ dataFiles: files }), policy(FULL_ON), NOW);
+    const full = plan.tasks[0]!.trail.find((s) => s.gate === 'full-interval')!;
+    expect(full.detail).toMatch(/^never full optimized/);
+    expect(full.detail).not.toMatch(/at 0|ms since/);
+    const minor = planTiered(makeTable({ dataFiles: files }), policy(), NOW).tasks[0]!.trail.find((s) => s.gate === 'minor-interval')!;
+    expect(minor.detail).toMatch(/never minor optimized/);
+    const later = planTiered(makeTable({ dataFiles: files }), policy(), NOW, { table: { lastMinorMs: NOW - 2 * HOUR } });
+    const step = later.tasks[0]!.trail.find((s) => s.gate === 'minor-interval')!;
+    expect(step.detail).toContain(`2h (7200000 ms) since last minor optimize (at ${new Date(NOW - 2 * HOUR).toISOString()})`);
+    expect(step.detail).toContain('minor.trigger.interval 1h (3600000 ms)');
+  });
+
+  it('day/hour/month partitions and identity date columns print as dates', () => {
+    const schema = {
+      schemaId: 0,
+      fields: [
+        { id: 1, name: 'id', required: true, type: { kind: 'primitive' as const, name: 'long' as const } },
+        { id: 2, name: 'd', required: false, type: { kind: 'primitive' as const, name: 'date' as const } },
+        { id: 3, name: 'ts', required: false, type: { kind: 'primitive' as const, name: 'timestamp' as const } },
+      ],
+    };
+    const day = 19724; // 2024-01-02
+    const cases: [string, number, string][] = [
+      ['day', day, 'ts_day=2024-01-02'],
+      ['hour', day * 24 + 10, 'ts_hour=2024-01-02-10'],
+      ['month', (2024 - 1970) * 12, 'ts_month=2024-01'],
+      ['year', 2024 - 1970, 'ts_year=2024'],
+    ];
+    for (const [transform, value, label] of cases) {
+      const spec = { specId: 0, fields: [{ sourceId: 3, fieldId: 1000, name: `ts_${transform}`, transform }] };
+      const files = [dataFile({ size: MiB, partition: [value] }), dataFile({ size: MiB, partition: [value] })];
+      const plan = planTiered(makeTable({ schemas: [schema], specs: [spec], dataFiles: files }), policy(), NOW);
+      expect(plan.tasks[0]!.partitionLabel).toBe(label);
+      expect(plan.tasks[0]!.trail.find((s) => s.gate === 'rank')!.detail).toContain(`partition ${label} ranked 1`);
+    }
+    const identity = { specId: 0, fields: [{ sourceId: 2, fieldId: 1000, name: 'd', transform: 'identity' }] };
+    const files = [dataFile({ size: MiB, partition: [day] }), dataFile({ size: MiB, partition: [day] })];
+    const plan = planTiered(makeTable({ schemas: [schema], specs: [identity], dataFiles: files }), policy(), NOW);
+    expect(plan.tasks[0]!.partitionLabel).toBe('d=2024-01-02');
   });
 });

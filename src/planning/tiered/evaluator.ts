@@ -47,6 +47,26 @@ export function isCompactPositionDelete(data: DataFile, del: DeleteFile): boolea
   return fileName(del.path).startsWith(`${stem}-delete`);
 }
 
+/** 5400000 → "1h 30m (5400000 ms)": readable, with the exact number kept. */
+export function durationText(ms: number): string {
+  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const parts: string[] = [];
+  let rest = Math.max(0, Math.round(ms));
+  for (const [u, size] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)}${u}`);
+      rest %= size;
+    }
+  }
+  return `${parts.length ? parts.join(' ') : `${Math.round(ms)} ms`}${parts.length ? ` (${Math.round(ms)} ms)` : ''}`;
+}
+
+/** Time since the last optimize of a kind; a time of 0 means none is known (Amoro's default). */
+function sinceLast(sinceMs: number, atMs: number, kind: string): string {
+  if (atMs <= 0) return `never ${kind} optimized (no last ${kind} optimize time recorded, so the interval counts as reached)`;
+  return `${durationText(sinceMs)} since last ${kind} optimize (at ${new Date(atMs).toISOString()})`;
+}
+
 export class PartitionEvaluation {
   readonly fragmentBytes: number;
   readonly minTargetBytes: number;
@@ -75,6 +95,18 @@ export class PartitionEvaluation {
   readonly rewritePos: FileWithDeletes[] = [];
   /** How many rewrite members are segments rewritten for their deletes (not fragments). */
   readonly rewriteIsSegment = new Set<DataFile>();
+  /**
+   * Segments in `rewritePos` (or lone undersized ones) whose only reason for conversion is equality
+   * deletes: with batching on they wait until `conversionDue()`.
+   */
+  readonly eqOnly = new Set<DataFile>();
+  /** Equality deletes attached to eq-only segments, and those attached to any other file. */
+  private readonly batchedEq = new Set<DeleteFile>();
+  private readonly otherEq = new Set<DeleteFile>();
+  /** Σ over eq-only segments of the bytes a reader pays for their equality deletes (size + open cost each). */
+  pendingEqReadBytes = 0;
+  /** Σ of the eq-only segments' sizes. */
+  eqOnlyBytes = 0;
 
   constructor(
     readonly key: string,
@@ -83,6 +115,8 @@ export class PartitionEvaluation {
     readonly policy: TieredPolicy,
     readonly nowMs: number,
     readonly times: ResolvedTimes,
+    /** When a delete file was committed (ms), if known: ages pending equality deletes for batching. */
+    readonly committedAtMs: (d: DeleteFile) => number | undefined = () => undefined,
   ) {
     this.fragmentBytes = fragmentSize(policy);
     this.minTargetBytes = minTargetSize(policy);
@@ -147,8 +181,97 @@ export class PartitionEvaluation {
     }
   }
 
+  /** Whether batched conversion applies at all (floe's rule on, not full mode). */
+  batching(): boolean {
+    return this.policy.eqToPosDeleteRatio >= 0 && !this.full;
+  }
+
+  /**
+   * A segment converted only because of equality deletes: it has one, and no position-delete reason
+   * (more than one position file, or one that is not yet per file) of its own.
+   */
+  private onlyEqualityReason(f: DataFile, deletes: readonly DeleteFile[]): boolean {
+    let eq = 0;
+    let pos = 0;
+    let single: DeleteFile | undefined;
+    for (const d of deletes) {
+      if (d.content === 'equality-deletes') eq += 1;
+      else {
+        pos += 1;
+        single = d;
+      }
+    }
+    if (eq === 0 || pos > 1) return false;
+    return pos === 0 || isCompactPositionDelete(f, single!);
+  }
+
+  /** Records a segment that only equality deletes send to conversion (see `conversionDue`). */
+  noteEqOnly(f: DataFile, deletes: readonly DeleteFile[]): void {
+    if (this.eqOnly.has(f)) return;
+    this.eqOnly.add(f);
+    this.eqOnlyBytes += f.sizeBytes;
+    for (const d of deletes) {
+      if (d.content !== 'equality-deletes') continue;
+      this.batchedEq.add(d);
+      this.pendingEqReadBytes += d.sizeBytes + this.policy.openFileCostBytes;
+    }
+  }
+
+  /** Whether conversion of `f` for these deletes would wait for a batch. */
+  isBatchedConversion(f: DataFile, deletes: readonly DeleteFile[]): boolean {
+    return this.batching() && this.onlyEqualityReason(f, deletes);
+  }
+
+  /** Delete-to-data ratio of the eq-only segments: reader bytes for their equality deletes per data byte. */
+  deleteToDataRatio(): number {
+    return this.eqOnlyBytes > 0 ? this.pendingEqReadBytes / this.eqOnlyBytes : 0;
+  }
+
+  /** Age of the oldest equality delete waiting on an eq-only segment; Infinity when a commit time is unknown. */
+  oldestPendingEqAgeMs(): number {
+    let oldest = 0;
+    for (const d of this.batchedEq) {
+      const at = this.committedAtMs(d);
+      if (at === undefined) return Number.POSITIVE_INFINITY;
+      oldest = Math.max(oldest, this.nowMs - at);
+    }
+    return oldest;
+  }
+
+  /**
+   * Batched equality→position conversion (floe): eq-only segments are converted together once the
+   * delete-to-data ratio reaches `minor.eq-to-pos.delete-ratio` — readers then pay that share of the
+   * data's bytes again for the deletes — or once the oldest pending equality delete has waited longer
+   * than `minor.trigger.interval` (an unknown commit time counts as waited, Amoro's 0 default).
+   * Converting at every commit re-reads every segment's key columns each time while it removes only
+   * that commit's few delete files.
+   */
+  conversionDue(): boolean {
+    if (!this.batching() || this.eqOnly.size === 0) return true;
+    if (this.deleteToDataRatio() >= this.policy.eqToPosDeleteRatio) return true;
+    const interval = this.policy.minorTriggerIntervalMs;
+    return interval >= 0 && this.oldestPendingEqAgeMs() > interval;
+  }
+
+  /**
+   * The batch fires on its own (makes the partition necessary): the ratio is reached, or a delete of
+   * known commit time has waited longer than the minor interval. An unknown time only lets a partition
+   * that is necessary anyway convert, as Amoro would.
+   */
+  batchTriggered(): boolean {
+    if (!this.batching() || this.eqOnly.size === 0) return false;
+    if (this.deleteToDataRatio() >= this.policy.eqToPosDeleteRatio) return true;
+    const age = this.oldestPendingEqAgeMs();
+    return this.policy.minorTriggerIntervalMs >= 0 && Number.isFinite(age) && age > this.policy.minorTriggerIntervalMs;
+  }
+
+  private noteOtherEq(deletes: readonly DeleteFile[]): void {
+    for (const d of deletes) if (d.content === 'equality-deletes') this.otherEq.add(d);
+  }
+
   add(e: FileWithDeletes): void {
     const { file: f, deletes } = e;
+    if (!(this.isBatchedConversion(f, deletes) && !this.isFragment(f) && !this.shouldRewrite(f, deletes))) this.noteOtherEq(deletes);
     if (this.isFragment(f)) {
       this.fragmentCount += 1;
       this.fragmentSize += f.sizeBytes;
@@ -189,6 +312,7 @@ export class PartitionEvaluation {
       this.rewritePosSize += f.sizeBytes;
       this.countDeletes(deletes);
       this.rewritePos.push(e);
+      if (this.isBatchedConversion(f, deletes)) this.noteEqOnly(f, deletes);
     }
     // else: stays as it is; its deletes stay needed (the removal rule sees it as a surviving file).
   }
@@ -209,10 +333,18 @@ export class PartitionEvaluation {
     return this.policy.minorTriggerIntervalMs >= 0 && this.nowMs - this.times.lastMinorMs > this.policy.minorTriggerIntervalMs;
   }
 
+  /** Equality deletes that count toward the minor file count: while a batch waits, not those only on its segments. */
+  minorEqDeleteCount(): number {
+    return this.conversionDue() ? this.eqDeleteCount : this.otherEq.size;
+  }
+
   minorNecessary(): boolean {
-    const small = this.fragmentCount + this.eqDeleteCount;
+    const small = this.fragmentCount + this.minorEqDeleteCount();
     return (
-      small >= this.policy.minorTriggerFileCount || (small > 1 && this.reachMinorInterval()) || this.combinePosCount > 0
+      small >= this.policy.minorTriggerFileCount ||
+      (small > 1 && this.reachMinorInterval()) ||
+      this.combinePosCount > 0 ||
+      this.batchTriggered()
     );
   }
 
@@ -281,7 +413,7 @@ export class PartitionEvaluation {
     } else {
       steps.push({
         gate: 'full-interval',
-        detail: `${sinceFull} ms since last full optimize (at ${this.times.lastFullMs}) ${this.full ? '>' : '≤'} full.trigger.interval ${p.fullTriggerIntervalMs} ms`,
+        detail: `${sinceLast(sinceFull, this.times.lastFullMs, 'full')} ${this.full ? '>' : '≤'} full.trigger.interval ${durationText(p.fullTriggerIntervalMs)}`,
         outcome: this.full ? 'pass' : 'fail',
         values: { sinceLastFullMs: sinceFull, intervalMs: p.fullTriggerIntervalMs },
       });
@@ -312,10 +444,27 @@ export class PartitionEvaluation {
       outcome: this.rewriteSegmentCount > 0 ? 'pass' : 'fail',
       values: { segments: this.rewriteSegmentCount, duplicateRatio: p.majorDuplicateRatio },
     });
-    const small = this.fragmentCount + this.eqDeleteCount;
+    if (this.batching() && this.eqOnly.size > 0) {
+      const due = this.conversionDue();
+      const ratio = this.deleteToDataRatio();
+      const age = this.oldestPendingEqAgeMs();
+      steps.push({
+        gate: 'eq-to-pos-batch',
+        detail:
+          `${this.eqOnly.size} segments wait on ${this.batchedEq.size} equality deletes: delete-to-data ratio ${ratio.toFixed(3)} ` +
+          `(reader bytes for the deletes ${this.pendingEqReadBytes} / segment bytes ${this.eqOnlyBytes}) ${ratio >= p.eqToPosDeleteRatio ? '≥' : '<'} ` +
+          `minor.eq-to-pos.delete-ratio ${p.eqToPosDeleteRatio}; oldest pending delete ` +
+          `${Number.isFinite(age) ? durationText(age) : 'of unknown age'} vs minor.trigger.interval ${durationText(p.minorTriggerIntervalMs)}` +
+          (due ? ': convert now' : ': wait for a larger batch'),
+        outcome: due ? 'pass' : 'skip',
+        values: { segments: this.eqOnly.size, ratio, threshold: p.eqToPosDeleteRatio, ...(Number.isFinite(age) ? { oldestMs: age } : {}) },
+      });
+    }
+    const minorEq = this.minorEqDeleteCount();
+    const small = this.fragmentCount + minorEq;
     steps.push({
       gate: 'minor-file-count',
-      detail: `fragments ${this.fragmentCount} + equality deletes ${this.eqDeleteCount} = ${small} ${small >= p.minorTriggerFileCount ? '≥' : '<'} minor.trigger.file-count ${p.minorTriggerFileCount}`,
+      detail: `fragments ${this.fragmentCount} + equality deletes ${minorEq} = ${small} ${small >= p.minorTriggerFileCount ? '≥' : '<'} minor.trigger.file-count ${p.minorTriggerFileCount}`,
       outcome: small >= p.minorTriggerFileCount ? 'pass' : 'fail',
       values: { smallFiles: small, threshold: p.minorTriggerFileCount },
     });
@@ -326,7 +475,7 @@ export class PartitionEvaluation {
       detail:
         p.minorTriggerIntervalMs < 0
           ? 'minor.trigger.interval is off'
-          : `${small} small files (need > 1); ${sinceMinor} ms since last minor optimize (at ${this.times.lastMinorMs}) ${interval ? '>' : '≤'} minor.trigger.interval ${p.minorTriggerIntervalMs} ms`,
+          : `${small} small files (need > 1); ${sinceLast(sinceMinor, this.times.lastMinorMs, 'minor')} ${interval ? '>' : '≤'} minor.trigger.interval ${durationText(p.minorTriggerIntervalMs)}`,
       outcome: small > 1 && interval ? 'pass' : 'fail',
       values: { smallFiles: small, sinceLastMinorMs: sinceMinor, intervalMs: p.minorTriggerIntervalMs },
     });

@@ -378,3 +378,17 @@ export function compileFilter(filter: string, table: TableModel): (f: DataFile) 
   }
   return (f) => mightMatch(root, f, cols, identityIndex);
 }
+
+/** The column names a filter refers to (as written), after checking its syntax. */
+export function filterColumns(filter: string): string[] {
+  const out = new Set<string>();
+  const visit = (n: Node): void => {
+    if (n.k === 'not') visit(n.e);
+    else if (n.k === 'and' || n.k === 'or') {
+      visit(n.l);
+      visit(n.r);
+    } else if ('col' in n) out.add(n.col);
+  };
+  visit(parse(filter));
+  return [...out];
+}

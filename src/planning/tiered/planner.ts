@@ -32,6 +32,7 @@ import { firstFitPack } from '../binpack/packing.js';
 import { PartitionEvaluation, type FileWithDeletes } from './evaluator.js';
 import { compileFilter } from './filter.js';
 import { timesFor, type TieredState } from './state.js';
+import { partitionLabeler } from '../partition-label.js';
 
 interface Draft {
   kind: TaskKind;
@@ -95,6 +96,27 @@ function sizeTieredFragments(e: PartitionEvaluation, policy: TieredPolicy, dropp
   return [...always, ...tierable.slice(0, taken)];
 }
 
+/**
+ * Bytes an equality→position conversion reads from a data file: only the equality key columns (a
+ * ranged read per column chunk), from the file's column sizes when the manifest has them, else a tenth
+ * of the file (Amoro's cost model uses the same tenth for such files).
+ */
+export function conversionReadBytes(file: DataFile, deletes: readonly DeleteFile[]): number {
+  const ids = new Set<number>();
+  for (const d of deletes) if (d.content === 'equality-deletes') for (const id of d.equalityFieldIds) ids.add(id);
+  const sizes = file.stats?.columnSizes;
+  if (ids.size > 0 && sizes) {
+    let n = 0;
+    for (const id of ids) {
+      const c = sizes.get(id);
+      if (c === undefined) return Math.ceil(file.sizeBytes / 10);
+      n += Number(c);
+    }
+    return Math.min(file.sizeBytes, n);
+  }
+  return Math.ceil(file.sizeBytes / 10);
+}
+
 /** Splits one partition into task drafts, and reports the drafts it dropped. */
 function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts: Draft[]; dropped: DecisionStep[] } {
   const capacity = Math.max(policy.targetSizeBytes, policy.maxTaskSizeBytes);
@@ -108,8 +130,20 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
     values: { files: n, bytes, binCapacity: capacity },
   });
 
+  // Batched conversion: segments that only equality deletes send to eq-to-pos wait for their batch.
+  const due = e.conversionDue();
+  const rewritePos = due ? [...e.rewritePos] : e.rewritePos.filter((m) => !e.eqOnly.has(m.file));
+  if (!due) {
+    dropped.push({
+      gate: 'eq-to-pos-batch',
+      detail:
+        `${e.rewritePos.length - rewritePos.length} segments keep their equality deletes until the batch is due ` +
+        `(delete-to-data ratio ${e.deleteToDataRatio().toFixed(3)} < ${policy.eqToPosDeleteRatio}, oldest delete within minor.trigger.interval)`,
+      outcome: 'skip',
+      values: { waiting: e.rewritePos.length - rewritePos.length, ratio: e.deleteToDataRatio() },
+    });
+  }
   // Undersized segments merge only among themselves, and only when at least two share a bin.
-  const rewritePos = [...e.rewritePos];
   for (const bin of firstFitPack(e.undersized, size, capacity, policy.maxFileCount)) {
     if (bin.length > 1) {
       drafts.push({
@@ -120,7 +154,15 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
     } else {
       const only = bin[0]!;
       if (e.shouldRewritePos(only.file, only.deletes, false)) {
-        rewritePos.push(only);
+        if (due || !e.isBatchedConversion(only.file, only.deletes)) rewritePos.push(only);
+        else {
+          dropped.push({
+            gate: 'eq-to-pos-batch',
+            detail: `${only.file.path}: a lone undersized segment keeps its equality deletes until the batch is due`,
+            outcome: 'skip',
+            values: { bytes: only.file.sizeBytes },
+          });
+        }
       } else {
         dropped.push({
           gate: 'undersized-alone',
@@ -140,12 +182,22 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
       : `${bin.length - segments} fragments + ${segments} segments over duplicate-ratio ${policy.majorDuplicateRatio}`;
     drafts.push({ kind, members: bin, steps: [binStep(bin.length, memberBytes(bin), what)] });
   }
-  for (const bin of firstFitPack(rewritePos, size, capacity, policy.maxFileCount)) {
-    drafts.push({
-      kind: 'eq-to-pos',
-      members: bin,
-      steps: [binStep(bin.length, memberBytes(bin), 'target-size segments whose deletes become one position delete per file')],
-    });
+  // Amoro packs conversions by data-file size (one 128 MiB segment per task, each task re-reading all
+  // of its deletes); with batching on they are packed by the bytes they read, the key columns.
+  const readBytes = (m: FileWithDeletes) => conversionReadBytes(m.file, m.deletes);
+  // A conversion holds the delete keys and the matched positions, not the rows, so a batched one may take
+  // a thread's whole input budget (max-input-file-size-per-thread) of key-column bytes.
+  const convWeight = e.batching() ? readBytes : size;
+  const convCapacity = e.batching() ? Math.max(capacity, policy.maxInputBytesPerThread) : capacity;
+  for (const bin of firstFitPack(rewritePos, convWeight, convCapacity, policy.maxFileCount)) {
+    const step = binStep(bin.length, memberBytes(bin), 'target-size segments whose deletes become one position delete per file');
+    if (e.batching()) {
+      let read = 0;
+      for (const m of bin) read += readBytes(m);
+      step.detail += `; packed by the ${read} bytes the conversion reads (key columns only)`;
+      step.values = { ...step.values, readBytes: read };
+    }
+    drafts.push({ kind: 'eq-to-pos', members: bin, steps: [step] });
   }
 
   // Pointless rewrites: Amoro drops a lone file without deletes; floe also drops any rewrite that
@@ -191,7 +243,7 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
 }
 
 /** One step per kind of dropped work in a partition (a partition may drop thousands of files). */
-function summarizeDropped(key: string, dropped: readonly DecisionStep[]): DecisionStep[] {
+function summarizeDropped(label: string, dropped: readonly DecisionStep[]): DecisionStep[] {
   const byGate = new Map<string, DecisionStep[]>();
   for (const s of dropped) {
     const l = byGate.get(s.gate);
@@ -200,7 +252,7 @@ function summarizeDropped(key: string, dropped: readonly DecisionStep[]): Decisi
   }
   return [...byGate].map(([gate, steps]) => ({
     gate,
-    detail: `partition ${key}: ${steps.length === 1 ? steps[0]!.detail : `${steps.length} times, e.g. ${steps[0]!.detail}`}`,
+    detail: `partition ${label}: ${steps.length === 1 ? steps[0]!.detail : `${steps.length} times, e.g. ${steps[0]!.detail}`}`,
     outcome: 'skip' as const,
     values: steps.length === 1 ? (steps[0]!.values ?? {}) : { count: steps.length },
   }));
@@ -235,7 +287,17 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
   }
 
   const filter = policy.filter ? compileFilter(policy.filter, table) : undefined;
+  const labeler = partitionLabeler(table);
+  const labels = new Map<PartitionEvaluation, string>();
+  const labelOf = (e: PartitionEvaluation): string => {
+    let l = labels.get(e);
+    if (l === undefined) labels.set(e, (l = labeler(e.specId, e.partition)));
+    return l;
+  };
   const index = buildDeleteIndex(table.specs, table.deleteFiles);
+  const snapshotTime = new Map<bigint, number>();
+  for (const sn of table.snapshots) snapshotTime.set(sn.snapshotId, sn.timestampMs);
+  const committedAtMs = (d: DeleteFile): number | undefined => (d.snapshotId === undefined ? undefined : snapshotTime.get(d.snapshotId));
   const deletesOfFile: (readonly DeleteFile[])[] = new Array(table.dataFiles.length);
   const partitions = new Map<string, PartitionEvaluation>();
   let filteredOut = 0;
@@ -248,7 +310,7 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       return;
     }
     let e = partitions.get(key);
-    if (!e) partitions.set(key, (e = new PartitionEvaluation(key, f.specId, f.partition, policy, nowMs, timesFor(state, key))));
+    if (!e) partitions.set(key, (e = new PartitionEvaluation(key, f.specId, f.partition, policy, nowMs, timesFor(state, key), committedAtMs)));
     e.add({ file: f, deletes });
   });
   if (filter) {
@@ -273,8 +335,10 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
   const budget = policy.maxInputBytesPerThread * policy.availableCores;
   let spent = 0;
   let deferred = 0;
+  const deferredList: { e: PartitionEvaluation; rank: number }[] = [];
   let fileCount = 0;
   let cappedTasks = 0;
+  const cappedPartitions = new Set<string>();
   const selectedTypes = new Set<string>();
   const drafts: { e: PartitionEvaluation; d: Draft; rank: number }[] = [];
   necessary.forEach((e, rank) => {
@@ -282,17 +346,19 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     // while nothing came out of them.
     if (spent > budget && drafts.length > 0) {
       deferred += 1;
+      deferredList.push({ e, rank });
       return;
     }
     spent += costs.get(e)!;
     const { drafts: ds, dropped } = splitPartition(e, policy);
     if (dropped.length > 0 && ds.length === 0) {
-      trail.push({ gate: 'partition', detail: `partition ${e.key}: necessary but every candidate task was pointless`, outcome: 'skip' });
+      trail.push({ gate: 'partition', detail: `partition ${labelOf(e)}: necessary but every candidate task was pointless`, outcome: 'skip' });
     }
-    trail.push(...summarizeDropped(e.key, dropped));
+    trail.push(...summarizeDropped(labelOf(e), dropped));
     for (const d of ds) {
       if (fileCount + d.members.length > policy.maxFileCount) {
         cappedTasks += 1;
+        cappedPartitions.add(labelOf(e));
         continue;
       }
       fileCount += d.members.length;
@@ -308,10 +374,27 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     outcome: 'info',
     values: { budget, selectedCost: spent, deferredPartitions: deferred },
   });
+  // Name every deferred partition and why (up to a readable number; --json keeps the count).
+  const DEFERRED_SHOWN = 50;
+  for (const { e, rank } of deferredList.slice(0, DEFERRED_SHOWN)) {
+    trail.push({
+      gate: 'deferred',
+      detail:
+        `partition ${labelOf(e)} (rank ${rank + 1} of ${necessary.length}, cost ${costs.get(e)}, type ${e.type()}) deferred to a later plan: ` +
+        `the partitions ranked above it already use ${spent} of the ${budget}-byte input budget`,
+      outcome: 'skip',
+      values: { partition: labelOf(e), rank: rank + 1, cost: costs.get(e)!, selectedCost: spent, budget },
+    });
+  }
+  if (deferredList.length > DEFERRED_SHOWN) {
+    trail.push({ gate: 'deferred', detail: `… and ${deferredList.length - DEFERRED_SHOWN} more partitions deferred for the same reason`, outcome: 'skip' });
+  }
   if (cappedTasks > 0) {
     trail.push({
       gate: 'max-file-count',
-      detail: `${cappedTasks} tasks deferred: the plan already reads ${fileCount} of at most ${policy.maxFileCount} data files`,
+      detail:
+        `${cappedTasks} tasks deferred: the plan already reads ${fileCount} of at most ${policy.maxFileCount} data files ` +
+        `(self-optimizing.max-file-count); partitions: ${[...cappedPartitions].slice(0, 20).join('; ')}${cappedPartitions.size > 20 ? `; … ${cappedPartitions.size - 20} more` : ''}`,
       outcome: 'skip',
       values: { deferredTasks: cappedTasks, files: fileCount, maxFileCount: policy.maxFileCount },
     });
@@ -328,7 +411,7 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
         ...e.explanation(),
         {
           gate: 'rank',
-          detail: `partition ${e.key} ranked ${rank + 1} of ${necessary.length} by cost ${costs.get(e)} (partition type ${e.type()})`,
+          detail: `partition ${labelOf(e)} ranked ${rank + 1} of ${necessary.length} by cost ${costs.get(e)} (partition type ${e.type()})`,
           outcome: 'pick',
           values: { rank: rank + 1, cost: costs.get(e)!, partitionType: e.type() },
         },
@@ -345,6 +428,7 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       kind: d.kind,
       specId: e.specId,
       partition: e.partition,
+      partitionLabel: labelOf(e),
       inputs,
       deletes,
       removableDeletes: [],

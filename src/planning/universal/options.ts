@@ -3,6 +3,7 @@
  * (paimon-api CoreOptions on master) and the derived values Paimon computes from them.
  */
 import { FloeError } from '../../errors.js';
+import { parseDurationMs as parseUnitDuration, parseSizeBytes } from '../../util/units.js';
 
 export interface OffPeakOptions {
   /** `compaction.offpeak.start.hour`, 0–23 inclusive; -1 disables off-peak. */
@@ -193,6 +194,9 @@ const KEYS: Record<string, Key> = {
   'compaction.force-rewrite-all-files': { path: ['forceRewriteAllFiles'], kind: 'bool' },
 };
 
+/** Every Paimon option the universal picker reads (dotted names), for option validation. */
+export const UNIVERSAL_OPTION_KEYS: readonly string[] = Object.freeze(Object.keys(KEYS));
+
 /** camelCase aliases: the field names themselves, plus flat names for the off-peak fields. */
 const ALIASES: Record<string, string> = {};
 for (const [dotted, key] of Object.entries(KEYS)) {
@@ -206,51 +210,20 @@ ALIASES['maxsizeamplificationpercent'] = 'compaction.max-size-amplification-perc
 ALIASES['sizeratio'] = 'compaction.size-ratio';
 ALIASES['optimizationinterval'] = 'compaction.optimization-interval';
 
-const DURATION_UNITS: [RegExp, number][] = [
-  [/^(d|day|days)$/, 86_400_000],
-  [/^(h|hour|hours)$/, 3_600_000],
-  [/^(min|m|minute|minutes)$/, 60_000],
-  [/^(s|sec|secs|second|seconds)$/, 1000],
-  [/^(ms|milli|millis|millisecond|milliseconds)$/, 1],
-];
-
-/** Paimon TimeUtils.parseDuration: "<number> [unit]", no unit means milliseconds. Returns ms. */
+/**
+ * Paimon TimeUtils.parseDuration ("30 min", "1 h", "2 d"; a bare number is milliseconds, as in Paimon).
+ * One grammar for the project: src/util/units.ts (a superset: "1d12h", "2w", "1.5h").
+ */
 export function parseDurationMs(text: string): number {
-  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
-  if (m) {
-    const n = Number(m[1]);
-    const unit = m[2]!.toLowerCase();
-    if (unit === '') return n;
-    for (const [re, factor] of DURATION_UNITS) if (re.test(unit)) return n * factor;
-  }
-  throw new FloeError('InvalidArgument', `not a duration: "${text}" (expected e.g. "30 min", "1 h", "2 d", "5000 ms")`);
+  return parseUnitDuration(text, { bare: 'ms' });
 }
-
-const MEMORY_UNITS: [RegExp, number][] = [
-  [/^(b|bytes)$/, 1],
-  [/^(k|kb|kibibytes)$/, 1024],
-  [/^(m|mb|mebibytes)$/, 1024 ** 2],
-  [/^(g|gb|gibibytes)$/, 1024 ** 3],
-  [/^(t|tb|tebibytes)$/, 1024 ** 4],
-];
 
 /**
  * A size with a 1024-based unit (Paimon MemorySize: "mb" = MiB). A bare number means `defaultUnit`
- * (bytes for Paimon options, as MemorySize.parse does).
+ * (bytes for Paimon options, as MemorySize.parse does). Parsed by src/util/units.ts.
  */
 export function parseMemorySize(text: string, defaultUnit: 'b' | 'mb' = 'b'): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
-  if (m) {
-    const unit = (m[2] === '' ? defaultUnit : m[2]!).toLowerCase();
-    for (const [re, factor] of MEMORY_UNITS) {
-      if (re.test(unit)) {
-        const bytes = Number(m[1]) * factor;
-        if (Number.isSafeInteger(bytes)) return bytes;
-        if (Number.isFinite(bytes) && bytes < Number.MAX_SAFE_INTEGER) return Math.floor(bytes);
-      }
-    }
-  }
-  throw new FloeError('InvalidArgument', `not a size: "${text}" (expected e.g. "512", "10 KB", "30MB", "2 GB")`);
+  return parseSizeBytes(text, { bare: defaultUnit });
 }
 
 function parseValue(key: string, kind: Kind, raw: string): number | boolean | string {

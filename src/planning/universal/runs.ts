@@ -1,4 +1,5 @@
 /** Sorted runs as the universal picker sees them, plus the clock/state it threads through. */
+import { formatBytes as formatUnitBytes } from '../../util/units.js';
 import { FloeError } from '../../errors.js';
 import type { DecisionStep } from '../plan.js';
 
@@ -89,18 +90,9 @@ export function validateRuns(runs: readonly Run[], where: string): void {
   });
 }
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
-
-/** Bytes in Paimon's 1024-based units: "30 MB", "1.5 GB", "700 B". */
+/** Bytes in Paimon's 1024-based units: "30 MB", "1.5 GB", "700 B" (src/util/units.ts). */
 export function formatBytes(bytes: number): string {
-  let v = bytes;
-  let u = 0;
-  while (u < UNITS.length - 1 && Math.abs(v) >= 1024) {
-    v /= 1024;
-    u++;
-  }
-  const text = Number.isInteger(v) ? String(v) : v.toFixed(2).replace(/\.?0+$/, '');
-  return `${text} ${UNITS[u]}`;
+  return formatUnitBytes(bytes, { units: 'paimon', precision: 'trim' });
 }
 
 export function describeRuns(runs: readonly Run[]): string {
