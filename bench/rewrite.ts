@@ -6,7 +6,7 @@
  * (1.5M) rows of mixed types (long, int, string ×2, decimal, timestamp, double, boolean), written with
  * floe's Parquet writer; one manifest lists them all.
  *
- * Cases, each in its own child process so peak RSS (getrusage maxrss) is the case's alone:
+ * Cases, each in its own child process so peak RSS (VmHWM, bench/peak-rss.ts) is the case's alone:
  * - floe: `compactIceberg` bin-pack (min-input-files 2) — read, write, manifests, commit — timed inside;
  * - duckdb (threads=1 and default threads): `COPY (SELECT * FROM read_parquet([...])) TO … (zstd)`,
  *   timed inside, via the `duckdb` Python package of the oracle venv (.venv; `bash scripts/setup-oracles.sh`).
@@ -26,6 +26,7 @@ import type { Field } from '../src/model/index.js';
 import { arrowSchemaForIceberg, tableFromRows, writeParquet } from '../connectors/formats/parquet/index.js';
 import { STATUS_ADDED, writeManifest, writeManifestList, type RawManifestEntry } from '../connectors/iceberg/write-manifest.js';
 import { stringifyJsonLossless } from '../src/util/json.js';
+import { ownPeakRssBytes, PY_OWN_PEAK_RSS } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 
 const FIELDS: Field[] = [
@@ -213,13 +214,14 @@ async function floeChild(dir: string): Promise<void> {
   const ms = performance.now() - t0;
   opened.files.destroy();
   if (report.failedTasks.length) throw new Error(`floe rewrite failed: ${JSON.stringify(report.failedTasks)}`);
-  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, maxRssBytes: ownPeakRssBytes() };
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
 
 const DUCKDB_SCRIPT = `
-import json, os, resource, sys, time
+import json, os, sys, time
 import duckdb
+${PY_OWN_PEAK_RSS}
 spec = json.load(sys.stdin)
 con = duckdb.connect()
 if spec["threads"]:
@@ -229,7 +231,7 @@ t0 = time.perf_counter()
 con.execute("COPY (SELECT * FROM read_parquet($files)) TO '" + spec["out"].replace("'", "''") + "' (FORMAT parquet, COMPRESSION zstd)", {"files": files})
 ms = (time.perf_counter() - t0) * 1000
 rows = con.execute("SELECT count(*) FROM read_parquet($f)", {"f": spec["out"]}).fetchone()[0]
-print(json.dumps({"ms": ms, "rows": rows, "bytesIn": sum(os.path.getsize(f) for f in files), "bytesOut": os.path.getsize(spec["out"]), "maxRssBytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+print(json.dumps({"ms": ms, "rows": rows, "bytesIn": sum(os.path.getsize(f) for f in files), "bytesOut": os.path.getsize(spec["out"]), "maxRssBytes": own_peak_rss_bytes()}))
 `;
 
 const repoRoot = (() => {
@@ -276,7 +278,7 @@ const bench: Benchmark = {
       const outFiles = readdirSync(path.join(input.dir, 'data')).filter((n) => !n.startsWith('part-'));
       notes.push(
         `input: ${input.files.length} zstd Parquet files, ${input.rows} rows, ${fmtMB(input.bytes)} MB (avg ${fmtMB(input.bytes / input.files.length)} MB); floe wrote ${outFiles.length} file(s), ${fmtMB(outFiles.reduce((n, f) => n + statSync(path.join(input.dir, 'data', f)).size, 0))} MB`,
-        'timings exclude process start; floe includes planning, manifest writing and the commit; peak RSS is the child process getrusage maxrss',
+        'timings exclude process start; floe includes planning, manifest writing and the commit; peak RSS is the child process\'s own (VmHWM since exec; getrusage maxrss would include the parent\'s RSS at fork)',
         'Spark rewrite_data_files: not run (Spark + iceberg-spark-runtime is several hundred MB from Maven Central; too heavy here)',
       );
     } finally {

@@ -5,16 +5,20 @@
  */
 import { renderTable } from '../src/simulate/report.js';
 import planTiered from './plan-tiered.js';
+import planRealMetadata from './plan-real-metadata.js';
 import rewrite from './rewrite.js';
 import orphans from './orphans.js';
 import stitch from './stitch.js';
+import startup from './startup.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
   planTiered,
+  planRealMetadata,
   orphans,
   rewrite,
   stitch,
+  startup,
   // (next benchmark here)
 ];
 

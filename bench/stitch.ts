@@ -8,7 +8,7 @@
  * (400k) rows each in one row group (mixed types: long, string ×2, decimal, timestamp, double, boolean).
  * The stitch case sets `floe.rewrite.stitch.min-row-group-bytes=1` so the measurement does not depend on
  * whether these row groups clear the default size floor. Each case runs in its own child process on its
- * own copy of the table, so peak RSS (getrusage maxrss) is that case's alone; timings are taken inside the
+ * own copy of the table, so peak RSS (VmHWM, bench/peak-rss.ts) is that case's alone; timings are taken inside the
  * child around `compactIceberg` (planning, reads, writes, manifests, commit).
  *
  * Flags: --files N, --rows N (per file), --keep, --dir PATH.
@@ -19,6 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Field } from '../src/model/index.js';
+import { ownPeakRssBytes } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 
 const FIELDS: Field[] = [
@@ -97,7 +98,7 @@ async function child(dir: string, mode: string): Promise<void> {
   opened.files.destroy();
   if (report.failedTasks.length) throw new Error(`compaction failed: ${JSON.stringify(report.failedTasks)}`);
   const outputs = (report.after?.dataFiles ?? 0);
-  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, outputs, stitchedTasks, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, outputs, stitchedTasks, maxRssBytes: ownPeakRssBytes() };
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
 
@@ -157,7 +158,7 @@ const bench: Benchmark = {
     }));
     const notes = [
       `input: ${files} zstd Parquet files × ${rowsPerFile} rows (one row group each), ${mb(inputBytes)} MB; one bin-pack task`,
-      'timings include planning, manifests and the commit; peak RSS is each child process\'s getrusage maxrss (node + wasm baseline included)',
+      'timings include planning, manifests and the commit; peak RSS is each child process\'s own (VmHWM since exec; node + wasm baseline included)',
     ];
     return { rows, notes, data: { files, rowsPerFile, inputBytes, results } };
   },
