@@ -14,13 +14,14 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          globalSetup: ['test/support/require-fixtures.ts'],
         },
       },
       {
         test: {
           name: 'integration',
           include: ['integration/**/*.test.ts'],
-          globalSetup: ['integration/support/s3-server.ts'],
+          globalSetup: ['test/support/require-fixtures.ts', 'integration/support/s3-server.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
           pool: 'forks',

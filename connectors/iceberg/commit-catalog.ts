@@ -6,11 +6,16 @@
  * row means we won; none means another writer moved the pointer first (a retryable conflict).
  *
  * REST: POST the change as requirements + updates (add-snapshot, set-snapshot-ref, remove-snapshots …);
- * 409 is a conflict, 5xx leaves the outcome unknown and must not trigger cleanup.
+ * 409 is a conflict; after a 5xx or a lost response the table is reloaded and the commit counts only when
+ * our snapshot (id, manifest list, floe.commit-id) is there — otherwise its state is unknown and nothing is
+ * cleaned up. SQL: a lost answer to the UPDATE is settled by re-reading the pointer (afterLostUpdate).
  */
 import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
 import { commitStateUnknown } from './commit-state.js';
+import { faultPoint } from '../../src/util/fault-points.js';
+import { createVerified } from '../storage/create-verified.js';
+import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
 import { describeSqlTarget, openSqlConnection, parseSqlTarget, type SqlConnection, type SqlTarget } from '../catalog/sql-connection.js';
@@ -64,18 +69,22 @@ export class SqlTableOperations implements TableOperations {
     return { sql, params };
   }
 
-  async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
+  private async pointer(): Promise<string | undefined> {
     const db = await this.open(true);
-    let row: { metadata_location: string | null } | undefined;
     try {
       const w = this.where();
-      [row] = await db.query<{ metadata_location: string | null }>(`SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`, w.params);
+      const [row] = await db.query<{ metadata_location: string | null }>(`SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`, w.params);
+      return row?.metadata_location ?? undefined;
     } finally {
       await db.close();
     }
-    if (!row?.metadata_location) throw new FloeError('NotFound', `table ${[...this.id.namespace, this.id.name].join('.')} not found in ${this.description}`);
-    const md = parseMetadataBytes(await this.io.read(row.metadata_location), row.metadata_location);
-    return { metadata: md.raw, location: row.metadata_location };
+  }
+
+  async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
+    const location = await this.pointer();
+    if (!location) throw new FloeError('NotFound', `table ${[...this.id.namespace, this.id.name].join('.')} not found in ${this.description}`);
+    const md = parseMetadataBytes(await this.io.read(location), location);
+    return { metadata: md.raw, location };
   }
 
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
@@ -85,7 +94,10 @@ export class SqlTableOperations implements TableOperations {
     let target: string;
     try {
       target = nextMetastoreFile(next, base.location);
-      await this.io.createNew(target, Buffer.from(stringifyJsonLossless(next, 2), 'utf8'));
+      const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');
+      // a uniquely named file: an undecidable create is a plain failure here, the pointer has not moved
+      await createVerified({ location: target, create: () => this.io.createNew(target, bytes), read: () => this.io.read(target) }, bytes);
+      faultPoint('iceberg.commit.before-publish');
       const w = this.where();
       try {
         changed = await db.execute(
@@ -93,17 +105,57 @@ export class SqlTableOperations implements TableOperations {
           [target, base.location, ...w.params, base.location],
         );
       } catch (e) {
-        // the pointer may or may not have moved: leave the new file for orphan cleanup rather than guess
-        throw commitStateUnknown(`SQL catalog ${this.description}: ${(e as Error).message}`, e);
+        await db.close().catch(() => undefined);
+        return await this.afterLostUpdate(base.location, target, e, db.dialect);
       }
     } finally {
-      await db.close();
+      await db.close().catch(() => undefined);
     }
     if (changed !== 1) {
       await this.io.remove(target).catch(() => undefined);
       throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base.location}`);
     }
+    faultPoint('iceberg.commit.after-publish');
     return target;
+  }
+
+  /**
+   * The UPDATE failed without an answer we can trust (a dropped connection may have committed it). Decide
+   * from the catalog as it stands: the pointer names our file → committed; the chain of metadata files after
+   * `base` (the current file's metadata-log) starts with ours → committed and built upon; with another file →
+   * a conflict; still at `base` → not applied on SQLite (a statement either commits or rolls back before
+   * returning), unknown on PostgreSQL (the server may still run it); anything unreadable → unknown.
+   */
+  private async afterLostUpdate(base: string, target: string, cause: unknown, dialect: SqlConnection['dialect']): Promise<string> {
+    const what = `SQL catalog ${this.description}: ${(cause as Error).message}`;
+    let pointer: string | undefined;
+    try {
+      pointer = await this.pointer();
+    } catch (e) {
+      throw commitStateUnknown(`${what}; re-reading the pointer failed too (${(e as Error).message})`, cause);
+    }
+    if (pointer === target) return target;
+    if (pointer === base) {
+      if (dialect === 'sqlite') {
+        await this.io.remove(target).catch(() => undefined);
+        throw new FloeError('Transient', `${what} (the pointer still names ${base}: nothing was committed)`, { cause, retryable: false });
+      }
+      throw commitStateUnknown(`${what}; the pointer still names ${base} but the server may yet apply the update`, cause);
+    }
+    if (pointer === undefined) throw commitStateUnknown(`${what}; the table's row is gone`, cause);
+    let chain: string[];
+    try {
+      const md = parseMetadataBytes(await this.io.read(pointer), pointer);
+      const log = ((md.raw['metadata-log'] as { 'metadata-file'?: unknown }[] | undefined) ?? []).map((e) => String(e['metadata-file']));
+      chain = [...log, pointer];
+    } catch (e) {
+      throw commitStateUnknown(`${what}; cannot read the current metadata ${pointer} (${(e as Error).message})`, cause);
+    }
+    const at = chain.lastIndexOf(base);
+    if (at < 0) throw commitStateUnknown(`${what}; ${base} is no longer in the metadata log of ${pointer}`, cause);
+    if (chain[at + 1] === target) return target;
+    await this.io.remove(target).catch(() => undefined);
+    throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base}`, { cause });
   }
 }
 
@@ -195,12 +247,51 @@ export class RestTableOperations implements TableOperations {
 
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
     const { requirements, updates } = restChanges(base.metadata, next);
-    const r = await this.call('POST', await this.tablePath(), { identifier: { namespace: this.id.namespace, name: this.id.name }, requirements, updates });
-    if (r.status === 200) return String((r.json as Record<string, unknown>)['metadata-location']);
+    const path = await this.tablePath();
+    faultPoint('iceberg.commit.before-publish');
+    let r: { status: number; json: unknown; text: string };
+    try {
+      r = await this.call('POST', path, { identifier: { namespace: this.id.namespace, name: this.id.name }, requirements, updates });
+    } catch (e) {
+      // the request may have reached the catalog: only the table itself can say
+      return this.afterUnknownCommit(base.metadata, next, `REST catalog ${this.base}: ${(e as Error).message}`, e);
+    }
+    if (r.status === 200) {
+      faultPoint('iceberg.commit.after-publish');
+      return String((r.json as Record<string, unknown>)['metadata-location']);
+    }
     if (r.status === 409) throw new FloeError('CommitConflict', `REST catalog ${this.base}: requirements failed: ${r.text.slice(0, 300)}`);
     if (r.status >= 500) {
-      throw commitStateUnknown(`REST catalog ${this.base}: HTTP ${r.status}; the new snapshot may or may not be committed`);
+      return this.afterUnknownCommit(base.metadata, next, `REST catalog ${this.base}: HTTP ${r.status}; the new snapshot may or may not be committed`);
     }
     throw new FloeError(r.status === 401 || r.status === 403 ? 'AccessDenied' : 'InvalidArgument', `REST catalog ${this.base}: commit rejected (HTTP ${r.status}): ${r.text.slice(0, 300)}`);
+  }
+
+  /**
+   * After a 5xx or a lost response: reload the table. Every snapshot we add found with our manifest list
+   * (a unique file name) and our `floe.commit-id` → committed; a commit that only removes snapshots
+   * (expire) counts as done when none of them is left. Anything else stays unknown — the catalog may still
+   * apply the request — and nothing may be cleaned up.
+   */
+  private async afterUnknownCommit(base: RawMetadata, next: RawMetadata, why: string, cause?: unknown): Promise<string> {
+    let loaded: { metadata: RawMetadata; location: string };
+    try {
+      loaded = await this.refresh();
+    } catch (e) {
+      throw commitStateUnknown(`${why}; reloading the table to check failed too (${(e as Error).message})`, cause);
+    }
+    const idOf = (s: RawMetadata) => toBigInt(s['snapshot-id'], 'snapshot-id');
+    const baseIds = new Set(snapshotsOf(base).map(idOf));
+    const nextIds = new Set(snapshotsOf(next).map(idOf));
+    const added = snapshotsOf(next).filter((s) => !baseIds.has(idOf(s)));
+    const removed = [...baseIds].filter((id) => !nextIds.has(id));
+    const commitIdOf = (s: RawMetadata | undefined) => (s?.summary as Record<string, string> | undefined)?.[COMMIT_ID_PROPERTY];
+    const present = (s: RawMetadata) => {
+      const found = snapshotsOf(loaded.metadata).find((x) => idOf(x) === idOf(s));
+      return !!found && String(found['manifest-list']) === String(s['manifest-list']) && commitIdOf(found) === commitIdOf(s);
+    };
+    if (added.length > 0 && added.every(present)) return loaded.location;
+    if (added.length === 0 && removed.length > 0 && !snapshotsOf(loaded.metadata).some((x) => removed.includes(idOf(x)))) return loaded.location;
+    throw commitStateUnknown(`${why}; the reloaded table does not show this commit (yet)`, cause);
   }
 }

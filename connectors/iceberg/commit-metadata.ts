@@ -3,7 +3,9 @@
  * field floe does not understand (encryption keys, statistics, vendor extensions) is carried over untouched.
  */
 import { randomUUID } from 'node:crypto';
+import { FloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
+import { parseMetadata } from './metadata.js';
 
 export type RawMetadata = Record<string, unknown>;
 
@@ -102,7 +104,25 @@ export function nextMetadata(base: RawMetadata, previousMetadataFile: string, sn
   const prevTs = Number(base['last-updated-ms'] ?? snap.timestampMs);
   const log = [...(((base['metadata-log'] as unknown[]) ?? []) as unknown[]), { 'timestamp-ms': prevTs, 'metadata-file': previousMetadataFile }];
   next['metadata-log'] = log.slice(Math.max(0, log.length - Math.max(1, maxPrev)));
+  assertCommittable(next, previousMetadataFile);
   return next;
+}
+
+/**
+ * The document floe is about to publish passes the same invariants a read checks (validate-metadata.ts).
+ * The base was checked when it was parsed; this catches what the edit itself could break (an overflowing
+ * sequence number, a ref to a snapshot that is not there).
+ */
+export function assertCommittable(next: RawMetadata, baseMetadataFile: string): void {
+  try {
+    parseMetadata(next, `(next version of ${baseMetadataFile})`);
+  } catch (e) {
+    if (!(e instanceof FloeError)) throw e;
+    throw new FloeError('Corrupt', `refusing to commit on top of ${baseMetadataFile}: the new metadata would be invalid — ${e.message}`, {
+      context: { ...e.context, file: baseMetadataFile },
+      cause: e,
+    });
+  }
 }
 
 const TOTALS: [string, string, string][] = [

@@ -4,8 +4,15 @@
  * Filesystem ("Hadoop") tables: the next `v<N+1>.metadata.json` is created with create-if-absent (conditional
  * PUT on S3, exclusive create locally) — exactly one writer can win version N+1 — then `version-hint.text`
  * is rewritten as a best-effort pointer, as Java's HadoopTableOperations does.
+ *
+ * A lost response never turns into a wrong answer: the version file is read back (createVerified) — our
+ * bytes there mean we committed, another writer's mean a conflict, and anything undecidable is "commit state
+ * unknown", on which every caller keeps the files the new metadata references.
  */
 import { FloeError, isFloeError } from '../../src/errors.js';
+import { faultPoint } from '../../src/util/fault-points.js';
+import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
+import { commitStateUnknown } from './commit-state.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 import { parseMetadataBytes } from './metadata.js';
 import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';
@@ -34,28 +41,49 @@ export class FilesystemTableOperations implements TableOperations {
     return { metadata: md.raw, location: metadataLocation };
   }
 
+  /** Refuses, before a job writes anything, a table this class could not commit to (see `commit`). */
+  preflight(base: { location: string }): void {
+    filesystemVersionOf(base.location);
+  }
+
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
-    const version = metadataVersionOf(base.location);
-    if (version < 0 || !/\/v\d+\.metadata\.json$/.test(base.location)) {
-      throw new FloeError('Unsupported', `${base.location} is not a filesystem-table metadata file (v<N>.metadata.json); commit through its catalog (--catalog)`, {
-        context: { file: base.location },
-      });
-    }
+    const version = filesystemVersionOf(base.location);
     const dir = dirOf(base.location);
     const target = `${dir}/v${version + 1}.metadata.json`;
-    try {
-      await this.io.createNew(target, Buffer.from(stringifyJsonLossless(next, 2), 'utf8'));
-    } catch (e) {
-      if (isFloeError(e, 'PreconditionFailed')) {
-        throw new FloeError('CommitConflict', `another writer committed version ${version + 1} of ${dir} first`, {
-          context: { file: target },
-          cause: e,
-        });
-      }
-      throw e;
-    }
+    const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');
+    faultPoint('iceberg.commit.before-publish');
+    await publishMetadataFile(this.io, target, bytes, `version ${version + 1} of ${dir}`);
+    faultPoint('iceberg.commit.after-publish');
     // the hint is only a shortcut for readers; the version file above is the commit
     await this.io.overwrite(`${dir}/version-hint.text`, Buffer.from(String(version + 1), 'utf8')).catch(() => undefined);
     return target;
+  }
+}
+
+/** The version of a filesystem-table metadata file (`v<N>.metadata.json`); anything else cannot be committed to by path. */
+function filesystemVersionOf(location: string): number {
+  const version = metadataVersionOf(location);
+  if (version < 0 || !/\/v\d+\.metadata\.json$/.test(location)) {
+    throw new FloeError('Unsupported', `${location} is not a filesystem-table metadata file (v<N>.metadata.json); commit through its catalog (--catalog)`, {
+      context: { file: location },
+    });
+  }
+  return version;
+}
+
+/**
+ * Creates a metadata file that publishes a commit (or that a catalog pointer will name): resolves when it is
+ * stored with our bytes, CommitConflict when another writer's file holds the name, commit-state-unknown
+ * when that cannot be decided, and a refusal (403 …) as it came, when nothing was stored.
+ */
+export async function publishMetadataFile(io: CommitIO, target: string, bytes: Uint8Array, what: string): Promise<void> {
+  try {
+    await createVerified({ location: target, create: () => io.createNew(target, bytes), read: () => io.read(target) }, bytes);
+  } catch (e) {
+    if (isFloeError(e, 'PreconditionFailed')) {
+      throw new FloeError('CommitConflict', `another writer committed ${what} first`, { context: { file: target }, cause: e });
+    }
+    if (isOutcomeUnknown(e)) throw commitStateUnknown(`${target}: ${(e as Error).message}`, e);
+    throw e;
   }
 }

@@ -41,6 +41,9 @@ import {
 import { partitionType, type PartitionTypeField } from './write-schemas.js';
 import { parseMetadata } from './metadata.js';
 import { isCommitStateUnknown } from './commit-state.js';
+import { COMMIT_ID_PROPERTY } from './commit-id.js';
+import { faultPoint } from '../../src/util/fault-points.js';
+import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
 import type { PartitionSpec, Schema } from '../../src/model/index.js';
 
 /** Reads and writes whole objects by their table location (after any location mapping). */
@@ -60,6 +63,11 @@ export interface TableOperations {
    * writer published first (retryable), anything else when the outcome is unknown or failed.
    */
   commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string>;
+  /**
+   * Optional: throws when `commit` would refuse this table whatever the next metadata holds (a metadata
+   * file that is not a filesystem-table version, say), so a job can refuse before it writes anything.
+   */
+  preflight?(base: { metadata: RawMetadata; location: string }): void | Promise<void>;
 }
 
 export interface NewContentFile {
@@ -89,10 +97,20 @@ export interface NewContentFile {
 export interface RewriteGroup {
   id: string;
   replacedDataFiles: string[];
-  /** Delete files the plan says no surviving data file needs. */
+  /**
+   * Delete files the plan says no surviving data file needs, by `deleteEntryKey`: the path, or for a deletion
+   * vector `path#content_offset` — DVs of several data files share one Puffin file, and only the entries of
+   * the DVs named here go. A bare Puffin path matches no DV entry, so it removes nothing.
+   */
   removedDeleteFiles: string[];
   addedDataFiles: NewContentFile[];
   addedDeleteFiles: NewContentFile[];
+  /**
+   * v3: the previous deletion vectors (`path#content_offset`) of the data files this group writes a new DV
+   * for — the new DV holds their positions too, and a table may hold one DV per data file. Each must still
+   * be live (else the group fails: a concurrent writer replaced it) and goes in the same commit.
+   */
+  supersededDeleteFiles?: string[];
 }
 
 export interface RewriteCommitRequest {
@@ -118,21 +136,17 @@ export interface RewriteCommitResult {
   summary: Record<string, string>;
 }
 
-interface RetryPolicy { retries: number; minWaitMs: number; maxWaitMs: number; totalTimeoutMs: number }
-
-function retryPolicy(props: Record<string, string>): RetryPolicy {
-  const num = (k: string, d: number) => (props[k] !== undefined && /^\d+$/.test(props[k]!) ? Number(props[k]) : d);
-  return {
-    retries: num('commit.retry.num-retries', 4),
-    minWaitMs: num('commit.retry.min-wait-ms', 100),
-    maxWaitMs: num('commit.retry.max-wait-ms', 60_000),
-    totalTimeoutMs: num('commit.retry.total-timeout-ms', 1_800_000),
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 interface LiveEntry { entry: RawManifestEntry; manifest: RawManifestFile }
+
+/**
+ * The identity of a manifest entry: its path, except for a deletion vector (an entry with a
+ * `content_offset`), which is one blob of a Puffin file that may hold the DVs of other data files too.
+ * Same shape as `deleteFileId` in src/planning/deletes.ts.
+ */
+export function deleteEntryKey(df: RawDataFile): string {
+  const offset = df.content_offset as bigint | number | null | undefined;
+  return (df.content ?? 0) === 1 && offset !== null && offset !== undefined ? `${df.file_path}#${offset}` : df.file_path;
+}
 
 /** Resolves inherited snapshot id and sequence numbers, as a reader of this manifest would see them. */
 function resolveEntry(e: RawManifestEntry, m: RawManifestFile): RawManifestEntry {
@@ -190,27 +204,28 @@ export class IcebergRewriteCommitter {
   async commit(req: RewriteCommitRequest): Promise<RewriteCommitResult> {
     const now = req.nowMs ?? Date.now;
     let base = await this.ops.refresh();
-    const policy = retryPolicy((base.metadata.properties as Record<string, string>) ?? {});
-    const started = now();
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= policy.retries + 1; attempt++) {
-      const written: string[] = [];
-      try {
-        const result = await this.attempt(base, req, attempt, now, written);
-        return result;
-      } catch (e) {
-        // nothing of a failed attempt is referenced — unless the catalog could not say whether it took the
-        // commit; then everything stays (orphan cleanup removes it later if it was not committed)
-        if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
-        if (!isFloeError(e, 'CommitConflict') || attempt > policy.retries || now() - started > policy.totalTimeoutMs) throw e;
-        lastError = e;
-        req.onRetry?.(attempt, (e as Error).message);
-        const wait = Math.min(policy.maxWaitMs, policy.minWaitMs * 2 ** (attempt - 1));
-        await sleep(wait * (0.5 + Math.random() / 2));
-        base = await this.ops.refresh();
-      }
-    }
-    throw lastError;
+    const policy = icebergCommitRetryPolicy((base.metadata.properties as Record<string, string>) ?? {}, base.location);
+    return runCommitLoop(
+      policy,
+      async (attempt) => {
+        const written: string[] = [];
+        try {
+          return await this.attempt(base, req, attempt, now, written);
+        } catch (e) {
+          // nothing of a failed attempt is referenced — unless the commit's state is unknown (a lost response
+          // that could not be settled); then everything stays and orphan cleanup decides later
+          if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
+          throw e;
+        }
+      },
+      {
+        now,
+        onRetry: async (attempt, e) => {
+          req.onRetry?.(attempt, e.message);
+          base = await this.ops.refresh();
+        },
+      },
+    );
   }
 
   private async attempt(
@@ -239,7 +254,7 @@ export class IcebergRewriteCommitter {
     for (const m of manifests) {
       const entries = (await this.readEntries(m)).map((e) => resolveEntry(e, m));
       entriesByManifest.set(m.manifest_path, entries);
-      for (const e of entries) if (e.status !== STATUS_DELETED) live.set(e.data_file.file_path, { entry: e, manifest: m });
+      for (const e of entries) if (e.status !== STATUS_DELETED) live.set(deleteEntryKey(e.data_file), { entry: e, manifest: m });
     }
 
     // --- validation against snapshots committed since the start
@@ -264,14 +279,35 @@ export class IcebergRewriteCommitter {
         failed.push({ id: g.id, reason: `replaced file ${missing} is no longer live (removed by a concurrent commit)` });
         return false;
       }
-      const touched = new Set(g.replacedDataFiles);
-      const replacedPartitions = new Set(g.replacedDataFiles.map((p) => partitionKeyOf(live.get(p)!)));
+      // every output takes its partition from a data file, which must still be live
+      const orphaned = [...g.addedDataFiles, ...g.addedDeleteFiles].find((f) => !live.has(f.partitionOf));
+      if (orphaned) {
+        failed.push({ id: g.id, reason: `data file ${orphaned.partitionOf} is no longer live (removed by a concurrent commit)` });
+        return false;
+      }
+      // a new DV names its data file, which must still be live; it replaces the file's old DV (still live too)
+      const dvTargets = g.addedDeleteFiles.filter((f) => f.format === 'PUFFIN' && f.referencedDataFile !== undefined).map((f) => f.referencedDataFile!);
+      const gone = dvTargets.find((p) => !live.has(p));
+      if (gone) {
+        failed.push({ id: g.id, reason: `data file ${gone} of a new deletion vector is no longer live (removed by a concurrent commit)` });
+        return false;
+      }
+      const supersededGone = (g.supersededDeleteFiles ?? []).find((k) => !live.has(k));
+      if (supersededGone) {
+        failed.push({ id: g.id, reason: `deletion vector ${supersededGone} was replaced by a concurrent commit; the new one would not hold its positions` });
+        return false;
+      }
+      // replaced files lose rows a concurrent position delete removes; a data file given a new DV would hide
+      // such a delete from readers (a DV masks position delete files, and a second DV is not allowed)
+      const touched = new Set([...g.replacedDataFiles, ...dvTargets]);
+      const replacedPartitions = new Set([...touched].map((p) => partitionKeyOf(live.get(p)!)));
       for (const { file: d, specId } of newPositionDeletes) {
         const target = singleReferencedFile(d);
         // same key shape as partitionKeyOf: spec id, then the partition tuple
         const conflict = target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
         if (conflict) {
-          failed.push({ id: g.id, reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of a replaced file` });
+          const what = target !== undefined && dvTargets.includes(target) ? 'a data file given a new deletion vector' : 'a replaced file';
+          failed.push({ id: g.id, reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of ${what}` });
           return false;
         }
       }
@@ -293,6 +329,7 @@ export class IcebergRewriteCommitter {
         const needed = newDataFiles.some((d) => stillNeeds(d, le, startingSeq));
         if (!needed) removedDeletes.add(p);
       }
+      for (const k of g.supersededDeleteFiles ?? []) removedDeletes.add(k);
     }
 
     // --- new snapshot
@@ -360,14 +397,14 @@ export class IcebergRewriteCommitter {
     // rewrite manifests that hold removed files; reuse the others untouched
     for (const m of manifests) {
       const entries = entriesByManifest.get(m.manifest_path)!;
-      if (!entries.some((e) => e.status !== STATUS_DELETED && toRemove.has(e.data_file.file_path))) {
+      if (!entries.some((e) => e.status !== STATUS_DELETED && toRemove.has(deleteEntryKey(e.data_file)))) {
         outManifests.push(m);
         continue;
       }
       const carried = resolveFirstRowIds(entries, m)
         .filter((e) => e.status !== STATUS_DELETED)
         .map((e): RawManifestEntry => {
-          if (!toRemove.has(e.data_file.file_path)) return { ...e, status: STATUS_EXISTING };
+          if (!toRemove.has(deleteEntryKey(e.data_file))) return { ...e, status: STATUS_EXISTING };
           changedPartitions.add(`${m.partition_spec_id}:${rawPartitionKey(e.data_file)}`);
           countFile(add, e.data_file, 'removed');
           return { ...e, status: STATUS_DELETED, snapshot_id: snapshotId };
@@ -380,6 +417,7 @@ export class IcebergRewriteCommitter {
     let addedRows = 0n;
     if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(outManifests, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
 
+    faultPoint('iceberg.commit.after-manifests');
     const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
     const listBytes = await writeManifestList({
       formatVersion: v,
@@ -399,6 +437,7 @@ export class IcebergRewriteCommitter {
       ...withTotals({ ...changes, 'changed-partition-count': BigInt(changedPartitions.size) }, parentSummary),
       'engine-name': 'floe',
       ...req.summary,
+      [COMMIT_ID_PROPERTY]: commitUuid,
     };
     const next = nextMetadata(meta, base.location, {
       snapshotId,
@@ -426,7 +465,9 @@ export class IcebergRewriteCommitter {
 
 function countFile(add: (k: string, n: bigint | number) => void, df: RawDataFile, how: 'added' | 'removed'): void {
   const content = df.content ?? 0;
-  const size = BigInt(df.file_size_in_bytes);
+  // a DV counts its blob, not the Puffin file it shares with other DVs (Java: ScanTaskUtil.contentSizeInBytes)
+  const blob = df.content_size_in_bytes as bigint | number | null | undefined;
+  const size = content === 1 && blob !== null && blob !== undefined ? BigInt(blob) : BigInt(df.file_size_in_bytes);
   const rows = BigInt(df.record_count);
   add(how === 'added' ? 'added-files-size' : 'removed-files-size', size);
   if (content === 0) {

@@ -21,7 +21,7 @@ import type {
 import { partitionKey } from '../../src/model/index.js';
 import type { IcebergIO } from './io.js';
 import { openParquet, readColumnsById } from './parquet-reader.js';
-import { decodeDeletionVector } from './puffin.js';
+import { assertBlobListed, decodeDeletionVector, readPuffinFooterRanged, type PuffinFooter } from './puffin.js';
 import { isVoidTransform } from './schema.js';
 
 export interface ApplicableDeletes {
@@ -96,6 +96,7 @@ export class DeleteLoader {
   private readonly positions = new Map<string, Promise<Map<string, number[]>>>();
   private readonly equalities = new Map<string, Promise<Set<string>>>();
   private readonly vectors = new Map<string, Promise<number[]>>();
+  private readonly footers = new Map<string, Promise<PuffinFooter>>();
 
   constructor(
     private readonly io: IcebergIO,
@@ -122,10 +123,21 @@ export class DeleteLoader {
         if (d.format !== 'puffin') {
           throw new FloeError('Unsupported', `deletion vector ${d.path} is ${d.format}, not Puffin`, { context: { file: d.path } });
         }
+        // the file's magic and footer must be intact and list this blob, not just the bytes at the offset
+        assertBlobListed(await this.puffinFooter(d), d.contentOffset, d.contentSizeBytes, d.path);
         const blob = await this.io.readRange(d.path, d.contentOffset, d.contentSizeBytes);
         return decodeDeletionVector(blob, d.path);
       })();
       this.vectors.set(key, p);
+    }
+    return p;
+  }
+
+  private puffinFooter(d: DeletionVectorFile): Promise<PuffinFooter> {
+    let p = this.footers.get(d.path);
+    if (!p) {
+      p = readPuffinFooterRanged((offset, length) => this.io.readRange(d.path, offset, length), d.sizeBytes, d.path);
+      this.footers.set(d.path, p);
     }
     return p;
   }

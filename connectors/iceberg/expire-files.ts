@@ -33,8 +33,9 @@ export async function manifestsOfSnapshot(io: StoreIO, snap: IcebergSnapshot): P
   try {
     records = readAvroContainer(await io.read(snap.manifestList), snap.manifestList).records;
   } catch (e) {
-    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest list ${snap.manifestList} of snapshot ${snap.snapshotId}: ${(e as Error).message}`, {
-      context: { file: snap.manifestList, snapshotId: snap.snapshotId.toString() },
+    // name the file floe actually read (relocated tables: the mapped location, the metadata's beside it)
+    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest list ${io.describe(snap.manifestList)} of snapshot ${snap.snapshotId}: ${(e as Error).message}`, {
+      context: { file: io.realLocation(snap.manifestList), metadataFile: snap.manifestList, snapshotId: snap.snapshotId.toString() },
       cause: e,
     });
   }
@@ -57,8 +58,8 @@ export async function entryPathsOf(io: StoreIO, manifestPath: string): Promise<E
   try {
     records = readAvroContainer<Record<string, unknown>>(await io.read(manifestPath), manifestPath).records;
   } catch (e) {
-    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest ${manifestPath}: ${(e as Error).message}`, {
-      context: { file: manifestPath },
+    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest ${io.describe(manifestPath)}: ${(e as Error).message}`, {
+      context: { file: io.realLocation(manifestPath), metadataFile: manifestPath },
       cause: e,
     });
   }

@@ -7,10 +7,14 @@
  * succeeds but cleanup fails or is interrupted, the table is consistent and the leftover files are
  * unreferenced: `remove-orphans` collects them (Java behaves the same: a cleanup failure does not undo
  * the commit). A dry run computes the same list against the would-be metadata and changes nothing.
+ * Only files inside the table's locations are deleted (connectors/storage/confine.ts); files the metadata
+ * places elsewhere are reported as skipped unless `allowOutsideTableLocation` is set.
  */
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
-import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { commitBackoffMs, icebergCommitRetryPolicy } from '../../src/util/commit-retry.js';
+import { faultPoint } from '../../src/util/fault-points.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
 import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
 import {
   decideRetention,
@@ -19,8 +23,10 @@ import {
   type RetentionDecision,
   type RetentionRef,
 } from '../../src/maintenance/snapshot-retention.js';
-import { snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { assertCommittable, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { icebergDeleteScope } from './delete-scope.js';
 import { planExpiredFiles } from './expire-files.js';
+import { assertRetainedManifestListsReadable } from './validate-expiry.js';
 import { assertGcEnabled, type MaintainedTable } from './expire-table.js';
 import { parseMetadata, type IcebergMetadata } from './metadata.js';
 
@@ -39,6 +45,11 @@ export interface ExpireOptions {
   deleteConcurrency?: number;
   /** Commit attempts when another writer wins the race (default commit.retry.num-retries + 1). */
   maxAttempts?: number;
+  /**
+   * Also delete files the metadata places outside the table's locations (table location, write.data.path,
+   * write.metadata.path, write.object-storage.path). Off by default: such files are skipped and reported.
+   */
+  allowOutsideTableLocation?: boolean;
 }
 
 /** The retention decision for a metadata document. */
@@ -106,8 +117,8 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   let before = parseMetadata(base.metadata, base.location);
   assertGcEnabled(before, name, 'expire');
   let decision = decideExpiry(before, { ...opts, nowMs: now() });
-  const retries = Number(before.properties['commit.retry.num-retries'] ?? 4);
-  const attempts = opts.maxAttempts ?? (Number.isFinite(retries) ? retries + 1 : 5);
+  const policy = icebergCommitRetryPolicy(before.properties, name); // a non-numeric commit.retry.* is refused
+  const attempts = opts.maxAttempts ?? policy.numRetries + 1;
 
   if (decision.expired.length === 0 && decision.removedRefs.length === 0) {
     report.details = { expiredSnapshots: [], removedRefs: [], retainedSnapshots: decision.retained.size, committed: false };
@@ -118,13 +129,16 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   if (report.dryRun) {
     after = parseMetadata(expiredMetadata(base.metadata, base.location, decision, now()), base.location);
   } else {
+    if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision); // refuse before writing
     for (let attempt = 1; ; attempt++) {
       const next = expiredMetadata(base.metadata, base.location, decision, now());
+      assertCommittable(next, base.location); // never publish a document that breaks the metadata invariants
       try {
         report.details.newMetadata = await table.ops.commit(base, next);
         break;
       } catch (e) {
         if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
+        await new Promise((r) => setTimeout(r, commitBackoffMs(policy, attempt)));
         // another writer won: recompute on its metadata (Java re-applies the whole expiry)
         base = await table.ops.refresh();
         before = parseMetadata(base.metadata, base.location);
@@ -132,6 +146,7 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
         decision = decideExpiry(before, { ...opts, nowMs: now() });
       }
     }
+    faultPoint('iceberg.expire.before-cleanup');
     const fresh = await table.ops.refresh();
     after = parseMetadata(fresh.metadata, fresh.location);
   }
@@ -154,15 +169,19 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
     report.warnings.push(e.message);
     return report;
   }
-  report.candidates = plan.candidates;
-  report.warnings.push(...plan.warnings);
-  if (report.dryRun || plan.candidates.length === 0) return report;
-  const outcome = await deleteInBatches(
-    table.io,
-    plan.candidates.map((c) => c.location),
-    { ...(opts.deleteBatchSize ? { batchSize: opts.deleteBatchSize } : {}), ...(opts.deleteConcurrency ? { concurrency: opts.deleteConcurrency } : {}) },
-  );
+  // only files inside the table's own locations are deleted; the rest is listed as skipped
+  const scope = icebergDeleteScope(after, (l) => table.io.resolve(l), { allowOutside: opts.allowOutsideTableLocation === true });
+  const { allowed, skipped } = confineCandidates(table.io, scope, plan.candidates);
+  report.candidates = allowed;
+  report.skipped = skipped;
+  report.warnings.push(...plan.warnings, ...confinementWarnings(scope, skipped.length));
+  if (report.dryRun || allowed.length === 0) return report;
+  const outcome = await deleteCandidates(table.io, scope, allowed, {
+    ...(opts.deleteBatchSize ? { batchSize: opts.deleteBatchSize } : {}),
+    ...(opts.deleteConcurrency ? { concurrency: opts.deleteConcurrency } : {}),
+  });
   report.deleted = outcome.deleted;
   report.failed = outcome.failed;
   return report;
 }
+

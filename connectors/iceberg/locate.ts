@@ -10,6 +10,9 @@
  * files (written by catalogs) resolves to the highest NNNNN (ties: the later file name). Java would not
  * treat such a directory as a table at all; we say which file we picked.
  */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { FloeError } from '../../src/errors.js';
 import { joinLocation, type IcebergIO } from './io.js';
 
@@ -80,7 +83,37 @@ export async function locateCurrentMetadata(io: IcebergIO, tableLocation: string
     .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const last = candidates[candidates.length - 1];
   if (last) return { metadataLocation: joinLocation(metaDir, last.name), via: 'metastore-name' };
-  throw new FloeError('NotFound', `no Iceberg table at ${tableLocation}: ${metaDir} holds no metadata files`, {
-    context: { file: metaDir },
-  });
+  throw await notATable(io, tableLocation, metaDir);
+}
+
+const isLocalPath = (p: string) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(p) || p.startsWith('file:');
+
+/** Why `tableLocation` is not a table: it does not exist, is a file, is a Paimon table, or what was looked for. */
+async function notATable(io: IcebergIO, tableLocation: string, metaDir: string): Promise<FloeError> {
+  const physical = io.resolve(tableLocation);
+  const local = isLocalPath(physical) ? (physical.startsWith('file://') ? fileURLToPath(physical) : physical.replace(/^file:/, '')) : undefined;
+  const same = physical === tableLocation || (local !== undefined && isLocalPath(tableLocation) && path.resolve(local) === path.resolve(tableLocation));
+  const shown = same ? tableLocation : `${tableLocation} (${physical})`;
+  if (local !== undefined) {
+    const st = await stat(local).catch(() => undefined);
+    if (!st) {
+      return new FloeError('NotFound', `${shown} does not exist`, { context: { file: physical } });
+    }
+    if (st.isFile()) {
+      return new FloeError('NotFound', `${shown} is a file, not a table directory or an Iceberg metadata file (*.metadata.json)`, {
+        context: { file: physical },
+      });
+    }
+  }
+  if ((await io.listNames(joinLocation(tableLocation, 'schema'))).some((n) => /^schema-\d+$/.test(n))) {
+    return new FloeError('Unsupported', `${shown} is a Paimon table (it has schema/schema-N), not an Iceberg table`, {
+      context: { file: physical, format: 'paimon' },
+    });
+  }
+  return new FloeError(
+    'NotFound',
+    `no table at ${shown}: looked for an Iceberg table (metadata/${HINT}, metadata/v<N>.metadata.json or ` +
+      `metadata/<NNNNN>-<uuid>.metadata.json) and a Paimon table (schema/schema-<N>), and found neither`,
+    { context: { file: metaDir } },
+  );
 }

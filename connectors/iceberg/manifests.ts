@@ -6,6 +6,7 @@
  */
 import { readAvroContainer } from '../formats/avro.js';
 import { FloeError } from '../../src/errors.js';
+import { normalizeLocation } from '../storage/location.js';
 import type {
   ColumnStats,
   ContentFile,
@@ -19,7 +20,9 @@ import type {
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
 import { indexFields, partitionResultType } from './schema.js';
-import { decodeSingleValue, fromAvroValue } from './values.js';
+import { fromAvroValue } from './values.js';
+import { PackedColumnStats } from './packed-stats.js';
+import { partitionKey } from '../../src/model/index.js';
 
 export interface ManifestFile {
   path: string;
@@ -37,6 +40,8 @@ export interface ManifestFile {
   deletedRowsCount?: bigint;
   partitions?: { containsNull: boolean; containsNan?: boolean; lowerBound?: Uint8Array; upperBound?: Uint8Array }[];
   firstRowId?: bigint;
+  /** The manifest list that named this manifest (for messages: a missing manifest may be a corrupt list). */
+  listedIn?: string;
 }
 
 export type EntryStatus = 'EXISTING' | 'ADDED' | 'DELETED';
@@ -80,12 +85,49 @@ class RecordIds {
 const big = (v: unknown): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v as bigint | number));
 const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
 
-function manifestError(kind: 'NotFound' | 'Corrupt', what: string, file: string, snapshotId: bigint | undefined, cause: unknown): FloeError {
+/**
+ * A record count, file count or byte size: present, non-negative, and exact as a JS number (the table model
+ * counts in numbers; a value beyond 2^53 − 1 would be silently rounded, so it is refused instead).
+ */
+function exactCount(v: unknown, what: string): number {
+  if (typeof v !== 'bigint' && typeof v !== 'number') throw new Error(`${what} is missing`);
+  const b = BigInt(v);
+  if (b < 0n) throw new Error(`${what} is negative (${b})`);
+  if (b > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
+  return Number(b);
+}
+const optCount = (v: unknown, what: string): number | undefined => (v === null || v === undefined ? undefined : exactCount(v, what));
+
+/** A sequence number or row count that stays bigint: non-negative when present. */
+function nonNegative(v: unknown, what: string): bigint | undefined {
+  const b = big(v);
+  if (b !== undefined && b < 0n) throw new Error(`${what} is negative (${b})`);
+  return b;
+}
+
+function normalizeOr(location: string): string | undefined {
+  try {
+    return normalizeLocation(location);
+  } catch {
+    return undefined;
+  }
+}
+
+function manifestError(kind: 'NotFound' | 'Corrupt', what: string, file: string, snapshotId: bigint | undefined, cause: unknown, io?: IcebergIO, listedIn?: string): FloeError {
   const detail = cause instanceof Error ? cause.message : String(cause);
-  const snap = snapshotId === undefined ? '' : ` of snapshot ${snapshotId}`;
+  const snap = `${listedIn === undefined ? '' : ` (listed in ${listedIn})`}${snapshotId === undefined ? '' : ` of snapshot ${snapshotId}`}`;
   const k = cause instanceof FloeError ? cause.kind : kind;
-  return new FloeError(k, `cannot read ${what} ${file}${snap}: ${detail}`, {
-    context: { file, ...(snapshotId !== undefined ? { snapshotId: snapshotId.toString() } : {}) },
+  // relocated tables: name the file floe actually read, the metadata's spelling beside it
+  let real = file;
+  try {
+    real = io ? io.resolve(file) : file;
+  } catch {
+    real = file;
+  }
+  const mapped = real !== file && normalizeOr(file) !== real;
+  const shown = mapped ? `${real} (metadata names ${file})` : file;
+  return new FloeError(k, `cannot read ${what} ${shown}${snap}: ${detail}`, {
+    context: { file: mapped ? real : file, ...(mapped ? { metadataFile: file } : {}), ...(snapshotId !== undefined ? { snapshotId: snapshotId.toString() } : {}) },
     cause,
   });
 }
@@ -109,34 +151,50 @@ export async function readManifestList(io: IcebergIO, md: IcebergMetadata, snap:
   try {
     container = readAvroContainer(await io.read(file), file);
   } catch (e) {
-    throw manifestError('Corrupt', 'manifest list', file, snap.snapshotId, e);
+    throw manifestError('Corrupt', 'manifest list', file, snap.snapshotId, e, io);
   }
-  const ids = new RecordIds(container.schema);
+  try {
+    return decodeManifestList(container.schema, container.records, md, file);
+  } catch (e) {
+    throw manifestError('Corrupt', 'manifest list', file, snap.snapshotId, e, io);
+  }
+}
+
+function decodeManifestList(schema: unknown, records: unknown[], md: IcebergMetadata, file: string): ManifestFile[] {
+  const ids = new RecordIds(schema);
+  if (!ids.has(500)) throw new Error('its schema has no manifest_path (field 500): not a manifest list');
   const v1 = md.formatVersion === 1 || !ids.has(515);
-  return container.records.map((rec) => {
+  return records.map((rec) => {
     const r = rec as Record<string, unknown>;
     const content = num(ids.get(r, 517)) ?? 0;
+    const path = ids.get(r, 500);
+    if (typeof path !== 'string' || path === '') throw new Error('an entry has no manifest_path');
+    if (content !== 0 && content !== 1) throw new Error(`manifest ${path} has unknown content ${content}`);
     const mf: ManifestFile = {
-      path: String(ids.get(r, 500)),
-      length: num(ids.get(r, 501)) ?? 0,
+      path,
+      length: optCount(ids.get(r, 501), `manifest_length of ${path}`) ?? 0,
       specId: num(ids.get(r, 502)) ?? 0,
       content: content === 1 ? 'deletes' : 'data',
       // v1 lists carry no sequence numbers: everything reads as 0.
-      sequenceNumber: v1 ? 0n : (big(ids.get(r, 515)) ?? 0n),
-      minSequenceNumber: v1 ? 0n : (big(ids.get(r, 516)) ?? 0n),
+      sequenceNumber: v1 ? 0n : (nonNegative(ids.get(r, 515), `sequence_number of ${path}`) ?? 0n),
+      minSequenceNumber: v1 ? 0n : (nonNegative(ids.get(r, 516), `min_sequence_number of ${path}`) ?? 0n),
+      listedIn: file,
     };
+    if (!v1 && md.formatVersion >= 2 && mf.sequenceNumber > md.lastSequenceNumber) {
+      throw new Error(`manifest ${path} has sequence number ${mf.sequenceNumber}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`);
+    }
     const sid = big(ids.get(r, 503));
     if (sid !== undefined) mf.addedSnapshotId = sid;
     const set = <K extends keyof ManifestFile>(k: K, v: ManifestFile[K] | undefined): void => {
       if (v !== undefined) mf[k] = v;
     };
-    set('addedFilesCount', num(ids.get(r, 504)));
-    set('existingFilesCount', num(ids.get(r, 505)));
-    set('deletedFilesCount', num(ids.get(r, 506)));
-    set('addedRowsCount', big(ids.get(r, 512)));
-    set('existingRowsCount', big(ids.get(r, 513)));
-    set('deletedRowsCount', big(ids.get(r, 514)));
-    set('firstRowId', big(ids.get(r, 520)));
+    set('addedFilesCount', optCount(ids.get(r, 504), `added_files_count of ${path}`));
+    set('existingFilesCount', optCount(ids.get(r, 505), `existing_files_count of ${path}`));
+    set('deletedFilesCount', optCount(ids.get(r, 506), `deleted_files_count of ${path}`));
+    set('addedRowsCount', nonNegative(ids.get(r, 512), `added_rows_count of ${path}`));
+    set('existingRowsCount', nonNegative(ids.get(r, 513), `existing_rows_count of ${path}`));
+    set('deletedRowsCount', nonNegative(ids.get(r, 514), `deleted_rows_count of ${path}`));
+    set('firstRowId', nonNegative(ids.get(r, 520), `first_row_id of ${path}`));
     const parts = ids.get(r, 507);
     if (Array.isArray(parts)) {
       const pids = new RecordIds((ids.types.get(507) as { items: AvroSchemaNode }).items);
@@ -160,32 +218,6 @@ function fileFormat(s: string, file: string): FileFormat {
   const f = s.toLowerCase();
   if (f === 'parquet' || f === 'orc' || f === 'avro' || f === 'puffin') return f;
   throw new FloeError('Unsupported', `manifest ${file}: unknown file format "${s}"`, { context: { file } });
-}
-
-function intMap(v: unknown): Map<number, bigint> | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const m = new Map<number, bigint>();
-  for (const e of v as { key: number; value: bigint }[]) m.set(Number(e.key), BigInt(e.value));
-  return m;
-}
-
-function boundMap(v: unknown, byId: Map<number, Field>): Map<number, unknown> | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const m = new Map<number, unknown>();
-  for (const e of v as { key: number; value: Uint8Array }[]) {
-    const f = byId.get(Number(e.key));
-    // Bounds of columns that are no longer in the schema stay raw bytes.
-    m.set(Number(e.key), f ? safeDecode(f.type, e.value) : new Uint8Array(e.value));
-  }
-  return m;
-}
-
-function safeDecode(t: FieldType, b: Uint8Array): unknown {
-  try {
-    return decodeSingleValue(t, b);
-  } catch {
-    return new Uint8Array(b);
-  }
 }
 
 /** Field lookup across every schema of the table, newest winning: bounds may name since-dropped columns. */
@@ -212,12 +244,12 @@ export async function readManifest(io: IcebergIO, mf: ManifestFile, ctx: Manifes
   try {
     container = readAvroContainer(await io.read(mf.path), mf.path);
   } catch (e) {
-    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e);
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
   }
   try {
     return decodeEntries(container.schema, container.records as Record<string, unknown>[], mf, ctx);
   } catch (e) {
-    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e);
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
   }
 }
 
@@ -242,6 +274,15 @@ function decodeEntries(
   const v1 = md.formatVersion === 1;
   let nextRowId = mf.firstRowId;
   const out: ManifestEntry[] = [];
+  const partitions = new Map<string, PartitionTuple>();
+  const statLayouts = new Map();
+  const bigints = new Map<bigint, bigint>();
+  const intern = (v: bigint): bigint => {
+    const hit = bigints.get(v);
+    if (hit !== undefined) return hit;
+    bigints.set(v, v);
+    return v;
+  };
 
   for (const rec of records) {
     const statusCode = Number(entryIds.get(rec, 0));
@@ -252,7 +293,8 @@ function decodeEntries(
 
     // Snapshot id: null → the manifest's added snapshot. Sequence numbers: null → the manifest's sequence
     // number, but only for ADDED entries (or v1, where everything is 0).
-    const snapshotId = big(entryIds.get(rec, 1)) ?? mf.addedSnapshotId;
+    const rawSnapshotId = big(entryIds.get(rec, 1)) ?? mf.addedSnapshotId;
+    const snapshotId = rawSnapshotId === undefined ? undefined : intern(rawSnapshotId);
     let dataSeq = v1 ? 0n : big(entryIds.get(rec, 3));
     let fileSeq = v1 ? 0n : big(entryIds.get(rec, 4));
     if (dataSeq === undefined) {
@@ -262,25 +304,40 @@ function decodeEntries(
     if (fileSeq === undefined) fileSeq = status === 'ADDED' || mf.sequenceNumber === 0n ? mf.sequenceNumber : dataSeq;
 
     const partRec = (fileIds.get(df, 102) ?? {}) as Record<string, unknown>;
-    const partition: PartitionTuple = spec.fields.map((pf, i) => fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)));
+    const decodedPartition: PartitionTuple = spec.fields.map((pf, i) => fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)));
+    // Files of a manifest share few partitions and sequence numbers: one object each, not one per file.
+    const pk = partitionKey(mf.specId, decodedPartition);
+    let partition = partitions.get(pk);
+    if (!partition) partitions.set(pk, (partition = decodedPartition));
+    dataSeq = intern(dataSeq);
+    fileSeq = intern(fileSeq);
 
     const contentCode = num(fileIds.get(df, 134)) ?? 0;
     const path = String(fileIds.get(df, 100));
     const format = fileFormat(String(fileIds.get(df, 101)), mf.path);
-    const recordCount = Number(fileIds.get(df, 103));
-    const sizeBytes = Number(fileIds.get(df, 104));
+    if (typeof fileIds.get(df, 100) !== 'string') throw new Error('an entry has no file_path');
+    const recordCount = exactCount(fileIds.get(df, 103), `record_count of ${path}`);
+    const sizeBytes = exactCount(fileIds.get(df, 104), `file_size_in_bytes of ${path}`);
+    if (dataSeq < 0n || fileSeq < 0n) throw new Error(`entry for ${path} has a negative sequence number`);
+    if (!v1 && (dataSeq > md.lastSequenceNumber || fileSeq > md.lastSequenceNumber)) {
+      throw new Error(`entry for ${path} has sequence number ${dataSeq > fileSeq ? dataSeq : fileSeq}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`);
+    }
 
-    const stats: ColumnStats = {};
-    const setStat = <K extends keyof ColumnStats>(k: K, v: ColumnStats[K] | undefined): void => {
-      if (v !== undefined) stats[k] = v;
-    };
-    setStat('columnSizes', intMap(fileIds.get(df, 108)));
-    setStat('valueCounts', intMap(fileIds.get(df, 109)));
-    setStat('nullValueCounts', intMap(fileIds.get(df, 110)));
-    setStat('nanValueCounts', intMap(fileIds.get(df, 137)));
-    setStat('lowerBounds', boundMap(fileIds.get(df, 125), fieldsById));
-    setStat('upperBounds', boundMap(fileIds.get(df, 128), fieldsById));
-    const hasStats = Object.keys(stats).length > 0;
+    // Stats stay packed, bounds undecoded until read (packed-stats.ts): ~3 KB less per file.
+    const packed = PackedColumnStats.fromAvro(
+      {
+        columnSizes: fileIds.get(df, 108) as never,
+        valueCounts: fileIds.get(df, 109) as never,
+        nullValueCounts: fileIds.get(df, 110) as never,
+        nanValueCounts: fileIds.get(df, 137) as never,
+        lowerBounds: fileIds.get(df, 125) as never,
+        upperBounds: fileIds.get(df, 128) as never,
+      },
+      fieldsById,
+      statLayouts,
+    );
+    const stats: ColumnStats = packed ?? {};
+    const hasStats = packed !== undefined;
 
     const common = {
       path,
@@ -321,8 +378,8 @@ function decodeEntries(
           content: 'deletion-vector',
           ...common,
           referencedDataFile: referenced,
-          contentOffset: offset ?? 0,
-          contentSizeBytes: num(fileIds.get(df, 145)) ?? 0,
+          contentOffset: optCount(offset, `content_offset of ${path}`) ?? 0,
+          contentSizeBytes: optCount(fileIds.get(df, 145), `content_size_in_bytes of ${path}`) ?? 0,
         };
       } else {
         file = {
@@ -354,15 +411,21 @@ export interface SnapshotFiles {
 export async function liveFilesOf(io: IcebergIO, md: IcebergMetadata, snap: IcebergSnapshot, fieldsById = allFieldsById(md)): Promise<SnapshotFiles> {
   const manifests = await readManifestList(io, md, snap);
   const ctx: ManifestReadContext = { md, fieldsById, snapshotId: snap.snapshotId };
-  const perManifest = await mapLimit(manifests, 8, (mf) => readManifest(io, mf, ctx));
+  // Each manifest's live files are kept as it is read and its entries dropped (a million entry wrappers
+  // and decoded records never live at once); the result keeps the manifest-list order.
+  const perManifest = await mapLimit(manifests, 8, async (mf) => {
+    const live: ContentFile[] = [];
+    for (const e of await readManifest(io, mf, ctx)) if (e.status !== 'DELETED') live.push(e.file);
+    return live;
+  });
   const dataFiles: SnapshotFiles['dataFiles'] = [];
   const deleteFiles: SnapshotFiles['deleteFiles'] = [];
-  for (const entries of perManifest) {
-    for (const e of entries) {
-      if (e.status === 'DELETED') continue;
-      if (e.file.content === 'data') dataFiles.push(e.file);
-      else deleteFiles.push(e.file);
+  for (let i = 0; i < perManifest.length; i++) {
+    for (const f of perManifest[i]!) {
+      if (f.content === 'data') dataFiles.push(f);
+      else deleteFiles.push(f);
     }
+    perManifest[i] = [];
   }
   return { manifests, dataFiles, deleteFiles };
 }

@@ -7,6 +7,7 @@ import { FloeError } from '../../src/errors.js';
 import type { PartitionSpec, Schema, Snapshot, SnapshotRef } from '../../src/model/index.js';
 import { parseJsonLossless, toBigInt } from '../../src/util/json.js';
 import { parseSchema } from './schema.js';
+import { validateMetadata } from './validate-metadata.js';
 
 export const MAX_FORMAT_VERSION = 3;
 
@@ -301,6 +302,7 @@ function parseChecked(raw: Record<string, unknown>, file: string, formatVersion:
   if (raw['last-partition-id'] != null) md.lastPartitionId = n(raw['last-partition-id']);
   if (currentSnapshotId !== undefined) md.currentSnapshotId = currentSnapshotId;
   if (raw['next-row-id'] != null) md.nextRowId = toBigInt(raw['next-row-id'], 'next-row-id');
+  validateMetadata(md); // before any plan or commit: never build on inconsistent metadata
   return md;
 }
 

@@ -11,10 +11,12 @@
  * renamed by hand (metadata-log names files that do not exist) therefore lose their older `vN` files too:
  * they are not needed to read any snapshot; the run warns when it sees such a log.
  * Any unreadable manifest list or manifest aborts the run before anything is deleted.
+ * Leftover `.<name>.floe-tmp-*` files of killed floe writes (hidden from readers' listings) are orphans too,
+ * past the same safety window; every delete passes the table's DeleteScope (connectors/storage/confine.ts).
  */
 import { FloeError } from '../../src/errors.js';
-import { parseLocation } from '../storage/index.js';
-import { deleteInBatches } from '../../src/maintenance/delete-batches.js';
+import { isTempName, parseLocation } from '../storage/index.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
 import {
   ValidIndex,
   classifyListing,
@@ -26,6 +28,7 @@ import {
 } from '../../src/maintenance/orphan-scan.js';
 import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
 import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { icebergDeleteScope } from './delete-scope.js';
 import { entryPathsOf, manifestsOfSnapshot } from './expire-files.js';
 import { assertGcEnabled, tableDirs, type MaintainedTable } from './expire-table.js';
 import { parseMetadata, type IcebergMetadata } from './metadata.js';
@@ -148,7 +151,7 @@ export async function removeOrphanFiles(table: MaintainedTable, opts: RemoveOrph
   for (const root of roots) {
     const r = await classifyListing(
       root,
-      table.io.list(root, opts.listPageSize),
+      table.io.list(root, opts.listPageSize, { includeTemporary: true }),
       index,
       { olderThanMs: cutoff, prefixMismatch: opts.prefixMismatch ?? 'error', allowedHiddenPrefixes: partitionDirPrefixes(md) },
       (c) => report.candidates.push({ location: c.location, bytes: c.bytes, kind: kindOf(c.location), reason: `${c.reason}; last modified ${c.lastModified.toISOString()}` }),
@@ -158,12 +161,18 @@ export async function removeOrphanFiles(table: MaintainedTable, opts: RemoveOrph
   }
   report.details = { roots, olderThan: new Date(cutoff).toISOString(), validFiles: index.size, ...stats };
   if (mismatches.length > 0) throw mismatchError(name, mismatches);
+  // listings stay inside the roots; the scope is the same final gate every delete passes
+  const scope = icebergDeleteScope(md, (l) => table.io.resolve(l));
+  const { allowed, skipped } = confineCandidates(table.io, scope, report.candidates, { listed: true });
+  report.candidates = allowed;
+  report.skipped = skipped;
+  if (skipped.length > 0) report.warnings.push(...confinementWarnings(scope, skipped.length));
   if (report.dryRun || report.candidates.length === 0) return report;
-  const outcome = await deleteInBatches(
-    table.io,
-    report.candidates.map((c) => c.location),
-    { ...(opts.deleteBatchSize ? { batchSize: opts.deleteBatchSize } : {}), ...(opts.deleteConcurrency ? { concurrency: opts.deleteConcurrency } : {}) },
-  );
+  const outcome = await deleteCandidates(table.io, scope, report.candidates, {
+    listed: true,
+    ...(opts.deleteBatchSize ? { batchSize: opts.deleteBatchSize } : {}),
+    ...(opts.deleteConcurrency ? { concurrency: opts.deleteConcurrency } : {}),
+  });
   report.deleted = outcome.deleted;
   report.failed = outcome.failed;
   return report;
@@ -171,6 +180,7 @@ export async function removeOrphanFiles(table: MaintainedTable, opts: RemoveOrph
 
 function kindOf(location: string): string {
   const name = location.slice(location.lastIndexOf('/') + 1);
+  if (isTempName(name)) return 'temporary';
   if (/\.metadata\.json(\.gz)?$/.test(name)) return 'metadata';
   if (/^snap-.*\.avro$/.test(name)) return 'manifest-list';
   if (/\.avro$/.test(name) && location.includes('/metadata/')) return 'manifest';

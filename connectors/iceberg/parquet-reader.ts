@@ -11,7 +11,7 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { FloeError } from '../../src/errors.js';
 import type { Field, FieldType } from '../../src/model/index.js';
-import { bigIntFromTwosComplement, decimalToString } from './values.js';
+import { bigIntFromTwosComplement, decimalToString, fromJsonDefault, uuidFromBytes } from './values.js';
 
 interface SchemaElement {
   name: string;
@@ -51,6 +51,10 @@ export interface ParquetContent {
 
 export function openParquet(bytes: Uint8Array, file: string): ParquetContent {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  // the footer parser only looks at the tail; a file that does not start with PAR1 is not Parquet either
+  if (bytes.byteLength < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x41 || bytes[2] !== 0x52 || bytes[3] !== 0x31) {
+    throw new FloeError('Corrupt', `Parquet file ${file} is corrupt: missing PAR1 magic at the start`, { context: { file } });
+  }
   let metadata: { schema: SchemaElement[]; num_rows: bigint | number };
   try {
     metadata = parquetMetadata(buffer) as unknown as typeof metadata;
@@ -173,7 +177,8 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
     const out: Record<string, unknown> = {};
     for (const f of t.fields) {
       const child = node?.children.find((c) => c.el.field_id === f.id) ?? node?.children.find((c) => c.el.name === f.name);
-      out[f.name] = child ? convert(f.type, o[child.el.name], child) : null;
+      // a field added to the struct after the file was written: its initial-default, else null
+      out[f.name] = child ? convert(f.type, o[child.el.name], child) : fromJsonDefault(f, f.initialDefault);
     }
     return out;
   }
@@ -225,7 +230,8 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
     case 'fixed':
       return v instanceof Uint8Array ? new Uint8Array(v) : typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'utf8')) : v;
     case 'uuid':
-      return typeof v === 'string' ? v.toLowerCase() : v;
+      // pyarrow and floe write uuid as a bare FIXED_LEN_BYTE_ARRAY(16) without the UUID annotation
+      return typeof v === 'string' ? v.toLowerCase() : v instanceof Uint8Array && v.length === 16 ? uuidFromBytes(v) : v;
     default:
       return v;
   }

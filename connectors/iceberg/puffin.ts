@@ -33,21 +33,54 @@ function corrupt(file: string, msg: string): FloeError {
 /** Parses the footer of a whole Puffin file. */
 export function readPuffinFooter(bytes: Uint8Array, file: string): PuffinFooter {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const magicAt = (off: number): boolean => PUFFIN_MAGIC.every((m, i) => buf[off + i] === m);
-  if (buf.length < 4 + 4 + 12 || !magicAt(0) || !magicAt(buf.length - 4)) throw corrupt(file, 'missing PFA1 magic');
-  const flags = buf.readUInt32LE(buf.length - 8);
-  const payloadSize = buf.readInt32LE(buf.length - 12);
-  const footerStart = buf.length - 12 - payloadSize - 4;
-  if (payloadSize < 0 || footerStart < 4 || !magicAt(footerStart)) throw corrupt(file, 'bad footer length');
+  if (buf.length < 4 + 4 + 12 || !magicAt(buf, 0)) throw corrupt(file, 'missing PFA1 magic');
+  const { footerStart, payloadSize, flags } = footerFrame(buf.subarray(buf.length - 12), buf.length, file);
+  if (!magicAt(buf, footerStart)) throw corrupt(file, 'bad footer length');
+  return parseFooterPayload(buf.subarray(footerStart + 4, footerStart + 4 + payloadSize), flags, footerStart, file);
+}
+
+/**
+ * The footer read with three small ranged reads (head magic, 12-byte tail, footer), for readers that only
+ * need a blob or two: `size` is the file size the manifest records.
+ */
+export async function readPuffinFooterRanged(
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+  size: number,
+  file: string,
+): Promise<PuffinFooter> {
+  if (size < 4 + 4 + 12) throw corrupt(file, `${size} bytes is too short for a Puffin file`);
+  if (!magicAt(Buffer.from(await read(0, 4)), 0)) throw corrupt(file, 'missing PFA1 magic');
+  const { footerStart, payloadSize, flags } = footerFrame(Buffer.from(await read(size - 12, 12)), size, file);
+  const footer = Buffer.from(await read(footerStart, payloadSize + 4));
+  if (!magicAt(footer, 0)) throw corrupt(file, 'bad footer length');
+  return parseFooterPayload(footer.subarray(4), flags, footerStart, file);
+}
+
+function magicAt(buf: Buffer, off: number): boolean {
+  return PUFFIN_MAGIC.every((m, i) => buf[off + i] === m);
+}
+
+/** From the last 12 bytes (payload size, flags, magic): where the footer starts. */
+function footerFrame(tail: Buffer, size: number, file: string): { footerStart: number; payloadSize: number; flags: number } {
+  if (tail.length !== 12 || !magicAt(tail, 8)) throw corrupt(file, 'missing PFA1 magic');
+  const payloadSize = tail.readInt32LE(0);
+  const flags = tail.readUInt32LE(4);
+  const footerStart = size - 12 - payloadSize - 4;
+  if (payloadSize < 0 || footerStart < 4) throw corrupt(file, 'bad footer length');
   if (flags & 1) {
     throw new FloeError('Unsupported', `Puffin file ${file}: LZ4-compressed footers are not supported`, { context: { file } });
   }
+  return { footerStart, payloadSize, flags };
+}
+
+function parseFooterPayload(payload: Buffer, _flags: number, footerStart: number, file: string): PuffinFooter {
   let json: Record<string, unknown>;
   try {
-    json = JSON.parse(buf.subarray(footerStart + 4, footerStart + 4 + payloadSize).toString('utf8'));
+    json = JSON.parse(payload.toString('utf8'));
   } catch (e) {
     throw corrupt(file, `footer is not JSON (${(e as Error).message})`);
   }
+  if (!json || typeof json !== 'object' || (json.blobs !== undefined && !Array.isArray(json.blobs))) throw corrupt(file, 'footer has no blob list');
   const blobs = ((json.blobs as Record<string, unknown>[]) ?? []).map((b) => {
     const m: PuffinBlobMetadata = {
       type: String(b.type),
@@ -58,10 +91,21 @@ export function readPuffinFooter(bytes: Uint8Array, file: string): PuffinFooter 
       length: Number(b.length),
       properties: (b.properties as Record<string, string>) ?? {},
     };
+    // blobs lie between the leading magic and the footer
+    if (!Number.isSafeInteger(m.offset) || !Number.isSafeInteger(m.length) || m.offset < 4 || m.length < 0 || m.offset + m.length > footerStart) {
+      throw corrupt(file, `blob at offset ${String(b.offset)} (length ${String(b.length)}) lies outside the blob area (4–${footerStart})`);
+    }
     if (typeof b['compression-codec'] === 'string') m.compressionCodec = b['compression-codec'];
     return m;
   });
   return { blobs, properties: (json.properties as Record<string, string>) ?? {} };
+}
+
+/** A deletion vector a manifest points at must be one of the blobs the file's footer lists. */
+export function assertBlobListed(footer: PuffinFooter, offset: number, length: number, file: string): void {
+  if (!footer.blobs.some((b) => b.offset === offset && b.length === length)) {
+    throw corrupt(file, `its footer lists no blob at offset ${offset} with length ${length} (the manifest's deletion vector)`);
+  }
 }
 
 /** Decodes one deletion-vector-v1 blob into its sorted row positions. */

@@ -31,6 +31,7 @@ import { DeleteIndex, DeleteLoader } from './deletes.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
+import { faultPoint } from '../../src/util/fault-points.js';
 
 export const ROW_ID_FIELD: Field = { id: 2147483540, name: '_row_id', required: false, type: { kind: 'primitive', name: 'long' } };
 export const LAST_UPDATED_SEQ_FIELD: Field = { id: 2147483539, name: '_last_updated_sequence_number', required: false, type: { kind: 'primitive', name: 'long' } };
@@ -47,6 +48,11 @@ export interface IcebergRewriteContext {
   nameMapping?: Map<string, number>;
   /** [stitch] Properties layered over the table's when deciding on row-group stitching (`--option k=v`). */
   propertyOverrides?: Record<string, string>;
+  /**
+   * Output file names start with this instead of a random job id (the distributed seam passes
+   * `floe-run-<runId>-<attemptId>`, so a run's uncommitted outputs can be found by name).
+   */
+  outputPrefix?: string;
 }
 
 function codecOf(props: Record<string, string>): ParquetCodec {
@@ -79,11 +85,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   readonly outputSchema: arrow.Schema;
   readonly writerOptions: ParquetWriteOptions;
   private readonly loader: DeleteLoader;
-  private readonly jobId = randomUUID();
+  private readonly jobId: string;
   private readonly lineage: boolean;
   private readonly stitchPolicy: StitchPolicy; // [stitch]
 
   constructor(private readonly ctx: IcebergRewriteContext) {
+    this.jobId = ctx.outputPrefix ?? randomUUID();
     const md = ctx.md;
     const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId);
     if (!schema) throw new FloeError('Corrupt', `table ${md.location}: current schema ${md.currentSchemaId} is missing`);
@@ -270,6 +277,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
     const location = `${dataDir}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
     await this.ctx.out.createNew(location, file.bytes);
+    faultPoint('iceberg.data.after-first-file');
     const mode = (md.properties['write.metadata.metrics.default'] ?? 'truncate(16)') as MetricsModeName;
     const metrics = icebergMetricsFromFooter(file.footer, this.outputFields, { mode, fieldMetrics: file.fieldMetrics });
     const typeOf = (id: number) => this.ctx.fieldsById.get(id)?.type ?? this.outputFields.find((f) => f.id === id)?.type;
@@ -296,7 +304,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       lowerBounds: encode(metrics.lowerBounds),
       upperBounds: encode(metrics.upperBounds),
       splitOffsets: metrics.splitOffsets.map((o) => BigInt(o)),
-      sortOrderId: 0,
+      sortOrderId: task.order?.kind === 'sort' ? task.order.sortOrderId : 0, // [sort] the table order the rows follow
     };
     return { out, location, bytes: file.bytes.byteLength };
   }

@@ -16,9 +16,13 @@ import { readAvroContainer } from '../formats/avro.js';
 import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
 import type { Schema } from '../../src/model/index.js';
 import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { removeWithin } from '../storage/confine.js';
+import { icebergDeleteScope, rawTableLocations } from './delete-scope.js';
 import type { MaintainedTable } from './expire-table.js';
 import { parseMetadata } from './metadata.js';
 import { isCommitStateUnknown } from './commit-state.js';
+import { COMMIT_ID_PROPERTY } from './commit-id.js';
+import { commitBackoffMs, icebergCommitRetryPolicy } from '../../src/util/commit-retry.js';
 import {
   STATUS_ADDED,
   STATUS_DELETED,
@@ -86,8 +90,8 @@ export async function rewriteManifests(table: MaintainedTable, opts: RewriteMani
   const report = newReport('rewrite-manifests', table.tableLocation, opts.dryRun ?? false);
   const now = opts.nowMs ?? Date.now;
   let base = await table.ops.refresh();
-  const retries = Number((base.metadata.properties as Record<string, string> | undefined)?.['commit.retry.num-retries'] ?? 4);
-  const attempts = opts.maxAttempts ?? retries + 1;
+  const policy = icebergCommitRetryPolicy((base.metadata.properties as Record<string, string> | undefined) ?? {}, table.tableLocation); // non-numeric values refused
+  const attempts = opts.maxAttempts ?? policy.numRetries + 1;
   for (let attempt = 1; ; attempt++) {
     const written: string[] = [];
     try {
@@ -95,9 +99,14 @@ export async function rewriteManifests(table: MaintainedTable, opts: RewriteMani
       return done;
     } catch (e) {
       // when the catalog cannot say whether it took the commit, the files may be live: keep them
-      if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => table.io.remove(w).catch(() => undefined)));
+      if (!isCommitStateUnknown(e)) {
+        // our own manifests, but deletes are confined all the same (crafted write.metadata.path …)
+        const scope = icebergDeleteScope(rawTableLocations(base.metadata), (l) => table.io.resolve(l));
+        await removeWithin(scope, written, (w) => table.io.remove(w));
+      }
       if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
       report.warnings.push(`attempt ${attempt} lost a commit race; retrying on the new metadata`);
+      await new Promise((r) => setTimeout(r, commitBackoffMs(policy, attempt)));
       base = await table.ops.refresh();
     }
   }
@@ -213,6 +222,7 @@ async function attemptRewrite(
     'manifests-replaced': String(chosen.length),
     'entries-processed': String(entries.length + deletedDropped),
     'engine-name': 'floe',
+    [COMMIT_ID_PROPERTY]: commitUuid,
   });
   const next = nextMetadata(meta, base.location, {
     snapshotId,

@@ -112,6 +112,8 @@ export async function loadTableModel(table: IcebergTable, snapshotId?: bigint): 
     dataFiles: files.dataFiles,
     deleteFiles: files.deleteFiles,
     manifests: files.manifests,
+    sortOrders: md.sortOrders,
+    defaultSortOrderId: md.defaultSortOrderId,
   };
   if (md.tableUuid) model.tableUuid = md.tableUuid;
   if (md.currentSnapshotId !== undefined) model.currentSnapshotId = md.currentSnapshotId;

@@ -8,6 +8,7 @@
  */
 import { FloeError } from '../../src/errors.js';
 import type { Field, FieldType } from '../../src/model/index.js';
+import { valueFromJsonDefault } from '../formats/parquet/defaults.js';
 
 function prim(t: FieldType): string | undefined {
   return t.kind === 'primitive' ? t.name : undefined;
@@ -137,6 +138,8 @@ function parseIsoTime(s: string): bigint {
 export function fromJsonDefault(field: Field, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   const t = field.type;
+  // struct defaults: a JSON object keyed by child field id (spec Appendix D); one parser for nested shapes
+  if (t.kind !== 'primitive') return valueFromJsonDefault(v, t, `field ${field.name} (id ${field.id})`);
   try {
     switch (prim(t)) {
       case 'boolean':

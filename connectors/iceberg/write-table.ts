@@ -2,16 +2,20 @@
  * Creating Iceberg tables and appending to them: floe's demo warehouse, benchmarks and tests use it to make
  * real tables (Parquet data with field ids and metrics, equality deletes as Flink writes them) without a
  * JVM. Commits go through the same filesystem publication as compaction: create-if-absent of the next
- * `v<N>.metadata.json`, retried when another writer got there first.
+ * `v<N>.metadata.json`, retried (commit.retry.*) when another writer got there first; files of a commit whose
+ * state is unknown are kept.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError } from '../../src/errors.js';
+import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
+import { COMMIT_ID_PROPERTY } from './commit-id.js';
+import { isCommitStateUnknown } from './commit-state.js';
 import type { Field } from '../../src/model/index.js';
 import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import { arrowSchemaForIceberg, icebergMetricsFromFooter, tableFromRows, writeParquet } from '../formats/parquet/index.js';
 import type { TableFileIO } from './commit-io.js';
 import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, withTotals, type RawMetadata } from './commit-metadata.js';
-import { FilesystemTableOperations } from './commit-ops.js';
+import { FilesystemTableOperations, publishMetadataFile } from './commit-ops.js';
 import { parseMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
 import { STATUS_ADDED, assignFirstRowIds, avroCodecFromProperty, normalizeManifestFile, writeManifest, writeManifestList, type RawDataFile, type RawManifestEntry } from './write-manifest.js';
@@ -80,7 +84,7 @@ export async function createIcebergTable(io: TableFileIO, location: string, o: C
     md['partition-spec'] = specFields;
   }
   const file = `${loc}/metadata/v1.metadata.json`;
-  await io.createNew(file, Buffer.from(stringifyJsonLossless(md, 2)));
+  await publishMetadataFile(io, file, Buffer.from(stringifyJsonLossless(md, 2)), `the first version of ${loc}`);
   await io.overwrite(`${loc}/metadata/version-hint.text`, Buffer.from('1'));
   return file;
 }
@@ -145,8 +149,11 @@ async function commitFiles(
 ): Promise<bigint> {
   const loc = location.replace(/\/+$/, '');
   const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
-  for (let attempt = 1; ; attempt++) {
-    const base = await ops.refresh();
+  const first = await ops.refresh();
+  const policy = icebergCommitRetryPolicy((first.metadata.properties as Record<string, string> | undefined) ?? {}, loc);
+  let base = first;
+  return runCommitLoop(policy, async (attempt) => {
+    if (attempt > 1) base = await ops.refresh();
     const typed = parseMetadata(base.metadata, base.location);
     const schema = typed.schemas.find((s) => s.schemaId === typed.currentSchemaId)!;
     const spec = typed.specs.find((s) => s.specId === typed.defaultSpecId)!;
@@ -225,7 +232,7 @@ async function commitFiles(
       const listPath = `${loc}/metadata/snap-${snapshotId}-${attempt}-${uuid}.avro`;
       await io.createNew(listPath, await writeManifestList({ formatVersion: v, snapshotId, parentSnapshotId: currentId, sequenceNumber: v >= 2 ? seq : 0n, firstRowId, manifests, codec }));
       written.push(listPath);
-      const summary = { operation, ...withTotals(changes, parent?.summary as Record<string, string> | undefined) };
+      const summary = { operation, ...withTotals(changes, parent?.summary as Record<string, string> | undefined), [COMMIT_ID_PROPERTY]: uuid };
       const next = nextMetadata(base.metadata, base.location, {
         snapshotId,
         parentSnapshotId: currentId,
@@ -240,8 +247,9 @@ async function commitFiles(
       await ops.commit(base, next);
       return snapshotId;
     } catch (e) {
-      await Promise.all(written.map((w) => io.remove(w).catch(() => undefined)));
-      if (!isFloeError(e, 'CommitConflict') || attempt >= 10) throw e;
+      // a commit whose state is unknown may reference these files: keep them
+      if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => io.remove(w).catch(() => undefined)));
+      throw e;
     }
-  }
+  });
 }

@@ -50,7 +50,15 @@ export class FileIO {
   }
 
   resolve(location: string): ResolvedLocation {
-    const mapped = this.map(location);
+    return this.resolveMapped(this.map(location), location);
+  }
+
+  /**
+   * Like resolve, for a location that is already where the file lives (e.g. from a listing): the location
+   * map is not applied a second time.
+   */
+  resolveMapped(mapped: string, original: string = mapped): ResolvedLocation {
+    const location = original;
     for (const m of this.mounts) {
       const rel = relativeLocation(m.prefix, mapped);
       if (rel !== undefined) return { store: m.store, key: rel, location: mapped };

@@ -33,7 +33,10 @@ import {
 } from './object-store.js';
 
 const TEMP_MARKER = '.floe-tmp-';
-/** Our in-flight temp files; hidden from list() so orphan cleanup never sees them as table files. */
+/**
+ * Our in-flight temp files. Hidden from list() (readers must never take one for a table file) unless the
+ * caller asks for them with `includeTemporary` — orphan removal does, to clean up after killed jobs.
+ */
 export const isTempName = (name: string) => name.includes(TEMP_MARKER);
 
 export interface LocalStoreOptions {
@@ -204,7 +207,8 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  async *list(prefix: string, _options?: ListOptions): AsyncIterable<ListEntry> {
+  async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {
+    const withTemp = options?.includeTemporary === true;
     // Start at the deepest directory the prefix names, then filter by the full string prefix.
     const slash = prefix.lastIndexOf('/');
     const startDir = path.join(this.root, slash >= 0 ? prefix.slice(0, slash) : '');
@@ -220,7 +224,7 @@ export class LocalObjectStore implements ObjectStore {
       }
       await Promise.all(
         names.map(async (d) => {
-          if (isTempName(d.name)) return;
+          if (isTempName(d.name) && !(withTemp && d.isFile())) return;
           const full = path.join(dir, d.name);
           const key = path.relative(this.root, full);
           if (d.isDirectory()) {

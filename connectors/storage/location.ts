@@ -72,6 +72,22 @@ function stripTrailingSlashes(p: string): string {
   return p.slice(0, end);
 }
 
+/**
+ * True for locations that do not depend on the working directory: a scheme with an absolute part
+ * (`s3://b/k`, `file:/x`, `file:///x`) or a path starting with '/'. Table metadata must name absolute
+ * locations; `data/x.parquet` or `file:x` would be read relative to wherever floe happens to run.
+ */
+export function isAbsoluteLocation(input: string): boolean {
+  const m = SCHEME_RE.exec(input);
+  if (!m || m[1]!.length === 1) return input.startsWith('/');
+  return m[2]!.startsWith('/');
+}
+
+/** `input` made independent of the working directory (relative paths resolved against `cwd`). */
+export function absoluteLocation(input: string, cwd: string = process.cwd()): string {
+  return isAbsoluteLocation(input) ? input : path.resolve(cwd, input);
+}
+
 export function formatLocation(loc: Location): string {
   return loc.scheme === 'file' ? `file://${loc.path}` : `${loc.scheme}://${loc.authority}${loc.path}`;
 }

@@ -36,6 +36,11 @@ export interface ListEntry {
 export interface ListOptions {
   /** Keys per underlying request (S3 MaxKeys); small values exercise paging. */
   pageSize?: number;
+  /**
+   * Also list the store's own in-flight/leftover temporary files (the local store's `.<name>.floe-tmp-*`),
+   * which listings hide by default; orphan removal needs them. Stores without temp files ignore it.
+   */
+  includeTemporary?: boolean;
 }
 
 export interface PutOptions {

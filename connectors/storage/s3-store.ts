@@ -6,6 +6,12 @@
  * everything else fails at once with a FloeError naming the object and, for credential problems, the
  * endpoint and which credentials were used. Every request runs under one p-limit per store.
  *
+ * A create-if-absent PUT (`ifNoneMatch: '*'`) whose response was lost is retried like any other request;
+ * when the retry answers 412 the object is compared with what we sent (size, MD5 ETag or the bytes) and,
+ * if it is ours, the PUT succeeded. floe keeps If-None-Match on its uniquely named files rather than writing
+ * them unconditionally: one rule then covers data files and commit files, and a name collision (or a bug
+ * writing one name twice) can never overwrite a file a snapshot references.
+ *
  * Multipart upload is done here rather than with lib-storage's Upload so each part gets the same retry
  * and timeout policy, parts in flight (and so memory) stay bounded, and a failed upload is aborted.
  */
@@ -43,6 +49,7 @@ import {
   rechunk,
   toBytes,
 } from './object-store.js';
+import { storedObjectMatches } from './create-verified.js';
 import { DEFAULT_RETRY_POLICY, type RetryHooks, type RetryPolicy, isTransientNetworkError, withRetry } from './retry.js';
 
 /** The one method of S3Client we use; tests pass a fake. */
@@ -237,8 +244,10 @@ export class S3ObjectStore implements ObjectStore {
   async put(key: string, body: Body, options?: PutOptions): Promise<PutResult> {
     checkPutOptions(options, this.describe(key));
     const data = toBytes(body);
-    const out = await this.request<{ ETag?: string }>('PUT', key, () =>
-      new PutObjectCommand({
+    let sends = 0;
+    const put = this.request<{ ETag?: string }>('PUT', key, () => {
+      sends++;
+      return new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
         Body: data,
@@ -246,8 +255,19 @@ export class S3ObjectStore implements ObjectStore {
         ContentType: options?.contentType,
         IfNoneMatch: options?.ifNoneMatch,
         IfMatch: options?.ifMatch,
-      }),
-    );
+      });
+    });
+    let out: { ETag?: string };
+    try {
+      out = await put;
+    } catch (e) {
+      // A create-if-absent retried after a lost response meets its own first attempt: 412 then means
+      // "already stored" when the object is exactly these bytes (see create-verified.ts for the whole rule).
+      if (!(sends > 1 && options?.ifNoneMatch === '*' && e instanceof FloeError && e.kind === 'PreconditionFailed')) throw e;
+      const etag = await storedObjectMatches(this, key, data).catch(() => undefined);
+      if (etag === undefined) throw e;
+      out = { ETag: etag };
+    }
     return { etag: out.ETag ?? '' };
   }
 

@@ -5,6 +5,8 @@
  *
  * Memory: a task holds at most one input row group plus the rows buffered for the output file it is
  * writing (bounded by the target file size), so peak memory does not grow with table size.
+ * A sort / z-order task (task.order) also holds up to its sort memory budget of rows (external-sort.ts,
+ * 256 MiB by default); beyond that it spills sorted runs to a temporary directory and merges them.
  */
 import type * as arrow from 'apache-arrow';
 import pLimit from 'p-limit';
@@ -12,6 +14,7 @@ import { ParquetWriter } from '../../connectors/formats/parquet/index.js';
 import type { ParquetWriteOptions, WrittenParquet } from '../../connectors/formats/parquet/index.js';
 import type { RewriteTask } from '../planning/plan.js';
 import { safeEmitter, type ProgressListener } from './events.js';
+import { externalSort } from './external-sort.js';
 
 export interface LiveBatch {
   table: arrow.Table;
@@ -110,6 +113,7 @@ async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, sig
   };
   let outputIndex = 0; // [stitch] not outputs.length: names of discarded stitched outputs are not reused
   const store = async (file: WrittenParquet) => {
+    if (signal?.aborted) throw new Error(`task ${task.id} aborted`); // write nothing more once cancelled
     const stored = await adapter.storeOutput(task, outputIndex++, file);
     outputs.push(stored.out);
     bytesWritten += stored.bytes;
@@ -125,7 +129,7 @@ async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, sig
   };
   try {
     // [stitch] copy row groups without decoding when the adapter finds it safe; otherwise decode/encode below
-    if (adapter.stitch) {
+    if (adapter.stitch && !task.order) { // [sort] a sorted task never copies row groups as they are
       const r = await adapter.stitch(task, stats, store);
       if (r.stitched) {
         emit({ type: 'message', level: 'info', text: `task ${task.id}: stitched ${r.rowGroups} row group(s) from ${task.inputs.length} file(s) without decoding` });
@@ -135,7 +139,15 @@ async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, sig
       bytesRead = rowsIn = rowsOut = bytesWritten = 0;
       if (r.explain) emit({ type: 'message', level: 'info', text: `task ${task.id}: not stitched (${r.reason}); rewriting` });
     }
-    for await (const batch of adapter.batches(task, stats)) {
+    // [sort] sort / z-order tasks: the live rows in order, spilling sorted runs past the memory budget
+    const source = task.order
+      ? externalSort(task.order, adapter.outputSchema, adapter.batches(task, stats), {
+          ...(signal ? { signal } : {}),
+          targetBytes: target,
+          onSpill: (s) => emit({ type: 'message', level: 'info', text: `task ${task.id}: spilled sorted run ${s.runs} (${s.rows} rows, ${s.bytes} bytes) to ${s.dir}` }),
+        })
+      : adapter.batches(task, stats);
+    for await (const batch of source) {
       if (signal?.aborted) throw new Error(`task ${task.id} aborted`);
       if (batch.table.numRows === 0) continue;
       writer ??= new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, adapter.writerOptions);

@@ -9,10 +9,13 @@
  * them), `ignore` (keep the file) or `delete`. A valid location written without any scheme matches any.
  */
 import { FloeError } from '../errors.js';
-import { parseLocation } from '../../connectors/storage/index.js';
+import { isTempName, parseLocation } from '../../connectors/storage/index.js';
 import type { ListedFile } from './store-io.js';
 
 export type PrefixMismatchMode = 'error' | 'ignore' | 'delete';
+
+/** Reason given for a leftover `.<name>.floe-tmp-*` file. */
+export const TEMP_REASON = 'temporary file of a floe write that never completed (killed or failed job)';
 
 const HAS_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
@@ -126,6 +129,18 @@ export async function classifyListing(
   for await (const f of listing) {
     stats.listed++;
     const rel = f.location.startsWith(base) ? f.location.slice(base.length) : f.location;
+    const slash = rel.lastIndexOf('/');
+    if (isTempName(rel.slice(slash + 1)) && !isHiddenBelow(rel.slice(0, Math.max(0, slash)), options.allowedHiddenPrefixes)) {
+      // `.<name>.floe-tmp-*`: a write of floe's that never published (killed job); never a table file
+      if (f.lastModified.getTime() >= cutoff) {
+        stats.tooYoung++;
+        continue;
+      }
+      stats.orphans++;
+      stats.orphanBytes += f.size;
+      onOrphan({ location: f.location, bytes: f.size, lastModified: f.lastModified, reason: TEMP_REASON });
+      continue;
+    }
     if (isHiddenBelow(rel, options.allowedHiddenPrefixes)) {
       stats.hidden++;
       continue;

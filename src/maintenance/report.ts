@@ -3,13 +3,24 @@
  * its size and the reason, plus a summary. The same structure is printed as text or as JSON.
  */
 export interface DeletionCandidate {
-  /** Full location as the table metadata / listing names it (after location mapping). */
+  /**
+   * Where the file really is — normalised and after `--location-map` / a relocated table's mapping: the
+   * object floe reads and deletes.
+   */
   location: string;
+  /** The location as the table metadata writes it, when the mapping changed it (relocated tables). */
+  metadataLocation?: string;
   /** Size in bytes when known (from metadata or the listing). */
   bytes?: number;
   /** data, delete, manifest, manifest-list, statistics, metadata, orphan … */
   kind: string;
   reason: string;
+}
+
+/** A file the plan would delete but floe refused to, because it is not the table's to delete. */
+export interface SkippedDeletion extends DeletionCandidate {
+  /** Why it was not deleted (e.g. outside the table's locations, a relative path). */
+  refused: string;
 }
 
 export interface DeleteFailureReport {
@@ -23,6 +34,11 @@ export interface MaintenanceReport {
   dryRun: boolean;
   /** Everything chosen for deletion, in a stable order. */
   candidates: DeletionCandidate[];
+  /**
+   * Chosen by the plan but not deleted, in dry runs and real runs alike: outside the table's locations
+   * (unless the user allowed that) or not an absolute location.
+   */
+  skipped: SkippedDeletion[];
   /** Locations actually deleted (empty in a dry run). */
   deleted: string[];
   failed: DeleteFailureReport[];
@@ -33,7 +49,7 @@ export interface MaintenanceReport {
 }
 
 export function newReport(command: string, table: string, dryRun: boolean): MaintenanceReport {
-  return { command, table, dryRun, candidates: [], deleted: [], failed: [], warnings: [], details: {} };
+  return { command, table, dryRun, candidates: [], skipped: [], deleted: [], failed: [], warnings: [], details: {} };
 }
 
 export function totalBytes(candidates: readonly DeletionCandidate[]): number {
@@ -50,17 +66,9 @@ export function countByKind(candidates: readonly DeletionCandidate[]): Record<st
   return out;
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
+/** One implementation for the project: src/util/units.ts. */
+export { formatBytes } from '../util/units.js';
+import { formatBytes } from '../util/units.js';
 
 function jsonSafe(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
@@ -72,6 +80,7 @@ export function reportToJson(r: MaintenanceReport): string {
     bytes: totalBytes(r.candidates),
     byKind: countByKind(r.candidates),
     deleted: r.deleted.length,
+    skipped: r.skipped.length,
     failed: r.failed.length,
   };
   return `${JSON.stringify(jsonSafe({ ...r, summary }), null, 2)}\n`;
@@ -80,9 +89,14 @@ export function reportToJson(r: MaintenanceReport): string {
 export function reportToText(r: MaintenanceReport): string {
   const lines: string[] = [];
   const verb = r.dryRun ? 'would delete' : 'delete';
+  const seenAs = (c: DeletionCandidate) => (c.metadataLocation !== undefined ? `; metadata names ${c.metadataLocation}` : '');
   for (const c of r.candidates) {
     const size = c.bytes === undefined ? '?' : formatBytes(c.bytes);
-    lines.push(`${verb}\t${c.kind}\t${size}\t${c.location}\t(${c.reason})`);
+    lines.push(`${verb}\t${c.kind}\t${size}\t${c.location}\t(${c.reason}${seenAs(c)})`);
+  }
+  for (const c of r.skipped) {
+    const size = c.bytes === undefined ? '?' : formatBytes(c.bytes);
+    lines.push(`skip\t${c.kind}\t${size}\t${c.location}\t(not deleted: ${c.refused}${seenAs(c)})`);
   }
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   for (const f of r.failed) lines.push(`failed: ${f.location}: ${f.error}`);
@@ -97,6 +111,9 @@ export function reportToText(r: MaintenanceReport): string {
     lines.push(`${head}dry run — ${r.candidates.length} files, ${formatBytes(totalBytes(r.candidates))} would be deleted${kinds ? `: ${kinds}` : ''}; nothing was changed`);
   } else {
     lines.push(`${head}${r.deleted.length} of ${r.candidates.length} files deleted (${formatBytes(totalBytes(r.candidates))})${kinds ? `: ${kinds}` : ''}${r.failed.length ? `; ${r.failed.length} failed (re-run to retry)` : ''}`);
+  }
+  if (r.skipped.length > 0) {
+    lines.push(`${head}${r.skipped.length} file(s) the plan names were not deleted because they are not the table's to delete (listed as "skip" above)`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,7 @@
  * serves reading, committing and cleaning a table wherever it lives (local, S3, memory in tests).
  */
 import { FloeError, isFloeError } from '../errors.js';
-import { FileIO, type ObjectMeta, type ResolvedLocation } from '../../connectors/storage/index.js';
+import { FileIO, normalizeLocation, type ObjectMeta, type ResolvedLocation } from '../../connectors/storage/index.js';
 
 export interface ListedFile {
   /** Normalised full location (scheme://authority/path, file:///abs for local files). */
@@ -21,9 +21,43 @@ export class StoreIO {
     return this.fileIO.resolve(location);
   }
 
+  /** Store and key of a location that is already real (from a listing): no second location mapping. */
+  resolveListed(location: string): ResolvedLocation {
+    return this.fileIO.resolveMapped(location);
+  }
+
   /** The normalised, mapped form of a location (what listings report and what valid sets hold). */
   resolve(location: string): string {
     return this.fileIO.map(location);
+  }
+
+  /**
+   * A location for messages: as given when no location map applies, else where floe really reads or
+   * deletes it, with the metadata's spelling beside it (relocated tables).
+   */
+  describe(location: string): string {
+    let real: string;
+    try {
+      real = this.fileIO.map(location);
+    } catch {
+      return location;
+    }
+    let plain: string | undefined;
+    try {
+      plain = normalizeLocation(location);
+    } catch {
+      plain = undefined;
+    }
+    return real === plain ? location : `${real} (metadata names ${location})`;
+  }
+
+  /** The real location for an error's context (mapped; the input itself when it cannot be mapped). */
+  realLocation(location: string): string {
+    try {
+      return this.fileIO.map(location);
+    } catch {
+      return location;
+    }
   }
 
   async read(location: string): Promise<Uint8Array> {
@@ -58,12 +92,13 @@ export class StoreIO {
   }
 
   /** Every object at or below `rootLocation` (recursive), in key order. */
-  async *list(rootLocation: string, pageSize?: number): AsyncIterable<ListedFile> {
+  async *list(rootLocation: string, pageSize?: number, listing: { includeTemporary?: boolean } = {}): AsyncIterable<ListedFile> {
     const r = this.fileIO.resolve(rootLocation);
     const base = r.location.endsWith('/') ? r.location.slice(0, -1) : r.location;
     const prefix = r.key === '' ? '' : r.key.endsWith('/') ? r.key : `${r.key}/`;
+    const options = { ...(pageSize ? { pageSize } : {}), ...(listing.includeTemporary ? { includeTemporary: true } : {}) };
     try {
-      for await (const e of r.store.list(prefix, pageSize ? { pageSize } : undefined)) {
+      for await (const e of r.store.list(prefix, options)) {
         yield { location: `${base}/${e.key.slice(prefix.length)}`, size: e.size, lastModified: e.lastModified };
       }
     } catch (e) {

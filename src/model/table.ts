@@ -217,6 +217,9 @@ export interface TableModel {
   lsm?: LsmBucket[];
   /** Paimon primary-key field names / ids; empty for append tables. */
   primaryKeyFieldIds?: number[];
+  /** Iceberg sort orders and the default one (the sort strategy's default order). */
+  sortOrders?: { orderId: number; fields: { sourceId: number; transform: string; direction: 'asc' | 'desc'; nullOrder: 'nulls-first' | 'nulls-last' }[] }[];
+  defaultSortOrderId?: number;
 }
 
 export function currentSchema(t: TableModel): Schema {

@@ -1,7 +1,8 @@
 /**
  * SqlTableOperations against a real SQLite catalog file: the pointer swap is a compare-and-swap on
  * metadata_location (JdbcCatalog / PyIceberg SqlCatalog semantics), a lost race is a retryable conflict
- * that never overwrites the winner, and a failed UPDATE leaves the outcome unknown (files kept).
+ * that never overwrites the winner, and a failed UPDATE is settled by re-reading the pointer (SQLite rolls a
+ * failed statement back: pointer unchanged = not committed; lost answers: lost-response.test.ts).
  */
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
@@ -129,7 +130,7 @@ describe('SqlTableOperations (SQLite catalog)', () => {
     expect(rows.find((r) => r.catalog_name === 'beta')!.metadata_location).toBe(res.metadataLocation);
   });
 
-  it('a failing UPDATE leaves the commit state unknown and keeps the new metadata file', async () => {
+  it('a failing UPDATE whose pointer is unchanged on re-read (SQLite: the statement rolled back) is a plain failure; its file is removed', async () => {
     const s = await setup();
     const db = new Database(s.db);
     db.exec(`CREATE TRIGGER refuse BEFORE UPDATE ON iceberg_tables BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`);
@@ -138,10 +139,11 @@ describe('SqlTableOperations (SQLite catalog)', () => {
     const base = await ops.refresh();
     const before = metadataFiles(s.loc);
     const e = await ops.commit(base, { ...base.metadata, 'last-updated-ms': 1_800_000_000_000 }).catch((x: unknown) => x);
-    expect(isCommitStateUnknown(e)).toBe(true);
-    const added = metadataFiles(s.loc).filter((n) => !before.includes(n));
-    expect(added).toHaveLength(1);
-    expect(path.join(s.loc, 'metadata', added[0]!)).toMatch(metastoreName(8));
+    expect(isFloeError(e)).toBe(true);
+    expect(isCommitStateUnknown(e)).toBe(false);
+    expect((e as Error).message).toContain('disk I/O error (simulated)');
+    expect((e as Error).message).toContain('nothing was committed');
+    expect(metadataFiles(s.loc)).toEqual(before);
     expect(rowsOf(s.db)[0]!.metadata_location).toBe(s.metadataFile);
   });
 

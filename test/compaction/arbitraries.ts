@@ -54,7 +54,11 @@ export type Op =
   | { kind: 'append'; rows: Row[] }
   | { kind: 'delete'; shape: number; keys: KeySource[] }
   | { kind: 'upsert'; target: KeySource; row: Row }
-  | { kind: 'compact'; spec: CompactionSpec };
+  | { kind: 'compact'; spec: CompactionSpec }
+  /** One larger file (`count` rows in one partition), so later compactions rewrite some files and not others. */
+  | { kind: 'bulk'; count: number; part: string; row: Row }
+  /** Deletes rows by position: DVs in one shared Puffin file (v3) or position delete files (v2). */
+  | { kind: 'positional'; targets: { file: number; positions: number[] }[] };
 
 const tieredOptions = fc.record({
   'self-optimizing.minor.trigger.file-count': fc.constantFrom('1', '2', '3', '12'),
@@ -122,5 +126,99 @@ export function historyArb(partitioned: boolean, maxOps: number): fc.Arbitrary<O
       const ops: Op[] = [...writes];
       for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0])) ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
       return ops;
+    });
+}
+
+/**
+ * Compactions that rewrite only part of a table built by `positionalHistoryArb`: targets between the small
+ * appends and the bulk files, tiered (with and without eq→pos) and bin-pack.
+ */
+export const partialCompactionArb: fc.Arbitrary<CompactionSpec> = fc.oneof(
+  // tiered: the bulk files (~12–30 KiB) are segments or target-size files, the small appends fragments
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      strategy: fc.constant('tiered' as const),
+      options: fc.record({
+        'self-optimizing.target-size': fc.constantFrom('8192', '16384', '32768', '262144'),
+        'self-optimizing.minor.trigger.file-count': fc.constantFrom('1', '2', '12'),
+        'self-optimizing.fragment-ratio': fc.constantFrom('2', '8'),
+        'self-optimizing.full.trigger.interval': fc.constantFrom('-1', '-1', '-1', '1'),
+      }),
+      partialProgress: fc.boolean(),
+      maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ strategy: fc.constant('tiered' as const), options: fc.constant(EQ_TO_POS_OPTIONS), partialProgress: fc.boolean(), maxConcurrentGroups: fc.integer({ min: 1, max: 2 }) }) },
+  // bin-pack: files between 0.75× and 1.8× the target stay (unless their deletes reach the threshold)
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      strategy: fc.constant('binpack' as const),
+      options: fc.record({
+        'target-file-size-bytes': fc.constantFrom('8192', '16384', '20480'),
+        'min-input-files': fc.constantFrom('1', '2'),
+        'delete-file-threshold': fc.constantFrom('1', '2147483647', '2147483647'),
+        'rewrite-all': fc.constantFrom('false', 'false', 'false', 'true'),
+      }),
+      partialProgress: fc.boolean(),
+      maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+);
+
+/**
+ * Gives every written row a unique `v` (in write order), so a positional delete can name the model rows it
+ * removes by reading `v` at its positions (test/compaction/positional-deletes.ts).
+ */
+export function withUniqueV(ops: Op[]): Op[] {
+  let next = 1n;
+  const tag = (r: Row): Row => [r[0], r[1], r[2], r[3], next++];
+  return ops.map((op): Op => {
+    if (op.kind === 'append') return { ...op, rows: op.rows.map(tag) };
+    if (op.kind === 'upsert') return { ...op, row: tag(op.row) };
+    if (op.kind === 'bulk') {
+      const first = next;
+      next += BigInt(op.count);
+      return { ...op, row: [op.row[0], op.row[1], op.row[2], op.row[3], first] };
+    }
+    return op;
+  });
+}
+
+/** Histories of appends, bulk appends, equality deletes, upserts, positional deletes and partial compactions. */
+export function positionalHistoryArb(partitioned: boolean, maxOps: number): fc.Arbitrary<Op[]> {
+  const targetArb = fc.record({ file: fc.nat(50), positions: fc.array(fc.nat(5000), { minLength: 1, maxLength: 3 }) });
+  const writeOp: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 4 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('bulk' as const), count: fc.integer({ min: 800, max: 4000 }), part: fc.constantFrom(...PARTS), row: rowArb() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('delete' as const),
+        shape: fc.nat((partitioned ? PARTITIONED_SHAPES : UNPARTITIONED_SHAPES).length - 1),
+        keys: fc.array(keySourceArb, { minLength: 1, maxLength: 3 }),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('upsert' as const), target: keySourceArb, row: rowArb() }) },
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('positional' as const), targets: fc.array(targetArb, { minLength: 2, maxLength: 5 }) }) },
+  );
+  // every table starts with a larger file, a few small ones and one positional delete across several of them
+  // (one shared Puffin file on v3), so compactions that rewrite some files and not others meet shared DVs
+  const prefix: fc.Arbitrary<Op[]> = fc
+    .tuple(
+      fc.record({ kind: fc.constant('bulk' as const), count: fc.integer({ min: 1500, max: 3500 }), part: fc.constantFrom(...PARTS), row: rowArb() }),
+      fc.array(fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 3 }) }), { minLength: 3, maxLength: 5 }),
+      fc.record({ kind: fc.constant('positional' as const), targets: fc.array(targetArb, { minLength: 3, maxLength: 6 }) }),
+    )
+    .map(([bulk, appends, positional]): Op[] => [bulk, ...appends, positional]);
+  // 0–2 compactions at random points, and always one at the end (after the last positional delete)
+  return fc
+    .tuple(prefix, fc.array(writeOp, { minLength: 1, maxLength: maxOps }), fc.array(fc.tuple(fc.nat(maxOps), partialCompactionArb), { maxLength: 2 }), partialCompactionArb)
+    .map(([start, writes, compactions, last]) => {
+      const ops: Op[] = [...start, ...writes];
+      for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0])) ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
+      ops.push({ kind: 'compact', spec: last });
+      return withUniqueV(ops);
     });
 }

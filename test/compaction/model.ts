@@ -71,6 +71,17 @@ export class RowModel {
     return before - this.live.length;
   }
 
+  /**
+   * Removes the live rows with these `v` values — a deletion vector's rows, in histories where every written
+   * row has a unique `v` (a position whose row is already deleted names no live row).
+   */
+  deleteByV(values: readonly bigint[]): number {
+    const gone = new Set(values);
+    const before = this.live.length;
+    this.live = this.live.filter((r) => r[4] === null || !gone.has(r[4]));
+    return before - this.live.length;
+  }
+
   /** The expected scan result, canonical and sorted. */
   expected(): string[] {
     return canonicalRows(this.live);

@@ -93,7 +93,7 @@ describe('metadata parsing', () => {
   it('an implicit main branch when refs are absent; ids beyond 2^53 stay exact', () => {
     const id = 9007199254740993n; // 2^53 + 1
     const md = parseMetadata(
-      { ...base, 'current-snapshot-id': id, snapshots: [{ 'snapshot-id': id, 'timestamp-ms': 5, 'sequence-number': 1, summary: { operation: 'append' }, 'manifest-list': 'm.avro' }] },
+      { ...base, 'last-sequence-number': 1, 'current-snapshot-id': id, snapshots: [{ 'snapshot-id': id, 'timestamp-ms': 5, 'sequence-number': 1, summary: { operation: 'append' }, 'manifest-list': 'm.avro' }] },
       'x.json',
     );
     expect(md.refs).toEqual([{ name: 'main', type: 'branch', snapshotId: id }]);

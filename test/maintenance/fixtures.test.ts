@@ -173,7 +173,8 @@ describe('safety rules on synthetic tables', () => {
     const raw = await h.io.read(s3.manifestList!);
     const { readAvroContainer } = await import('../../connectors/formats/avro.js');
     const shared = String((readAvroContainer(raw, 'x').records[0] as Record<string, unknown>).manifest_path);
-    await h.io.remove(shared);
+    // present but unreadable (a missing one is refused before the commit: validate-expiry.ts)
+    await h.io.overwrite(shared, Buffer.from('not an avro file'));
     const before = await h.allFiles();
     const table = { io: h.io, tableLocation: TABLE, metadataLocation: md.location, metadata: md.md, ops: h.ops };
     const report = await expireSnapshots(table, { olderThanMs: h.now + 1, retainLast: 1 });

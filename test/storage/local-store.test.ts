@@ -35,6 +35,19 @@ describe('LocalObjectStore specifics', () => {
     expect(names).toEqual(['.b.floe-tmp-abc123', 'a', 'c']);
   });
 
+  it('lists its leftover temp files only when asked (includeTemporary: orphan removal)', async () => {
+    const root = await tempDir();
+    const store = new LocalObjectStore(root);
+    await store.put('t/a', 'a');
+    await fs.writeFile(path.join(root, 't', '.b.floe-tmp-abc123'), 'half-written');
+    const plain = [];
+    for await (const e of store.list('t/')) plain.push(e.key);
+    const all = [];
+    for await (const e of store.list('t/', { includeTemporary: true })) all.push(e.key);
+    expect(plain).toEqual(['t/a']);
+    expect(all).toEqual(['t/.b.floe-tmp-abc123', 't/a']);
+  });
+
   it('rejects keys that escape the root', async () => {
     const store = new LocalObjectStore(await tempDir());
     await expect(store.put('../outside', 'x')).rejects.toMatchObject({ kind: 'InvalidArgument' });

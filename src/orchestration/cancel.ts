@@ -1,0 +1,25 @@
+/**
+ * Cancelling a compaction job (`AbortSignal` in the job options): the job stops between row groups and
+ * tasks, deletes the files it wrote and did not commit, and throws `cancelledError` — unless a commit had
+ * already started, which is let finish (a half-published commit is worse than a late stop); the job then
+ * returns its result with `cancelled` set, saying what was committed.
+ *
+ * The error is a FloeError with `context.cancelled === true` and name `AbortError` (the CLI maps both to
+ * exit code 130) and `context.committed === false`.
+ */
+import { FloeError } from '../errors.js';
+
+export function cancelledError(table: string, removedFiles: number, reason?: unknown): FloeError {
+  const why = reason instanceof Error ? reason.message : reason === undefined ? 'cancelled' : String(reason);
+  const err = new FloeError(
+    'Internal',
+    `compaction of ${table} cancelled (${why}); nothing committed${removedFiles > 0 ? `, the ${removedFiles} file(s) it wrote were removed` : ''}`,
+    { context: { table, cancelled: true, committed: false, removedFiles }, retryable: true },
+  );
+  err.name = 'AbortError';
+  return err;
+}
+
+export function isCancelled(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
