@@ -102,7 +102,8 @@ async function refDigest(format: Format, t: Table): Promise<string> {
 
 /** Files not in the pristine table that the table (as Java reads it) does not reference. */
 async function unreferencedNewFiles(format: Format, t: Table): Promise<string[]> {
-  const fresh = filesUnder(t.dir).filter((f) => !t.pristineFiles.has(f));
+  // .floe/ holds floe's own bookkeeping (the table lease, a distributed run's plan), never table data
+  const fresh = filesUnder(t.dir).filter((f) => !t.pristineFiles.has(f) && !/(^|\/)\.floe\//.test(f));
   const base = (p: string) => p.replace(/^file:/, '').split('/').pop()!;
   const referenced = new Set<string>();
   if (format === 'iceberg') {
