@@ -23,6 +23,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Field } from '../src/model/index.js';
+import type { CompactOptions } from '../src/orchestration/compact-iceberg.js';
 import { arrowSchemaForIceberg, tableFromRows, writeParquet } from '../connectors/formats/parquet/index.js';
 import { STATUS_ADDED, writeManifest, writeManifestList, type RawManifestEntry } from '../connectors/iceberg/write-manifest.js';
 import { stringifyJsonLossless } from '../src/util/json.js';
@@ -63,7 +64,7 @@ function rng(seed: number): () => number {
   };
 }
 
-interface Input {
+export interface Input {
   dir: string;
   files: string[];
   rows: number;
@@ -71,7 +72,7 @@ interface Input {
 }
 
 /** Writes the small files with floe's Parquet writer and an Iceberg v2 table (one snapshot) around them. */
-async function buildInput(root: string, files: number, rows: number, log: (m: string) => void): Promise<Input> {
+export async function buildInput(root: string, files: number, rows: number, log: (m: string) => void): Promise<Input> {
   const dir = path.join(root, 'events');
   mkdirSync(path.join(dir, 'data'), { recursive: true });
   mkdirSync(path.join(dir, 'metadata'), { recursive: true });
@@ -176,7 +177,7 @@ async function buildInput(root: string, files: number, rows: number, log: (m: st
   return { dir, files: paths, rows: id, bytes };
 }
 
-interface CaseResult {
+export interface CaseResult {
   ms: number;
   rows: number;
   bytesIn: number;
@@ -184,7 +185,7 @@ interface CaseResult {
   maxRssBytes: number;
 }
 
-function runChild(cmd: string, args: string[], input?: string): Promise<CaseResult> {
+export function runChild(cmd: string, args: string[], input?: string): Promise<CaseResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -204,13 +205,20 @@ function runChild(cmd: string, args: string[], input?: string): Promise<CaseResu
   });
 }
 
+/** The strategies the `sort` benchmark compares (bench/sort.ts); `rewrite` runs bin-pack. */
+export const CHILD_STRATEGIES: Record<'binpack' | 'sort' | 'zorder', Pick<CompactOptions, 'strategy' | 'sort'>> = {
+  binpack: { strategy: 'binpack' },
+  sort: { strategy: 'sort', sort: { sortOrder: 'region ASC NULLS FIRST, id ASC' } },
+  zorder: { strategy: 'zorder', sort: { columns: ['qty', 'score'] } },
+};
+
 /** In the child: compact the table and report what the parent needs. */
-async function floeChild(dir: string): Promise<void> {
+async function floeChild(dir: string, strategyName: keyof typeof CHILD_STRATEGIES = 'binpack'): Promise<void> {
   const { openIcebergForWrite } = await import('../src/cli/table-access.js');
   const { compactIceberg } = await import('../src/orchestration/compact-iceberg.js');
   const opened = await openIcebergForWrite(dir, {});
   const t0 = performance.now();
-  const report = await compactIceberg(opened.table, opened.io, opened.ops!, { strategy: 'binpack', options: { 'min-input-files': '2' } });
+  const report = await compactIceberg(opened.table, opened.io, opened.ops!, { ...CHILD_STRATEGIES[strategyName], options: { 'min-input-files': '2' } });
   const ms = performance.now() - t0;
   opened.files.destroy();
   if (report.failedTasks.length) throw new Error(`floe rewrite failed: ${JSON.stringify(report.failedTasks)}`);
@@ -308,7 +316,7 @@ const bench: Benchmark = {
 export default bench;
 
 if (process.argv[2] === '--floe-rewrite-child' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  floeChild(process.argv[3]!).catch((e: unknown) => {
+  floeChild(process.argv[3]!, (process.argv[4] as keyof typeof CHILD_STRATEGIES | undefined) ?? 'binpack').catch((e: unknown) => {
     process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exitCode = 1;
   });

@@ -9,6 +9,7 @@ import planRealMetadata from './plan-real-metadata.js';
 import rewrite from './rewrite.js';
 import orphans from './orphans.js';
 import stitch from './stitch.js';
+import sort from './sort.js';
 import startup from './startup.js';
 import type { Benchmark, BenchContext } from './types.js';
 
@@ -18,6 +19,7 @@ const BENCHMARKS: Benchmark[] = [
   orphans,
   rewrite,
   stitch,
+  sort,
   startup,
   // (next benchmark here)
 ];
