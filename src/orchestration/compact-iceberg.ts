@@ -26,7 +26,7 @@ import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/tabl
 import { parseMetadata } from '../../connectors/iceberg/metadata.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
 import { settleRemovableDeletes } from './settle-deletes.js';
-import { taskOutcomes, type CancelInfo, type TaskOutcome } from './task-outcomes.js';
+import { outcomeTracker, type CancelInfo, type TaskOutcome } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { probeWritable } from './write-probe.js';
 import { deleteFileId } from '../planning/deletes.js';
@@ -159,15 +159,7 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     durationMs: 0,
     ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
   };
-  /** task id → why it was skipped; committed task id → the snapshot that committed it. */
-  const skipped = new Map<string, string>();
-  const committedIn = new Map<string, string | undefined>();
-  const finish = (): CompactReport => {
-    report.tasks = taskOutcomes(plan.tasks, committedIn, report.failedTasks, skipped);
-    report.skippedTasks = report.tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason! }));
-    report.durationMs = Date.now() - started;
-    return report;
-  };
+  const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
   emit({ type: 'plan', tasks: plan.tasks.length, inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0), inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0) });
   if (opts.dryRun || model.currentSnapshotId === undefined) {
     if (opts.removeDanglingDeletes !== false) report.danglingDeletes = findDanglingDeletes(model).map(deleteFileId);

@@ -21,7 +21,7 @@ import { partitionKey, type DataFile, type DeleteFile, type DeletionVectorFile, 
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { deleteApplies, deleteFileId } from '../planning/deletes.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
-import { taskOutcomes } from './task-outcomes.js';
+import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { statsOf, type CompactReport } from './compact-iceberg.js';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
@@ -165,14 +165,7 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
     skippedTasks: [], tasks: [], danglingDeletes: opts.dryRun ? danglingIds : [], bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0, durationMs: 0,
     ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
   };
-  const skipped = new Map<string, string>();
-  const committedIn = new Map<string, string | undefined>();
-  const finish = (): CompactReport => {
-    report.tasks = taskOutcomes(plan.tasks, committedIn, report.failedTasks, skipped);
-    report.skippedTasks = report.tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason! }));
-    report.durationMs = Date.now() - started;
-    return report;
-  };
+  const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
   if (opts.dryRun || model.currentSnapshotId === undefined || (plan.tasks.length === 0 && danglingIds.length === 0)) {
     for (const t of plan.tasks) skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
     return finish();

@@ -49,3 +49,28 @@ export function taskOutcomes(
     return { id: t.id, kind: t.kind, outcome: 'skipped', reason: skipped.get(t.id) ?? fallback };
   });
 }
+
+/** The fields of a job report that the tracker below fills in when the job ends. */
+interface OutcomeReport {
+  tasks: TaskOutcome[];
+  skippedTasks: { id: string; reason: string }[];
+  failedTasks: { id: string; reason: string }[];
+  durationMs: number;
+}
+
+/**
+ * What a compaction job records while it runs — why a task was skipped, which snapshot committed a task —
+ * and `finish()`, which turns that into the report's task outcomes and duration. One for every Iceberg job.
+ */
+export function outcomeTracker<R extends OutcomeReport>(report: R, tasks: readonly { id: string; kind: string }[], startedMs: number) {
+  /** task id → why it was skipped; committed task id → the snapshot that committed it. */
+  const skipped = new Map<string, string>();
+  const committedIn = new Map<string, string | undefined>();
+  const finish = (): R => {
+    report.tasks = taskOutcomes(tasks, committedIn, report.failedTasks, skipped);
+    report.skippedTasks = report.tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason! }));
+    report.durationMs = Date.now() - startedMs;
+    return report;
+  };
+  return { skipped, committedIn, finish };
+}
