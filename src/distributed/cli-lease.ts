@@ -5,6 +5,7 @@
  */
 import { newStoreIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
+import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
 
 export interface LeaseCliOptions extends TableAccessCli {
@@ -34,13 +35,15 @@ export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<s
 
 /**
  * The lease file lives under the table, so it may only be written once a table is known to be there: a
- * mistyped path must get "does not exist", not a fresh `.floe/` directory. Throws the locator's own message.
+ * mistyped path must get "does not exist", not a fresh `.floe/` directory, and an Iceberg table whose current
+ * metadata breaks its invariants is refused before anything is written. Throws the reader's own message.
  */
 async function requireTableAt(location: string, o: TableAccessCli): Promise<void> {
   const io = newStoreIO(o);
   try {
     if ((await io.listNames(`${location}/schema`)).some((n) => /^schema-\d+$/.test(n))) return;
-    await locateCurrentMetadata(io, location);
+    const { metadataLocation } = await locateCurrentMetadata(io, location);
+    parseMetadataBytes(await io.read(metadataLocation), metadataLocation);
   } finally {
     io.fileIO.destroy();
   }

@@ -3,7 +3,7 @@
  * and a "table busy" message, and nothing of the table changes; `--no-lease` skips the lease; a finished
  * command leaves the lease released; remove-orphans never deletes the lease file.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
@@ -115,5 +115,23 @@ describe('the lease is written only where a table is', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${missing} does not exist`);
     expect(() => statSync(missing)).toThrow(/ENOENT/);
+  });
+});
+
+describe('a table refused for corrupt metadata gets no lease file', () => {
+  it('compact on metadata with a negative last-sequence-number exits 1 naming the file, and writes nothing', async () => {
+    const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
+    try {
+      const meta = path.join(t.dir, 'metadata', 'v7.metadata.json');
+      writeFileSync(meta, readFileSync(meta, 'utf8').replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : -7'));
+      const before = snapshotTree(t.dir);
+      const r = await floe('compact', t.dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('v7.metadata.json');
+      expect(() => statSync(path.join(t.dir, '.floe'))).toThrow(/ENOENT/);
+      expect(snapshotTree(t.dir)).toEqual(before);
+    } finally {
+      t.cleanup();
+    }
   });
 });
