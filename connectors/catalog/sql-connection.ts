@@ -197,20 +197,7 @@ async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Pro
   return {
     description,
     dialect: 'postgres',
-    async query<T extends object>(sql: string, params: readonly SqlParam[] = []) {
-      try {
-        return (await client.query(numberPlaceholders(sql), pgParams(params))).rows as T[];
-      } catch (e) {
-        throw wrap(e);
-      }
-    },
-    async execute(sql: string, params: readonly SqlParam[] = []) {
-      try {
-        return (await client.query(numberPlaceholders(sql), pgParams(params))).rowCount ?? 0;
-      } catch (e) {
-        throw wrap(e);
-      }
-    },
+    ...pgStatements(client, wrap),
     async columns(table: string) {
       // unquoted identifiers fold to lower case in Postgres, which is how JdbcCatalog creates iceberg_tables
       const r = await client
@@ -228,4 +215,33 @@ async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Pro
 
 function pgParams(params: readonly SqlParam[]): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+}
+
+/** What node-postgres clients and pools have in common. */
+export interface PgQueryable {
+  query(sql: string, params: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/**
+ * One statement on a node-postgres client or pool, written with `?` placeholders and bigint parameters
+ * (sent as decimal strings): its rows (`query`) or its affected-row count (`execute`), errors mapped by `wrap`.
+ * The SQL catalog and the service's state database both speak to PostgreSQL through it.
+ */
+export function pgStatements(c: PgQueryable, wrap: (e: unknown) => Error) {
+  return {
+    async query<T extends object>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+      try {
+        return (await c.query(numberPlaceholders(sql), pgParams(params))).rows as T[];
+      } catch (e) {
+        throw wrap(e);
+      }
+    },
+    async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+      try {
+        return (await c.query(numberPlaceholders(sql), pgParams(params))).rowCount ?? 0;
+      } catch (e) {
+        throw wrap(e);
+      }
+    },
+  };
 }

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { FloeError } from '../errors.js';
-import { describeSqlTarget, numberPlaceholders, parseSqlTarget, postgresError, type SqlParam } from '../../connectors/catalog/sql-connection.js';
+import { describeSqlTarget, parseSqlTarget, pgStatements, postgresError, type PgQueryable, type SqlParam } from '../../connectors/catalog/sql-connection.js';
 
 export type { SqlParam };
 
@@ -100,25 +100,10 @@ async function openPostgres(url: string): Promise<StateSql> {
     const f = e instanceof FloeError ? e : postgresError(e, description, t.host, t.port);
     return new FloeError(f.kind, f.message.replace(/^SQL catalog /, 'service state database '), { cause: e, retryable: f.retryable });
   };
-  type Queryable = { query(q: string, p: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> };
-  const over = (c: Queryable): Omit<StateSql, 'transaction' | 'close'> => ({
-    dialect: 'postgres',
-    description,
-    async all<T extends object>(q: string, params: readonly SqlParam[] = []) {
-      try {
-        return (await c.query(numberPlaceholders(q), pgParams(params))).rows as T[];
-      } catch (e) {
-        throw wrap(e);
-      }
-    },
-    async run(q: string, params: readonly SqlParam[] = []) {
-      try {
-        return (await c.query(numberPlaceholders(q), pgParams(params))).rowCount ?? 0;
-      } catch (e) {
-        throw wrap(e);
-      }
-    },
-  });
+  const over = (c: PgQueryable): Omit<StateSql, 'transaction' | 'close'> => {
+    const st = pgStatements(c, wrap);
+    return { dialect: 'postgres', description, all: st.query, run: st.execute };
+  };
   const sql: StateSql = {
     ...over(pool),
     async transaction<T>(fn: (tx: StateSql) => Promise<T>) {
@@ -154,9 +139,6 @@ async function openPostgres(url: string): Promise<StateSql> {
   return sql;
 }
 
-function pgParams(params: readonly SqlParam[]): unknown[] {
-  return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
-}
 
 // ------------------------------------------------------------------ migrations
 
