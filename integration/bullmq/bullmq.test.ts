@@ -13,6 +13,7 @@ import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/distributed/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import type { MaintenanceJobSpec } from '../../src/service/job-types.js';
+import { expectOneCommit } from '../support/one-commit.js';
 import { canonicalRows, pyiceberg, repoRoot } from '../oracles/index.js';
 import { smallTable, type SmallTable } from '../../test/distributed/small-table.js';
 import { startRedis, type RedisServer } from './redis.js';
@@ -71,17 +72,6 @@ const spec = (t: SmallTable): MaintenanceJobSpec => ({ table: t.dir, job: 'compa
 const leaseStore = () => new LocalObjectStore('/');
 const connection = () => ({ host: redis.host, port: redis.port });
 
-async function expectOneCommit(t: SmallTable, runId: string, snapshotsBefore: number, rowsBefore: string[], refRowsBefore: string[]): Promise<void> {
-  const shape = await t.shape();
-  expect(shape.snapshots.length).toBe(snapshotsBefore + 1);
-  expect(shape.snapshots.filter((s) => s.summary[RUN_ID_PROPERTY] === runId)).toHaveLength(1);
-  expect(shape.dataFiles).toBe(2);
-  expect(await t.rows()).toEqual(rowsBefore);
-  expect(canonicalRows(await pyiceberg.read(t.dir))).toEqual(refRowsBefore);
-  const lease = await readTableLease(new LocalObjectStore('/'), `${t.dir.slice(1)}/.floe/lease.json`);
-  expect(lease?.runId).toBe(runId);
-  expect(lease?.releasedAtMs).toBeDefined();
-}
 
 describe('BullMQ binding (real Redis, worker processes)', () => {
   it('two worker processes compact one table: one commit, the same rows', async () => {

@@ -18,6 +18,7 @@ import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/distributed/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import type { MaintenanceJobSpec } from '../../src/service/job-types.js';
+import { expectOneCommit } from '../support/one-commit.js';
 import { canonicalRows, pyiceberg } from '../oracles/index.js';
 import { smallTable, type SmallTable } from '../../test/distributed/small-table.js';
 import { skipTemporal, startTemporal } from './temporal-server.js';
@@ -70,17 +71,6 @@ async function workers(n: number, wrap: (real: FloeActivities) => Partial<FloeAc
   };
 }
 
-async function expectOneCommit(t: SmallTable, runId: string, snapshotsBefore: number, rowsBefore: string[], refRowsBefore: string[]): Promise<void> {
-  const shape = await t.shape();
-  expect(shape.snapshots.length).toBe(snapshotsBefore + 1);
-  expect(shape.snapshots.filter((s) => s.summary[RUN_ID_PROPERTY] === runId)).toHaveLength(1);
-  expect(shape.dataFiles).toBe(2);
-  expect(await t.rows()).toEqual(rowsBefore);
-  expect(canonicalRows(await pyiceberg.read(t.dir))).toEqual(refRowsBefore);
-  const l = await lease(t);
-  expect(l?.runId).toBe(runId);
-  expect(l?.releasedAtMs).toBeDefined();
-}
 
 describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () => {
   it('maintainTable compacts a small-files table: one commit, the same rows; the progress query answers', async () => {
