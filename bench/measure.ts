@@ -74,7 +74,11 @@ export class RssSampler {
 }
 
 /** Runs `step` once and measures it; `keep` receives the result so it stays referenced for the retained-heap figure. */
-export async function measure<T>(sampler: RssSampler, step: () => T, keep: (result: T) => void = () => {}): Promise<Measurement> {
+export async function measure<T>(
+  sampler: RssSampler,
+  step: () => T,
+  keep: (result: T) => void = () => {},
+): Promise<Measurement> {
   forceGc();
   const heapBeforeBytes = process.memoryUsage().heapUsed;
   const rssBeforeBytes = process.memoryUsage.rss();

@@ -13,7 +13,10 @@ import { numberFlag, type Benchmark } from './types.js';
 
 /** Listing-only store over a pre-sorted key array (MemoryObjectStore re-sorts per page; fine for tests, not for 10^6 keys). */
 class SortedListingStore implements ObjectStore {
-  constructor(private readonly keys: string[], private readonly mtime: (i: number) => Date) {}
+  constructor(
+    private readonly keys: string[],
+    private readonly mtime: (i: number) => Date,
+  ) {}
   describe(key: string): string {
     return `memory://bench/${key}`;
   }
@@ -54,7 +57,11 @@ const bench: Benchmark = {
     const keys: string[] = [];
     for (let i = 0; i < n; i++) {
       const part = String(i % 1000).padStart(4, '0');
-      keys.push(i % 50 === 0 ? `wh/db/t/metadata/${i}-m0.avro` : `wh/db/t/data/day=${part}/${i.toString(36).padStart(6, '0')}-00000-writer.parquet`);
+      keys.push(
+        i % 50 === 0
+          ? `wh/db/t/metadata/${i}-m0.avro`
+          : `wh/db/t/data/day=${part}/${i.toString(36).padStart(6, '0')}-00000-writer.parquet`,
+      );
     }
     keys.sort();
     const isOrphan = (i: number) => i % 10 === 7;
@@ -75,11 +82,19 @@ const bench: Benchmark = {
       const t1 = performance.now();
       const stats = newStats();
       let orphanCount = 0;
-      await classifyListing(table, io.list(table, 1000), index, { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'error' }, () => orphanCount++, stats);
+      await classifyListing(
+        table,
+        io.list(table, 1000),
+        index,
+        { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'error' },
+        () => orphanCount++,
+        stats,
+      );
       const t2 = performance.now();
       const peak = Math.max(await sampler.read(), process.memoryUsage.rss());
       const expectedOrphans = keys.filter((_, i) => isOrphan(i) && i % 20 !== 17).length;
-      if (orphanCount !== expectedOrphans) throw new Error(`classified ${orphanCount} orphans, expected ${expectedOrphans}`);
+      if (orphanCount !== expectedOrphans)
+        throw new Error(`classified ${orphanCount} orphans, expected ${expectedOrphans}`);
       const mb = (b: number) => Math.round(b / 1048576);
       return {
         rows: [
@@ -95,7 +110,9 @@ const bench: Benchmark = {
             'RSS growth MB': mb(peak - rssStart),
           },
         ],
-        notes: ['valid paths written as s3a:// and listed as s3:// (normalised before matching); keys pre-sorted in a listing-only memory store'],
+        notes: [
+          'valid paths written as s3a:// and listed as s3:// (normalised before matching); keys pre-sorted in a listing-only memory store',
+        ],
         data: { objects: n, stats, indexMs: t1 - t0, classifyMs: t2 - t1, peakRssBytes: peak, rssStartBytes: rssStart },
       };
     } finally {

@@ -15,7 +15,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Field } from '../src/model/index.js';
-import { STATUS_ADDED, writeManifest, writeManifestList, type RawManifestEntry, type RawManifestFile } from '../connectors/iceberg/write-manifest.js';
+import {
+  STATUS_ADDED,
+  writeManifest,
+  writeManifestList,
+  type RawManifestEntry,
+  type RawManifestFile,
+} from '../connectors/iceberg/write-manifest.js';
 import { encodeSingleValue } from '../connectors/iceberg/write-bounds.js';
 import { stringifyJsonLossless } from '../src/util/json.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
@@ -34,7 +40,12 @@ const FIELDS: Field[] = [
 const SCHEMA_JSON = {
   type: 'struct',
   'schema-id': 0,
-  fields: FIELDS.map((f) => ({ id: f.id, name: f.name, required: f.required, type: (f.type as { name: string }).name })),
+  fields: FIELDS.map((f) => ({
+    id: f.id,
+    name: f.name,
+    required: f.required,
+    type: (f.type as { name: string }).name,
+  })),
 };
 const PARTITION = [{ id: 1000, name: 'day', type: FIELDS[5]!.type }];
 
@@ -65,7 +76,9 @@ function entry(i: number, dir: string): RawManifestEntry {
       file_size_in_bytes: BigInt(size),
       column_sizes: sizes,
       value_counts: kv([1, 2, 3, 4, 5, 6].map((id) => [id, BigInt(rows)] as [number, bigint])),
-      null_value_counts: kv([1, 2, 3, 4, 5, 6].map((id) => [id, id === 3 ? BigInt(rows >> 3) : 0n] as [number, bigint])),
+      null_value_counts: kv(
+        [1, 2, 3, 4, 5, 6].map((id) => [id, id === 3 ? BigInt(rows >> 3) : 0n] as [number, bigint]),
+      ),
       nan_value_counts: kv([[4, 0n]]),
       lower_bounds: kv([
         [1, bound(1, lo)],
@@ -100,17 +113,37 @@ async function buildTable(dir: string, files: number, manifests: number, log: (m
     const entries: RawManifestEntry[] = [];
     for (let k = 0; k < perManifest && i < files; k++, i++) entries.push(entry(i, dir));
     const out = await writeManifest(
-      { formatVersion: 2, specId: 0, specFieldsJson: [{ name: 'day', transform: 'identity', 'source-id': 6, 'field-id': 1000 }], partition: PARTITION, tableSchemaJson: SCHEMA_JSON, content: 'data', entries, codec: { codec: 'deflate' } },
+      {
+        formatVersion: 2,
+        specId: 0,
+        specFieldsJson: [{ name: 'day', transform: 'identity', 'source-id': 6, 'field-id': 1000 }],
+        partition: PARTITION,
+        tableSchemaJson: SCHEMA_JSON,
+        content: 'data',
+        entries,
+        codec: { codec: 'deflate' },
+      },
       1n,
       1n,
     );
     const p = path.join(meta, `m-${m}.avro`);
     writeFileSync(p, out.bytes);
     list.push({ ...out.summary, manifest_path: p, manifest_length: BigInt(out.bytes.length) });
-    if (m % 1000 === 999) log(`plan-real-metadata: ${i} entries in ${m + 1} manifests (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    if (m % 1000 === 999)
+      log(`plan-real-metadata: ${i} entries in ${m + 1} manifests (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   }
   const listPath = path.join(meta, 'snap-1.avro');
-  writeFileSync(listPath, await writeManifestList({ formatVersion: 2, snapshotId: 1n, parentSnapshotId: undefined, sequenceNumber: 1n, manifests: list, codec: { codec: 'deflate' } }));
+  writeFileSync(
+    listPath,
+    await writeManifestList({
+      formatVersion: 2,
+      snapshotId: 1n,
+      parentSnapshotId: undefined,
+      sequenceNumber: 1n,
+      manifests: list,
+      codec: { codec: 'deflate' },
+    }),
+  );
   const metadata = {
     'format-version': 2,
     'table-uuid': '5f0c1a57-0000-4000-8000-00000000be4d',
@@ -121,7 +154,9 @@ async function buildTable(dir: string, files: number, manifests: number, log: (m
     'current-schema-id': 0,
     schemas: [SCHEMA_JSON],
     'default-spec-id': 0,
-    'partition-specs': [{ 'spec-id': 0, fields: [{ name: 'day', transform: 'identity', 'source-id': 6, 'field-id': 1000 }] }],
+    'partition-specs': [
+      { 'spec-id': 0, fields: [{ name: 'day', transform: 'identity', 'source-id': 6, 'field-id': 1000 }] },
+    ],
     'last-partition-id': 1000,
     'default-sort-order-id': 0,
     'sort-orders': [{ 'order-id': 0, fields: [] }],
@@ -145,7 +180,9 @@ async function buildTable(dir: string, files: number, manifests: number, log: (m
   writeFileSync(mdPath, stringifyJsonLossless(metadata, 2));
   writeFileSync(path.join(meta, 'version-hint.text'), '1');
   writeFileSync(path.join(dir, 'COMPLETE'), `${files} ${manifests}\n`);
-  log(`plan-real-metadata: wrote ${files} entries in ${list.length} manifests in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  log(
+    `plan-real-metadata: wrote ${files} entries in ${list.length} manifests in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  );
   return mdPath;
 }
 
@@ -183,7 +220,9 @@ async function child(step: string, metadataPath: string): Promise<void> {
     const { planTiered, tieredPolicyFromProperties } = await import('../src/planning/tiered/index.js');
     tasks = planTiered(model, tieredPolicyFromProperties({}), Date.UTC(2025, 0, 2)).tasks.length;
   } else {
-    const sorted = model.dataFiles.slice().sort((a, b) => (a.partition[0] as number) - (b.partition[0] as number) || a.sizeBytes - b.sizeBytes);
+    const sorted = model.dataFiles
+      .slice()
+      .sort((a, b) => (a.partition[0] as number) - (b.partition[0] as number) || a.sizeBytes - b.sizeBytes);
     if (sorted.length !== model.dataFiles.length) throw new Error('sort lost files');
   }
   const result: ChildResult = {
@@ -204,7 +243,9 @@ function runChild(args: string[]): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     // execArgv carries tsx's loader when run from source; the heap limit is raised so the RSS printed is
     // what the step needs, not where V8's default limit would stop it.
-    const p = spawn(process.execPath, [...process.execArgv, '--max-old-space-size=8192', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [...process.execArgv, '--max-old-space-size=8192', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -225,7 +266,8 @@ const MB = (b: number) => Math.round(b / MiB);
 
 const benchmark: Benchmark = {
   name: 'plan-real-metadata',
-  description: 'load + plan a table of real Iceberg manifests (default 1M data files in 10k manifests), against a plain sort',
+  description:
+    'load + plan a table of real Iceberg manifests (default 1M data files in 10k manifests), against a plain sort',
   async run(ctx: BenchContext): Promise<BenchResult> {
     const files = numberFlag(ctx.flags, 'files', 1_000_000);
     const manifests = numberFlag(ctx.flags, 'manifests', 10_000);
@@ -259,7 +301,7 @@ const benchmark: Benchmark = {
         rows,
         notes: [
           `table: ${files} data files in ${manifests} manifests written by floe's manifest writer (deflate), 6 columns with full stats, ${PARTITIONS} identity partitions; dir ${dir}`,
-          'each case runs in a fresh child process (node, --max-old-space-size=8192); peak RSS is the child\'s getrusage maxrss',
+          "each case runs in a fresh child process (node, --max-old-space-size=8192); peak RSS is the child's getrusage maxrss",
           'targets (issue 11.6): 1M files in ~10k manifests planned in ≤ 10 s and ≤ 1 GiB RSS',
         ],
         data: { files, manifests, results },

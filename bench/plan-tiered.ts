@@ -44,21 +44,36 @@ const benchmark: Benchmark = {
     try {
       ctx.log(`building a ${files}-file table over ${partitions} partitions …`);
       let built: ReturnType<typeof buildSyntheticTable> | undefined;
-      const build = await measure(sampler, () => buildSyntheticTable({ ...DEFAULT_SYNTHETIC, dataFiles: files, partitions }), (r) => (built = r));
+      const build = await measure(
+        sampler,
+        () => buildSyntheticTable({ ...DEFAULT_SYNTHETIC, dataFiles: files, partitions }),
+        (r) => (built = r),
+      );
       const { table, facts } = built!;
 
       const tieredPolicy = tieredPolicyFromProperties({});
       const binpackOptions = binpackOptionsFrom({ 'target-file-size-bytes': String(128 * MiB) });
-      const cases: { name: string; step: () => unknown; describe?: (r: unknown) => Pick<CaseResult, 'tasks' | 'inputFiles'> }[] = [
+      const cases: {
+        name: string;
+        step: () => unknown;
+        describe?: (r: unknown) => Pick<CaseResult, 'tasks' | 'inputFiles'>;
+      }[] = [
         {
           name: 'sort by partition, size (floor)',
           step: () =>
             table.dataFiles
               .slice()
-              .sort((a: DataFile, b: DataFile) => (a.partition[0] as number) - (b.partition[0] as number) || a.sizeBytes - b.sizeBytes),
+              .sort(
+                (a: DataFile, b: DataFile) =>
+                  (a.partition[0] as number) - (b.partition[0] as number) || a.sizeBytes - b.sizeBytes,
+              ),
         },
         { name: 'tiered (floe defaults)', step: () => planTiered(table, tieredPolicy, NOW_MS), describe: planFacts },
-        { name: 'bin-pack (Spark defaults, 128 MiB)', step: () => planBinpack(table, binpackOptions, NOW_MS), describe: planFacts },
+        {
+          name: 'bin-pack (Spark defaults, 128 MiB)',
+          step: () => planBinpack(table, binpackOptions, NOW_MS),
+          describe: planFacts,
+        },
       ];
       const results: CaseResult[] = [];
       for (const c of cases) {

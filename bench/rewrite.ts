@@ -25,7 +25,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Field } from '../src/model/index.js';
 import type { CompactOptions } from '../src/orchestration/compact-iceberg.js';
 import { arrowSchemaForIceberg, tableFromRows, writeParquet } from '../connectors/formats/parquet/index.js';
-import { STATUS_ADDED, writeManifest, writeManifestList, type RawManifestEntry } from '../connectors/iceberg/write-manifest.js';
+import {
+  STATUS_ADDED,
+  writeManifest,
+  writeManifestList,
+  type RawManifestEntry,
+} from '../connectors/iceberg/write-manifest.js';
 import { stringifyJsonLossless } from '../src/util/json.js';
 import { ownPeakRssBytes, PY_OWN_PEAK_RSS } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
@@ -47,7 +52,10 @@ const SCHEMA_JSON = {
     id: f.id,
     name: f.name,
     required: f.required,
-    type: f.type.kind === 'primitive' && f.type.name === 'decimal' ? `decimal(${f.type.precision}, ${f.type.scale})` : (f.type as { name: string }).name,
+    type:
+      f.type.kind === 'primitive' && f.type.name === 'decimal'
+        ? `decimal(${f.type.precision}, ${f.type.scale})`
+        : (f.type as { name: string }).name,
   })),
 };
 const REGIONS = ['eu-west', 'eu-central', 'us-east', 'us-west', 'ap-south', 'ap-east'];
@@ -101,7 +109,10 @@ export async function buildInput(root: string, files: number, rows: number, log:
         ok: r < 0.5,
       };
     }
-    const written = await writeParquet(tableFromRows(schema, batch), `input ${f}`, { codec: 'zstd', createdBy: 'floe-bench' });
+    const written = await writeParquet(tableFromRows(schema, batch), `input ${f}`, {
+      codec: 'zstd',
+      createdBy: 'floe-bench',
+    });
     const p = path.join(dir, 'data', `part-${String(f).padStart(5, '0')}.parquet`);
     writeFileSync(p, written.bytes);
     paths.push(p);
@@ -123,7 +134,16 @@ export async function buildInput(root: string, files: number, rows: number, log:
     });
   }
   const manifest = await writeManifest(
-    { formatVersion: 2, specId: 0, specFieldsJson: [], partition: [], tableSchemaJson: SCHEMA_JSON, content: 'data', entries, codec: { codec: 'deflate' } },
+    {
+      formatVersion: 2,
+      specId: 0,
+      specFieldsJson: [],
+      partition: [],
+      tableSchemaJson: SCHEMA_JSON,
+      content: 'data',
+      entries,
+      codec: { codec: 'deflate' },
+    },
     1n,
     1n,
   );
@@ -163,7 +183,13 @@ export async function buildInput(root: string, files: number, rows: number, log:
         'sequence-number': 1,
         'snapshot-id': 1,
         'timestamp-ms': 1_700_000_000_000,
-        summary: { operation: 'append', 'added-data-files': String(paths.length), 'added-records': String(id), 'total-data-files': String(paths.length), 'total-records': String(id) },
+        summary: {
+          operation: 'append',
+          'added-data-files': String(paths.length),
+          'added-records': String(id),
+          'total-data-files': String(paths.length),
+          'total-records': String(id),
+        },
         'manifest-list': listPath,
         'schema-id': 0,
       },
@@ -173,7 +199,9 @@ export async function buildInput(root: string, files: number, rows: number, log:
   };
   writeFileSync(path.join(dir, 'metadata', 'v1.metadata.json'), stringifyJsonLossless(metadata, 2));
   writeFileSync(path.join(dir, 'metadata', 'version-hint.text'), '1');
-  log(`rewrite bench: wrote ${paths.length} files, ${id} rows, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `rewrite bench: wrote ${paths.length} files, ${id} rows, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return { dir, files: paths, rows: id, bytes };
 }
 
@@ -218,11 +246,20 @@ async function floeChild(dir: string, strategyName: keyof typeof CHILD_STRATEGIE
   const { compactIceberg } = await import('../src/orchestration/compact-iceberg.js');
   const opened = await openIcebergForWrite(dir, {});
   const t0 = performance.now();
-  const report = await compactIceberg(opened.table, opened.io, opened.ops!, { ...CHILD_STRATEGIES[strategyName], options: { 'min-input-files': '2' } });
+  const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
+    ...CHILD_STRATEGIES[strategyName],
+    options: { 'min-input-files': '2' },
+  });
   const ms = performance.now() - t0;
   opened.files.destroy();
   if (report.failedTasks.length) throw new Error(`floe rewrite failed: ${JSON.stringify(report.failedTasks)}`);
-  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, maxRssBytes: ownPeakRssBytes() };
+  const r: CaseResult = {
+    ms,
+    rows: report.rowsIn,
+    bytesIn: report.bytesRead,
+    bytesOut: report.bytesWritten,
+    maxRssBytes: ownPeakRssBytes(),
+  };
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
 
@@ -259,7 +296,8 @@ const bench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchResult> {
     const files = numberFlag(ctx.flags, 'files', 200);
     const rows = numberFlag(ctx.flags, 'rows', 1_500_000);
-    const root = typeof ctx.flags.dir === 'string' ? ctx.flags.dir : mkdtempSync(path.join(os.tmpdir(), 'floe-bench-rewrite-'));
+    const root =
+      typeof ctx.flags.dir === 'string' ? ctx.flags.dir : mkdtempSync(path.join(os.tmpdir(), 'floe-bench-rewrite-'));
     const notes: string[] = [];
     const results: Record<string, CaseResult | { skipped: string }> = {};
     try {
@@ -277,7 +315,11 @@ const bench: Benchmark = {
         ctx.log(`rewrite bench: ${label} …`);
         const out = path.join(root, `duckdb-${threads}.parquet`);
         try {
-          results[label] = await runChild(python, ['-c', DUCKDB_SCRIPT], JSON.stringify({ files: input.files, out, threads }));
+          results[label] = await runChild(
+            python,
+            ['-c', DUCKDB_SCRIPT],
+            JSON.stringify({ files: input.files, out, threads }),
+          );
         } catch (e) {
           results[label] = { skipped: `SKIPPED: ${(e as Error).message.slice(0, 300)}` };
         }
@@ -286,7 +328,7 @@ const bench: Benchmark = {
       const outFiles = readdirSync(path.join(input.dir, 'data')).filter((n) => !n.startsWith('part-'));
       notes.push(
         `input: ${input.files.length} zstd Parquet files, ${input.rows} rows, ${fmtMB(input.bytes)} MB (avg ${fmtMB(input.bytes / input.files.length)} MB); floe wrote ${outFiles.length} file(s), ${fmtMB(outFiles.reduce((n, f) => n + statSync(path.join(input.dir, 'data', f)).size, 0))} MB`,
-        'timings exclude process start; floe includes planning, manifest writing and the commit; peak RSS is the child process\'s own (VmHWM since exec; getrusage maxrss would include the parent\'s RSS at fork)',
+        "timings exclude process start; floe includes planning, manifest writing and the commit; peak RSS is the child process's own (VmHWM since exec; getrusage maxrss would include the parent's RSS at fork)",
         'Spark rewrite_data_files: not run (Spark + iceberg-spark-runtime is several hundred MB from Maven Central; too heavy here)',
       );
     } finally {
@@ -296,7 +338,15 @@ const bench: Benchmark = {
     const rowsOut: Record<string, string | number>[] = [];
     for (const [name, r] of Object.entries(results)) {
       if ('skipped' in r) {
-        rowsOut.push({ engine: name, seconds: '', 'MB/s in': '', 'rows/s': '', 'peak RSS MB': '', 'time vs floe': '', note: r.skipped });
+        rowsOut.push({
+          engine: name,
+          seconds: '',
+          'MB/s in': '',
+          'rows/s': '',
+          'peak RSS MB': '',
+          'time vs floe': '',
+          note: r.skipped,
+        });
         continue;
       }
       rowsOut.push({
@@ -316,8 +366,10 @@ const bench: Benchmark = {
 export default bench;
 
 if (process.argv[2] === '--floe-rewrite-child' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  floeChild(process.argv[3]!, (process.argv[4] as keyof typeof CHILD_STRATEGIES | undefined) ?? 'binpack').catch((e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  floeChild(process.argv[3]!, (process.argv[4] as keyof typeof CHILD_STRATEGIES | undefined) ?? 'binpack').catch(
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

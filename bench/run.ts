@@ -49,7 +49,8 @@ async function main(): Promise<void> {
     return;
   }
   const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
-  if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown benchmark(s) ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   const chosen = names.length > 0 ? BENCHMARKS.filter((b) => names.includes(b.name)) : BENCHMARKS;
   const ctx: BenchContext = { flags, log: (m) => process.stderr.write(`${m}\n`) };
   const all: Record<string, unknown> = {};
@@ -61,12 +62,19 @@ async function main(): Promise<void> {
     }
     const header = Object.keys(r.rows[0] ?? {});
     process.stdout.write(`\n${b.name}: ${b.description}\n\n`);
-    process.stdout.write(`${renderTable(header, r.rows.map((row) => header.map((h) => String(row[h] ?? ''))))}\n`);
+    process.stdout.write(
+      `${renderTable(
+        header,
+        r.rows.map((row) => header.map((h) => String(row[h] ?? ''))),
+      )}\n`,
+    );
     for (const n of r.notes ?? []) process.stdout.write(`  ${n}\n`);
   }
   if (flags.json) {
     const node = { node: process.version, platform: `${process.platform}-${process.arch}` };
-    process.stdout.write(`${JSON.stringify({ ...node, benchmarks: all }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ...node, benchmarks: all }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
+    );
   }
 }
 

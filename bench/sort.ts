@@ -24,7 +24,10 @@ const bench: Benchmark = {
     const rows = numberFlag(ctx.flags, 'rows', 1_500_000);
     const reps = numberFlag(ctx.flags, 'reps', 3);
     const root = mkdtempSync(path.join(os.tmpdir(), 'floe-bench-sort-'));
-    const rewriteChild = path.join(path.dirname(fileURLToPath(import.meta.url)), `rewrite${path.extname(fileURLToPath(import.meta.url))}`);
+    const rewriteChild = path.join(
+      path.dirname(fileURLToPath(import.meta.url)),
+      `rewrite${path.extname(fileURLToPath(import.meta.url))}`,
+    );
     const results: Record<string, CaseResult[]> = {};
     try {
       const input = await buildInput(root, files, rows, ctx.log);
@@ -33,7 +36,9 @@ const bench: Benchmark = {
           const copy = path.join(root, `case-${name}-${rep}`);
           cpSync(input.dir, copy, { recursive: true });
           ctx.log(`sort bench: ${name} (rep ${rep + 1}/${reps}) …`);
-          (results[name] ??= []).push(await runChild(process.execPath, [rewriteChild, '--floe-rewrite-child', copy, name]));
+          (results[name] ??= []).push(
+            await runChild(process.execPath, [rewriteChild, '--floe-rewrite-child', copy, name]),
+          );
           rmSync(copy, { recursive: true, force: true });
         }
       }
@@ -57,7 +62,9 @@ const bench: Benchmark = {
     });
     return {
       rows: out,
-      notes: [`${files} input files, ${rows} rows; ${reps} interleaved repetitions, medians; each case compacts a fresh copy in its own process`],
+      notes: [
+        `${files} input files, ${rows} rows; ${reps} interleaved repetitions, medians; each case compacts a fresh copy in its own process`,
+      ],
       data: results,
     };
   },

@@ -104,7 +104,10 @@ function runChild(nodeArgs: string[], c: Case, env: NodeJS.ProcessEnv): Promise<
     child.on('exit', (code, signal) => {
       const ms = performance.now() - t0;
       if (code === 0) resolve(ms);
-      else reject(new FloeError('Internal', `startup bench: ${c.name} exited with ${code ?? signal}: ${stderr.slice(0, 500)}`));
+      else
+        reject(
+          new FloeError('Internal', `startup bench: ${c.name} exited with ${code ?? signal}: ${stderr.slice(0, 500)}`),
+        );
     });
   });
 }
@@ -134,7 +137,11 @@ async function countModules(c: Case, dir: string, preload: string, loader: strin
   const out = path.join(dir, `modules-${c.build}-${c.name.replace(/\W+/g, '_')}.txt`);
   rmSync(out, { force: true });
   writeFileSync(out, '');
-  await runChild(['--no-warnings', '--import', pathToFileURL(preload).href], c, childEnv({ FLOE_BENCH_MODULES_OUT: out, FLOE_BENCH_LOADER_URL: pathToFileURL(loader).href }));
+  await runChild(
+    ['--no-warnings', '--import', pathToFileURL(preload).href],
+    c,
+    childEnv({ FLOE_BENCH_MODULES_OUT: out, FLOE_BENCH_LOADER_URL: pathToFileURL(loader).href }),
+  );
   const files = new Set(
     readFileSync(out, 'utf8')
       .split('\n')
@@ -151,11 +158,14 @@ const bench: Benchmark = {
   async run(ctx): Promise<BenchResult> {
     const reps = Math.floor(numberFlag(ctx.flags, 'reps', 7));
     const beforeFlag = ctx.flags.before;
-    if (beforeFlag === true) throw new FloeError('InvalidArgument', '--before needs a directory (a checkout with dist/ built)');
+    if (beforeFlag === true)
+      throw new FloeError('InvalidArgument', '--before needs a directory (a checkout with dist/ built)');
     const cliFor = (root: string) => path.join(root, 'dist', 'src', 'cli', 'main.js');
     const builds: { build: 'after' | 'before'; cli: string }[] = [{ build: 'after', cli: cliFor(ROOT) }];
     if (typeof beforeFlag === 'string') builds.push({ build: 'before', cli: cliFor(path.resolve(beforeFlag)) });
-    for (const b of builds) if (!existsSync(b.cli)) throw new FloeError('NotFound', `startup bench: no CLI build at ${b.cli} (run npm run build there)`);
+    for (const b of builds)
+      if (!existsSync(b.cli))
+        throw new FloeError('NotFound', `startup bench: no CLI build at ${b.cli} (run npm run build there)`);
 
     const commands: [string, string[]][] = [
       ['--version', ['--version']],
@@ -163,7 +173,9 @@ const bench: Benchmark = {
       ['compact --help', ['compact', '--help']],
     ];
     const cases: Case[] = [{ name: 'node -e 0', build: 'peer', shown: 'node -e 0', args: ['-e', '0'] }];
-    for (const b of builds) for (const [name, args] of commands) cases.push({ name, build: b.build, shown: `floe ${name}`, args: [b.cli, ...args] });
+    for (const b of builds)
+      for (const [name, args] of commands)
+        cases.push({ name, build: b.build, shown: `floe ${name}`, args: [b.cli, ...args] });
 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-bench-startup-'));
     try {
@@ -187,7 +199,11 @@ const bench: Benchmark = {
 
       const med = (c: Case) => {
         const s = samples.get(c)!;
-        return { wallMs: median(s.map((x) => x.wallMs)), cpuMs: median(s.map((x) => x.cpuMs)), rssMiB: median(s.map((x) => x.maxRssKb)) / 1024 };
+        return {
+          wallMs: median(s.map((x) => x.wallMs)),
+          cpuMs: median(s.map((x) => x.cpuMs)),
+          rssMiB: median(s.map((x) => x.maxRssKb)) / 1024,
+        };
       };
       const peer = med(cases[0]!);
       const rows = cases.map((c) => {
@@ -209,7 +225,10 @@ const bench: Benchmark = {
       const notes = [
         `${reps} interleaved repetitions (+1 warm-up) of each case, each a fresh process; medians. CPU = user+sys of the child (process.resourceUsage at exit).`,
         `modules = distinct files loaded (ESM loader + CommonJS cache), floe's own / node_modules; node: built-ins not counted.`,
-        `load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores) — compare ratios within this run, not absolute times across runs.`,
+        `load average at the end: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')} (${os.cpus().length} cores) — compare ratios within this run, not absolute times across runs.`,
       ];
       const comparison: Record<string, { cpuBeforeOverAfter: number; cpuAboveNodeBeforeOverAfter: number }> = {};
       if (builds.length > 1) {
@@ -228,7 +247,13 @@ const bench: Benchmark = {
       }
       const data = {
         reps,
-        cases: cases.map((c) => ({ build: c.build, command: c.shown, args: c.args, samples: samples.get(c), modules: modules.get(c) })),
+        cases: cases.map((c) => ({
+          build: c.build,
+          command: c.shown,
+          args: c.args,
+          samples: samples.get(c),
+          modules: modules.get(c),
+        })),
         comparison,
       };
       return { rows, notes, data };

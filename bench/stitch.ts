@@ -43,7 +43,12 @@ interface CaseResult {
   maxRssBytes: number;
 }
 
-async function buildTable(dir: string, files: number, rowsPerFile: number, log: (m: string) => void): Promise<{ bytes: number }> {
+async function buildTable(
+  dir: string,
+  files: number,
+  rowsPerFile: number,
+  log: (m: string) => void,
+): Promise<{ bytes: number }> {
   const { FileIO } = await import('../connectors/storage/file-io.js');
   const { TableFileIO } = await import('../connectors/iceberg/commit-io.js');
   const { appendRows, createIcebergTable } = await import('../connectors/iceberg/write-table.js');
@@ -52,7 +57,7 @@ async function buildTable(dir: string, files: number, rowsPerFile: number, log: 
   const t0 = Date.now();
   await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS });
   let seed = 7;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   for (let f = 0; f < files; f++) {
     const rows = Array.from({ length: rowsPerFile }, (_, k) => {
       const id = f * rowsPerFile + k;
@@ -75,7 +80,9 @@ async function buildTable(dir: string, files: number, rowsPerFile: number, log: 
   const model = await loadTableModel(await openIcebergTable(dir, { io: new TableFileIO(fio2) }));
   fio2.destroy();
   const bytes = model.dataFiles.reduce((s, x) => s + x.sizeBytes, 0);
-  log(`stitch bench: wrote ${model.dataFiles.length} files, ${files * rowsPerFile} rows, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `stitch bench: wrote ${model.dataFiles.length} files, ${files * rowsPerFile} rows, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return { bytes };
 }
 
@@ -92,13 +99,23 @@ async function child(dir: string, mode: string): Promise<void> {
   const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
     strategy: 'binpack',
     options,
-    onProgress: (e) => { if (e.type === 'message' && /without decoding/.test(e.text)) stitchedTasks++; },
+    onProgress: (e) => {
+      if (e.type === 'message' && /without decoding/.test(e.text)) stitchedTasks++;
+    },
   });
   const ms = performance.now() - t0;
   opened.files.destroy();
   if (report.failedTasks.length) throw new Error(`compaction failed: ${JSON.stringify(report.failedTasks)}`);
-  const outputs = (report.after?.dataFiles ?? 0);
-  const r: CaseResult = { ms, rows: report.rowsIn, bytesIn: report.bytesRead, bytesOut: report.bytesWritten, outputs, stitchedTasks, maxRssBytes: ownPeakRssBytes() };
+  const outputs = report.after?.dataFiles ?? 0;
+  const r: CaseResult = {
+    ms,
+    rows: report.rowsIn,
+    bytesIn: report.bytesRead,
+    bytesOut: report.bytesWritten,
+    outputs,
+    stitchedTasks,
+    maxRssBytes: ownPeakRssBytes(),
+  };
   process.stdout.write(`${JSON.stringify(r)}\n`);
 }
 
@@ -129,7 +146,8 @@ const bench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchResult> {
     const files = numberFlag(ctx.flags, 'files', 8);
     const rowsPerFile = numberFlag(ctx.flags, 'rows', 400_000);
-    const root = typeof ctx.flags.dir === 'string' ? ctx.flags.dir : mkdtempSync(path.join(os.tmpdir(), 'floe-bench-stitch-'));
+    const root =
+      typeof ctx.flags.dir === 'string' ? ctx.flags.dir : mkdtempSync(path.join(os.tmpdir(), 'floe-bench-stitch-'));
     const results: Record<string, CaseResult> = {};
     let inputBytes = 0;
     try {
@@ -158,7 +176,7 @@ const bench: Benchmark = {
     }));
     const notes = [
       `input: ${files} zstd Parquet files × ${rowsPerFile} rows (one row group each), ${mb(inputBytes)} MB; one bin-pack task`,
-      'timings include planning, manifests and the commit; peak RSS is each child process\'s own (VmHWM since exec; node + wasm baseline included)',
+      "timings include planning, manifests and the commit; peak RSS is each child process's own (VmHWM since exec; node + wasm baseline included)",
     ];
     return { rows, notes, data: { files, rowsPerFile, inputBytes, results } };
   },

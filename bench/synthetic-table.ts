@@ -40,12 +40,23 @@ function rng(seed: number): () => number {
 
 export interface SyntheticTable {
   table: TableModel;
-  facts: { dataFiles: number; deleteFiles: number; partitions: number; fragments: number; undersized: number; targetSized: number; totalBytes: number };
+  facts: {
+    dataFiles: number;
+    deleteFiles: number;
+    partitions: number;
+    fragments: number;
+    undersized: number;
+    targetSized: number;
+    totalBytes: number;
+  };
 }
 
 export function buildSyntheticTable(o: SyntheticTableOptions = DEFAULT_SYNTHETIC): SyntheticTable {
   const random = rng(o.seed);
-  const spec: PartitionSpec = { specId: 0, fields: [{ sourceId: 3, fieldId: 1000, name: 'op_time_day', transform: 'day' }] };
+  const spec: PartitionSpec = {
+    specId: 0,
+    fields: [{ sourceId: 3, fieldId: 1000, name: 'op_time_day', transform: 'day' }],
+  };
   // Files per partition ∝ 1/(rank+1)^0.8, cumulative rounding so the total is exact.
   const weights = Array.from({ length: o.partitions }, (_, i) => 1 / (i + 1) ** 0.8);
   const wSum = weights.reduce((a, b) => a + b, 0);
@@ -64,7 +75,15 @@ export function buildSyntheticTable(o: SyntheticTableOptions = DEFAULT_SYNTHETIC
   const seqs = Array.from({ length: maxSeq + 2 }, (_, i) => BigInt(i)); // shared bigints
   const dataFiles: DataFile[] = [];
   const deleteFiles: DeleteFile[] = [];
-  const facts = { dataFiles: 0, deleteFiles: 0, partitions: o.partitions, fragments: 0, undersized: 0, targetSized: 0, totalBytes: 0 };
+  const facts = {
+    dataFiles: 0,
+    deleteFiles: 0,
+    partitions: o.partitions,
+    fragments: 0,
+    undersized: 0,
+    targetSized: 0,
+    totalBytes: 0,
+  };
   for (let p = 0; p < o.partitions; p++) {
     const day = 19_000 + p;
     const partition = [day]; // shared by every file of the partition

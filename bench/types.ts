@@ -27,6 +27,7 @@ export function numberFlag(flags: BenchContext['flags'], name: string, dflt: num
   const v = flags[name];
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (typeof v !== 'string' || !Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, got ${String(v)}`);
+  if (typeof v !== 'string' || !Number.isFinite(n) || n <= 0)
+    throw new Error(`--${name} needs a positive number, got ${String(v)}`);
   return n;
 }

@@ -50,7 +50,8 @@ async function readOrSkip(ctx: TestContext, reader: (typeof readers)[number], ta
   try {
     return await reader.read(table, snapshotId === undefined ? {} : { snapshotId });
   } catch (e) {
-    if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message}`);
+    if (e instanceof FloeError && e.kind === 'Unsupported')
+      skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message}`);
     throw e;
   }
 }
@@ -299,12 +300,20 @@ describe('Java-written Paimon primary-key tables (merge engines)', () => {
       },
       { ...base, table: 'first_row', options: opts('first-row'), commits: commits.map(asChanges) },
       // Without write-only the writer's lookup compaction runs, making first-row data visible.
-      { ...base, table: 'first_row_compacted', options: { bucket: '2', 'merge-engine': 'first-row' }, commits: commits.map(asChanges) },
+      {
+        ...base,
+        table: 'first_row_compacted',
+        options: { bucket: '2', 'merge-engine': 'first-row' },
+        commits: commits.map(asChanges),
+      },
       { ...base, table: 'partial', options: opts('partial-update'), commits: commits.map(asChanges) },
       {
         ...base,
         table: 'agg',
-        options: opts('aggregation', { 'fields.amount.aggregate-function': 'sum', 'fields.v.aggregate-function': 'max' }),
+        options: opts('aggregation', {
+          'fields.amount.aggregate-function': 'sum',
+          'fields.v.aggregate-function': 'max',
+        }),
         commits: commits.map(asChanges),
       },
     ]);
@@ -317,7 +326,12 @@ describe('Java-written Paimon primary-key tables (merge engines)', () => {
     // first-row hides level-0 files from readers until compacted (Paimon fact sheet, lookup section);
     // write-only never compacts, so nothing is visible yet.
     first_row: [],
-    first_row_compacted: [r(1, 'a', 1, '1.50', 'one'), r(2, 'a', 2, '2.00', 'two'), r(3, 'b', 3, '3.00', 'three'), r(4, 'b', 4, '4.00', 'four')],
+    first_row_compacted: [
+      r(1, 'a', 1, '1.50', 'one'),
+      r(2, 'a', 2, '2.00', 'two'),
+      r(3, 'b', 3, '3.00', 'three'),
+      r(4, 'b', 4, '4.00', 'four'),
+    ],
     // partial-update keeps the last non-null value per column.
     partial: [
       { ...r(1, 'a', 11, '0.25', null), note: 'one' },
@@ -338,13 +352,21 @@ describe('Java-written Paimon primary-key tables (merge engines)', () => {
     it(`java reads ${table} as merged by hand`, async (ctx) => {
       if (!written) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
       const rows = await javaPaimon.read(warehouse, { table });
-      expectSame(expected[table].map((x) => canonicalRow(types, x)), rows, `java paimon ${table}`);
+      expectSame(
+        expected[table].map((x) => canonicalRow(types, x)),
+        rows,
+        `java paimon ${table}`,
+      );
     });
   }
 
   it('java time-travels the dedup table to its first snapshot', async (ctx) => {
     if (!written) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
     const rows = await javaPaimon.read(warehouse, { table: 'dedup', snapshotId: '1' });
-    expectSame(commits[0].map((x) => canonicalRow(types, x)), rows, 'java paimon dedup@1');
+    expectSame(
+      commits[0].map((x) => canonicalRow(types, x)),
+      rows,
+      'java paimon dedup@1',
+    );
   });
 });

@@ -20,7 +20,8 @@ function sources(root) {
   for (const r of SOURCE_ROOTS) {
     const dir = path.join(root, r);
     if (!existsSync(dir)) continue;
-    for (const f of readdirSync(dir, { recursive: true })) if (String(f).endsWith('.ts')) out.push(path.join(r, String(f)));
+    for (const f of readdirSync(dir, { recursive: true }))
+      if (String(f).endsWith('.ts')) out.push(path.join(r, String(f)));
   }
   return out.sort();
 }
@@ -57,7 +58,11 @@ function main() {
     return 0;
   }
   process.stderr.write(`build: ${why} — running tsc\n`);
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  const tsc = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')],
+    { stdio: 'inherit' },
+  );
   if (tsc.status !== 0) return tsc.status ?? 1;
   writeStamp(root);
   return 0;

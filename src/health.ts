@@ -67,24 +67,35 @@ function numberProp(props: Record<string, string>, key: string, fallback: number
 }
 
 /** Reads Amoro's self-optimizing.* properties (present on Amoro-managed Iceberg and Paimon tables). */
-export function sizePolicyFromProperties(props: Record<string, string>, overrides: Partial<SizePolicy> = {}): SizePolicy {
+export function sizePolicyFromProperties(
+  props: Record<string, string>,
+  overrides: Partial<SizePolicy> = {},
+): SizePolicy {
   return {
-    targetSize: overrides.targetSize ?? numberProp(props, 'self-optimizing.target-size', DEFAULT_SIZE_POLICY.targetSize),
-    fragmentRatio: overrides.fragmentRatio ?? numberProp(props, 'self-optimizing.fragment-ratio', DEFAULT_SIZE_POLICY.fragmentRatio),
+    targetSize:
+      overrides.targetSize ?? numberProp(props, 'self-optimizing.target-size', DEFAULT_SIZE_POLICY.targetSize),
+    fragmentRatio:
+      overrides.fragmentRatio ?? numberProp(props, 'self-optimizing.fragment-ratio', DEFAULT_SIZE_POLICY.fragmentRatio),
     minTargetSizeRatio:
-      overrides.minTargetSizeRatio ?? numberProp(props, 'self-optimizing.min-target-size-ratio', DEFAULT_SIZE_POLICY.minTargetSizeRatio),
+      overrides.minTargetSizeRatio ??
+      numberProp(props, 'self-optimizing.min-target-size-ratio', DEFAULT_SIZE_POLICY.minTargetSizeRatio),
     duplicateRatio:
-      overrides.duplicateRatio ?? numberProp(props, 'self-optimizing.major.trigger.duplicate-ratio', DEFAULT_SIZE_POLICY.duplicateRatio),
+      overrides.duplicateRatio ??
+      numberProp(props, 'self-optimizing.major.trigger.duplicate-ratio', DEFAULT_SIZE_POLICY.duplicateRatio),
     openCost: overrides.openCost ?? numberProp(props, 'floe.health.open-cost-bytes', DEFAULT_SIZE_POLICY.openCost),
     manifestTargetSize:
-      overrides.manifestTargetSize ?? numberProp(props, 'commit.manifest.target-size-bytes', DEFAULT_SIZE_POLICY.manifestTargetSize),
+      overrides.manifestTargetSize ??
+      numberProp(props, 'commit.manifest.target-size-bytes', DEFAULT_SIZE_POLICY.manifestTargetSize),
   };
 }
 
 export type SizeClass = 'fragment' | 'undersized' | 'target';
 
 export function thresholds(p: SizePolicy): { fragmentMax: number; undersizedMax: number } {
-  return { fragmentMax: Math.floor(p.targetSize / p.fragmentRatio), undersizedMax: Math.floor(p.targetSize * p.minTargetSizeRatio) };
+  return {
+    fragmentMax: Math.floor(p.targetSize / p.fragmentRatio),
+    undersizedMax: Math.floor(p.targetSize * p.minTargetSizeRatio),
+  };
 }
 
 export function classifySize(sizeBytes: number, p: SizePolicy): SizeClass {
@@ -156,8 +167,19 @@ const zero = (): CountBytes => ({ files: 0, bytes: 0, records: 0 });
 const zeroClasses = (): Record<SizeClass, CountBytes> => ({ fragment: zero(), undersized: zero(), target: zero() });
 const zeroDeletes = (): DeleteSummary => ({ position: zero(), equality: zero(), deletionVector: zero() });
 const zeroCost = (): ScanCost => ({
-  dataBytes: 0, dataFiles: 0, fileOpens: 0, deleteReads: 0, deleteReadBytes: 0, unusedDeleteFiles: 0, deletedShare: 0,
-  manifests: 0, manifestBytes: 0, actual: 0, idealFiles: 0, idealManifests: 0, ideal: 0,
+  dataBytes: 0,
+  dataFiles: 0,
+  fileOpens: 0,
+  deleteReads: 0,
+  deleteReadBytes: 0,
+  unusedDeleteFiles: 0,
+  deletedShare: 0,
+  manifests: 0,
+  manifestBytes: 0,
+  actual: 0,
+  idealFiles: 0,
+  idealManifests: 0,
+  ideal: 0,
 });
 
 function add(c: CountBytes, bytes: number, records: number): void {
@@ -167,7 +189,11 @@ function add(c: CountBytes, bytes: number, records: number): void {
 }
 
 function deleteBucket(s: DeleteSummary, d: DeleteFile): CountBytes {
-  return d.content === 'equality-deletes' ? s.equality : d.content === 'deletion-vector' ? s.deletionVector : s.position;
+  return d.content === 'equality-deletes'
+    ? s.equality
+    : d.content === 'deletion-vector'
+      ? s.deletionVector
+      : s.position;
 }
 
 /** DVs share one Puffin file; a DV costs its blob, not the whole Puffin file. */
@@ -213,8 +239,15 @@ export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZ
     let ph = parts.get(k);
     if (!ph) {
       ph = {
-        specId: f.specId, partition: f.partition, data: zeroClasses(), dataFiles: 0, dataBytes: 0, dataRecords: 0, deletes: zeroDeletes(),
-        cost: zeroCost(), buckets: new Map(),
+        specId: f.specId,
+        partition: f.partition,
+        data: zeroClasses(),
+        dataFiles: 0,
+        dataBytes: 0,
+        dataRecords: 0,
+        deletes: zeroDeletes(),
+        cost: zeroCost(),
+        buckets: new Map(),
       };
       parts.set(k, ph);
     }
@@ -252,7 +285,17 @@ export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZ
     settle(ph, policy);
     const { buckets: _buckets, ...rest } = ph;
     partitions.push({ ...rest, score: scoreOf(ph.cost) });
-    for (const k of ['dataBytes', 'dataFiles', 'fileOpens', 'deleteReads', 'deleteReadBytes', 'unusedDeleteFiles', 'actual', 'idealFiles', 'ideal'] as const) {
+    for (const k of [
+      'dataBytes',
+      'dataFiles',
+      'fileOpens',
+      'deleteReads',
+      'deleteReadBytes',
+      'unusedDeleteFiles',
+      'actual',
+      'idealFiles',
+      'ideal',
+    ] as const) {
       total[k] += ph.cost[k];
     }
   }
@@ -263,7 +306,10 @@ export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZ
   // manifests of the target size, at today's bytes per entry.
   // Engines skip a manifest whose counts say it holds no added or existing file without opening it.
   const manifests = (model.manifests ?? []).filter(
-    (m) => m.addedFilesCount === undefined || m.existingFilesCount === undefined || m.addedFilesCount + m.existingFilesCount > 0,
+    (m) =>
+      m.addedFilesCount === undefined ||
+      m.existingFilesCount === undefined ||
+      m.addedFilesCount + m.existingFilesCount > 0,
   );
   if (manifests.length) {
     total.manifests = manifests.length;
@@ -296,8 +342,14 @@ export function explainHealth(h: HealthReport): string[] {
     row('data bytes', c.dataBytes),
     row(`+ ${c.dataFiles} data file(s) × open-cost`, c.fileOpens),
     row(`+ ${c.deleteReads} delete-file reads × (open-cost + delete bytes)¹`, c.deleteReadBytes),
-    row(`+ ${c.unusedDeleteFiles} delete file(s) applying to no data file × open-cost`, c.unusedDeleteFiles * p.openCost),
-    row(`+ ${c.manifests} manifest(s) × open-cost + ${fmt(c.manifestBytes)} manifest bytes`, c.manifests * p.openCost + c.manifestBytes),
+    row(
+      `+ ${c.unusedDeleteFiles} delete file(s) applying to no data file × open-cost`,
+      c.unusedDeleteFiles * p.openCost,
+    ),
+    row(
+      `+ ${c.manifests} manifest(s) × open-cost + ${fmt(c.manifestBytes)} manifest bytes`,
+      c.manifests * p.openCost + c.manifestBytes,
+    ),
     row('= actual', c.actual),
     'ideal scan cost (after compaction)',
     `  live bytes = data bytes × (1 − ${(c.deletedShare * 100).toFixed(1)} % deleted rows), in ⌈live bytes / target⌉ file(s) per partition = ${c.idealFiles},`,

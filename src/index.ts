@@ -8,7 +8,12 @@ export * from './planning/binpack/index.js';
 export { findDanglingDeletes } from './orchestration/dangling-deletes.js';
 
 // Jobs: plan → rewrite → commit, and maintenance
-export { compactIceberg, planIceberg, type CompactOptions, type CompactReport } from './orchestration/compact-iceberg.js';
+export {
+  compactIceberg,
+  planIceberg,
+  type CompactOptions,
+  type CompactReport,
+} from './orchestration/compact-iceberg.js';
 export { executeTasks, type RewriteAdapter, type ExecuteResult } from './execution/executor.js';
 export type { ProgressEvent, ProgressListener } from './execution/events.js';
 export * as maintenance from './maintenance/index.js';
@@ -35,8 +40,19 @@ export * as simulate from './simulate/index.js';
 export * from './service/index.js';
 
 // Results: the versioned JSON documents `--json` prints (schema/floe-result.schema.json), for library callers
-export { RESULT_SCHEMA_ID, resultDocument, toResultJson, type ResultDocument, type ResultStatus } from './cli/result.js';
-export { icebergCompactResult, paimonCompactResult, type CompactResult, type CompactTaskResult } from './cli/compact-result.js';
+export {
+  RESULT_SCHEMA_ID,
+  resultDocument,
+  toResultJson,
+  type ResultDocument,
+  type ResultStatus,
+} from './cli/result.js';
+export {
+  icebergCompactResult,
+  paimonCompactResult,
+  type CompactResult,
+  type CompactTaskResult,
+} from './cli/compact-result.js';
 export { maintenanceResultBody } from './cli/maintenance-output.js';
 export { EXIT as EXIT_CODES } from './cli/exit-codes.js';
 export { parseDurationMs, parseSizeBytes, formatBytes } from './util/units.js';

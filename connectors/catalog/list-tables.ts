@@ -14,7 +14,8 @@ export async function listSqlCatalogTables(target: string, catalogName?: string)
   const conn = await openSqlConnection(parseSqlTarget(target), { readonly: true });
   try {
     const cols = await conn.columns('iceberg_tables');
-    if (cols.length === 0) throw new FloeError('Corrupt', `SQL catalog ${conn.description}: it has no iceberg_tables table`);
+    if (cols.length === 0)
+      throw new FloeError('Corrupt', `SQL catalog ${conn.description}: it has no iceberg_tables table`);
     const where: string[] = [];
     const params: string[] = [];
     if (cols.includes('iceberg_type')) where.push(`(iceberg_type = 'TABLE' OR iceberg_type IS NULL)`);
@@ -47,14 +48,25 @@ export async function listRestCatalogTables(uri: string, o: RestListOptions = {}
   const get = async (p: string): Promise<Record<string, unknown>> => {
     let res: Response;
     try {
-      res = await f(`${base}${p}`, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+      res = await f(`${base}${p}`, {
+        headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
     } catch (e) {
       throw new FloeError('Transient', `REST catalog ${base}: GET ${p} failed: ${(e as Error).message}`, { cause: e });
     }
     const text = await res.text();
     if (!res.ok) {
-      const kind = res.status === 401 || res.status === 403 ? 'AccessDenied' : res.status === 404 ? 'NotFound' : res.status >= 500 ? 'Transient' : 'Corrupt';
-      throw new FloeError(kind, `REST catalog ${base}: GET ${p} → HTTP ${res.status}: ${text.slice(0, 300)}`, { context: { status: res.status } });
+      const kind =
+        res.status === 401 || res.status === 403
+          ? 'AccessDenied'
+          : res.status === 404
+            ? 'NotFound'
+            : res.status >= 500
+              ? 'Transient'
+              : 'Corrupt';
+      throw new FloeError(kind, `REST catalog ${base}: GET ${p} → HTTP ${res.status}: ${text.slice(0, 300)}`, {
+        context: { status: res.status },
+      });
     }
     try {
       return JSON.parse(text) as Record<string, unknown>;
@@ -92,7 +104,10 @@ export async function listRestCatalogTables(uri: string, o: RestListOptions = {}
     const enc = encodeURIComponent(ns.join('\u001f'));
     if (seen.has(enc)) continue;
     seen.add(enc);
-    for (const id of (await paged(`${root}/namespaces/${enc}/tables`, 'identifiers')) as { namespace: string[]; name: string }[]) {
+    for (const id of (await paged(`${root}/namespaces/${enc}/tables`, 'identifiers')) as {
+      namespace: string[];
+      name: string;
+    }[]) {
       tables.push({ namespace: id.namespace, name: id.name });
     }
     // nested namespaces (catalogs without them answer with an empty list or ignore `parent`)

@@ -31,7 +31,16 @@ export interface SqlConnection {
 
 export type SqlTarget =
   | { dialect: 'sqlite'; path: string }
-  | { dialect: 'postgres'; host: string; port: number; database: string; user?: string; password?: string; ssl?: boolean; searchPath?: string };
+  | {
+      dialect: 'postgres';
+      host: string;
+      port: number;
+      database: string;
+      user?: string;
+      password?: string;
+      ssl?: boolean;
+      searchPath?: string;
+    };
 
 const POSTGRES_URL = /^(jdbc:)?(postgres|postgresql)(\+[a-z0-9]+)?:\/\//i;
 
@@ -65,7 +74,10 @@ function parsePostgresUrl(text: string): SqlTarget {
   const host = url.hostname.replace(/^\[|\]$/g, '') || q.get('host') || 'localhost';
   if (jdbc && !user && !process.env.PGUSER) {
     // JdbcCatalog passes jdbc.user separately; without it the server would see the OS user name
-    throw new FloeError('InvalidArgument', `SQL catalog ${redactUrl(text)}: no user; add ?user=…&password=… (or set PGUSER / PGPASSWORD)`);
+    throw new FloeError(
+      'InvalidArgument',
+      `SQL catalog ${redactUrl(text)}: no user; add ?user=…&password=… (or set PGUSER / PGPASSWORD)`,
+    );
   }
   return {
     dialect: 'postgres',
@@ -90,7 +102,10 @@ export function describeSqlTarget(t: SqlTarget): string {
   return `sql:postgresql://${t.user ? `${t.user}@` : ''}${host}:${t.port}/${t.database}`;
 }
 
-export async function openSqlConnection(target: SqlTarget | string, opts: { readonly?: boolean } = {}): Promise<SqlConnection> {
+export async function openSqlConnection(
+  target: SqlTarget | string,
+  opts: { readonly?: boolean } = {},
+): Promise<SqlConnection> {
   const t = typeof target === 'string' ? parseSqlTarget(target) : target;
   return t.dialect === 'sqlite' ? openSqlite(t.path, opts.readonly ?? false) : openPostgres(t);
 }
@@ -98,12 +113,16 @@ export async function openSqlConnection(target: SqlTarget | string, opts: { read
 // ------------------------------------------------------------------ SQLite
 
 function openSqlite(path: string, readonly: boolean): SqlConnection {
-  if (!existsSync(path)) throw new FloeError('NotFound', `SQL catalog file not found: ${path}`, { context: { file: path } });
+  if (!existsSync(path))
+    throw new FloeError('NotFound', `SQL catalog file not found: ${path}`, { context: { file: path } });
   let db: Database.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: true, timeout: 5000 });
   } catch (e) {
-    throw new FloeError('Corrupt', `cannot open SQL catalog ${path}: ${(e as Error).message}`, { context: { file: path }, cause: e });
+    throw new FloeError('Corrupt', `cannot open SQL catalog ${path}: ${(e as Error).message}`, {
+      context: { file: path },
+      cause: e,
+    });
   }
   return {
     description: `sql:${path}`,
@@ -157,15 +176,31 @@ export function postgresError(e: unknown, description: string, host: string, por
   const msg = err.message ?? String(e);
   const where = `PostgreSQL at ${host}:${port}`;
   if (code === '28P01' || code === '28000' || /password authentication failed|no pg_hba\.conf entry/i.test(msg)) {
-    return new FloeError('AccessDenied', `SQL catalog ${description}: ${where} refused the login: ${msg}`, { context: { host, port }, cause: e });
+    return new FloeError('AccessDenied', `SQL catalog ${description}: ${where} refused the login: ${msg}`, {
+      context: { host, port },
+      cause: e,
+    });
   }
-  if (code === '42501') return new FloeError('AccessDenied', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
-  if (code === '3D000') return new FloeError('NotFound', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) || /timeout|terminated/i.test(msg)) {
-    return new FloeError('Transient', `SQL catalog ${description}: cannot reach ${where}: ${msg || code}`, { context: { host, port }, cause: e });
+  if (code === '42501')
+    return new FloeError('AccessDenied', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
+  if (code === '3D000')
+    return new FloeError('NotFound', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
+  if (
+    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH'].includes(
+      code,
+    ) ||
+    /timeout|terminated/i.test(msg)
+  ) {
+    return new FloeError('Transient', `SQL catalog ${description}: cannot reach ${where}: ${msg || code}`, {
+      context: { host, port },
+      cause: e,
+    });
   }
   if (code.startsWith('08') || code.startsWith('57') || code === '40001' || code === '40P01' || code.startsWith('53')) {
-    return new FloeError('Transient', `SQL catalog ${description}: ${where}: ${msg}`, { context: { host, port }, cause: e });
+    return new FloeError('Transient', `SQL catalog ${description}: ${where}: ${msg}`, {
+      context: { host, port },
+      cause: e,
+    });
   }
   return new FloeError('Corrupt', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
 }
@@ -201,7 +236,10 @@ async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Pro
     async columns(table: string) {
       // unquoted identifiers fold to lower case in Postgres, which is how JdbcCatalog creates iceberg_tables
       const r = await client
-        .query(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = ANY (current_schemas(false))`, [table])
+        .query(
+          `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = ANY (current_schemas(false))`,
+          [table],
+        )
         .catch((e: unknown) => {
           throw wrap(e);
         });

@@ -5,7 +5,13 @@
  * SQLite files and PostgreSQL servers are reached through the SqlConnection seam (sql-connection.ts).
  */
 import { FloeError } from '../../src/errors.js';
-import { identifierToString, type CatalogOptions, type IcebergCatalog, type LoadedTable, type TableIdentifier } from './catalog.js';
+import {
+  identifierToString,
+  type CatalogOptions,
+  type IcebergCatalog,
+  type LoadedTable,
+  type TableIdentifier,
+} from './catalog.js';
 import { openSqlConnection, parseSqlTarget, type SqlConnection } from './sql-connection.js';
 
 interface Row {
@@ -45,7 +51,9 @@ export class SqlCatalog implements IcebergCatalog {
       // connection-level failures (login refused, server gone) keep their own kind
       if (e instanceof FloeError && e.kind !== 'Corrupt') throw e;
       const detail = e instanceof FloeError ? e.message : (e as Error).message;
-      throw new FloeError('Corrupt', `SQL catalog ${this.description}: cannot query iceberg_tables: ${detail}`, { cause: e });
+      throw new FloeError('Corrupt', `SQL catalog ${this.description}: cannot query iceberg_tables: ${detail}`, {
+        cause: e,
+      });
     }
     const name = identifierToString(id);
     if (rows.length === 0) throw new FloeError('NotFound', `table ${name} not found in ${this.description}`);
@@ -56,7 +64,8 @@ export class SqlCatalog implements IcebergCatalog {
       );
     }
     const row = rows[0]!;
-    if (!row.metadata_location) throw new FloeError('Corrupt', `table ${name} in ${this.description} has no metadata_location`);
+    if (!row.metadata_location)
+      throw new FloeError('Corrupt', `table ${name} in ${this.description} has no metadata_location`);
     return { identifier: id, metadataLocation: row.metadata_location };
   }
 

@@ -57,7 +57,10 @@ export interface AvroContainer<T = Record<string, unknown>> {
 
 class Cursor {
   pos = 0;
-  constructor(readonly buf: Buffer, readonly file: string) {}
+  constructor(
+    readonly buf: Buffer,
+    readonly file: string,
+  ) {}
   fail(msg: string): never {
     throw new FloeError('Corrupt', `corrupt Avro file ${this.file}: ${msg} (at byte ${this.pos})`, {
       context: { file: this.file, offset: this.pos },
@@ -208,7 +211,12 @@ export async function writeAvroContainer(
     const chunk = records.slice(i, i + per);
     const encoded = Buffer.concat(chunk.map((r) => type.toBuffer(r)));
     const body = compressAvroBlock(codec, encoded, options.compressionLevel);
-    parts.push(zigzag(chunk.length), zigzag(body.length), Buffer.from(body.buffer, body.byteOffset, body.byteLength), sync);
+    parts.push(
+      zigzag(chunk.length),
+      zigzag(body.length),
+      Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+      sync,
+    );
   }
   return new Uint8Array(Buffer.concat(parts));
 }

@@ -18,7 +18,13 @@ import { createVerified } from '../storage/create-verified.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
-import { describeSqlTarget, openSqlConnection, parseSqlTarget, type SqlConnection, type SqlTarget } from '../catalog/sql-connection.js';
+import {
+  describeSqlTarget,
+  openSqlConnection,
+  parseSqlTarget,
+  type SqlConnection,
+  type SqlTarget,
+} from '../catalog/sql-connection.js';
 import { metadataVersionOf, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableOperations } from './commit-rewrite.js';
 import { parseMetadata, parseMetadataBytes } from './metadata.js';
@@ -55,7 +61,9 @@ export class SqlTableOperations implements TableOperations {
       return await openSqlConnection(this.target, { readonly });
     } catch (e) {
       if (e instanceof FloeError) throw e;
-      throw new FloeError('NotFound', `cannot open SQL catalog ${this.description}: ${(e as Error).message}`, { cause: e });
+      throw new FloeError('NotFound', `cannot open SQL catalog ${this.description}: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
   }
 
@@ -73,7 +81,10 @@ export class SqlTableOperations implements TableOperations {
     const db = await this.open(true);
     try {
       const w = this.where();
-      const [row] = await db.query<{ metadata_location: string | null }>(`SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`, w.params);
+      const [row] = await db.query<{ metadata_location: string | null }>(
+        `SELECT metadata_location FROM iceberg_tables WHERE ${w.sql}`,
+        w.params,
+      );
       return row?.metadata_location ?? undefined;
     } finally {
       await db.close();
@@ -82,7 +93,11 @@ export class SqlTableOperations implements TableOperations {
 
   async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
     const location = await this.pointer();
-    if (!location) throw new FloeError('NotFound', `table ${[...this.id.namespace, this.id.name].join('.')} not found in ${this.description}`);
+    if (!location)
+      throw new FloeError(
+        'NotFound',
+        `table ${[...this.id.namespace, this.id.name].join('.')} not found in ${this.description}`,
+      );
     const md = parseMetadataBytes(await this.io.read(location), location);
     return { metadata: md.raw, location };
   }
@@ -96,7 +111,10 @@ export class SqlTableOperations implements TableOperations {
       target = nextMetastoreFile(next, base.location);
       const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');
       // a uniquely named file: an undecidable create is a plain failure here, the pointer has not moved
-      await createVerified({ location: target, create: () => this.io.createNew(target, bytes), read: () => this.io.read(target) }, bytes);
+      await createVerified(
+        { location: target, create: () => this.io.createNew(target, bytes), read: () => this.io.read(target) },
+        bytes,
+      );
       faultPoint('iceberg.commit.before-publish');
       const w = this.where();
       try {
@@ -113,7 +131,10 @@ export class SqlTableOperations implements TableOperations {
     }
     if (changed !== 1) {
       await this.io.remove(target).catch(() => undefined);
-      throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base.location}`);
+      throw new FloeError(
+        'CommitConflict',
+        `another writer moved ${this.id.name} in ${this.description} past ${base.location}`,
+      );
     }
     faultPoint('iceberg.commit.after-publish');
     return target;
@@ -126,7 +147,12 @@ export class SqlTableOperations implements TableOperations {
    * a conflict; still at `base` → not applied on SQLite (a statement either commits or rolls back before
    * returning), unknown on PostgreSQL (the server may still run it); anything unreadable → unknown.
    */
-  private async afterLostUpdate(base: string, target: string, cause: unknown, dialect: SqlConnection['dialect']): Promise<string> {
+  private async afterLostUpdate(
+    base: string,
+    target: string,
+    cause: unknown,
+    dialect: SqlConnection['dialect'],
+  ): Promise<string> {
     const what = `SQL catalog ${this.description}: ${(cause as Error).message}`;
     let pointer: string | undefined;
     try {
@@ -138,15 +164,23 @@ export class SqlTableOperations implements TableOperations {
     if (pointer === base) {
       if (dialect === 'sqlite') {
         await this.io.remove(target).catch(() => undefined);
-        throw new FloeError('Transient', `${what} (the pointer still names ${base}: nothing was committed)`, { cause, retryable: false });
+        throw new FloeError('Transient', `${what} (the pointer still names ${base}: nothing was committed)`, {
+          cause,
+          retryable: false,
+        });
       }
-      throw commitStateUnknown(`${what}; the pointer still names ${base} but the server may yet apply the update`, cause);
+      throw commitStateUnknown(
+        `${what}; the pointer still names ${base} but the server may yet apply the update`,
+        cause,
+      );
     }
     if (pointer === undefined) throw commitStateUnknown(`${what}; the table's row is gone`, cause);
     let chain: string[];
     try {
       const md = parseMetadataBytes(await this.io.read(pointer), pointer);
-      const log = ((md.raw['metadata-log'] as { 'metadata-file'?: unknown }[] | undefined) ?? []).map((e) => String(e['metadata-file']));
+      const log = ((md.raw['metadata-log'] as { 'metadata-file'?: unknown }[] | undefined) ?? []).map((e) =>
+        String(e['metadata-file']),
+      );
       chain = [...log, pointer];
     } catch (e) {
       throw commitStateUnknown(`${what}; cannot read the current metadata ${pointer} (${(e as Error).message})`, cause);
@@ -155,7 +189,9 @@ export class SqlTableOperations implements TableOperations {
     if (at < 0) throw commitStateUnknown(`${what}; ${base} is no longer in the metadata log of ${pointer}`, cause);
     if (chain[at + 1] === target) return target;
     await this.io.remove(target).catch(() => undefined);
-    throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base}`, { cause });
+    throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base}`, {
+      cause,
+    });
   }
 }
 
@@ -173,7 +209,8 @@ export function restChanges(base: RawMetadata, next: RawMetadata): { requirement
   const nextIds = new Set(snapshotsOf(next).map(idOf));
   const updates: unknown[] = [];
   const requirements: unknown[] = [];
-  if (typeof base['table-uuid'] === 'string') requirements.push({ type: 'assert-table-uuid', uuid: base['table-uuid'] });
+  if (typeof base['table-uuid'] === 'string')
+    requirements.push({ type: 'assert-table-uuid', uuid: base['table-uuid'] });
   for (const s of snapshotsOf(next)) if (!baseIds.has(idOf(s))) updates.push({ action: 'add-snapshot', snapshot: s });
   const removed = [...baseIds].filter((id) => !nextIds.has(id));
   if (removed.length) updates.push({ action: 'remove-snapshots', 'snapshot-ids': removed });
@@ -182,10 +219,15 @@ export function restChanges(base: RawMetadata, next: RawMetadata): { requirement
   for (const [name, ref] of Object.entries(nextRefs)) {
     const before = baseRefs[name];
     if (before && stringifyJsonLossless(before) === stringifyJsonLossless(ref)) continue;
-    requirements.push({ type: 'assert-ref-snapshot-id', ref: name, 'snapshot-id': before ? before['snapshot-id'] : null });
+    requirements.push({
+      type: 'assert-ref-snapshot-id',
+      ref: name,
+      'snapshot-id': before ? before['snapshot-id'] : null,
+    });
     updates.push({ action: 'set-snapshot-ref', 'ref-name': name, ...ref });
   }
-  for (const name of Object.keys(baseRefs)) if (!(name in nextRefs)) updates.push({ action: 'remove-snapshot-ref', 'ref-name': name });
+  for (const name of Object.keys(baseRefs))
+    if (!(name in nextRefs)) updates.push({ action: 'remove-snapshot-ref', 'ref-name': name });
   return { requirements, updates };
 }
 
@@ -195,13 +237,21 @@ export class RestTableOperations implements TableOperations {
   private readonly doFetch: typeof fetch;
   private readonly token: string | undefined;
 
-  constructor(private readonly io: CommitIO, private readonly id: TableIdentifier, private readonly o: RestOpsOptions) {
+  constructor(
+    private readonly io: CommitIO,
+    private readonly id: TableIdentifier,
+    private readonly o: RestOpsOptions,
+  ) {
     this.base = o.uri.replace(/\/+$/, '');
     this.doFetch = o.fetch ?? fetch;
     this.token = o.token ?? process.env.FLOE_REST_TOKEN;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown; text: string }> {
     let res: Response;
     try {
       res = await this.doFetch(`${this.base}${path}`, {
@@ -214,7 +264,9 @@ export class RestTableOperations implements TableOperations {
         ...(body === undefined ? {} : { body: stringifyJsonLossless(body) }),
       });
     } catch (e) {
-      throw new FloeError('Transient', `REST catalog ${this.base}: ${method} ${path} failed: ${(e as Error).message}`, { cause: e });
+      throw new FloeError('Transient', `REST catalog ${this.base}: ${method} ${path} failed: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     const text = await res.text();
     let json: unknown;
@@ -239,7 +291,11 @@ export class RestTableOperations implements TableOperations {
 
   async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
     const r = await this.call('GET', await this.tablePath());
-    if (r.status !== 200) throw new FloeError(r.status === 404 ? 'NotFound' : 'Transient', `REST catalog ${this.base}: load table → HTTP ${r.status}: ${r.text.slice(0, 300)}`);
+    if (r.status !== 200)
+      throw new FloeError(
+        r.status === 404 ? 'NotFound' : 'Transient',
+        `REST catalog ${this.base}: load table → HTTP ${r.status}: ${r.text.slice(0, 300)}`,
+      );
     const body = r.json as Record<string, unknown>;
     const md = parseMetadata(body.metadata, String(body['metadata-location']));
     return { metadata: md.raw, location: String(body['metadata-location']) };
@@ -251,7 +307,11 @@ export class RestTableOperations implements TableOperations {
     faultPoint('iceberg.commit.before-publish');
     let r: { status: number; json: unknown; text: string };
     try {
-      r = await this.call('POST', path, { identifier: { namespace: this.id.namespace, name: this.id.name }, requirements, updates });
+      r = await this.call('POST', path, {
+        identifier: { namespace: this.id.namespace, name: this.id.name },
+        requirements,
+        updates,
+      });
     } catch (e) {
       // the request may have reached the catalog: only the table itself can say
       return this.afterUnknownCommit(base.metadata, next, `REST catalog ${this.base}: ${(e as Error).message}`, e);
@@ -260,11 +320,19 @@ export class RestTableOperations implements TableOperations {
       faultPoint('iceberg.commit.after-publish');
       return String((r.json as Record<string, unknown>)['metadata-location']);
     }
-    if (r.status === 409) throw new FloeError('CommitConflict', `REST catalog ${this.base}: requirements failed: ${r.text.slice(0, 300)}`);
+    if (r.status === 409)
+      throw new FloeError('CommitConflict', `REST catalog ${this.base}: requirements failed: ${r.text.slice(0, 300)}`);
     if (r.status >= 500) {
-      return this.afterUnknownCommit(base.metadata, next, `REST catalog ${this.base}: HTTP ${r.status}; the new snapshot may or may not be committed`);
+      return this.afterUnknownCommit(
+        base.metadata,
+        next,
+        `REST catalog ${this.base}: HTTP ${r.status}; the new snapshot may or may not be committed`,
+      );
     }
-    throw new FloeError(r.status === 401 || r.status === 403 ? 'AccessDenied' : 'InvalidArgument', `REST catalog ${this.base}: commit rejected (HTTP ${r.status}): ${r.text.slice(0, 300)}`);
+    throw new FloeError(
+      r.status === 401 || r.status === 403 ? 'AccessDenied' : 'InvalidArgument',
+      `REST catalog ${this.base}: commit rejected (HTTP ${r.status}): ${r.text.slice(0, 300)}`,
+    );
   }
 
   /**
@@ -273,7 +341,12 @@ export class RestTableOperations implements TableOperations {
    * (expire) counts as done when none of them is left. Anything else stays unknown — the catalog may still
    * apply the request — and nothing may be cleaned up.
    */
-  private async afterUnknownCommit(base: RawMetadata, next: RawMetadata, why: string, cause?: unknown): Promise<string> {
+  private async afterUnknownCommit(
+    base: RawMetadata,
+    next: RawMetadata,
+    why: string,
+    cause?: unknown,
+  ): Promise<string> {
     let loaded: { metadata: RawMetadata; location: string };
     try {
       loaded = await this.refresh();
@@ -285,13 +358,21 @@ export class RestTableOperations implements TableOperations {
     const nextIds = new Set(snapshotsOf(next).map(idOf));
     const added = snapshotsOf(next).filter((s) => !baseIds.has(idOf(s)));
     const removed = [...baseIds].filter((id) => !nextIds.has(id));
-    const commitIdOf = (s: RawMetadata | undefined) => (s?.summary as Record<string, string> | undefined)?.[COMMIT_ID_PROPERTY];
+    const commitIdOf = (s: RawMetadata | undefined) =>
+      (s?.summary as Record<string, string> | undefined)?.[COMMIT_ID_PROPERTY];
     const present = (s: RawMetadata) => {
       const found = snapshotsOf(loaded.metadata).find((x) => idOf(x) === idOf(s));
-      return !!found && String(found['manifest-list']) === String(s['manifest-list']) && commitIdOf(found) === commitIdOf(s);
+      return (
+        !!found && String(found['manifest-list']) === String(s['manifest-list']) && commitIdOf(found) === commitIdOf(s)
+      );
     };
     if (added.length > 0 && added.every(present)) return loaded.location;
-    if (added.length === 0 && removed.length > 0 && !snapshotsOf(loaded.metadata).some((x) => removed.includes(idOf(x)))) return loaded.location;
+    if (
+      added.length === 0 &&
+      removed.length > 0 &&
+      !snapshotsOf(loaded.metadata).some((x) => removed.includes(idOf(x)))
+    )
+      return loaded.location;
     throw commitStateUnknown(`${why}; the reloaded table does not show this commit (yet)`, cause);
   }
 }

@@ -25,9 +25,13 @@ export class TableFileIO implements IcebergIO, CommitIO, VersionedIO {
     const r = this.files.resolve(location);
     const bytes = await r.store.get(r.key, { range: { offset, length } });
     if (bytes.byteLength < length) {
-      throw new FloeError('Corrupt', `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytes.byteLength}`, {
-        context: { file: location },
-      });
+      throw new FloeError(
+        'Corrupt',
+        `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytes.byteLength}`,
+        {
+          context: { file: location },
+        },
+      );
     }
     return bytes;
   }

@@ -102,7 +102,10 @@ export function nextMetadata(base: RawMetadata, previousMetadataFile: string, sn
   const props = (base.properties as Record<string, string> | undefined) ?? {};
   const maxPrev = Number(props['write.metadata.previous-versions-max'] ?? 100);
   const prevTs = Number(base['last-updated-ms'] ?? snap.timestampMs);
-  const log = [...(((base['metadata-log'] as unknown[]) ?? []) as unknown[]), { 'timestamp-ms': prevTs, 'metadata-file': previousMetadataFile }];
+  const log = [
+    ...(((base['metadata-log'] as unknown[]) ?? []) as unknown[]),
+    { 'timestamp-ms': prevTs, 'metadata-file': previousMetadataFile },
+  ];
   next['metadata-log'] = log.slice(Math.max(0, log.length - Math.max(1, maxPrev)));
   assertCommittable(next, previousMetadataFile);
   return next;
@@ -118,10 +121,14 @@ export function assertCommittable(next: RawMetadata, baseMetadataFile: string): 
     parseMetadata(next, `(next version of ${baseMetadataFile})`);
   } catch (e) {
     if (!(e instanceof FloeError)) throw e;
-    throw new FloeError('Corrupt', `refusing to commit on top of ${baseMetadataFile}: the new metadata would be invalid — ${e.message}`, {
-      context: { ...e.context, file: baseMetadataFile },
-      cause: e,
-    });
+    throw new FloeError(
+      'Corrupt',
+      `refusing to commit on top of ${baseMetadataFile}: the new metadata would be invalid — ${e.message}`,
+      {
+        context: { ...e.context, file: baseMetadataFile },
+        cause: e,
+      },
+    );
   }
 }
 
@@ -138,7 +145,10 @@ const TOTALS: [string, string, string][] = [
  * Fills total-* from the parent's totals plus this snapshot's changes, as Java's SnapshotSummary does.
  * A total is only written when the parent had it (or there is no parent), since an unknown base makes it a lie.
  */
-export function withTotals(changes: Record<string, bigint>, parentSummary: Record<string, string> | undefined): Record<string, string> {
+export function withTotals(
+  changes: Record<string, bigint>,
+  parentSummary: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(changes)) if (v !== 0n) out[k] = v.toString();
   for (const [total, added, removed] of TOTALS) {

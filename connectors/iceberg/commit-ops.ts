@@ -55,7 +55,9 @@ export class FilesystemTableOperations implements TableOperations {
     await publishMetadataFile(this.io, target, bytes, `version ${version + 1} of ${dir}`);
     faultPoint('iceberg.commit.after-publish');
     // the hint is only a shortcut for readers; the version file above is the commit
-    await this.io.overwrite(`${dir}/version-hint.text`, Buffer.from(String(version + 1), 'utf8')).catch(() => undefined);
+    await this.io
+      .overwrite(`${dir}/version-hint.text`, Buffer.from(String(version + 1), 'utf8'))
+      .catch(() => undefined);
     return target;
   }
 }
@@ -64,9 +66,13 @@ export class FilesystemTableOperations implements TableOperations {
 function filesystemVersionOf(location: string): number {
   const version = metadataVersionOf(location);
   if (version < 0 || !/\/v\d+\.metadata\.json$/.test(location)) {
-    throw new FloeError('Unsupported', `${location} is not a filesystem-table metadata file (v<N>.metadata.json); commit through its catalog (--catalog)`, {
-      context: { file: location },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `${location} is not a filesystem-table metadata file (v<N>.metadata.json); commit through its catalog (--catalog)`,
+      {
+        context: { file: location },
+      },
+    );
   }
   return version;
 }
@@ -76,12 +82,23 @@ function filesystemVersionOf(location: string): number {
  * stored with our bytes, CommitConflict when another writer's file holds the name, commit-state-unknown
  * when that cannot be decided, and a refusal (403 …) as it came, when nothing was stored.
  */
-export async function publishMetadataFile(io: CommitIO, target: string, bytes: Uint8Array, what: string): Promise<void> {
+export async function publishMetadataFile(
+  io: CommitIO,
+  target: string,
+  bytes: Uint8Array,
+  what: string,
+): Promise<void> {
   try {
-    await createVerified({ location: target, create: () => io.createNew(target, bytes), read: () => io.read(target) }, bytes);
+    await createVerified(
+      { location: target, create: () => io.createNew(target, bytes), read: () => io.read(target) },
+      bytes,
+    );
   } catch (e) {
     if (isFloeError(e, 'PreconditionFailed')) {
-      throw new FloeError('CommitConflict', `another writer committed ${what} first`, { context: { file: target }, cause: e });
+      throw new FloeError('CommitConflict', `another writer committed ${what} first`, {
+        context: { file: target },
+        cause: e,
+      });
     }
     if (isOutcomeUnknown(e)) throw commitStateUnknown(`${target}: ${(e as Error).message}`, e);
     throw e;

@@ -136,7 +136,10 @@ export interface RewriteCommitResult {
   summary: Record<string, string>;
 }
 
-interface LiveEntry { entry: RawManifestEntry; manifest: RawManifestFile }
+interface LiveEntry {
+  entry: RawManifestEntry;
+  manifest: RawManifestFile;
+}
 
 /**
  * The identity of a manifest entry: its path, except for a deletion vector (an entry with a
@@ -145,7 +148,9 @@ interface LiveEntry { entry: RawManifestEntry; manifest: RawManifestFile }
  */
 export function deleteEntryKey(df: RawDataFile): string {
   const offset = df.content_offset as bigint | number | null | undefined;
-  return (df.content ?? 0) === 1 && offset !== null && offset !== undefined ? `${df.file_path}#${offset}` : df.file_path;
+  return (df.content ?? 0) === 1 && offset !== null && offset !== undefined
+    ? `${df.file_path}#${offset}`
+    : df.file_path;
 }
 
 /** Resolves inherited snapshot id and sequence numbers, as a reader of this manifest would see them. */
@@ -241,7 +246,10 @@ export class IcebergRewriteCommitter {
     const currentId = currentSnapshotIdOf(meta);
     const startSnap = snapshotById(meta, req.baseSnapshotId);
     if (!startSnap) {
-      throw new FloeError('PreconditionFailed', `snapshot ${req.baseSnapshotId} the rewrite started from is no longer in ${base.location} (expired meanwhile)`);
+      throw new FloeError(
+        'PreconditionFailed',
+        `snapshot ${req.baseSnapshotId} the rewrite started from is no longer in ${base.location} (expired meanwhile)`,
+      );
     }
     const startingSeq = toBigInt(startSnap['sequence-number'] ?? 0, 'sequence-number');
     const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
@@ -254,7 +262,8 @@ export class IcebergRewriteCommitter {
     for (const m of manifests) {
       const entries = (await this.readEntries(m)).map((e) => resolveEntry(e, m));
       entriesByManifest.set(m.manifest_path, entries);
-      for (const e of entries) if (e.status !== STATUS_DELETED) live.set(deleteEntryKey(e.data_file), { entry: e, manifest: m });
+      for (const e of entries)
+        if (e.status !== STATUS_DELETED) live.set(deleteEntryKey(e.data_file), { entry: e, manifest: m });
     }
 
     // --- validation against snapshots committed since the start
@@ -267,7 +276,8 @@ export class IcebergRewriteCommitter {
         if (m.added_snapshot_id !== sid) continue;
         for (const e of (await this.readEntries(m)).map((x) => resolveEntry(x, m))) {
           if (e.status !== STATUS_ADDED) continue;
-          if (m.content === 1 && (e.data_file.content ?? 0) === 1) newPositionDeletes.push({ file: e.data_file, specId: m.partition_spec_id });
+          if (m.content === 1 && (e.data_file.content ?? 0) === 1)
+            newPositionDeletes.push({ file: e.data_file, specId: m.partition_spec_id });
           if (m.content === 0) newDataFiles.push(e);
         }
       }
@@ -276,25 +286,39 @@ export class IcebergRewriteCommitter {
     const groups = req.groups.filter((g) => {
       const missing = g.replacedDataFiles.find((p) => !live.has(p));
       if (missing) {
-        failed.push({ id: g.id, reason: `replaced file ${missing} is no longer live (removed by a concurrent commit)` });
+        failed.push({
+          id: g.id,
+          reason: `replaced file ${missing} is no longer live (removed by a concurrent commit)`,
+        });
         return false;
       }
       // every output takes its partition from a data file, which must still be live
       const orphaned = [...g.addedDataFiles, ...g.addedDeleteFiles].find((f) => !live.has(f.partitionOf));
       if (orphaned) {
-        failed.push({ id: g.id, reason: `data file ${orphaned.partitionOf} is no longer live (removed by a concurrent commit)` });
+        failed.push({
+          id: g.id,
+          reason: `data file ${orphaned.partitionOf} is no longer live (removed by a concurrent commit)`,
+        });
         return false;
       }
       // a new DV names its data file, which must still be live; it replaces the file's old DV (still live too)
-      const dvTargets = g.addedDeleteFiles.filter((f) => f.format === 'PUFFIN' && f.referencedDataFile !== undefined).map((f) => f.referencedDataFile!);
+      const dvTargets = g.addedDeleteFiles
+        .filter((f) => f.format === 'PUFFIN' && f.referencedDataFile !== undefined)
+        .map((f) => f.referencedDataFile!);
       const gone = dvTargets.find((p) => !live.has(p));
       if (gone) {
-        failed.push({ id: g.id, reason: `data file ${gone} of a new deletion vector is no longer live (removed by a concurrent commit)` });
+        failed.push({
+          id: g.id,
+          reason: `data file ${gone} of a new deletion vector is no longer live (removed by a concurrent commit)`,
+        });
         return false;
       }
       const supersededGone = (g.supersededDeleteFiles ?? []).find((k) => !live.has(k));
       if (supersededGone) {
-        failed.push({ id: g.id, reason: `deletion vector ${supersededGone} was replaced by a concurrent commit; the new one would not hold its positions` });
+        failed.push({
+          id: g.id,
+          reason: `deletion vector ${supersededGone} was replaced by a concurrent commit; the new one would not hold its positions`,
+        });
         return false;
       }
       // replaced files lose rows a concurrent position delete removes; a data file given a new DV would hide
@@ -304,20 +328,31 @@ export class IcebergRewriteCommitter {
       for (const { file: d, specId } of newPositionDeletes) {
         const target = singleReferencedFile(d);
         // same key shape as partitionKeyOf: spec id, then the partition tuple
-        const conflict = target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
+        const conflict =
+          target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
         if (conflict) {
-          const what = target !== undefined && dvTargets.includes(target) ? 'a data file given a new deletion vector' : 'a replaced file';
-          failed.push({ id: g.id, reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of ${what}` });
+          const what =
+            target !== undefined && dvTargets.includes(target)
+              ? 'a data file given a new deletion vector'
+              : 'a replaced file';
+          failed.push({
+            id: g.id,
+            reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of ${what}`,
+          });
           return false;
         }
       }
       return true;
     });
     if (groups.length === 0) {
-      throw new FloeError('PreconditionFailed', `every rewrite group conflicts with concurrent commits: ${failed.map((f) => f.reason).join('; ')}`, {
-        context: { failedGroups: failed },
-        retryable: false,
-      });
+      throw new FloeError(
+        'PreconditionFailed',
+        `every rewrite group conflicts with concurrent commits: ${failed.map((f) => f.reason).join('; ')}`,
+        {
+          context: { failedGroups: failed },
+          retryable: false,
+        },
+      );
     }
 
     // delete files may only be dropped while nothing added since the start still needs them
@@ -337,14 +372,17 @@ export class IcebergRewriteCommitter {
     const sequenceNumber = toBigInt(meta['last-sequence-number'] ?? 0, 'last-sequence-number') + 1n;
     const seqForManifests = v >= 2 ? sequenceNumber : 0n;
     const commitUuid = randomUUID();
-    const metadataDir = (props['write.metadata.path'] ?? `${String(meta.location).replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
+    const metadataDir = (
+      props['write.metadata.path'] ?? `${String(meta.location).replace(/\/$/, '')}/metadata`
+    ).replace(/\/$/, '');
     const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
     const replaced = new Set(groups.flatMap((g) => g.replacedDataFiles));
     const toRemove = new Set([...replaced, ...removedDeletes]);
 
     const typed = parseMetadata(meta, base.location);
     const currentSchema = typed.schemas.find((x) => x.schemaId === typed.currentSchemaId);
-    if (!currentSchema) throw new FloeError('Corrupt', `current schema ${typed.currentSchemaId} is missing from ${base.location}`);
+    if (!currentSchema)
+      throw new FloeError('Corrupt', `current schema ${typed.currentSchemaId} is missing from ${base.location}`);
     const currentSchemaJson = schemaJsonOf(meta, typed.currentSchemaId);
     let manifestIndex = 0;
     const outManifests: RawManifestFile[] = [];
@@ -353,7 +391,16 @@ export class IcebergRewriteCommitter {
       if (!spec) throw new FloeError('Corrupt', `partition spec ${specId} is missing from ${base.location}`);
       const partition: PartitionTypeField[] = partitionType(spec, schemaWithAllFields(typed.schemas, currentSchema));
       const out = await writeManifest(
-        { formatVersion: v, specId, specFieldsJson: specFieldsJsonOf(meta, spec), partition, tableSchemaJson: currentSchemaJson, content, entries, codec },
+        {
+          formatVersion: v,
+          specId,
+          specFieldsJson: specFieldsJsonOf(meta, spec),
+          partition,
+          tableSchemaJson: currentSchemaJson,
+          content,
+          entries,
+          codec,
+        },
         snapshotId,
         seqForManifests,
       );
@@ -372,7 +419,11 @@ export class IcebergRewriteCommitter {
     for (const g of groups) {
       for (const f of [...g.addedDataFiles, ...g.addedDeleteFiles]) {
         const from = live.get(f.partitionOf);
-        if (!from) throw new FloeError('Internal', `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`);
+        if (!from)
+          throw new FloeError(
+            'Internal',
+            `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`,
+          );
         const df = rawDataFileFrom(f, from.entry.data_file.partition);
         const content = f.content === 0 ? 'data' : 'deletes';
         const key = `${f.specId}|${content}`;
@@ -415,7 +466,8 @@ export class IcebergRewriteCommitter {
     // v3 row lineage: data manifests without first_row_id get one, advancing next-row-id
     let firstRowId: bigint | undefined;
     let addedRows = 0n;
-    if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(outManifests, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
+    if (v >= 3)
+      ({ firstRowId, addedRows } = assignFirstRowIds(outManifests, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
 
     faultPoint('iceberg.commit.after-manifests');
     const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
@@ -491,7 +543,9 @@ function stableValue(v: unknown): string {
 }
 
 function rawPartitionKey(df: RawDataFile): string {
-  return Object.entries(df.partition ?? {}).map(([k, v]) => `${k}=${stableValue(v)}`).join('/');
+  return Object.entries(df.partition ?? {})
+    .map(([k, v]) => `${k}=${stableValue(v)}`)
+    .join('/');
 }
 
 function partitionKeyOf(le: LiveEntry): string {
@@ -520,7 +574,10 @@ function stillNeeds(d: RawManifestEntry, del: LiveEntry, startingSeq: bigint): b
   return false; // position deletes name their data files by path; a new file is never among them
 }
 
-function mapEntries<V>(m: Map<number, V> | undefined, conv: (v: V) => unknown): { key: number; value: unknown }[] | null {
+function mapEntries<V>(
+  m: Map<number, V> | undefined,
+  conv: (v: V) => unknown,
+): { key: number; value: unknown }[] | null {
   if (!m || m.size === 0) return null;
   return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, v]) => ({ key, value: conv(v) }));
 }
@@ -562,7 +619,12 @@ function specFieldsJsonOf(meta: RawMetadata, spec: PartitionSpec): unknown[] {
   const list = meta['partition-specs'] as Record<string, unknown>[] | undefined;
   const found = list?.find((s) => Number(s['spec-id']) === spec.specId);
   if (found) return found.fields as unknown[];
-  return spec.fields.map((f) => ({ name: f.name, transform: f.transform, 'source-id': f.sourceId, 'field-id': f.fieldId }));
+  return spec.fields.map((f) => ({
+    name: f.name,
+    transform: f.transform,
+    'source-id': f.sourceId,
+    'field-id': f.fieldId,
+  }));
 }
 
 /** A partition source column may have been dropped from the current schema; older schemas still know it. */

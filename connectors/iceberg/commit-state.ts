@@ -5,7 +5,11 @@
 import { FloeError, isFloeError } from '../../src/errors.js';
 
 export function commitStateUnknown(detail: string, cause?: unknown): FloeError {
-  return new FloeError('Internal', `commit state unknown: ${detail}`, { cause, retryable: false, context: { commitStateUnknown: true } });
+  return new FloeError('Internal', `commit state unknown: ${detail}`, {
+    cause,
+    retryable: false,
+    context: { commitStateUnknown: true },
+  });
 }
 
 export function isCommitStateUnknown(e: unknown): boolean {

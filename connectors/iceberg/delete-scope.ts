@@ -20,7 +20,12 @@ export function icebergDeleteScope(
   map: LocationMapper,
   options: DeleteScopeOptions = {},
 ): DeleteScope {
-  return new DeleteScope(md.location, ICEBERG_LOCATION_PROPERTIES.map((k) => md.properties[k]), map, options);
+  return new DeleteScope(
+    md.location,
+    ICEBERG_LOCATION_PROPERTIES.map((k) => md.properties[k]),
+    map,
+    options,
+  );
 }
 
 /** location and properties of a raw (unparsed) metadata document, for icebergDeleteScope. */

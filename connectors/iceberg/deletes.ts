@@ -62,7 +62,12 @@ export class DeleteIndex {
   }
 
   get isEmpty(): boolean {
-    return this.dvs.size === 0 && this.posByPartition.size === 0 && this.eqByPartition.size === 0 && this.globalEq.length === 0;
+    return (
+      this.dvs.size === 0 &&
+      this.posByPartition.size === 0 &&
+      this.eqByPartition.size === 0 &&
+      this.globalEq.length === 0
+    );
   }
 
   forDataFile(df: DataFile): ApplicableDeletes {
@@ -70,17 +75,25 @@ export class DeleteIndex {
     const path = this.resolve(df.path);
     const dvs = (this.dvs.get(path) ?? []).filter((d) => seq <= d.dataSequenceNumber);
     if (dvs.length > 1) {
-      throw new FloeError('Corrupt', `data file ${df.path} has ${dvs.length} deletion vectors; a table may hold at most one per data file`, {
-        context: { file: df.path },
-      });
+      throw new FloeError(
+        'Corrupt',
+        `data file ${df.path} has ${dvs.length} deletion vectors; a table may hold at most one per data file`,
+        {
+          context: { file: df.path },
+        },
+      );
     }
     const key = partitionKey(df.specId, df.partition);
     const positional = dvs.length
       ? []
       : (this.posByPartition.get(key) ?? []).filter(
-          (d) => seq <= d.dataSequenceNumber && (d.referencedDataFile === undefined || this.resolve(d.referencedDataFile) === path),
+          (d) =>
+            seq <= d.dataSequenceNumber &&
+            (d.referencedDataFile === undefined || this.resolve(d.referencedDataFile) === path),
         );
-    const equality = [...(this.eqByPartition.get(key) ?? []), ...this.globalEq].filter((d) => seq < d.dataSequenceNumber);
+    const equality = [...(this.eqByPartition.get(key) ?? []), ...this.globalEq].filter(
+      (d) => seq < d.dataSequenceNumber,
+    );
     return { ...(dvs[0] ? { dv: dvs[0] } : {}), positional, equality };
   }
 }
@@ -121,7 +134,9 @@ export class DeleteLoader {
     if (!p) {
       p = (async () => {
         if (d.format !== 'puffin') {
-          throw new FloeError('Unsupported', `deletion vector ${d.path} is ${d.format}, not Puffin`, { context: { file: d.path } });
+          throw new FloeError('Unsupported', `deletion vector ${d.path} is ${d.format}, not Puffin`, {
+            context: { file: d.path },
+          });
         }
         // the file's magic and footer must be intact and list this blob, not just the bytes at the offset
         assertBlobListed(await this.puffinFooter(d), d.contentOffset, d.contentSizeBytes, d.path);
@@ -153,7 +168,9 @@ export class DeleteLoader {
         const out = new Map<string, number[]>();
         for (const [fp, pos] of rows) {
           if (typeof fp !== 'string' || pos === null || pos === undefined) {
-            throw new FloeError('Corrupt', `position delete file ${d.path} has a row without file_path/pos`, { context: { file: d.path } });
+            throw new FloeError('Corrupt', `position delete file ${d.path} has a row without file_path/pos`, {
+              context: { file: d.path },
+            });
           }
           for (const k of pathKeys(this.io, fp)) push(out, k, Number(pos));
         }
@@ -173,9 +190,13 @@ export class DeleteLoader {
         const fields = d.equalityFieldIds.map((id) => {
           const f = this.fieldsById.get(id);
           if (!f) {
-            throw new FloeError('Corrupt', `equality delete file ${d.path} uses field id ${id}, which no schema defines`, {
-              context: { file: d.path },
-            });
+            throw new FloeError(
+              'Corrupt',
+              `equality delete file ${d.path} uses field id ${id}, which no schema defines`,
+              {
+                context: { file: d.path },
+              },
+            );
           }
           return f;
         });
@@ -209,9 +230,13 @@ export function pathKeys(io: IcebergIO, location: string): string[] {
 
 export function requireParquet(path: string, format: string): void {
   if (format !== 'parquet') {
-    throw new FloeError('Unsupported', `cannot read ${path}: ${format.toUpperCase()} content files are not supported yet (Parquet only)`, {
-      context: { file: path },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `cannot read ${path}: ${format.toUpperCase()} content files are not supported yet (Parquet only)`,
+      {
+        context: { file: path },
+      },
+    );
   }
 }
 

@@ -34,10 +34,18 @@ export async function manifestsOfSnapshot(io: StoreIO, snap: IcebergSnapshot): P
     records = readAvroContainer(await io.read(snap.manifestList), snap.manifestList).records;
   } catch (e) {
     // name the file floe actually read (relocated tables: the mapped location, the metadata's beside it)
-    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest list ${io.describe(snap.manifestList)} of snapshot ${snap.snapshotId}: ${(e as Error).message}`, {
-      context: { file: io.realLocation(snap.manifestList), metadataFile: snap.manifestList, snapshotId: snap.snapshotId.toString() },
-      cause: e,
-    });
+    throw new FloeError(
+      e instanceof FloeError ? e.kind : 'Corrupt',
+      `cannot read manifest list ${io.describe(snap.manifestList)} of snapshot ${snap.snapshotId}: ${(e as Error).message}`,
+      {
+        context: {
+          file: io.realLocation(snap.manifestList),
+          metadataFile: snap.manifestList,
+          snapshotId: snap.snapshotId.toString(),
+        },
+        cause: e,
+      },
+    );
   }
   return records.map((r) => {
     const m = normalizeManifestFile(r);
@@ -58,10 +66,14 @@ export async function entryPathsOf(io: StoreIO, manifestPath: string): Promise<E
   try {
     records = readAvroContainer<Record<string, unknown>>(await io.read(manifestPath), manifestPath).records;
   } catch (e) {
-    throw new FloeError(e instanceof FloeError ? e.kind : 'Corrupt', `cannot read manifest ${io.describe(manifestPath)}: ${(e as Error).message}`, {
-      context: { file: io.realLocation(manifestPath), metadataFile: manifestPath },
-      cause: e,
-    });
+    throw new FloeError(
+      e instanceof FloeError ? e.kind : 'Corrupt',
+      `cannot read manifest ${io.describe(manifestPath)}: ${(e as Error).message}`,
+      {
+        context: { file: io.realLocation(manifestPath), metadataFile: manifestPath },
+        cause: e,
+      },
+    );
   }
   return records.map((r) => {
     const df = r.data_file as Record<string, unknown>;
@@ -86,7 +98,11 @@ export interface ExpiryCleanupPlan {
 }
 
 /** Everything expiring `before` → `after` frees. Reads manifests, deletes nothing. */
-export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, after: IcebergMetadata): Promise<ExpiryCleanupPlan> {
+export async function planExpiredFiles(
+  io: StoreIO,
+  before: IcebergMetadata,
+  after: IcebergMetadata,
+): Promise<ExpiryCleanupPlan> {
   const warnings: string[] = [];
   const key = (loc: string) => io.resolve(loc);
   const afterIds = new Set(after.snapshots.map((s) => s.snapshotId));
@@ -103,10 +119,14 @@ export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, aft
     try {
       ms = await manifestsOfSnapshot(io, s);
     } catch (e) {
-      throw new FloeError('Corrupt', `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`, {
-        context: { snapshotId: s.snapshotId.toString() },
-        cause: e,
-      });
+      throw new FloeError(
+        'Corrupt',
+        `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`,
+        {
+          context: { snapshotId: s.snapshotId.toString() },
+          cause: e,
+        },
+      );
     }
     for (const m of ms) retainedManifests.set(key(m.path), m.path);
   }
@@ -117,7 +137,11 @@ export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, aft
   const expiredLists: DeletionCandidate[] = [];
   for (const s of expired) {
     if (s.manifestList && !retainedLists.has(key(s.manifestList))) {
-      expiredLists.push({ location: s.manifestList, kind: 'manifest-list', reason: `manifest list of expired snapshot ${s.snapshotId}` });
+      expiredLists.push({
+        location: s.manifestList,
+        kind: 'manifest-list',
+        reason: `manifest list of expired snapshot ${s.snapshotId}`,
+      });
     }
     let ms: ManifestRef[];
     try {
@@ -155,7 +179,9 @@ export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, aft
       try {
         entries = await entryPathsOf(io, raw);
       } catch (e) {
-        warnings.push(`${(e as Error).message}; it belongs to a retained snapshot, so no data or delete files are deleted in this run`);
+        warnings.push(
+          `${(e as Error).message}; it belongs to a retained snapshot, so no data or delete files are deleted in this run`,
+        );
         contentCandidates.clear();
         break;
       }
@@ -164,10 +190,20 @@ export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, aft
     }
   }
   for (const c of contentCandidates.values()) {
-    candidates.push({ location: c.raw, bytes: c.bytes, kind: c.kind, reason: 'live only in manifests of expired snapshots' });
+    candidates.push({
+      location: c.raw,
+      bytes: c.bytes,
+      kind: c.kind,
+      reason: 'live only in manifests of expired snapshots',
+    });
   }
   for (const m of manifestsToDelete.values()) {
-    candidates.push({ location: m.path, ...(m.length ? { bytes: m.length } : {}), kind: 'manifest', reason: 'listed only by expired snapshots' });
+    candidates.push({
+      location: m.path,
+      ...(m.length ? { bytes: m.length } : {}),
+      kind: 'manifest',
+      reason: 'listed only by expired snapshots',
+    });
   }
   candidates.push(...expiredLists);
 
@@ -178,13 +214,23 @@ export async function planExpiredFiles(io: StoreIO, before: IcebergMetadata, aft
     const k = key(s.path);
     if (keptStats.has(k) || seenStats.has(k)) continue;
     seenStats.add(k);
-    candidates.push({ location: s.path, bytes: s.fileSizeInBytes, kind: 'statistics', reason: `statistics of expired snapshot ${s.snapshotId}` });
+    candidates.push({
+      location: s.path,
+      bytes: s.fileSizeInBytes,
+      kind: 'statistics',
+      reason: `statistics of expired snapshot ${s.snapshotId}`,
+    });
   }
   for (const s of before.partitionStatistics) {
     const k = key(s.path);
     if (keptStats.has(k) || seenStats.has(k)) continue;
     seenStats.add(k);
-    candidates.push({ location: s.path, bytes: s.fileSizeInBytes, kind: 'partition-statistics', reason: `partition statistics of expired snapshot ${s.snapshotId}` });
+    candidates.push({
+      location: s.path,
+      bytes: s.fileSizeInBytes,
+      kind: 'partition-statistics',
+      reason: `partition statistics of expired snapshot ${s.snapshotId}`,
+    });
   }
   return { candidates, warnings };
 }

@@ -68,9 +68,13 @@ export function filesystemOps(io: StoreIO, tableLocation: string, pinnedMetadata
     },
     async commit(base, next): Promise<string> {
       if (pinnedMetadata !== undefined) {
-        throw new FloeError('Unsupported', `table opened by metadata file ${pinnedMetadata}: open the table directory (or its catalog) to commit`, {
-          context: { file: pinnedMetadata },
-        });
+        throw new FloeError(
+          'Unsupported',
+          `table opened by metadata file ${pinnedMetadata}: open the table directory (or its catalog) to commit`,
+          {
+            context: { file: pinnedMetadata },
+          },
+        );
       }
       const dir = base.location.slice(0, base.location.lastIndexOf('/'));
       return new FilesystemTableOperations(io, dir).commit(base, next);
@@ -96,6 +100,11 @@ export function tableDirs(md: IcebergMetadata): { metadataDir: string; dataDir: 
   const trim = (s: string) => s.replace(/\/+$/, '');
   return {
     metadataDir: trim(md.properties['write.metadata.path'] ?? `${loc}/metadata`),
-    dataDir: trim(md.properties['write.data.path'] ?? md.properties['write.object-storage.path'] ?? md.properties['write.folder-storage.path'] ?? `${loc}/data`),
+    dataDir: trim(
+      md.properties['write.data.path'] ??
+        md.properties['write.object-storage.path'] ??
+        md.properties['write.folder-storage.path'] ??
+        `${loc}/data`,
+    ),
   };
 }

@@ -66,7 +66,11 @@ export function decideExpiry(md: IcebergMetadata, opts: ExpireOptions): Retentio
   }));
   const known = new Set(md.snapshots.map((s) => s.snapshotId));
   return decideRetention(
-    md.snapshots.map((s) => ({ id: s.snapshotId, ...(s.parentSnapshotId !== undefined ? { parentId: s.parentSnapshotId } : {}), timestampMs: s.timestampMs })),
+    md.snapshots.map((s) => ({
+      id: s.snapshotId,
+      ...(s.parentSnapshotId !== undefined ? { parentId: s.parentSnapshotId } : {}),
+      timestampMs: s.timestampMs,
+    })),
     refs,
     {
       nowMs: now,
@@ -82,7 +86,12 @@ export function decideExpiry(md: IcebergMetadata, opts: ExpireOptions): Retentio
  * The next metadata document: expired snapshots, dropped refs, their statistics removed, snapshot-log
  * trimmed (Java rule), the previous metadata file appended to metadata-log.
  */
-export function expiredMetadata(base: RawMetadata, baseLocation: string, decision: RetentionDecision, nowMs: number): RawMetadata {
+export function expiredMetadata(
+  base: RawMetadata,
+  baseLocation: string,
+  decision: RetentionDecision,
+  nowMs: number,
+): RawMetadata {
   const next: RawMetadata = structuredClone(base);
   const id = (s: RawMetadata) => toBigInt(s['snapshot-id'], 'snapshot-id');
   next.snapshots = snapshotsOf(base).filter((s) => decision.retained.has(id(s)));
@@ -100,7 +109,10 @@ export function expiredMetadata(base: RawMetadata, baseLocation: string, decisio
   next['last-updated-ms'] = Math.max(nowMs, lastUpdated + 1);
   const props = (base.properties as Record<string, string> | undefined) ?? {};
   const maxPrev = Math.max(1, Number(props['write.metadata.previous-versions-max'] ?? 100) || 100);
-  const mlog = [...((base['metadata-log'] as unknown[]) ?? []), { 'timestamp-ms': lastUpdated || nowMs, 'metadata-file': baseLocation }];
+  const mlog = [
+    ...((base['metadata-log'] as unknown[]) ?? []),
+    { 'timestamp-ms': lastUpdated || nowMs, 'metadata-file': baseLocation },
+  ];
   next['metadata-log'] = mlog.slice(Math.max(0, mlog.length - maxPrev));
   return next;
 }
@@ -121,7 +133,12 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   const attempts = opts.maxAttempts ?? policy.numRetries + 1;
 
   if (decision.expired.length === 0 && decision.removedRefs.length === 0) {
-    report.details = { expiredSnapshots: [], removedRefs: [], retainedSnapshots: decision.retained.size, committed: false };
+    report.details = {
+      expiredSnapshots: [],
+      removedRefs: [],
+      retainedSnapshots: decision.retained.size,
+      committed: false,
+    };
     return report;
   }
 
@@ -170,7 +187,9 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
     return report;
   }
   // only files inside the table's own locations are deleted; the rest is listed as skipped
-  const scope = icebergDeleteScope(after, (l) => table.io.resolve(l), { allowOutside: opts.allowOutsideTableLocation === true });
+  const scope = icebergDeleteScope(after, (l) => table.io.resolve(l), {
+    allowOutside: opts.allowOutsideTableLocation === true,
+  });
   const { allowed, skipped } = confineCandidates(table.io, scope, plan.candidates);
   report.candidates = allowed;
   report.skipped = skipped;
@@ -184,4 +203,3 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   report.failed = outcome.failed;
   return report;
 }
-

@@ -114,9 +114,13 @@ export class LocalIcebergIO implements IcebergIO {
       const buf = Buffer.alloc(length);
       const { bytesRead } = await fh.read(buf, 0, length, offset);
       if (bytesRead < length) {
-        throw new FloeError('Corrupt', `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytesRead}`, {
-          context: { file: location },
-        });
+        throw new FloeError(
+          'Corrupt',
+          `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytesRead}`,
+          {
+            context: { file: location },
+          },
+        );
       }
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (e) {
@@ -151,11 +155,18 @@ export class LocalIcebergIO implements IcebergIO {
 function ioError(location: string, physical: string, e: unknown): FloeError {
   const code = (e as NodeJS.ErrnoException).code;
   const where = physical !== location ? `${location} (read as ${physical})` : location;
-  if (code === 'ENOENT') return new FloeError('NotFound', `file not found: ${where}`, { context: { file: location }, cause: e });
+  if (code === 'ENOENT')
+    return new FloeError('NotFound', `file not found: ${where}`, { context: { file: location }, cause: e });
   if (code === 'EACCES' || code === 'EPERM') {
-    return new FloeError('AccessDenied', `cannot read ${where}: permission denied`, { context: { file: location }, cause: e });
+    return new FloeError('AccessDenied', `cannot read ${where}: permission denied`, {
+      context: { file: location },
+      cause: e,
+    });
   }
-  return new FloeError('Transient', `cannot read ${where}: ${(e as Error).message}`, { context: { file: location }, cause: e });
+  return new FloeError('Transient', `cannot read ${where}: ${(e as Error).message}`, {
+    context: { file: location },
+    cause: e,
+  });
 }
 
 /** Joins a child name onto a location without touching the scheme part. */
@@ -177,7 +188,9 @@ export class StorageIcebergIO implements IcebergIO {
   constructor(readonly fileIO: StorageFileIO) {}
 
   static withRules(rules: readonly RemapRule[], config: Omit<StorageConfig, 'locationMap'> = {}): StorageIcebergIO {
-    return new StorageIcebergIO(new StorageFileIO({ ...config, locationMap: new LocationMap(rules.map((r) => ({ from: r.from, to: r.to }))) }));
+    return new StorageIcebergIO(
+      new StorageFileIO({ ...config, locationMap: new LocationMap(rules.map((r) => ({ from: r.from, to: r.to }))) }),
+    );
   }
 
   resolve(location: string): string {
@@ -187,8 +200,15 @@ export class StorageIcebergIO implements IcebergIO {
   private wrap(location: string, e: unknown): unknown {
     if (e instanceof FloeError) {
       const mapped = this.resolve(location);
-      const msg = mapped === location || e.message.includes(location) ? e.message : `${e.message} (metadata names it ${location})`;
-      return new FloeError(e.kind, msg, { context: { ...e.context, file: location }, retryable: e.retryable, cause: e });
+      const msg =
+        mapped === location || e.message.includes(location)
+          ? e.message
+          : `${e.message} (metadata names it ${location})`;
+      return new FloeError(e.kind, msg, {
+        context: { ...e.context, file: location },
+        retryable: e.retryable,
+        cause: e,
+      });
     }
     return e;
   }
@@ -207,9 +227,13 @@ export class StorageIcebergIO implements IcebergIO {
       const r = this.fileIO.resolve(location);
       const bytes = await r.store.get(r.key, { range: { offset, length } });
       if (bytes.length < length) {
-        throw new FloeError('Corrupt', `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytes.length}`, {
-          context: { file: location },
-        });
+        throw new FloeError(
+          'Corrupt',
+          `file ${location} is shorter than expected: wanted ${length} bytes at ${offset}, got ${bytes.length}`,
+          {
+            context: { file: location },
+          },
+        );
       }
       return bytes;
     } catch (e) {

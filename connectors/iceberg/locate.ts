@@ -64,9 +64,13 @@ export async function locateCurrentMetadata(io: IcebergIO, tableLocation: string
   if (version !== undefined) {
     let file = await versionFile(io, metaDir, version);
     if (!file) {
-      throw new FloeError('NotFound', `table ${tableLocation}: ${HINT} names version ${version}, but ${metaDir}/v${version}.metadata.json is missing`, {
-        context: { file: joinLocation(metaDir, `v${version}.metadata.json`) },
-      });
+      throw new FloeError(
+        'NotFound',
+        `table ${tableLocation}: ${HINT} names version ${version}, but ${metaDir}/v${version}.metadata.json is missing`,
+        {
+          context: { file: joinLocation(metaDir, `v${version}.metadata.json`) },
+        },
+      );
     }
     for (;;) {
       const next = await versionFile(io, metaDir, version + 1);
@@ -91,8 +95,14 @@ const isLocalPath = (p: string) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(p) || p.star
 /** Why `tableLocation` is not a table: it does not exist, is a file, is a Paimon table, or what was looked for. */
 async function notATable(io: IcebergIO, tableLocation: string, metaDir: string): Promise<FloeError> {
   const physical = io.resolve(tableLocation);
-  const local = isLocalPath(physical) ? (physical.startsWith('file://') ? fileURLToPath(physical) : physical.replace(/^file:/, '')) : undefined;
-  const same = physical === tableLocation || (local !== undefined && isLocalPath(tableLocation) && path.resolve(local) === path.resolve(tableLocation));
+  const local = isLocalPath(physical)
+    ? physical.startsWith('file://')
+      ? fileURLToPath(physical)
+      : physical.replace(/^file:/, '')
+    : undefined;
+  const same =
+    physical === tableLocation ||
+    (local !== undefined && isLocalPath(tableLocation) && path.resolve(local) === path.resolve(tableLocation));
   const shown = same ? tableLocation : `${tableLocation} (${physical})`;
   if (local !== undefined) {
     const st = await stat(local).catch(() => undefined);
@@ -100,9 +110,13 @@ async function notATable(io: IcebergIO, tableLocation: string, metaDir: string):
       return new FloeError('NotFound', `${shown} does not exist`, { context: { file: physical } });
     }
     if (st.isFile()) {
-      return new FloeError('NotFound', `${shown} is a file, not a table directory or an Iceberg metadata file (*.metadata.json)`, {
-        context: { file: physical },
-      });
+      return new FloeError(
+        'NotFound',
+        `${shown} is a file, not a table directory or an Iceberg metadata file (*.metadata.json)`,
+        {
+          context: { file: physical },
+        },
+      );
     }
   }
   if ((await io.listNames(joinLocation(tableLocation, 'schema'))).some((n) => /^schema-\d+$/.test(n))) {

@@ -82,7 +82,8 @@ class RecordIds {
   }
 }
 
-const big = (v: unknown): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v as bigint | number));
+const big = (v: unknown): bigint | undefined =>
+  v === null || v === undefined ? undefined : BigInt(v as bigint | number);
 const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
 
 /**
@@ -93,10 +94,12 @@ function exactCount(v: unknown, what: string): number {
   if (typeof v !== 'bigint' && typeof v !== 'number') throw new Error(`${what} is missing`);
   const b = BigInt(v);
   if (b < 0n) throw new Error(`${what} is negative (${b})`);
-  if (b > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
+  if (b > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new Error(`${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
   return Number(b);
 }
-const optCount = (v: unknown, what: string): number | undefined => (v === null || v === undefined ? undefined : exactCount(v, what));
+const optCount = (v: unknown, what: string): number | undefined =>
+  v === null || v === undefined ? undefined : exactCount(v, what);
 
 /** A sequence number or row count that stays bigint: non-negative when present. */
 function nonNegative(v: unknown, what: string): bigint | undefined {
@@ -113,7 +116,15 @@ function normalizeOr(location: string): string | undefined {
   }
 }
 
-function manifestError(kind: 'NotFound' | 'Corrupt', what: string, file: string, snapshotId: bigint | undefined, cause: unknown, io?: IcebergIO, listedIn?: string): FloeError {
+function manifestError(
+  kind: 'NotFound' | 'Corrupt',
+  what: string,
+  file: string,
+  snapshotId: bigint | undefined,
+  cause: unknown,
+  io?: IcebergIO,
+  listedIn?: string,
+): FloeError {
   const detail = cause instanceof Error ? cause.message : String(cause);
   const snap = `${listedIn === undefined ? '' : ` (listed in ${listedIn})`}${snapshotId === undefined ? '' : ` of snapshot ${snapshotId}`}`;
   const k = cause instanceof FloeError ? cause.kind : kind;
@@ -127,13 +138,21 @@ function manifestError(kind: 'NotFound' | 'Corrupt', what: string, file: string,
   const mapped = real !== file && normalizeOr(file) !== real;
   const shown = mapped ? `${real} (metadata names ${file})` : file;
   return new FloeError(k, `cannot read ${what} ${shown}${snap}: ${detail}`, {
-    context: { file: mapped ? real : file, ...(mapped ? { metadataFile: file } : {}), ...(snapshotId !== undefined ? { snapshotId: snapshotId.toString() } : {}) },
+    context: {
+      file: mapped ? real : file,
+      ...(mapped ? { metadataFile: file } : {}),
+      ...(snapshotId !== undefined ? { snapshotId: snapshotId.toString() } : {}),
+    },
     cause,
   });
 }
 
 /** The manifests of a snapshot. A missing or unreadable manifest list is an error naming it and the snapshot. */
-export async function readManifestList(io: IcebergIO, md: IcebergMetadata, snap: IcebergSnapshot): Promise<ManifestFile[]> {
+export async function readManifestList(
+  io: IcebergIO,
+  md: IcebergMetadata,
+  snap: IcebergSnapshot,
+): Promise<ManifestFile[]> {
   if (!snap.manifestList) {
     // v1 legacy: manifests listed inline in the snapshot; sequence numbers are all 0.
     return (snap.manifests ?? []).map((p) => ({
@@ -181,7 +200,9 @@ function decodeManifestList(schema: unknown, records: unknown[], md: IcebergMeta
       listedIn: file,
     };
     if (!v1 && md.formatVersion >= 2 && mf.sequenceNumber > md.lastSequenceNumber) {
-      throw new Error(`manifest ${path} has sequence number ${mf.sequenceNumber}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`);
+      throw new Error(
+        `manifest ${path} has sequence number ${mf.sequenceNumber}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`,
+      );
     }
     const sid = big(ids.get(r, 503));
     if (sid !== undefined) mf.addedSnapshotId = sid;
@@ -226,7 +247,12 @@ export function allFieldsById(md: IcebergMetadata): Map<number, Field> {
   const ordered = [...md.schemas].sort((a, b) => a.schemaId - b.schemaId);
   for (const s of ordered) for (const [id, f] of indexFields(s.fields)) out.set(id, f);
   // Metadata columns of position-delete files (spec §Position Delete Files).
-  out.set(2147483546, { id: 2147483546, name: 'file_path', required: true, type: { kind: 'primitive', name: 'string' } });
+  out.set(2147483546, {
+    id: 2147483546,
+    name: 'file_path',
+    required: true,
+    type: { kind: 'primitive', name: 'string' },
+  });
   out.set(2147483545, { id: 2147483545, name: 'pos', required: true, type: { kind: 'primitive', name: 'long' } });
   return out;
 }
@@ -239,7 +265,11 @@ export interface ManifestReadContext {
 }
 
 /** Reads one manifest's entries with inheritance applied. */
-export async function readManifest(io: IcebergIO, mf: ManifestFile, ctx: ManifestReadContext): Promise<ManifestEntry[]> {
+export async function readManifest(
+  io: IcebergIO,
+  mf: ManifestFile,
+  ctx: ManifestReadContext,
+): Promise<ManifestEntry[]> {
   let container;
   try {
     container = readAvroContainer(await io.read(mf.path), mf.path);
@@ -255,7 +285,8 @@ export async function readManifest(io: IcebergIO, mf: ManifestFile, ctx: Manifes
 
 function specFor(md: IcebergMetadata, specId: number, file: string): PartitionSpec {
   const spec = md.specs.find((s) => s.specId === specId);
-  if (!spec) throw new FloeError('Corrupt', `manifest ${file} uses partition spec ${specId}, which the table metadata lacks`);
+  if (!spec)
+    throw new FloeError('Corrupt', `manifest ${file} uses partition spec ${specId}, which the table metadata lacks`);
   return spec;
 }
 
@@ -304,7 +335,9 @@ function decodeEntries(
     if (fileSeq === undefined) fileSeq = status === 'ADDED' || mf.sequenceNumber === 0n ? mf.sequenceNumber : dataSeq;
 
     const partRec = (fileIds.get(df, 102) ?? {}) as Record<string, unknown>;
-    const decodedPartition: PartitionTuple = spec.fields.map((pf, i) => fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)));
+    const decodedPartition: PartitionTuple = spec.fields.map((pf, i) =>
+      fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)),
+    );
     // Files of a manifest share few partitions and sequence numbers: one object each, not one per file.
     const pk = partitionKey(mf.specId, decodedPartition);
     let partition = partitions.get(pk);
@@ -320,7 +353,9 @@ function decodeEntries(
     const sizeBytes = exactCount(fileIds.get(df, 104), `file_size_in_bytes of ${path}`);
     if (dataSeq < 0n || fileSeq < 0n) throw new Error(`entry for ${path} has a negative sequence number`);
     if (!v1 && (dataSeq > md.lastSequenceNumber || fileSeq > md.lastSequenceNumber)) {
-      throw new Error(`entry for ${path} has sequence number ${dataSeq > fileSeq ? dataSeq : fileSeq}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`);
+      throw new Error(
+        `entry for ${path} has sequence number ${dataSeq > fileSeq ? dataSeq : fileSeq}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`,
+      );
     }
 
     // Stats stay packed, bounds undecoded until read (packed-stats.ts): ~3 KB less per file.
@@ -392,7 +427,12 @@ function decodeEntries(
     } else if (contentCode === 2) {
       const eq = fileIds.get(df, 135);
       if (!Array.isArray(eq) || eq.length === 0) throw new Error(`equality delete file ${path} has no equality_ids`);
-      file = { content: 'equality-deletes', ...common, equalityFieldIds: eq.map(Number), ...(hasStats ? { stats } : {}) };
+      file = {
+        content: 'equality-deletes',
+        ...common,
+        equalityFieldIds: eq.map(Number),
+        ...(hasStats ? { stats } : {}),
+      };
     } else {
       throw new Error(`file ${path} has unknown content type ${contentCode}`);
     }
@@ -408,7 +448,12 @@ export interface SnapshotFiles {
 }
 
 /** Every live (ADDED or EXISTING) file of a snapshot. */
-export async function liveFilesOf(io: IcebergIO, md: IcebergMetadata, snap: IcebergSnapshot, fieldsById = allFieldsById(md)): Promise<SnapshotFiles> {
+export async function liveFilesOf(
+  io: IcebergIO,
+  md: IcebergMetadata,
+  snap: IcebergSnapshot,
+  fieldsById = allFieldsById(md),
+): Promise<SnapshotFiles> {
   const manifests = await readManifestList(io, md, snap);
   const ctx: ManifestReadContext = { md, fieldsById, snapshotId: snap.snapshotId };
   // Each manifest's live files are kept as it is read and its entries dropped (a million entry wrappers

@@ -27,7 +27,13 @@ export interface StatisticsFile {
   path: string;
   fileSizeInBytes: number;
   fileFooterSizeInBytes?: number;
-  blobs: { type: string; snapshotId: bigint; sequenceNumber: bigint; fields: number[]; properties?: Record<string, string> }[];
+  blobs: {
+    type: string;
+    snapshotId: bigint;
+    sequenceNumber: bigint;
+    fields: number[];
+    properties?: Record<string, string>;
+  }[];
 }
 export interface PartitionStatisticsFile {
   snapshotId: bigint;
@@ -75,7 +81,9 @@ export function metadataText(bytes: Uint8Array, file: string): string {
     try {
       return gunzipSync(bytes).toString('utf8');
     } catch (e) {
-      throw new FloeError('Corrupt', `metadata file ${file} is not valid gzip: ${(e as Error).message}`, { context: { file } });
+      throw new FloeError('Corrupt', `metadata file ${file} is not valid gzip: ${(e as Error).message}`, {
+        context: { file },
+      });
     }
   }
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
@@ -87,7 +95,9 @@ export function parseMetadataBytes(bytes: Uint8Array, file: string): IcebergMeta
   try {
     raw = parseJsonLossless(text);
   } catch (e) {
-    throw new FloeError('Corrupt', `metadata file ${file} is not valid JSON: ${(e as Error).message}`, { context: { file } });
+    throw new FloeError('Corrupt', `metadata file ${file} is not valid JSON: ${(e as Error).message}`, {
+      context: { file },
+    });
   }
   return parseMetadata(raw, file);
 }
@@ -101,7 +111,8 @@ function optInt(o: Record<string, unknown>, key: string): number | undefined {
 
 function strMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : String(x);
+  if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : String(x);
   return out;
 }
 
@@ -130,9 +141,13 @@ export function parseMetadata(rawIn: unknown, file: string): IcebergMetadata {
   }
   const formatVersion = n(fv);
   if (formatVersion < 1 || formatVersion > MAX_FORMAT_VERSION) {
-    throw new FloeError('Unsupported', `${where}: unsupported Iceberg format version ${formatVersion} (floe reads 1–${MAX_FORMAT_VERSION})`, {
-      context: { file, formatVersion },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `${where}: unsupported Iceberg format version ${formatVersion} (floe reads 1–${MAX_FORMAT_VERSION})`,
+      {
+        context: { file, formatVersion },
+      },
+    );
   }
   try {
     return parseChecked(raw, file, formatVersion, where);
@@ -142,7 +157,12 @@ export function parseMetadata(rawIn: unknown, file: string): IcebergMetadata {
   }
 }
 
-function parseChecked(raw: Record<string, unknown>, file: string, formatVersion: number, where: string): IcebergMetadata {
+function parseChecked(
+  raw: Record<string, unknown>,
+  file: string,
+  formatVersion: number,
+  where: string,
+): IcebergMetadata {
   if (typeof raw.location !== 'string') throw new FloeError('Corrupt', `${where} has no location`);
 
   // Schemas: v2+ `schemas` + `current-schema-id`; old v1 only `schema`.
@@ -198,7 +218,8 @@ function parseChecked(raw: Record<string, unknown>, file: string, formatVersion:
     const summary = strMap(o.summary);
     const snap: IcebergSnapshot = {
       snapshotId: toBigInt(o['snapshot-id'], `${where} snapshot-id`),
-      sequenceNumber: o['sequence-number'] === undefined ? 0n : toBigInt(o['sequence-number'], `${where} sequence-number`),
+      sequenceNumber:
+        o['sequence-number'] === undefined ? 0n : toBigInt(o['sequence-number'], `${where} sequence-number`),
       timestampMs: n(o['timestamp-ms']),
       operation: summary.operation ?? (o.operation as string | undefined) ?? 'append',
       summary,
@@ -209,8 +230,10 @@ function parseChecked(raw: Record<string, unknown>, file: string, formatVersion:
     if (o['schema-id'] !== undefined && o['schema-id'] !== null) snap.schemaId = n(o['schema-id']);
     if (typeof o['manifest-list'] === 'string') snap.manifestList = o['manifest-list'];
     if (Array.isArray(o.manifests)) snap.manifests = o.manifests.map(String);
-    if (o['first-row-id'] !== undefined && o['first-row-id'] !== null) snap.firstRowId = toBigInt(o['first-row-id'], 'first-row-id');
-    if (o['added-rows'] !== undefined && o['added-rows'] !== null) snap.addedRows = toBigInt(o['added-rows'], 'added-rows');
+    if (o['first-row-id'] !== undefined && o['first-row-id'] !== null)
+      snap.firstRowId = toBigInt(o['first-row-id'], 'first-row-id');
+    if (o['added-rows'] !== undefined && o['added-rows'] !== null)
+      snap.addedRows = toBigInt(o['added-rows'], 'added-rows');
     return snap;
   });
 
@@ -268,7 +291,8 @@ function parseChecked(raw: Record<string, unknown>, file: string, formatVersion:
     raw,
     formatVersion,
     location: raw.location.replace(/\/+$/, ''),
-    lastSequenceNumber: raw['last-sequence-number'] == null ? 0n : toBigInt(raw['last-sequence-number'], 'last-sequence-number'),
+    lastSequenceNumber:
+      raw['last-sequence-number'] == null ? 0n : toBigInt(raw['last-sequence-number'], 'last-sequence-number'),
     lastUpdatedMs: n(raw['last-updated-ms'] ?? 0),
     lastColumnId: n(raw['last-column-id'] ?? 0),
     schemas,
@@ -318,9 +342,13 @@ export function schemaForSnapshot(md: IcebergMetadata, snapshotId?: bigint): Sch
 export function findSnapshot(md: IcebergMetadata, snapshotId: bigint): IcebergSnapshot {
   const s = md.snapshots.find((x) => x.snapshotId === snapshotId);
   if (!s) {
-    throw new FloeError('NotFound', `table ${md.location}: snapshot ${snapshotId} does not exist (metadata ${md.file})`, {
-      context: { file: md.file, snapshotId: snapshotId.toString() },
-    });
+    throw new FloeError(
+      'NotFound',
+      `table ${md.location}: snapshot ${snapshotId} does not exist (metadata ${md.file})`,
+      {
+        context: { file: md.file, snapshotId: snapshotId.toString() },
+      },
+    );
   }
   return s;
 }

@@ -68,7 +68,12 @@ export function orphanCutoff(opts: { nowMs?: number; olderThanMs?: number; force
 }
 
 /** Every location the table metadata can reach, into `index`. */
-export async function addReachableIceberg(io: StoreIO, md: IcebergMetadata, metadataFile: string, index: ValidIndex): Promise<{ missingLogFiles: string[] }> {
+export async function addReachableIceberg(
+  io: StoreIO,
+  md: IcebergMetadata,
+  metadataFile: string,
+  index: ValidIndex,
+): Promise<{ missingLogFiles: string[] }> {
   index.add(metadataFile);
   const { metadataDir } = tableDirs(md);
   index.add(`${metadataDir}/version-hint.text`);
@@ -121,14 +126,21 @@ export function orphanRoots(io: StoreIO, md: IcebergMetadata, requested?: readon
     requested.map((l) => {
       const n = io.resolve(l);
       if (!tableRoots.some((r) => n === r || n.startsWith(`${r}/`))) {
-        throw new FloeError('InvalidArgument', `--location ${l} is outside the table's locations (${tableRoots.join(', ')})`, { context: { location: l } });
+        throw new FloeError(
+          'InvalidArgument',
+          `--location ${l} is outside the table's locations (${tableRoots.join(', ')})`,
+          { context: { location: l } },
+        );
       }
       return n;
     }),
   );
 }
 
-export async function removeOrphanFiles(table: MaintainedTable, opts: RemoveOrphansOptions = {}): Promise<MaintenanceReport> {
+export async function removeOrphanFiles(
+  table: MaintainedTable,
+  opts: RemoveOrphansOptions = {},
+): Promise<MaintenanceReport> {
   const name = table.tableLocation;
   const report = newReport('remove-orphans', name, opts.dryRun ?? false);
   const cutoff = orphanCutoff(opts, name);
@@ -153,8 +165,18 @@ export async function removeOrphanFiles(table: MaintainedTable, opts: RemoveOrph
       root,
       table.io.list(root, opts.listPageSize, { includeTemporary: true }),
       index,
-      { olderThanMs: cutoff, prefixMismatch: opts.prefixMismatch ?? 'error', allowedHiddenPrefixes: partitionDirPrefixes(md) },
-      (c) => report.candidates.push({ location: c.location, bytes: c.bytes, kind: kindOf(c.location), reason: `${c.reason}; last modified ${c.lastModified.toISOString()}` }),
+      {
+        olderThanMs: cutoff,
+        prefixMismatch: opts.prefixMismatch ?? 'error',
+        allowedHiddenPrefixes: partitionDirPrefixes(md),
+      },
+      (c) =>
+        report.candidates.push({
+          location: c.location,
+          bytes: c.bytes,
+          kind: kindOf(c.location),
+          reason: `${c.reason}; last modified ${c.lastModified.toISOString()}`,
+        }),
       stats,
     );
     mismatches.push(...r.mismatches);

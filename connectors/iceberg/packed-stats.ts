@@ -34,7 +34,11 @@ const SAFE = 2 ** 52;
 
 /** Appends v (≥ 0 → 2v, < 0 → −2v − 1, as unsigned LEB128); plain number arithmetic when it is exact. */
 function putVarint(out: number[], value: bigint | number): void {
-  if (typeof value === 'number' ? Number.isSafeInteger(value) && Math.abs(value) < SAFE : value < BigInt(SAFE) && value > -BigInt(SAFE)) {
+  if (
+    typeof value === 'number'
+      ? Number.isSafeInteger(value) && Math.abs(value) < SAFE
+      : value < BigInt(SAFE) && value > -BigInt(SAFE)
+  ) {
     const v = Number(value);
     let z = v >= 0 ? v * 2 : -v * 2 - 1;
     while (z >= 0x80) {
@@ -45,7 +49,7 @@ function putVarint(out: number[], value: bigint | number): void {
     return;
   }
   const v = BigInt(value);
-  let z = v >= 0n ? v << 1n : ((-v) << 1n) - 1n;
+  let z = v >= 0n ? v << 1n : (-v << 1n) - 1n;
   while (z >= 0x80n) {
     out.push(Number(z & 0x7fn) | 0x80);
     z >>= 7n;

@@ -53,13 +53,18 @@ export function openParquet(bytes: Uint8Array, file: string): ParquetContent {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   // the footer parser only looks at the tail; a file that does not start with PAR1 is not Parquet either
   if (bytes.byteLength < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x41 || bytes[2] !== 0x52 || bytes[3] !== 0x31) {
-    throw new FloeError('Corrupt', `Parquet file ${file} is corrupt: missing PAR1 magic at the start`, { context: { file } });
+    throw new FloeError('Corrupt', `Parquet file ${file} is corrupt: missing PAR1 magic at the start`, {
+      context: { file },
+    });
   }
   let metadata: { schema: SchemaElement[]; num_rows: bigint | number };
   try {
     metadata = parquetMetadata(buffer) as unknown as typeof metadata;
   } catch (e) {
-    throw new FloeError('Corrupt', `cannot read Parquet footer of ${file}: ${(e as Error).message}`, { context: { file }, cause: e });
+    throw new FloeError('Corrupt', `cannot read Parquet footer of ${file}: ${(e as Error).message}`, {
+      context: { file },
+      cause: e,
+    });
   }
   return { file, root: buildTree(metadata.schema), numRows: Number(metadata.num_rows), buffer, metadata };
 }
@@ -139,7 +144,10 @@ export async function readColumnsById(
         },
       } as Parameters<typeof parquetReadObjects>[0])) as Record<string, unknown>[];
     } catch (e) {
-      throw new FloeError('Corrupt', `cannot read Parquet data of ${pq.file}: ${(e as Error).message}`, { context: { file: pq.file }, cause: e });
+      throw new FloeError('Corrupt', `cannot read Parquet data of ${pq.file}: ${(e as Error).message}`, {
+        context: { file: pq.file },
+        cause: e,
+      });
     }
   } else {
     rows = Array.from({ length: pq.numRows }, () => ({}));
@@ -176,7 +184,8 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
     const o = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const f of t.fields) {
-      const child = node?.children.find((c) => c.el.field_id === f.id) ?? node?.children.find((c) => c.el.name === f.name);
+      const child =
+        node?.children.find((c) => c.el.field_id === f.id) ?? node?.children.find((c) => c.el.name === f.name);
       // a field added to the struct after the file was written: its initial-default, else null
       out[f.name] = child ? convert(f.type, o[child.el.name], child) : fromJsonDefault(f, f.initialDefault);
     }
@@ -207,7 +216,13 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
       return typeof v === 'bigint' ? v : BigInt(v as number) * (node?.el.logical_type?.unit === 'MILLIS' ? 1000n : 1n);
     case 'timestamp':
     case 'timestamptz':
-      return isStamp(v) ? rescale(v, 6) : typeof v === 'bigint' ? v : v instanceof Date ? BigInt(v.getTime()) * 1000n : v;
+      return isStamp(v)
+        ? rescale(v, 6)
+        : typeof v === 'bigint'
+          ? v
+          : v instanceof Date
+            ? BigInt(v.getTime()) * 1000n
+            : v;
     case 'timestamp_ns':
     case 'timestamptz_ns':
       return isStamp(v) ? rescale(v, 9) : typeof v === 'bigint' ? v : v;
@@ -215,7 +230,8 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
       const scale = t.scale ?? 0;
       if (node && isRawDecimal(node.el)) {
         // unscaled integer at the file's scale (Iceberg never changes a decimal's scale; rescale defensively)
-        let unscaled = typeof v === 'bigint' ? v : v instanceof Uint8Array ? bigIntFromTwosComplement(v) : BigInt(v as number);
+        let unscaled =
+          typeof v === 'bigint' ? v : v instanceof Uint8Array ? bigIntFromTwosComplement(v) : BigInt(v as number);
         const fileScale = node.el.scale ?? scale;
         if (fileScale < scale) unscaled *= 10n ** BigInt(scale - fileScale);
         return decimalToString(unscaled, fileScale < scale ? scale : fileScale);
@@ -228,10 +244,18 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
       return v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
     case 'binary':
     case 'fixed':
-      return v instanceof Uint8Array ? new Uint8Array(v) : typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'utf8')) : v;
+      return v instanceof Uint8Array
+        ? new Uint8Array(v)
+        : typeof v === 'string'
+          ? new Uint8Array(Buffer.from(v, 'utf8'))
+          : v;
     case 'uuid':
       // pyarrow and floe write uuid as a bare FIXED_LEN_BYTE_ARRAY(16) without the UUID annotation
-      return typeof v === 'string' ? v.toLowerCase() : v instanceof Uint8Array && v.length === 16 ? uuidFromBytes(v) : v;
+      return typeof v === 'string'
+        ? v.toLowerCase()
+        : v instanceof Uint8Array && v.length === 16
+          ? uuidFromBytes(v)
+          : v;
     default:
       return v;
   }

@@ -15,7 +15,11 @@ export interface DataFileDeletes {
 }
 
 /** Writes the DVs (at most one per data file) into one Puffin file at `location`; nothing when all are empty. */
-export async function storeDeletionVectors(out: CommitIO, location: string, dvs: readonly DataFileDeletes[]): Promise<NewContentFile[]> {
+export async function storeDeletionVectors(
+  out: CommitIO,
+  location: string,
+  dvs: readonly DataFileDeletes[],
+): Promise<NewContentFile[]> {
   const seen = new Set<string>();
   const inputs: { file: DataFileDeletes['file']; positions: number[] }[] = [];
   for (const d of dvs) {
@@ -25,7 +29,9 @@ export async function storeDeletionVectors(out: CommitIO, location: string, dvs:
     if (positions.length > 0) inputs.push({ file: d.file, positions });
   }
   if (inputs.length === 0) return [];
-  const { bytes, blobs } = writeDeletionVectorPuffin(inputs.map((d) => ({ referencedDataFile: d.file.path, positions: d.positions })));
+  const { bytes, blobs } = writeDeletionVectorPuffin(
+    inputs.map((d) => ({ referencedDataFile: d.file.path, positions: d.positions })),
+  );
   await out.createNew(location, bytes);
   return blobs.map((b, i) => ({
     content: 1,

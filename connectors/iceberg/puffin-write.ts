@@ -67,7 +67,8 @@ function encodeRoaring64(sorted: readonly number[]): Buffer {
 export function encodeDeletionVector(positions: Iterable<number>): Buffer {
   const sorted = [...new Set(positions)].sort((a, b) => a - b);
   for (const p of sorted) {
-    if (!Number.isSafeInteger(p) || p < 0) throw new RangeError(`deletion vector position ${p} is not a non-negative integer`);
+    if (!Number.isSafeInteger(p) || p < 0)
+      throw new RangeError(`deletion vector position ${p} is not a non-negative integer`);
   }
   const body = Buffer.concat([DV_MAGIC, encodeRoaring64(sorted)]);
   const len = Buffer.alloc(4);
@@ -92,7 +93,10 @@ export interface WrittenDeletionVector {
 }
 
 /** A whole Puffin file holding one DV blob per input, and where each blob lies in it. */
-export function writeDeletionVectorPuffin(dvs: readonly DeletionVectorInput[], createdBy = 'floe'): { bytes: Buffer; blobs: WrittenDeletionVector[] } {
+export function writeDeletionVectorPuffin(
+  dvs: readonly DeletionVectorInput[],
+  createdBy = 'floe',
+): { bytes: Buffer; blobs: WrittenDeletionVector[] } {
   const parts: Buffer[] = [PUFFIN_MAGIC];
   let offset = PUFFIN_MAGIC.length;
   const blobs: WrittenDeletionVector[] = [];
@@ -100,7 +104,12 @@ export function writeDeletionVectorPuffin(dvs: readonly DeletionVectorInput[], c
   for (const dv of dvs) {
     const positions = [...new Set(dv.positions)];
     const blob = encodeDeletionVector(positions);
-    blobs.push({ referencedDataFile: dv.referencedDataFile, contentOffset: offset, contentSizeBytes: blob.length, cardinality: positions.length });
+    blobs.push({
+      referencedDataFile: dv.referencedDataFile,
+      contentOffset: offset,
+      contentSizeBytes: blob.length,
+      cardinality: positions.length,
+    });
     meta.push({
       type: 'deletion-vector-v1',
       fields: [2147483645], // the reserved _pos field, as Java writes it

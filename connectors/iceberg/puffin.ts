@@ -61,14 +61,20 @@ function magicAt(buf: Buffer, off: number): boolean {
 }
 
 /** From the last 12 bytes (payload size, flags, magic): where the footer starts. */
-function footerFrame(tail: Buffer, size: number, file: string): { footerStart: number; payloadSize: number; flags: number } {
+function footerFrame(
+  tail: Buffer,
+  size: number,
+  file: string,
+): { footerStart: number; payloadSize: number; flags: number } {
   if (tail.length !== 12 || !magicAt(tail, 8)) throw corrupt(file, 'missing PFA1 magic');
   const payloadSize = tail.readInt32LE(0);
   const flags = tail.readUInt32LE(4);
   const footerStart = size - 12 - payloadSize - 4;
   if (payloadSize < 0 || footerStart < 4) throw corrupt(file, 'bad footer length');
   if (flags & 1) {
-    throw new FloeError('Unsupported', `Puffin file ${file}: LZ4-compressed footers are not supported`, { context: { file } });
+    throw new FloeError('Unsupported', `Puffin file ${file}: LZ4-compressed footers are not supported`, {
+      context: { file },
+    });
   }
   return { footerStart, payloadSize, flags };
 }
@@ -80,7 +86,8 @@ function parseFooterPayload(payload: Buffer, _flags: number, footerStart: number
   } catch (e) {
     throw corrupt(file, `footer is not JSON (${(e as Error).message})`);
   }
-  if (!json || typeof json !== 'object' || (json.blobs !== undefined && !Array.isArray(json.blobs))) throw corrupt(file, 'footer has no blob list');
+  if (!json || typeof json !== 'object' || (json.blobs !== undefined && !Array.isArray(json.blobs)))
+    throw corrupt(file, 'footer has no blob list');
   const blobs = ((json.blobs as Record<string, unknown>[]) ?? []).map((b) => {
     const m: PuffinBlobMetadata = {
       type: String(b.type),
@@ -92,8 +99,17 @@ function parseFooterPayload(payload: Buffer, _flags: number, footerStart: number
       properties: (b.properties as Record<string, string>) ?? {},
     };
     // blobs lie between the leading magic and the footer
-    if (!Number.isSafeInteger(m.offset) || !Number.isSafeInteger(m.length) || m.offset < 4 || m.length < 0 || m.offset + m.length > footerStart) {
-      throw corrupt(file, `blob at offset ${String(b.offset)} (length ${String(b.length)}) lies outside the blob area (4–${footerStart})`);
+    if (
+      !Number.isSafeInteger(m.offset) ||
+      !Number.isSafeInteger(m.length) ||
+      m.offset < 4 ||
+      m.length < 0 ||
+      m.offset + m.length > footerStart
+    ) {
+      throw corrupt(
+        file,
+        `blob at offset ${String(b.offset)} (length ${String(b.length)}) lies outside the blob area (4–${footerStart})`,
+      );
     }
     if (typeof b['compression-codec'] === 'string') m.compressionCodec = b['compression-codec'];
     return m;
@@ -104,7 +120,10 @@ function parseFooterPayload(payload: Buffer, _flags: number, footerStart: number
 /** A deletion vector a manifest points at must be one of the blobs the file's footer lists. */
 export function assertBlobListed(footer: PuffinFooter, offset: number, length: number, file: string): void {
   if (!footer.blobs.some((b) => b.offset === offset && b.length === length)) {
-    throw corrupt(file, `its footer lists no blob at offset ${offset} with length ${length} (the manifest's deletion vector)`);
+    throw corrupt(
+      file,
+      `its footer lists no blob at offset ${offset} with length ${length} (the manifest's deletion vector)`,
+    );
   }
 }
 
@@ -113,11 +132,12 @@ export function decodeDeletionVector(blob: Uint8Array, file: string): number[] {
   const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
   if (buf.length < 12) throw corrupt(file, `deletion vector blob of ${buf.length} bytes is too short`);
   const len = buf.readUInt32BE(0);
-  if (len + 8 !== buf.length) throw corrupt(file, `deletion vector length ${len} does not match blob size ${buf.length}`);
+  if (len + 8 !== buf.length)
+    throw corrupt(file, `deletion vector length ${len} does not match blob size ${buf.length}`);
   if (!DV_MAGIC.every((m, i) => buf[4 + i] === m)) throw corrupt(file, 'deletion vector magic D1D33964 missing');
   const body = buf.subarray(4, 4 + len);
   const expectedCrc = buf.readUInt32BE(4 + len);
-  if ((crc32(body) >>> 0) !== expectedCrc) throw corrupt(file, 'deletion vector CRC-32 mismatch');
+  if (crc32(body) >>> 0 !== expectedCrc) throw corrupt(file, 'deletion vector CRC-32 mismatch');
   try {
     return decodeRoaring64(buf.subarray(8, 4 + len));
   } catch (e) {

@@ -33,8 +33,18 @@ import type { IcebergMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 
-export const ROW_ID_FIELD: Field = { id: 2147483540, name: '_row_id', required: false, type: { kind: 'primitive', name: 'long' } };
-export const LAST_UPDATED_SEQ_FIELD: Field = { id: 2147483539, name: '_last_updated_sequence_number', required: false, type: { kind: 'primitive', name: 'long' } };
+export const ROW_ID_FIELD: Field = {
+  id: 2147483540,
+  name: '_row_id',
+  required: false,
+  type: { kind: 'primitive', name: 'long' },
+};
+export const LAST_UPDATED_SEQ_FIELD: Field = {
+  id: 2147483539,
+  name: '_last_updated_sequence_number',
+  required: false,
+  type: { kind: 'primitive', name: 'long' },
+};
 
 export interface IcebergRewriteContext {
   md: IcebergMetadata;
@@ -57,7 +67,8 @@ export interface IcebergRewriteContext {
 
 function codecOf(props: Record<string, string>): ParquetCodec {
   const c = (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase();
-  if (c === 'zstd' || c === 'snappy' || c === 'gzip' || c === 'uncompressed' || c === 'brotli' || c === 'lz4_raw') return c;
+  if (c === 'zstd' || c === 'snappy' || c === 'gzip' || c === 'uncompressed' || c === 'brotli' || c === 'lz4_raw')
+    return c;
   if (c === 'lz4') return 'lz4_raw';
   throw new FloeError('Unsupported', `write.parquet.compression-codec=${c} is not supported`);
 }
@@ -93,7 +104,8 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     this.jobId = ctx.outputPrefix ?? randomUUID();
     const md = ctx.md;
     const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId);
-    if (!schema) throw new FloeError('Corrupt', `table ${md.location}: current schema ${md.currentSchemaId} is missing`);
+    if (!schema)
+      throw new FloeError('Corrupt', `table ${md.location}: current schema ${md.currentSchemaId} is missing`);
     // v3: rewritten rows keep their row ids and last-updated sequence numbers as real columns
     this.lineage = md.formatVersion >= 3;
     this.outputFields = this.lineage ? [...schema.fields, ROW_ID_FIELD, LAST_UPDATED_SEQ_FIELD] : schema.fields;
@@ -108,7 +120,10 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       createdBy: 'floe',
     };
     this.loader = new DeleteLoader(ctx.io, ctx.fieldsById);
-    this.stitchPolicy = stitchPolicyFromProperties({ ...props, ...(ctx.propertyOverrides ?? {}) }, this.writerOptions.codec!); // [stitch]
+    this.stitchPolicy = stitchPolicyFromProperties(
+      { ...props, ...(ctx.propertyOverrides ?? {}) },
+      this.writerOptions.codec!,
+    ); // [stitch]
   }
 
   /**
@@ -116,7 +131,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
    * delete applies to any input and the files already are what a rewrite would write; the reason either
    * way goes into the task's trail.
    */
-  async stitch(task: RewriteTask, stats: ReadStats, store: (file: WrittenParquet) => Promise<void>): Promise<StitchResult> {
+  async stitch(
+    task: RewriteTask,
+    stats: ReadStats,
+    store: (file: WrittenParquet) => Promise<void>,
+  ): Promise<StitchResult> {
     const policy = this.stitchPolicy;
     const skip = (reason: string): StitchResult => {
       task.trail.push({ gate: 'stitch', detail: `not stitched: ${reason}`, outcome: 'skip' });
@@ -142,7 +161,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       store,
     });
     if (!r.stitched) return skip(r.reason);
-    task.trail.push({ gate: 'stitch', detail: `stitched ${r.rowGroups} row group(s) of ${r.files} file(s) into ${r.outputs} without decoding`, outcome: 'pick', values: { rowGroups: r.rowGroups, outputs: r.outputs } });
+    task.trail.push({
+      gate: 'stitch',
+      detail: `stitched ${r.rowGroups} row group(s) of ${r.files} file(s) into ${r.outputs} without decoding`,
+      outcome: 'pick',
+      values: { rowGroups: r.rowGroups, outputs: r.outputs },
+    });
     return { stitched: true, rowGroups: r.rowGroups };
   }
 
@@ -157,7 +181,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     return deleted;
   }
 
-  private async addEqualityMatches(file: DataFile, bytes: Uint8Array, deletes: EqualityDeleteFile[], into: Set<number>): Promise<void> {
+  private async addEqualityMatches(
+    file: DataFile,
+    bytes: Uint8Array,
+    deletes: EqualityDeleteFile[],
+    into: Set<number>,
+  ): Promise<void> {
     // group delete files by their equality columns: one pass over the data per distinct key shape
     const byShape = new Map<string, EqualityDeleteFile[]>();
     for (const d of deletes) {
@@ -167,7 +196,10 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     for (const [, group] of byShape) {
       const fields = group[0]!.equalityFieldIds.map((id) => {
         const f = this.ctx.fieldsById.get(id);
-        if (!f) throw new FloeError('Corrupt', `equality delete ${group[0]!.path} uses unknown field id ${id}`, { context: { file: group[0]!.path } });
+        if (!f)
+          throw new FloeError('Corrupt', `equality delete ${group[0]!.path} uses unknown field id ${id}`, {
+            context: { file: group[0]!.path },
+          });
         return f;
       });
       const keySets = await Promise.all(group.map((d) => this.equalityDeleteKeys(d, fields)));
@@ -185,7 +217,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     let p = this.deleteKeyCache.get(d.path);
     if (!p) {
       p = (async () => {
-        if (d.format !== 'parquet') throw new FloeError('Unsupported', `cannot read equality delete file ${d.path}: ${d.format.toUpperCase()} is not supported yet`, { context: { file: d.path } });
+        if (d.format !== 'parquet')
+          throw new FloeError(
+            'Unsupported',
+            `cannot read equality delete file ${d.path}: ${d.format.toUpperCase()} is not supported yet`,
+            { context: { file: d.path } },
+          );
         return new Set(await this.exactKeys(await this.ctx.io.read(d.path), d.path, fields));
       })();
       this.deleteKeyCache.set(d.path, p);
@@ -201,7 +238,10 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
    */
   private async exactKeys(bytes: Uint8Array, path: string, fields: Field[]): Promise<string[]> {
     const keys: string[] = [];
-    for await (const rg of iterateRowGroups(bytes, path, { fieldIds: fields.map((f) => f.id), nameMapping: this.ctx.nameMapping })) {
+    for await (const rg of iterateRowGroups(bytes, path, {
+      fieldIds: fields.map((f) => f.id),
+      nameMapping: this.ctx.nameMapping,
+    })) {
       const t = castToSchema(rg.table, fields, path);
       const cols = fields.map((_, i) => t.getChildAt(i));
       for (let r = 0; r < t.numRows; r++) keys.push(cols.map((c) => exactKeyPart(c?.get(r))).join('\u0000'));
@@ -213,7 +253,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     const ids = this.outputFields.map((f) => f.id);
     for (const file of task.inputs) {
       if (file.format !== 'parquet') {
-        throw new FloeError('Unsupported', `cannot rewrite ${file.path}: ${file.format.toUpperCase()} data files are not supported yet`, { context: { file: file.path } });
+        throw new FloeError(
+          'Unsupported',
+          `cannot rewrite ${file.path}: ${file.format.toUpperCase()} data files are not supported yet`,
+          { context: { file: file.path } },
+        );
       }
       let bytes: Uint8Array;
       try {
@@ -234,7 +278,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
         yield { table: live, estimatedBytes: live.numRows * bytesPerRow };
       }
       if (rowStart !== file.recordCount) {
-        throw new FloeError('Corrupt', `data file ${file.path} has ${rowStart} rows but its manifest says ${file.recordCount}`, { context: { file: file.path } });
+        throw new FloeError(
+          'Corrupt',
+          `data file ${file.path} has ${rowStart} rows but its manifest says ${file.recordCount}`,
+          { context: { file: file.path } },
+        );
       }
     }
   }
@@ -264,14 +312,24 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     const idVector = Arrow.makeVector(ids);
     const rowIdVec = idValid.every((x) => x === 1)
       ? idVector
-      : Arrow.vectorFromArray(Array.from(ids, (v, i) => (idValid[i] ? v : null)), new Arrow.Int64());
+      : Arrow.vectorFromArray(
+          Array.from(ids, (v, i) => (idValid[i] ? v : null)),
+          new Arrow.Int64(),
+        );
     let out = table.setChildAt(rowIdIdx, rowIdVec as arrow.Vector);
     out = out.setChildAt(seqIdx, Arrow.makeVector(lus) as arrow.Vector);
     // setChildAt re-derives fields; restore the exact output schema (field ids live in its metadata)
-    return new Arrow.Table(this.outputSchema, out.batches.map((b) => new Arrow.RecordBatch(this.outputSchema, b.data)));
+    return new Arrow.Table(
+      this.outputSchema,
+      out.batches.map((b) => new Arrow.RecordBatch(this.outputSchema, b.data)),
+    );
   }
 
-  async storeOutput(task: RewriteTask, index: number, file: WrittenParquet): Promise<{ out: NewContentFile; location: string; bytes: number }> {
+  async storeOutput(
+    task: RewriteTask,
+    index: number,
+    file: WrittenParquet,
+  ): Promise<{ out: NewContentFile; location: string; bytes: number }> {
     const md = this.ctx.md;
     const spec = md.specs.find((s) => s.specId === task.specId);
     const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
@@ -280,7 +338,8 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     faultPoint('iceberg.data.after-first-file');
     const mode = (md.properties['write.metadata.metrics.default'] ?? 'truncate(16)') as MetricsModeName;
     const metrics = icebergMetricsFromFooter(file.footer, this.outputFields, { mode, fieldMetrics: file.fieldMetrics });
-    const typeOf = (id: number) => this.ctx.fieldsById.get(id)?.type ?? this.outputFields.find((f) => f.id === id)?.type;
+    const typeOf = (id: number) =>
+      this.ctx.fieldsById.get(id)?.type ?? this.outputFields.find((f) => f.id === id)?.type;
     const encode = (m: Map<number, unknown>) => {
       const out = new Map<number, Uint8Array>();
       for (const [id, v] of m) {

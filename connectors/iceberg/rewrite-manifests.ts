@@ -15,7 +15,14 @@ import { toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
 import type { Schema } from '../../src/model/index.js';
-import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import {
+  currentSnapshotIdOf,
+  newSnapshotId,
+  nextMetadata,
+  snapshotById,
+  snapshotsOf,
+  type RawMetadata,
+} from './commit-metadata.js';
 import { removeWithin } from '../storage/confine.js';
 import { icebergDeleteScope, rawTableLocations } from './delete-scope.js';
 import type { MaintainedTable } from './expire-table.js';
@@ -47,10 +54,16 @@ export interface RewriteManifestsOptions {
 }
 
 const stable = (v: unknown): string =>
-  typeof v === 'bigint' ? `${v}n` : Buffer.isBuffer(v) || v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : (JSON.stringify(v) ?? 'null');
+  typeof v === 'bigint'
+    ? `${v}n`
+    : Buffer.isBuffer(v) || v instanceof Uint8Array
+      ? `0x${Buffer.from(v).toString('hex')}`
+      : (JSON.stringify(v) ?? 'null');
 
 function partitionKey(e: RawManifestEntry): string {
-  return Object.entries(e.data_file.partition ?? {}).map(([k, v]) => `${k}=${stable(v)}`).join('/');
+  return Object.entries(e.data_file.partition ?? {})
+    .map(([k, v]) => `${k}=${stable(v)}`)
+    .join('/');
 }
 
 async function readEntries(table: MaintainedTable, m: RawManifestFile): Promise<RawManifestEntry[]> {
@@ -86,11 +99,17 @@ function schemaWithAllFields(all: Schema[], current: Schema): Schema {
   return { ...current, fields: [...current.fields, ...extra] };
 }
 
-export async function rewriteManifests(table: MaintainedTable, opts: RewriteManifestsOptions = {}): Promise<MaintenanceReport> {
+export async function rewriteManifests(
+  table: MaintainedTable,
+  opts: RewriteManifestsOptions = {},
+): Promise<MaintenanceReport> {
   const report = newReport('rewrite-manifests', table.tableLocation, opts.dryRun ?? false);
   const now = opts.nowMs ?? Date.now;
   let base = await table.ops.refresh();
-  const policy = icebergCommitRetryPolicy((base.metadata.properties as Record<string, string> | undefined) ?? {}, table.tableLocation); // non-numeric values refused
+  const policy = icebergCommitRetryPolicy(
+    (base.metadata.properties as Record<string, string> | undefined) ?? {},
+    table.tableLocation,
+  ); // non-numeric values refused
   const attempts = opts.maxAttempts ?? policy.numRetries + 1;
   for (let attempt = 1; ; attempt++) {
     const written: string[] = [];
@@ -137,7 +156,9 @@ async function attemptRewrite(
   const targetSize = opts.targetSizeBytes ?? Number(props['commit.manifest.target-size-bytes'] ?? 8 * 1024 * 1024);
 
   const listPathIn = String(current['manifest-list']);
-  const manifests = readAvroContainer(await table.io.read(listPathIn), listPathIn).records.map((r) => normalizeManifestFile(r));
+  const manifests = readAvroContainer(await table.io.read(listPathIn), listPathIn).records.map((r) =>
+    normalizeManifestFile(r),
+  );
   const chosen = manifests.filter((m) => m.content === 0 && m.partition_spec_id === specId);
   const kept = manifests.filter((m) => !chosen.includes(m));
   const entries: RawManifestEntry[] = [];
@@ -153,7 +174,15 @@ async function attemptRewrite(
   entries.sort((a, b) => {
     const pa = partitionKey(a);
     const pb = partitionKey(b);
-    return pa < pb ? -1 : pa > pb ? 1 : a.data_file.file_path < b.data_file.file_path ? -1 : a.data_file.file_path > b.data_file.file_path ? 1 : 0;
+    return pa < pb
+      ? -1
+      : pa > pb
+        ? 1
+        : a.data_file.file_path < b.data_file.file_path
+          ? -1
+          : a.data_file.file_path > b.data_file.file_path
+            ? 1
+            : 0;
   });
   const perEntry = entries.length > 0 ? Math.max(1, oldBytes / Math.max(1, entries.length + deletedDropped)) : 1;
   const perManifest = Math.max(1, Math.floor(targetSize / perEntry));
@@ -182,14 +211,30 @@ async function attemptRewrite(
   const metadataDir = (props['write.metadata.path'] ?? `${md.location.replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
   const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
   const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId)!;
-  const schemaJson = ((meta.schemas as RawMetadata[] | undefined) ?? []).find((s) => Number(s['schema-id'] ?? 0) === md.currentSchemaId) ?? meta.schema;
-  const specJson = ((meta['partition-specs'] as RawMetadata[] | undefined) ?? []).find((s) => Number(s['spec-id']) === specId)?.fields ?? meta['partition-spec'] ?? [];
+  const schemaJson =
+    ((meta.schemas as RawMetadata[] | undefined) ?? []).find(
+      (s) => Number(s['schema-id'] ?? 0) === md.currentSchemaId,
+    ) ?? meta.schema;
+  const specJson =
+    ((meta['partition-specs'] as RawMetadata[] | undefined) ?? []).find((s) => Number(s['spec-id']) === specId)
+      ?.fields ??
+    meta['partition-spec'] ??
+    [];
   const partition = partitionType(spec, schemaWithAllFields(md.schemas, schema));
 
   const out: RawManifestFile[] = [];
   for (const [i, group] of groups.entries()) {
     const w = await writeManifest(
-      { formatVersion: v, specId, specFieldsJson: specJson as unknown[], partition, tableSchemaJson: schemaJson, content: 'data', entries: group, codec },
+      {
+        formatVersion: v,
+        specId,
+        specFieldsJson: specJson as unknown[],
+        partition,
+        tableSchemaJson: schemaJson,
+        content: 'data',
+        entries: group,
+        codec,
+      },
       snapshotId,
       seqForManifests,
     );
@@ -201,7 +246,10 @@ async function attemptRewrite(
   const liveBefore = chosen.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
   const liveAfter = out.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
   if (liveBefore !== liveAfter) {
-    throw new FloeError('Internal', `rewrite-manifests: replaced manifests hold ${liveBefore} live files but the new ones ${liveAfter}`);
+    throw new FloeError(
+      'Internal',
+      `rewrite-manifests: replaced manifests hold ${liveBefore} live files but the new ones ${liveAfter}`,
+    );
   }
   const all = [...out, ...kept];
   let firstRowId: bigint | undefined;
@@ -210,7 +258,15 @@ async function attemptRewrite(
   const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
   await table.io.createNew(
     listPath,
-    await writeManifestList({ formatVersion: v, snapshotId, parentSnapshotId: currentId, sequenceNumber: seqForManifests, ...(firstRowId !== undefined ? { firstRowId } : {}), manifests: all, codec }),
+    await writeManifestList({
+      formatVersion: v,
+      snapshotId,
+      parentSnapshotId: currentId,
+      sequenceNumber: seqForManifests,
+      ...(firstRowId !== undefined ? { firstRowId } : {}),
+      manifests: all,
+      codec,
+    }),
   );
   written.push(listPath);
   const parentSummary = (current.summary as Record<string, string> | undefined) ?? {};

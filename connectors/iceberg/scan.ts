@@ -62,11 +62,16 @@ export async function planScan(table: IcebergTable, options: ScanOptions = {}): 
   if (options.fieldIds) {
     fields = options.fieldIds.map((id) => {
       const f = schema.fields.find((x) => x.id === id);
-      if (!f) throw new FloeError('InvalidArgument', `table ${md.location}: schema ${schema.schemaId} has no top-level field ${id}`);
+      if (!f)
+        throw new FloeError(
+          'InvalidArgument',
+          `table ${md.location}: schema ${schema.schemaId} has no top-level field ${id}`,
+        );
       return f;
     });
   }
-  if (snapshotId === undefined) return { schema, fields, dataFiles: [], index: new DeleteIndex([], md.specs, (l) => l) };
+  if (snapshotId === undefined)
+    return { schema, fields, dataFiles: [], index: new DeleteIndex([], md.specs, (l) => l) };
   const files = await liveFilesOf(table.io, md, findSnapshot(md, snapshotId), allFieldsById(md));
   const index = new DeleteIndex(files.deleteFiles, md.specs, (l) => table.io.resolve(l));
   return { snapshotId, schema, fields, dataFiles: files.dataFiles, index };
@@ -124,7 +129,11 @@ async function readLiveRows(
   for (const id of eqIds) {
     if (readFields.some((f) => f.id === id)) continue;
     const f = plan.schema.fields.find((x) => x.id === id) ?? fieldsById.get(id);
-    if (!f) throw new FloeError('Corrupt', `equality delete on field ${id}, which no schema of ${table.metadata.location} defines`);
+    if (!f)
+      throw new FloeError(
+        'Corrupt',
+        `equality delete on field ${id}, which no schema of ${table.metadata.location} defines`,
+      );
     readFields.push(f);
   }
 
@@ -137,9 +146,13 @@ async function readLiveRows(
   }
   const pq = openParquet(bytes, df.path);
   if (pq.numRows !== df.recordCount) {
-    throw new FloeError('Corrupt', `data file ${df.path} has ${pq.numRows} rows but its manifest says ${df.recordCount}`, {
-      context: { file: df.path },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `data file ${df.path} has ${pq.numRows} rows but its manifest says ${df.recordCount}`,
+      {
+        context: { file: df.path },
+      },
+    );
   }
   const rows = await readColumnsById(pq, readFields, nameMapping);
 
@@ -161,13 +174,16 @@ async function readLiveRows(
 
   const deleted = await loader.deletedPositions(df, deletes);
   const eqSets = await Promise.all(
-    deletes.equality.map(async (d) => ({ cols: d.equalityFieldIds.map((id) => readFields.findIndex((f) => f.id === id)), keys: await loader.equalityKeys(d) })),
+    deletes.equality.map(async (d) => ({
+      cols: d.equalityFieldIds.map((id) => readFields.findIndex((f) => f.id === id)),
+      keys: await loader.equalityKeys(d),
+    })),
   );
   const live: unknown[][] = [];
   for (let pos = 0; pos < rows.length; pos++) {
     if (deleted.has(pos)) continue;
     const r = rows[pos]!;
-    if (eqSets.some((e) => e.keys.has(equalityKey(e.cols.map((c) => r[c])))) ) continue;
+    if (eqSets.some((e) => e.keys.has(equalityKey(e.cols.map((c) => r[c]))))) continue;
     live.push(readFields.length === plan.fields.length ? r : r.slice(0, plan.fields.length));
   }
   return { file: df.path, fields: plan.fields, rows: live };

@@ -6,8 +6,22 @@ import { FloeError } from '../../src/errors.js';
 import type { Field, FieldType, PartitionField, PrimitiveTypeName, Schema } from '../../src/model/index.js';
 
 const PRIMITIVES: ReadonlySet<string> = new Set([
-  'boolean', 'int', 'long', 'float', 'double', 'date', 'time', 'timestamp', 'timestamptz', 'timestamp_ns',
-  'timestamptz_ns', 'string', 'uuid', 'binary', 'unknown', 'variant',
+  'boolean',
+  'int',
+  'long',
+  'float',
+  'double',
+  'date',
+  'time',
+  'timestamp',
+  'timestamptz',
+  'timestamp_ns',
+  'timestamptz_ns',
+  'string',
+  'uuid',
+  'binary',
+  'unknown',
+  'variant',
 ]);
 
 function num(v: unknown): number {
@@ -49,7 +63,10 @@ export function parseType(t: unknown, where: string): FieldType {
         };
     }
   }
-  throw new FloeError('Corrupt', `${where}: cannot read type ${JSON.stringify(t, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+  throw new FloeError(
+    'Corrupt',
+    `${where}: cannot read type ${JSON.stringify(t, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+  );
 }
 
 export function parseField(f: unknown, where: string): Field {
@@ -71,7 +88,8 @@ export function parseField(f: unknown, where: string): Field {
 
 export function parseSchema(s: unknown, where: string, fallbackId = 0): Schema {
   const o = s as Record<string, unknown>;
-  if (!o || typeof o !== 'object' || !Array.isArray(o.fields)) throw new FloeError('Corrupt', `${where}: schema has no fields`);
+  if (!o || typeof o !== 'object' || !Array.isArray(o.fields))
+    throw new FloeError('Corrupt', `${where}: schema has no fields`);
   const schema: Schema = {
     schemaId: o['schema-id'] === undefined ? fallbackId : num(o['schema-id']),
     fields: o.fields.map((f) => parseField(f, where)),
@@ -85,7 +103,8 @@ export function indexFields(fields: readonly Field[]): Map<number, Field> {
   const out = new Map<number, Field>();
   const visitType = (t: FieldType, name: string): void => {
     if (t.kind === 'struct') for (const f of t.fields) visit(f);
-    else if (t.kind === 'list') visit({ id: t.elementId, name: `${name}.element`, required: t.elementRequired, type: t.element });
+    else if (t.kind === 'list')
+      visit({ id: t.elementId, name: `${name}.element`, required: t.elementRequired, type: t.element });
     else if (t.kind === 'map') {
       visit({ id: t.keyId, name: `${name}.key`, required: true, type: t.key });
       visit({ id: t.valueId, name: `${name}.value`, required: t.valueRequired, type: t.value });

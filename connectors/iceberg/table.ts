@@ -51,7 +51,13 @@ export async function openIcebergTable(ref: string, options: OpenOptions = {}): 
       const metadata = loaded.metadata
         ? parseMetadata(loaded.metadata, loaded.metadataLocation)
         : parseMetadataBytes(await io.read(loaded.metadataLocation), loaded.metadataLocation);
-      return { metadata, metadataLocation: loaded.metadataLocation, io, via: 'catalog', catalog: { spec: options.catalog, identifier: ref } };
+      return {
+        metadata,
+        metadataLocation: loaded.metadataLocation,
+        io,
+        via: 'catalog',
+        catalog: { spec: options.catalog, identifier: ref },
+      };
     } finally {
       await catalog.close();
     }
@@ -87,14 +93,18 @@ export async function openIcebergTable(ref: string, options: OpenOptions = {}): 
 }
 
 /** Live data and delete files of a snapshot (default: current), with the neutral model around them. */
-export async function loadTableModel(table: IcebergTable, snapshotId?: bigint): Promise<TableModel & { manifests: ManifestFile[] }> {
+export async function loadTableModel(
+  table: IcebergTable,
+  snapshotId?: bigint,
+): Promise<TableModel & { manifests: ManifestFile[] }> {
   const md = table.metadata;
   const id = snapshotId ?? md.currentSnapshotId;
-  let files: { manifests: ManifestFile[]; dataFiles: TableModel['dataFiles']; deleteFiles: TableModel['deleteFiles'] } = {
-    manifests: [],
-    dataFiles: [],
-    deleteFiles: [],
-  };
+  let files: { manifests: ManifestFile[]; dataFiles: TableModel['dataFiles']; deleteFiles: TableModel['deleteFiles'] } =
+    {
+      manifests: [],
+      dataFiles: [],
+      deleteFiles: [],
+    };
   if (id !== undefined) files = await liveFilesOf(table.io, md, findSnapshot(md, id), allFieldsById(md));
   const model: TableModel & { manifests: ManifestFile[] } = {
     format: 'iceberg',

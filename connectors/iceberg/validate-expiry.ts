@@ -11,7 +11,11 @@ import type { IcebergIO } from './io.js';
 import { readManifestList } from './manifests.js';
 import type { IcebergMetadata } from './metadata.js';
 
-export async function assertRetainedManifestListsReadable(io: IcebergIO, md: IcebergMetadata, decision: RetentionDecision): Promise<void> {
+export async function assertRetainedManifestListsReadable(
+  io: IcebergIO,
+  md: IcebergMetadata,
+  decision: RetentionDecision,
+): Promise<void> {
   const checked = new Set<string>();
   for (const s of md.snapshots) {
     if (!decision.retained.has(s.snapshotId)) continue;
@@ -20,9 +24,13 @@ export async function assertRetainedManifestListsReadable(io: IcebergIO, md: Ice
       if (checked.has(mf.path)) continue;
       checked.add(mf.path);
       if (!(await io.exists(mf.path))) {
-        throw new FloeError('NotFound', `manifest ${io.resolve(mf.path)} (listed in ${mf.listedIn ?? s.manifestList} of snapshot ${s.snapshotId}) does not exist; expiring now could not tell which files are still in use, so nothing was changed`, {
-          context: { file: mf.path, snapshotId: s.snapshotId.toString() },
-        });
+        throw new FloeError(
+          'NotFound',
+          `manifest ${io.resolve(mf.path)} (listed in ${mf.listedIn ?? s.manifestList} of snapshot ${s.snapshotId}) does not exist; expiring now could not tell which files are still in use, so nothing was changed`,
+          {
+            context: { file: mf.path, snapshotId: s.snapshotId.toString() },
+          },
+        );
       }
     }
   }

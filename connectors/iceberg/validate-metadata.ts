@@ -16,15 +16,31 @@ export const INT64_MIN = -(1n << 63n);
 
 /** Snapshot-summary keys that hold counts or byte sizes: never negative when present. */
 const SUMMARY_COUNTS = [
-  'added-data-files', 'deleted-data-files', 'total-data-files',
-  'added-delete-files', 'removed-delete-files', 'total-delete-files',
-  'added-records', 'deleted-records', 'total-records',
-  'added-files-size', 'removed-files-size', 'total-files-size',
-  'added-position-deletes', 'removed-position-deletes', 'total-position-deletes',
-  'added-equality-deletes', 'removed-equality-deletes', 'total-equality-deletes',
-  'added-position-delete-files', 'removed-position-delete-files',
-  'added-equality-delete-files', 'removed-equality-delete-files',
-  'added-dvs', 'removed-dvs', 'changed-partition-count',
+  'added-data-files',
+  'deleted-data-files',
+  'total-data-files',
+  'added-delete-files',
+  'removed-delete-files',
+  'total-delete-files',
+  'added-records',
+  'deleted-records',
+  'total-records',
+  'added-files-size',
+  'removed-files-size',
+  'total-files-size',
+  'added-position-deletes',
+  'removed-position-deletes',
+  'total-position-deletes',
+  'added-equality-deletes',
+  'removed-equality-deletes',
+  'total-equality-deletes',
+  'added-position-delete-files',
+  'removed-position-delete-files',
+  'added-equality-delete-files',
+  'removed-equality-delete-files',
+  'added-dvs',
+  'removed-dvs',
+  'changed-partition-count',
 ];
 
 type Raw = Record<string, unknown>;
@@ -33,9 +49,13 @@ class Checker {
   constructor(private readonly file: string) {}
 
   fail(invariant: string): never {
-    throw new FloeError('Corrupt', `metadata file ${this.file} is inconsistent: ${invariant}; floe refuses to read or commit on top of it`, {
-      context: { file: this.file, invariant },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `metadata file ${this.file} is inconsistent: ${invariant}; floe refuses to read or commit on top of it`,
+      {
+        context: { file: this.file, invariant },
+      },
+    );
   }
 
   /** A JSON integer (number or lossless bigint) within int64, optionally with a lower bound. */
@@ -88,12 +108,24 @@ export function validateMetadata(md: IcebergMetadata): void {
   if (v < 1 || v > 3) c.fail(`format-version ${v} is not 1, 2 or 3`);
 
   // --- shapes: a list that is not a list would otherwise read as "absent"
-  for (const k of ['schemas', 'partition-specs', 'partition-spec', 'sort-orders', 'snapshots', 'snapshot-log', 'metadata-log', 'statistics', 'partition-statistics']) {
-    if (raw[k] !== undefined && raw[k] !== null && !Array.isArray(raw[k])) c.fail(`"${k}" must be a list, got ${describe(raw[k])}`);
+  for (const k of [
+    'schemas',
+    'partition-specs',
+    'partition-spec',
+    'sort-orders',
+    'snapshots',
+    'snapshot-log',
+    'metadata-log',
+    'statistics',
+    'partition-statistics',
+  ]) {
+    if (raw[k] !== undefined && raw[k] !== null && !Array.isArray(raw[k]))
+      c.fail(`"${k}" must be a list, got ${describe(raw[k])}`);
   }
   for (const k of ['properties', 'refs', 'schema']) {
     const x = raw[k];
-    if (x !== undefined && x !== null && (typeof x !== 'object' || Array.isArray(x))) c.fail(`"${k}" must be an object, got ${describe(x)}`);
+    if (x !== undefined && x !== null && (typeof x !== 'object' || Array.isArray(x)))
+      c.fail(`"${k}" must be an object, got ${describe(x)}`);
   }
 
   // --- sequence numbers: non-negative, no snapshot beyond last-sequence-number, parents not newer
@@ -106,14 +138,17 @@ export function validateMetadata(md: IcebergMetadata): void {
     const id = c.int(s['snapshot-id'], 'snapshot-id');
     if (seqOf.has(id)) c.fail(`snapshot id ${id} appears more than once`);
     const seq = c.optInt(s, 'sequence-number', `sequence-number of snapshot ${id}`, 0n) ?? 0n;
-    if (v >= 2 && seq > lastSeq) c.fail(`snapshot ${id} has sequence number ${seq}, beyond last-sequence-number ${lastSeq}`);
+    if (v >= 2 && seq > lastSeq)
+      c.fail(`snapshot ${id} has sequence number ${seq}, beyond last-sequence-number ${lastSeq}`);
     seqOf.set(id, seq);
     c.int(s['timestamp-ms'], `timestamp-ms of snapshot ${id}`);
     c.optInt(s, 'parent-snapshot-id', `parent-snapshot-id of snapshot ${id}`);
     if (s['schema-id'] !== undefined && s['schema-id'] !== null) c.int32(s['schema-id'], `schema-id of snapshot ${id}`);
-    if (s['manifest-list'] !== undefined && typeof s['manifest-list'] !== 'string') c.fail(`manifest-list of snapshot ${id} is not a string`);
+    if (s['manifest-list'] !== undefined && typeof s['manifest-list'] !== 'string')
+      c.fail(`manifest-list of snapshot ${id} is not a string`);
     // (a snapshot from before an upgrade from v1 may still list its manifests inline)
-    if (v >= 2 && typeof s['manifest-list'] !== 'string' && !Array.isArray(s.manifests)) c.fail(`snapshot ${id} has no manifest-list (required in format v2+)`);
+    if (v >= 2 && typeof s['manifest-list'] !== 'string' && !Array.isArray(s.manifests))
+      c.fail(`snapshot ${id} has no manifest-list (required in format v2+)`);
     if (v >= 3) {
       c.optInt(s, 'first-row-id', `first-row-id of snapshot ${id}`, 0n);
       c.optInt(s, 'added-rows', `added-rows of snapshot ${id}`, 0n);
@@ -137,7 +172,9 @@ export function validateMetadata(md: IcebergMetadata): void {
     const parentSeq = seqOf.get(s.parentSnapshotId);
     // the parent may have been expired; when it is there, it cannot be newer than its child
     if (parentSeq !== undefined && parentSeq > s.sequenceNumber) {
-      c.fail(`snapshot ${s.snapshotId} has sequence number ${s.sequenceNumber}, older than its parent ${s.parentSnapshotId} (${parentSeq})`);
+      c.fail(
+        `snapshot ${s.snapshotId} has sequence number ${s.sequenceNumber}, older than its parent ${s.parentSnapshotId} (${parentSeq})`,
+      );
     }
     if (s.parentSnapshotId === s.snapshotId) c.fail(`snapshot ${s.snapshotId} is its own parent`);
   }
@@ -159,8 +196,14 @@ export function validateMetadata(md: IcebergMetadata): void {
       c.optInt(r, 'min-snapshots-to-keep', `min-snapshots-to-keep of ref ${name}`, 1n);
     }
     const main = (raw.refs as Record<string, Raw>).main;
-    if (main && (md.currentSnapshotId === undefined || c.int(main['snapshot-id'], 'snapshot-id of ref main') !== md.currentSnapshotId)) {
-      c.fail(`ref main (${describe(main['snapshot-id'])}) and current-snapshot-id (${md.currentSnapshotId ?? 'none'}) disagree`);
+    if (
+      main &&
+      (md.currentSnapshotId === undefined ||
+        c.int(main['snapshot-id'], 'snapshot-id of ref main') !== md.currentSnapshotId)
+    ) {
+      c.fail(
+        `ref main (${describe(main['snapshot-id'])}) and current-snapshot-id (${md.currentSnapshotId ?? 'none'}) disagree`,
+      );
     }
   }
   for (const e of array(raw['snapshot-log'])) c.int(e?.['snapshot-id'], 'snapshot-log snapshot-id');
@@ -188,7 +231,8 @@ export function validateMetadata(md: IcebergMetadata): void {
     const id = c.int32(raw['default-spec-id'], 'default-spec-id');
     if (specIds.size > 0 && !specIds.has(id)) c.fail(`default-spec-id ${id} is not among the partition specs`);
   }
-  if (!md.specs.some((s) => s.specId === md.defaultSpecId)) c.fail(`default-spec-id ${md.defaultSpecId} is not among the partition specs`);
+  if (!md.specs.some((s) => s.specId === md.defaultSpecId))
+    c.fail(`default-spec-id ${md.defaultSpecId} is not among the partition specs`);
 
   const orderIds = new Set<number>();
   for (const o of array(raw['sort-orders'])) {
@@ -212,7 +256,8 @@ export function validateMetadata(md: IcebergMetadata): void {
     const lastPartitionId = c.int32(raw['last-partition-id'], 'last-partition-id');
     for (const s of md.specs) {
       for (const f of s.fields) {
-        if (f.fieldId > lastPartitionId) c.fail(`partition spec ${s.specId} has field id ${f.fieldId}, beyond last-partition-id ${lastPartitionId}`);
+        if (f.fieldId > lastPartitionId)
+          c.fail(`partition spec ${s.specId} has field id ${f.fieldId}, beyond last-partition-id ${lastPartitionId}`);
       }
     }
   }

@@ -89,7 +89,8 @@ export function fromAvroValue(type: FieldType | undefined, v: unknown): unknown 
     case 'timestamptz_ns':
       return typeof v === 'bigint' ? v : BigInt(v as number);
     case 'decimal':
-      if (v instanceof Uint8Array) return decimalToString(bigIntFromTwosComplement(v), (type as { scale?: number }).scale ?? 0);
+      if (v instanceof Uint8Array)
+        return decimalToString(bigIntFromTwosComplement(v), (type as { scale?: number }).scale ?? 0);
       return String(v);
     case 'uuid':
       if (v instanceof Uint8Array) return uuidFromBytes(v);
@@ -174,7 +175,10 @@ export function fromJsonDefault(field: Field, v: unknown): unknown {
         return v;
     }
   } catch (e) {
-    throw new FloeError('Corrupt', `default value of field ${field.name} (id ${field.id}) is invalid: ${(e as Error).message}`);
+    throw new FloeError(
+      'Corrupt',
+      `default value of field ${field.name} (id ${field.id}) is invalid: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -251,7 +255,8 @@ export function displayValue(type: FieldType, v: unknown): unknown {
     case 'float':
     case 'double':
       // JSON has no NaN/Infinity (JSON.stringify would print null, indistinguishable from a null value)
-      if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+      if (typeof v === 'number' && !Number.isFinite(v))
+        return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
       return v;
     default:
       return v;

@@ -42,7 +42,9 @@ export interface RawManifestFile {
   added_rows_count: bigint;
   existing_rows_count: bigint;
   deleted_rows_count: bigint;
-  partitions: { contains_null: boolean; contains_nan: boolean | null; lower_bound: Buffer | null; upper_bound: Buffer | null }[] | null;
+  partitions:
+    | { contains_null: boolean; contains_nan: boolean | null; lower_bound: Buffer | null; upper_bound: Buffer | null }[]
+    | null;
   key_metadata: Buffer | null;
   first_row_id?: bigint | null;
 }
@@ -50,12 +52,17 @@ export interface RawManifestFile {
 /** Java maps the `gzip` property value to Avro deflate at level 9. */
 export function avroCodecFromProperty(value: string | undefined): Pick<AvroWriteOptions, 'codec' | 'compressionLevel'> {
   switch ((value ?? 'gzip').toLowerCase()) {
-    case 'gzip': return { codec: 'deflate', compressionLevel: 9 };
-    case 'zstd': return { codec: 'zstandard', compressionLevel: 1 };
-    case 'snappy': return { codec: 'snappy' };
+    case 'gzip':
+      return { codec: 'deflate', compressionLevel: 9 };
+    case 'zstd':
+      return { codec: 'zstandard', compressionLevel: 1 };
+    case 'snappy':
+      return { codec: 'snappy' };
     case 'uncompressed':
-    case 'none': return { codec: 'null' };
-    default: return { codec: 'deflate', compressionLevel: 9 };
+    case 'none':
+      return { codec: 'null' };
+    default:
+      return { codec: 'deflate', compressionLevel: 9 };
   }
 }
 
@@ -72,7 +79,17 @@ function fitDataFile(df: RawDataFile, version: number, partition: PartitionTypeF
   out.record_count = df.record_count;
   out.file_size_in_bytes = df.file_size_in_bytes;
   if (version === 1) out.block_size_in_bytes = (df.block_size_in_bytes as bigint | undefined) ?? 67108864n;
-  for (const k of ['column_sizes', 'value_counts', 'null_value_counts', 'nan_value_counts', 'lower_bounds', 'upper_bounds', 'key_metadata', 'split_offsets']) out[k] = get(k);
+  for (const k of [
+    'column_sizes',
+    'value_counts',
+    'null_value_counts',
+    'nan_value_counts',
+    'lower_bounds',
+    'upper_bounds',
+    'key_metadata',
+    'split_offsets',
+  ])
+    out[k] = get(k);
   if (version >= 2) out.equality_ids = get('equality_ids');
   out.sort_order_id = get('sort_order_id');
   if (version >= 3) out.first_row_id = get('first_row_id');
@@ -103,7 +120,11 @@ export interface WrittenManifest {
   summary: Omit<RawManifestFile, 'manifest_path' | 'manifest_length'>;
 }
 
-export async function writeManifest(input: ManifestWriteInput, addedSnapshotId: bigint, sequenceNumber: bigint): Promise<WrittenManifest> {
+export async function writeManifest(
+  input: ManifestWriteInput,
+  addedSnapshotId: bigint,
+  sequenceNumber: bigint,
+): Promise<WrittenManifest> {
   const { formatVersion: v, partition } = input;
   const schemas = manifestEntrySchema(v, partition);
   const records = input.entries.map((e) => {
@@ -125,14 +146,25 @@ export async function writeManifest(input: ManifestWriteInput, addedSnapshotId: 
   if (v >= 2) metadata.content = input.content;
   const bytes = await writeAvroContainer(schemas.avroSchemaText, records, { ...input.codec, metadata });
 
-  let added = 0, existing = 0, deleted = 0;
-  let addedRows = 0n, existingRows = 0n, deletedRows = 0n;
+  let added = 0,
+    existing = 0,
+    deleted = 0;
+  let addedRows = 0n,
+    existingRows = 0n,
+    deletedRows = 0n;
   let minSeq: bigint | undefined;
   for (const e of input.entries) {
     const rows = BigInt(e.data_file.record_count);
-    if (e.status === STATUS_ADDED) { added++; addedRows += rows; }
-    else if (e.status === STATUS_EXISTING) { existing++; existingRows += rows; }
-    else { deleted++; deletedRows += rows; }
+    if (e.status === STATUS_ADDED) {
+      added++;
+      addedRows += rows;
+    } else if (e.status === STATUS_EXISTING) {
+      existing++;
+      existingRows += rows;
+    } else {
+      deleted++;
+      deletedRows += rows;
+    }
     if (e.status !== STATUS_DELETED) {
       // an ADDED entry with no explicit data sequence number inherits this manifest's
       const seq = e.sequence_number ?? sequenceNumber;
@@ -153,7 +185,10 @@ export async function writeManifest(input: ManifestWriteInput, addedSnapshotId: 
       added_rows_count: addedRows,
       existing_rows_count: existingRows,
       deleted_rows_count: deletedRows,
-      partitions: partitionSummaries(partition, input.entries.filter((e) => e.status !== STATUS_DELETED).map((e) => e.data_file.partition)),
+      partitions: partitionSummaries(
+        partition,
+        input.entries.filter((e) => e.status !== STATUS_DELETED).map((e) => e.data_file.partition),
+      ),
       key_metadata: null,
     },
   };
@@ -174,11 +209,15 @@ function fixedToBigInt(b: Buffer): bigint {
 }
 
 function encodeRawPartitionValue(type: FieldType, v: unknown): Buffer {
-  if (type.kind === 'primitive' && type.name === 'decimal' && Buffer.isBuffer(v)) return unscaledToMinimalBytes(fixedToBigInt(v));
+  if (type.kind === 'primitive' && type.name === 'decimal' && Buffer.isBuffer(v))
+    return unscaledToMinimalBytes(fixedToBigInt(v));
   return encodeSingleValue(type, v);
 }
 
-export function partitionSummaries(partition: PartitionTypeField[], tuples: Record<string, unknown>[]): RawManifestFile['partitions'] {
+export function partitionSummaries(
+  partition: PartitionTypeField[],
+  tuples: Record<string, unknown>[],
+): RawManifestFile['partitions'] {
   return partition.map((p) => {
     let containsNull = false;
     let containsNan = false;
@@ -189,11 +228,23 @@ export function partitionSummaries(partition: PartitionTypeField[], tuples: Reco
     const isFloat = p.type.kind === 'primitive' && (p.type.name === 'float' || p.type.name === 'double');
     for (const t of tuples) {
       const v = t?.[p.name];
-      if (v === null || v === undefined) { containsNull = true; continue; }
-      if (isFloat && Number.isNaN(v)) { containsNan = true; continue; }
+      if (v === null || v === undefined) {
+        containsNull = true;
+        continue;
+      }
+      if (isFloat && Number.isNaN(v)) {
+        containsNan = true;
+        continue;
+      }
       const k = sortKey(p.type, v);
-      if (loKey === undefined || k < loKey) { loKey = k; lo = v; }
-      if (hiKey === undefined || k > hiKey) { hiKey = k; hi = v; }
+      if (loKey === undefined || k < loKey) {
+        loKey = k;
+        lo = v;
+      }
+      if (hiKey === undefined || k > hiKey) {
+        hiKey = k;
+        hi = v;
+      }
     }
     return {
       contains_null: containsNull,
@@ -283,7 +334,10 @@ export function normalizeManifestFile(raw: Record<string, unknown>): RawManifest
  * starting at the table's next-row-id and advancing by each manifest's added + existing rows (spec §Row
  * Lineage). Returns the snapshot's first-row-id and how far next-row-id moves (its added-rows).
  */
-export function assignFirstRowIds(manifests: RawManifestFile[], nextRowId: bigint): { firstRowId: bigint; addedRows: bigint } {
+export function assignFirstRowIds(
+  manifests: RawManifestFile[],
+  nextRowId: bigint,
+): { firstRowId: bigint; addedRows: bigint } {
   let next = nextRowId;
   for (const m of manifests) {
     if (m.content !== 0 || (m.first_row_id !== null && m.first_row_id !== undefined)) continue;

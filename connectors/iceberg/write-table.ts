@@ -12,13 +12,35 @@ import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { isCommitStateUnknown } from './commit-state.js';
 import type { Field } from '../../src/model/index.js';
 import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
-import { arrowSchemaForIceberg, icebergMetricsFromFooter, tableFromRows, writeParquet } from '../formats/parquet/index.js';
+import {
+  arrowSchemaForIceberg,
+  icebergMetricsFromFooter,
+  tableFromRows,
+  writeParquet,
+} from '../formats/parquet/index.js';
 import type { TableFileIO } from './commit-io.js';
-import { currentSnapshotIdOf, newSnapshotId, nextMetadata, snapshotById, snapshotsOf, withTotals, type RawMetadata } from './commit-metadata.js';
+import {
+  currentSnapshotIdOf,
+  newSnapshotId,
+  nextMetadata,
+  snapshotById,
+  snapshotsOf,
+  withTotals,
+  type RawMetadata,
+} from './commit-metadata.js';
 import { FilesystemTableOperations, publishMetadataFile } from './commit-ops.js';
 import { parseMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
-import { STATUS_ADDED, assignFirstRowIds, avroCodecFromProperty, normalizeManifestFile, writeManifest, writeManifestList, type RawDataFile, type RawManifestEntry } from './write-manifest.js';
+import {
+  STATUS_ADDED,
+  assignFirstRowIds,
+  avroCodecFromProperty,
+  normalizeManifestFile,
+  writeManifest,
+  writeManifestList,
+  type RawDataFile,
+  type RawManifestEntry,
+} from './write-manifest.js';
 import { partitionType } from './write-schemas.js';
 import { readAvroContainer } from '../formats/avro.js';
 
@@ -33,7 +55,8 @@ export interface CreateTableOptions {
 
 function icebergTypeJson(f: Field): unknown {
   const t = f.type;
-  if (t.kind !== 'primitive') throw new FloeError('Unsupported', `demo writer supports primitive columns only (${f.name})`);
+  if (t.kind !== 'primitive')
+    throw new FloeError('Unsupported', `demo writer supports primitive columns only (${f.name})`);
   if (t.name === 'decimal') return `decimal(${t.precision},${t.scale})`;
   if (t.name === 'fixed') return `fixed[${t.length}]`;
   return t.name;
@@ -117,7 +140,12 @@ export function appendRows(io: TableFileIO, location: string, rows: Record<strin
  * Deletes every row whose `columns` equal one of `keys`, with equality-delete files (one per partition
  * when the table is partitioned — the partition columns must then be among `columns`).
  */
-export function deleteByEquality(io: TableFileIO, location: string, columns: string[], keys: unknown[][]): Promise<bigint> {
+export function deleteByEquality(
+  io: TableFileIO,
+  location: string,
+  columns: string[],
+  keys: unknown[][],
+): Promise<bigint> {
   return commitFiles(io, location, 'delete', (_md, fields, partitionNames) => {
     const byName = new Map(fields.map((f) => [f.name, f]));
     const keyFields = columns.map((c) => {
@@ -126,14 +154,24 @@ export function deleteByEquality(io: TableFileIO, location: string, columns: str
       return f;
     });
     for (const p of partitionNames) {
-      if (!columns.includes(p)) throw new FloeError('InvalidArgument', `equality deletes on a partitioned table must include partition column ${p}`);
+      if (!columns.includes(p))
+        throw new FloeError(
+          'InvalidArgument',
+          `equality deletes on a partitioned table must include partition column ${p}`,
+        );
     }
     const groups = new Map<string, NewFile>();
     for (const k of keys) {
       const row = Object.fromEntries(columns.map((c, i) => [c, k[i]]));
       const partition = Object.fromEntries(partitionNames.map((p) => [p, row[p] ?? null]));
       const key = stringifyJsonLossless(partition);
-      const g = groups.get(key) ?? { content: 2 as const, rows: [], fields: keyFields, partition, equalityIds: keyFields.map((f) => f.id) };
+      const g = groups.get(key) ?? {
+        content: 2 as const,
+        rows: [],
+        fields: keyFields,
+        partition,
+        equalityIds: keyFields.map((f) => f.id),
+      };
       g.rows.push(row);
       groups.set(key, g);
     }
@@ -176,8 +214,11 @@ async function commitFiles(
         written.push(path);
         const m = icebergMetricsFromFooter(pq.footer, f.fields, { fieldMetrics: pq.fieldMetrics });
         const bounds = (b: Map<number, unknown>) =>
-          [...b].map(([key, value]) => ({ key, value: encodeSingleValue(f.fields.find((x) => x.id === key)!.type, value) })).sort((a, b2) => a.key - b2.key);
-        const counts = (c: Map<number, bigint>) => [...c].map(([key, value]) => ({ key, value })).sort((a, b2) => a.key - b2.key);
+          [...b]
+            .map(([key, value]) => ({ key, value: encodeSingleValue(f.fields.find((x) => x.id === key)!.type, value) }))
+            .sort((a, b2) => a.key - b2.key);
+        const counts = (c: Map<number, bigint>) =>
+          [...c].map(([key, value]) => ({ key, value })).sort((a, b2) => a.key - b2.key);
         const df: RawDataFile = {
           content: f.content,
           file_path: path,
@@ -196,7 +237,13 @@ async function commitFiles(
           equality_ids: f.equalityIds ?? null,
           sort_order_id: 0,
         };
-        entries.push({ status: STATUS_ADDED, snapshot_id: snapshotId, sequence_number: null, file_sequence_number: null, data_file: df });
+        entries.push({
+          status: STATUS_ADDED,
+          snapshot_id: snapshotId,
+          sequence_number: null,
+          file_sequence_number: null,
+          data_file: df,
+        });
         if (f.content === 0) {
           add('added-data-files', 1);
           add('added-records', pq.rowCount);
@@ -209,11 +256,25 @@ async function commitFiles(
       }
       const partition = partitionType(spec, schema);
       const codec = avroCodecFromProperty(typed.properties['write.manifest.compression-codec']);
-      const specFieldsJson = ((base.metadata['partition-specs'] as RawMetadata[] | undefined)?.find((s) => Number(s['spec-id']) === spec.specId)?.fields as unknown[]) ?? [];
-      const schemaJson = (base.metadata.schemas as RawMetadata[]).find((s) => Number(s['schema-id']) === schema.schemaId);
+      const specFieldsJson =
+        ((base.metadata['partition-specs'] as RawMetadata[] | undefined)?.find(
+          (s) => Number(s['spec-id']) === spec.specId,
+        )?.fields as unknown[]) ?? [];
+      const schemaJson = (base.metadata.schemas as RawMetadata[]).find(
+        (s) => Number(s['schema-id']) === schema.schemaId,
+      );
       const uuid = randomUUID();
       const manifest = await writeManifest(
-        { formatVersion: v, specId: spec.specId, specFieldsJson, partition, tableSchemaJson: schemaJson, content: operation === 'append' ? 'data' : 'deletes', entries, codec },
+        {
+          formatVersion: v,
+          specId: spec.specId,
+          specFieldsJson,
+          partition,
+          tableSchemaJson: schemaJson,
+          content: operation === 'append' ? 'data' : 'deletes',
+          entries,
+          codec,
+        },
         snapshotId,
         v >= 2 ? seq : 0n,
       );
@@ -223,16 +284,37 @@ async function commitFiles(
       const currentId = currentSnapshotIdOf(base.metadata);
       const parent = currentId === undefined ? undefined : snapshotById(base.metadata, currentId);
       const previous = parent
-        ? readAvroContainer(await io.read(String(parent['manifest-list'])), String(parent['manifest-list'])).records.map((r) => normalizeManifestFile(r))
+        ? readAvroContainer(
+            await io.read(String(parent['manifest-list'])),
+            String(parent['manifest-list']),
+          ).records.map((r) => normalizeManifestFile(r))
         : [];
-      const manifests = [{ ...manifest.summary, manifest_path: mPath, manifest_length: BigInt(manifest.bytes.length) }, ...previous];
+      const manifests = [
+        { ...manifest.summary, manifest_path: mPath, manifest_length: BigInt(manifest.bytes.length) },
+        ...previous,
+      ];
       let firstRowId: bigint | undefined;
       let addedRows = 0n;
       if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(manifests, typed.nextRowId ?? 0n));
       const listPath = `${loc}/metadata/snap-${snapshotId}-${attempt}-${uuid}.avro`;
-      await io.createNew(listPath, await writeManifestList({ formatVersion: v, snapshotId, parentSnapshotId: currentId, sequenceNumber: v >= 2 ? seq : 0n, firstRowId, manifests, codec }));
+      await io.createNew(
+        listPath,
+        await writeManifestList({
+          formatVersion: v,
+          snapshotId,
+          parentSnapshotId: currentId,
+          sequenceNumber: v >= 2 ? seq : 0n,
+          firstRowId,
+          manifests,
+          codec,
+        }),
+      );
       written.push(listPath);
-      const summary = { operation, ...withTotals(changes, parent?.summary as Record<string, string> | undefined), [COMMIT_ID_PROPERTY]: uuid };
+      const summary = {
+        operation,
+        ...withTotals(changes, parent?.summary as Record<string, string> | undefined),
+        [COMMIT_ID_PROPERTY]: uuid,
+      };
       const next = nextMetadata(base.metadata, base.location, {
         snapshotId,
         parentSnapshotId: currentId,

@@ -19,8 +19,19 @@ export interface FieldAggregator {
 }
 
 export const SUPPORTED_AGGREGATES = [
-  'sum', 'product', 'min', 'max', 'last_value', 'last_non_null_value', 'first_value', 'first_non_null_value',
-  'first_not_null_value', 'listagg', 'bool_and', 'bool_or', 'primary-key',
+  'sum',
+  'product',
+  'min',
+  'max',
+  'last_value',
+  'last_non_null_value',
+  'first_value',
+  'first_non_null_value',
+  'first_not_null_value',
+  'listagg',
+  'bool_and',
+  'bool_or',
+  'primary-key',
 ] as const;
 
 const isNull = (v: unknown) => v === null || v === undefined;
@@ -30,20 +41,25 @@ function overflow(field: string, what: string): never {
 }
 
 const INT_RANGES: Record<string, [number, number]> = {
-  TINYINT: [-128, 127], SMALLINT: [-32768, 32767], INT: [-2147483648, 2147483647],
+  TINYINT: [-128, 127],
+  SMALLINT: [-32768, 32767],
+  INT: [-2147483648, 2147483647],
 };
 
 /** Exact arithmetic in the field's type; `op` works on bigint (integers, decimal unscaled) or number. */
 function arith(t: PaimonType, field: string, a: unknown, b: unknown, op: '+' | '-' | '*' | '/'): unknown {
   const apply = (x: bigint, y: bigint): bigint => {
     if (op === '/') {
-      if (y === 0n) throw new FloeError('Corrupt', `aggregation of field ${field}: division by zero`, { context: { field } });
+      if (y === 0n)
+        throw new FloeError('Corrupt', `aggregation of field ${field}: division by zero`, { context: { field } });
       return x / y;
     }
     return op === '+' ? x + y : op === '-' ? x - y : x * y;
   };
   switch (t.root) {
-    case 'TINYINT': case 'SMALLINT': case 'INT': {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT': {
       const r = Number(apply(BigInt(a as number), BigInt(b as number)));
       const [lo, hi] = INT_RANGES[t.root]!;
       if (r < lo || r > hi) overflow(field, `${t.root} ${String(a)} ${op} ${String(b)}`);
@@ -54,7 +70,8 @@ function arith(t: PaimonType, field: string, a: unknown, b: unknown, op: '+' | '
       if (r < -(2n ** 63n) || r >= 2n ** 63n) overflow(field, `BIGINT ${String(a)} ${op} ${String(b)}`);
       return r;
     }
-    case 'FLOAT': case 'DOUBLE': {
+    case 'FLOAT':
+    case 'DOUBLE': {
       const x = Number(a);
       const y = Number(b);
       const r = op === '+' ? x + y : op === '-' ? x - y : op === '*' ? x * y : x / y;
@@ -66,11 +83,20 @@ function arith(t: PaimonType, field: string, a: unknown, b: unknown, op: '+' | '
       const y = decimalToUnscaled(b, s);
       const p = 10n ** BigInt(s);
       // products and quotients rescale back to the column's scale, truncating like BigDecimal's setScale(DOWN)
-      const r = op === '*' ? (x * y) / p : op === '/' ? (y === 0n ? overflow(field, 'division by zero') : (x * p) / y) : apply(x, y);
+      const r =
+        op === '*'
+          ? (x * y) / p
+          : op === '/'
+            ? y === 0n
+              ? overflow(field, 'division by zero')
+              : (x * p) / y
+            : apply(x, y);
       return decimalToString(r, s);
     }
     default:
-      throw new FloeError('Unsupported', `aggregate function on field ${field} does not support type ${t.root}`, { context: { field } });
+      throw new FloeError('Unsupported', `aggregate function on field ${field} does not support type ${t.root}`, {
+        context: { field },
+      });
   }
 }
 
@@ -83,10 +109,19 @@ function noRetract(name: string, field: string): never {
 }
 
 export function createAggregator(
-  fn: string, field: string, type: PaimonType, options: Record<string, string>,
+  fn: string,
+  field: string,
+  type: PaimonType,
+  options: Record<string, string>,
 ): FieldAggregator {
-  const plain = (agg: (a: unknown, b: unknown) => unknown, retract?: (a: unknown, b: unknown) => unknown): FieldAggregator => ({
-    name: fn, agg, retract: retract ?? (() => noRetract(fn, field)), reset() {},
+  const plain = (
+    agg: (a: unknown, b: unknown) => unknown,
+    retract?: (a: unknown, b: unknown) => unknown,
+  ): FieldAggregator => ({
+    name: fn,
+    agg,
+    retract: retract ?? (() => noRetract(fn, field)),
+    reset() {},
   });
   const keepNonNull = (f: (a: unknown, b: unknown) => unknown) => (a: unknown, b: unknown) =>
     isNull(a) || isNull(b) ? (isNull(a) ? b : a) : f(a, b);
@@ -96,7 +131,14 @@ export function createAggregator(
     case 'sum':
       agg = plain(
         keepNonNull((a, b) => arith(type, field, a, b, '+')),
-        (a, b) => (isNull(a) || isNull(b) ? (isNull(a) ? (isNull(b) ? null : arith(type, field, zeroOf(type), b, '-')) : a) : arith(type, field, a, b, '-')),
+        (a, b) =>
+          isNull(a) || isNull(b)
+            ? isNull(a)
+              ? isNull(b)
+                ? null
+                : arith(type, field, zeroOf(type), b, '-')
+              : a
+            : arith(type, field, a, b, '-'),
       );
       break;
     case 'product':
@@ -105,14 +147,39 @@ export function createAggregator(
         (a, b) => (isNull(a) || isNull(b) ? a : arith(type, field, a, b, '/')),
       );
       break;
-    case 'max': agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? b : a))); break;
-    case 'min': agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? a : b))); break;
-    case 'last_value': agg = plain((_a, b) => b, () => null); break;
-    case 'last_non_null_value': agg = plain((a, b) => (isNull(b) ? a : b), (a, b) => (isNull(b) ? a : null)); break;
-    case 'primary-key': agg = plain((_a, b) => b, (_a, b) => b); break;
-    case 'bool_and': agg = plain(keepNonNull((a, b) => Boolean(a) && Boolean(b))); break;
-    case 'bool_or': agg = plain(keepNonNull((a, b) => Boolean(a) || Boolean(b))); break;
-    case 'first_value': case 'first_non_null_value': case 'first_not_null_value': {
+    case 'max':
+      agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? b : a)));
+      break;
+    case 'min':
+      agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? a : b)));
+      break;
+    case 'last_value':
+      agg = plain(
+        (_a, b) => b,
+        () => null,
+      );
+      break;
+    case 'last_non_null_value':
+      agg = plain(
+        (a, b) => (isNull(b) ? a : b),
+        (a, b) => (isNull(b) ? a : null),
+      );
+      break;
+    case 'primary-key':
+      agg = plain(
+        (_a, b) => b,
+        (_a, b) => b,
+      );
+      break;
+    case 'bool_and':
+      agg = plain(keepNonNull((a, b) => Boolean(a) && Boolean(b)));
+      break;
+    case 'bool_or':
+      agg = plain(keepNonNull((a, b) => Boolean(a) || Boolean(b)));
+      break;
+    case 'first_value':
+    case 'first_non_null_value':
+    case 'first_not_null_value': {
       const skipNulls = fn !== 'first_value';
       let initialized = false;
       agg = {
@@ -125,7 +192,9 @@ export function createAggregator(
           return a;
         },
         retract: () => noRetract(fn, field),
-        reset() { initialized = false; },
+        reset() {
+          initialized = false;
+        },
       };
       break;
     }

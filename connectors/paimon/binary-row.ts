@@ -17,11 +17,7 @@
  * string; BINARY/VARBINARY Uint8Array; ROW nested value array; ARRAY/MAP/MULTISET raw bytes (Uint8Array).
  */
 import { FloeError } from '../../src/errors.js';
-import {
-  MAX_COMPACT_DECIMAL_PRECISION,
-  MAX_COMPACT_TIMESTAMP_PRECISION,
-  type PaimonType,
-} from './types.js';
+import { MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, type PaimonType } from './types.js';
 
 export function nullBitsSizeInBytes(arity: number): number {
   return Math.floor((arity + 63 + 8) / 64) * 8;
@@ -49,7 +45,8 @@ export function decimalToUnscaled(value: unknown, scale: number): bigint {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
   if (!m) throw new FloeError('InvalidArgument', `not a decimal value: ${text}`);
   const frac = (m[3] ?? '').replace(/0+$/, '');
-  if (frac.length > scale) throw new FloeError('InvalidArgument', `decimal ${text} has more than ${scale} fraction digits`);
+  if (frac.length > scale)
+    throw new FloeError('InvalidArgument', `decimal ${text} has more than ${scale} fraction digits`);
   const v = BigInt((m[2] || '0') + frac.padEnd(scale, '0'));
   return m[1] === '-' ? -v : v;
 }
@@ -94,7 +91,8 @@ export function decodeBinaryRow(
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const arity = types.length;
   const bits = nullBitsSizeInBytes(arity);
-  if (base + bits + 8 * arity > end) corrupt(`row of ${arity} fields needs ${bits + 8 * arity} bytes, has ${end - base}`, context);
+  if (base + bits + 8 * arity > end)
+    corrupt(`row of ${arity} fields needs ${bits + 8 * arity} bytes, has ${end - base}`, context);
   const values: unknown[] = new Array(arity);
   for (let i = 0; i < arity; i++) {
     const bit = i + 8;
@@ -107,7 +105,14 @@ export function decodeBinaryRow(
   return { rowKind: buf[base]!, values };
 }
 
-function varPart(buf: Uint8Array, view: DataView, base: number, end: number, slot: number, context: string): Uint8Array {
+function varPart(
+  buf: Uint8Array,
+  view: DataView,
+  base: number,
+  end: number,
+  slot: number,
+  context: string,
+): Uint8Array {
   const mark = buf[slot + 7]!;
   if (mark & 0x80) {
     const len = mark & 0x7f;
@@ -123,18 +128,38 @@ function varPart(buf: Uint8Array, view: DataView, base: number, end: number, slo
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 function decodeField(
-  buf: Uint8Array, view: DataView, base: number, end: number, slot: number, t: PaimonType, context: string,
+  buf: Uint8Array,
+  view: DataView,
+  base: number,
+  end: number,
+  slot: number,
+  t: PaimonType,
+  context: string,
 ): unknown {
   switch (t.root) {
-    case 'BOOLEAN': return buf[slot] !== 0;
-    case 'TINYINT': return view.getInt8(slot);
-    case 'SMALLINT': return view.getInt16(slot, true);
-    case 'INT': case 'DATE': case 'TIME': return view.getInt32(slot, true);
-    case 'BIGINT': return view.getBigInt64(slot, true);
-    case 'FLOAT': return view.getFloat32(slot, true);
-    case 'DOUBLE': return view.getFloat64(slot, true);
-    case 'CHAR': case 'VARCHAR': return utf8.decode(varPart(buf, view, base, end, slot, context));
-    case 'BINARY': case 'VARBINARY': case 'BLOB': case 'VARIANT':
+    case 'BOOLEAN':
+      return buf[slot] !== 0;
+    case 'TINYINT':
+      return view.getInt8(slot);
+    case 'SMALLINT':
+      return view.getInt16(slot, true);
+    case 'INT':
+    case 'DATE':
+    case 'TIME':
+      return view.getInt32(slot, true);
+    case 'BIGINT':
+      return view.getBigInt64(slot, true);
+    case 'FLOAT':
+      return view.getFloat32(slot, true);
+    case 'DOUBLE':
+      return view.getFloat64(slot, true);
+    case 'CHAR':
+    case 'VARCHAR':
+      return utf8.decode(varPart(buf, view, base, end, slot, context));
+    case 'BINARY':
+    case 'VARBINARY':
+    case 'BLOB':
+    case 'VARIANT':
       return Uint8Array.from(varPart(buf, view, base, end, slot, context));
     case 'DECIMAL': {
       if (t.precision! <= MAX_COMPACT_DECIMAL_PRECISION) return decimalToString(view.getBigInt64(slot, true), t.scale!);
@@ -143,7 +168,8 @@ function decodeField(
       if (len > 16 || base + off + len > end) corrupt(`decimal bytes at ${off}+${len} lie outside the row`, context);
       return decimalToString(bigIntFromBigEndian(buf.subarray(base + off, base + off + len)), t.scale!);
     }
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const p = t.precision ?? 6;
       let millis: bigint;
       let nanoOfMilli = 0n;
@@ -159,9 +185,16 @@ function decodeField(
     }
     case 'ROW': {
       const bytes = varPart(buf, view, base, end, slot, context);
-      return decodeBinaryRow(bytes, t.fields.map((f) => f.type), context).values;
+      return decodeBinaryRow(
+        bytes,
+        t.fields.map((f) => f.type),
+        context,
+      ).values;
     }
-    case 'ARRAY': case 'MAP': case 'MULTISET': case 'VECTOR':
+    case 'ARRAY':
+    case 'MAP':
+    case 'MULTISET':
+    case 'VECTOR':
       return Uint8Array.from(varPart(buf, view, base, end, slot, context));
   }
 }
@@ -222,24 +255,57 @@ export function encodeBinaryRow(types: readonly PaimonType[], values: readonly u
     if (v === null || v === undefined) {
       head[(i + 8) >> 3]! |= 1 << ((i + 8) & 7);
       // Java still reserves variable space for null non-compact decimals / timestamps.
-      if (t.root === 'DECIMAL' && t.precision! > MAX_COMPACT_DECIMAL_PRECISION) setSlot(slot, appendVar(new Uint8Array(0), 16), 0);
-      else if ((t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ') && (t.precision ?? 6) > MAX_COMPACT_TIMESTAMP_PRECISION) {
+      if (t.root === 'DECIMAL' && t.precision! > MAX_COMPACT_DECIMAL_PRECISION)
+        setSlot(slot, appendVar(new Uint8Array(0), 16), 0);
+      else if (
+        (t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ') &&
+        (t.precision ?? 6) > MAX_COMPACT_TIMESTAMP_PRECISION
+      ) {
         setSlot(slot, appendVar(new Uint8Array(0), 8), 0);
       }
       continue;
     }
     switch (t.root) {
-      case 'BOOLEAN': head[slot] = v ? 1 : 0; break;
-      case 'TINYINT': hv.setInt8(slot, Number(v)); break;
-      case 'SMALLINT': hv.setInt16(slot, Number(v), true); break;
-      case 'INT': case 'DATE': case 'TIME': hv.setInt32(slot, Number(v), true); break;
-      case 'BIGINT': hv.setBigInt64(slot, BigInt(v as bigint | number), true); break;
-      case 'FLOAT': hv.setFloat32(slot, Number(v), true); break;
-      case 'DOUBLE': hv.setFloat64(slot, Number(v), true); break;
-      case 'CHAR': case 'VARCHAR': case 'BINARY': case 'VARBINARY': case 'BLOB': case 'VARIANT':
-      case 'ARRAY': case 'MAP': case 'MULTISET': case 'VECTOR': case 'ROW': {
+      case 'BOOLEAN':
+        head[slot] = v ? 1 : 0;
+        break;
+      case 'TINYINT':
+        hv.setInt8(slot, Number(v));
+        break;
+      case 'SMALLINT':
+        hv.setInt16(slot, Number(v), true);
+        break;
+      case 'INT':
+      case 'DATE':
+      case 'TIME':
+        hv.setInt32(slot, Number(v), true);
+        break;
+      case 'BIGINT':
+        hv.setBigInt64(slot, BigInt(v as bigint | number), true);
+        break;
+      case 'FLOAT':
+        hv.setFloat32(slot, Number(v), true);
+        break;
+      case 'DOUBLE':
+        hv.setFloat64(slot, Number(v), true);
+        break;
+      case 'CHAR':
+      case 'VARCHAR':
+      case 'BINARY':
+      case 'VARBINARY':
+      case 'BLOB':
+      case 'VARIANT':
+      case 'ARRAY':
+      case 'MAP':
+      case 'MULTISET':
+      case 'VECTOR':
+      case 'ROW': {
         let data: Uint8Array;
-        if (t.root === 'ROW') data = encodeBinaryRow(t.fields.map((f) => f.type), v as unknown[]);
+        if (t.root === 'ROW')
+          data = encodeBinaryRow(
+            t.fields.map((f) => f.type),
+            v as unknown[],
+          );
         else if (typeof v === 'string') data = utf8enc.encode(v);
         else if (v instanceof Uint8Array) data = v;
         else throw new FloeError('InvalidArgument', `BinaryRow field ${i}: cannot encode ${typeof v} as ${t.root}`);
@@ -261,13 +327,17 @@ export function encodeBinaryRow(types: readonly PaimonType[], values: readonly u
         }
         break;
       }
-      case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+      case 'TIMESTAMP':
+      case 'TIMESTAMP_LTZ': {
         const p = t.precision ?? 6;
         const raw = BigInt(v as bigint | number);
         const perMilli = p > 6 ? 1_000_000n : 1000n;
         let millis = raw / perMilli;
         let rest = raw % perMilli;
-        if (rest < 0n) { rest += perMilli; millis -= 1n; }
+        if (rest < 0n) {
+          rest += perMilli;
+          millis -= 1n;
+        }
         const nanoOfMilli = p > 6 ? rest : rest * 1000n;
         if (p <= MAX_COMPACT_TIMESTAMP_PRECISION) hv.setBigInt64(slot, millis, true);
         else {
@@ -282,7 +352,10 @@ export function encodeBinaryRow(types: readonly PaimonType[], values: readonly u
   const out = new Uint8Array(fixed + varLen);
   out.set(head);
   let pos = fixed;
-  for (const c of varChunks) { out.set(c, pos); pos += c.length; }
+  for (const c of varChunks) {
+    out.set(c, pos);
+    pos += c.length;
+  }
   return out;
 }
 

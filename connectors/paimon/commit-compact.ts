@@ -27,12 +27,27 @@ import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js'
 import { commitStateUnknown, isCommitStateUnknown } from '../iceberg/commit-state.js';
 import { decodeSerializedRow } from './binary-row.js';
 import { joinPath } from './io.js';
-import { FILE_KIND_ADD, FILE_KIND_DELETE, entryIdentifier, readLiveEntries, readManifestList, type ManifestEntry, type ManifestFileMeta } from './manifest.js';
+import {
+  FILE_KIND_ADD,
+  FILE_KIND_DELETE,
+  entryIdentifier,
+  readLiveEntries,
+  readManifestList,
+  type ManifestEntry,
+  type ManifestFileMeta,
+} from './manifest.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
 import type { PaimonStorage } from './write-data-file.js';
-import { ManifestNamer, manifestCodec, writeManifest, writeManifestList, type ManifestWriteContext, type NewManifestEntry } from './write-manifest.js';
+import {
+  ManifestNamer,
+  manifestCodec,
+  writeManifest,
+  writeManifestList,
+  type ManifestWriteContext,
+  type NewManifestEntry,
+} from './write-manifest.js';
 
 /** `BatchWriteBuilder.COMMIT_IDENTIFIER`: what batch jobs (and Java's compact actions) use. */
 export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
@@ -148,7 +163,11 @@ export interface ConflictReport {
  * remove a live file, and after applying them no two files of one level ≥ 1 of a touched bucket may have
  * overlapping key ranges (`FileStoreCommitImpl.noConflictsOrFail`'s two checks).
  */
-export function checkConflicts(table: PaimonTable, live: readonly ManifestEntry[], changes: readonly NewManifestEntry[]): ConflictReport {
+export function checkConflicts(
+  table: PaimonTable,
+  live: readonly ManifestEntry[],
+  changes: readonly NewManifestEntry[],
+): ConflictReport {
   const report: ConflictReport = { missing: [], overlaps: [], rescaled: [] };
   const liveById = new Map(live.map((e) => [entryIdentifier(e), e]));
   const after = new Map(liveById);
@@ -170,7 +189,8 @@ export function checkConflicts(table: PaimonTable, live: readonly ManifestEntry[
   for (const c of changes) {
     const k = `${hex(c.partition)}|${c.bucket}`;
     const t = totals.get(k);
-    if (t !== undefined && t !== c.totalBuckets && c.kind === FILE_KIND_ADD) report.rescaled.push(`bucket ${c.bucket}: ${c.totalBuckets} → ${t}`);
+    if (t !== undefined && t !== c.totalBuckets && c.kind === FILE_KIND_ADD)
+      report.rescaled.push(`bucket ${c.bucket}: ${c.totalBuckets} → ${t}`);
   }
   if (table.schema.primaryKeys.length) {
     const keyTypes = trimmedPrimaryKeyFields(table.schema).map((f) => f.type);
@@ -188,7 +208,9 @@ export function checkConflicts(table: PaimonTable, live: readonly ManifestEntry[
         .sort((a, b) => cmp(a.keys.min, b.keys.min));
       for (let i = 1; i < ranged.length; i++) {
         if (cmp(ranged[i]!.keys.min, ranged[i - 1]!.keys.max) <= 0) {
-          report.overlaps.push(`${ranged[i - 1]!.e.file.fileName} and ${ranged[i]!.e.file.fileName} overlap at level ${k.split('|')[2]}`);
+          report.overlaps.push(
+            `${ranged[i - 1]!.e.file.fileName} and ${ranged[i]!.e.file.fileName} overlap at level ${k.split('|')[2]}`,
+          );
         }
       }
     }
@@ -203,29 +225,54 @@ function sum(entries: readonly NewManifestEntry[], kind: number): bigint {
 }
 
 async function manifestMetas(table: PaimonTable, s: PaimonSnapshot): Promise<ManifestFileMeta[]> {
-  return [...(await readManifestList(table.io, table.location, s.baseManifestList)), ...(await readManifestList(table.io, table.location, s.deltaManifestList))];
+  return [
+    ...(await readManifestList(table.io, table.location, s.baseManifestList)),
+    ...(await readManifestList(table.io, table.location, s.deltaManifestList)),
+  ];
 }
 
 /** Paimon's own commit retry options (`commit.max-retries` 10, `commit.min-retry-wait` 10 ms, `commit.max-retry-wait` 10 s, `commit.timeout` none). */
-export function paimonCommitRetryPolicy(options: Readonly<Record<string, string>>, table: string, maxRetries?: number): CommitRetryPolicy {
-  const duration = (key: string, d: number) => (options[key] === undefined ? d : parseDurationMs(options[key]!, { bare: 'ms', what: `Paimon table ${table}: option ${key}` }));
+export function paimonCommitRetryPolicy(
+  options: Readonly<Record<string, string>>,
+  table: string,
+  maxRetries?: number,
+): CommitRetryPolicy {
+  const duration = (key: string, d: number) =>
+    options[key] === undefined
+      ? d
+      : parseDurationMs(options[key]!, { bare: 'ms', what: `Paimon table ${table}: option ${key}` });
   let retries = maxRetries;
   if (retries === undefined) {
     const raw = options['commit.max-retries'];
     if (raw !== undefined && !/^\d+$/.test(raw.trim())) {
-      throw new FloeError('InvalidArgument', `Paimon table ${table}: option commit.max-retries=${JSON.stringify(raw)} is not a non-negative integer`, { context: { table, option: 'commit.max-retries' } });
+      throw new FloeError(
+        'InvalidArgument',
+        `Paimon table ${table}: option commit.max-retries=${JSON.stringify(raw)} is not a non-negative integer`,
+        { context: { table, option: 'commit.max-retries' } },
+      );
     }
     retries = raw === undefined ? 10 : Number(raw.trim());
   }
   const minWaitMs = duration('commit.min-retry-wait', 10);
-  return { numRetries: retries, minWaitMs, maxWaitMs: Math.max(minWaitMs, duration('commit.max-retry-wait', 10_000)), totalTimeoutMs: duration('commit.timeout', Number.POSITIVE_INFINITY) };
+  return {
+    numRetries: retries,
+    minWaitMs,
+    maxWaitMs: Math.max(minWaitMs, duration('commit.max-retry-wait', 10_000)),
+    totalTimeoutMs: duration('commit.timeout', Number.POSITIVE_INFINITY),
+  };
 }
 
 export async function commitCompaction(req: CompactCommitRequest): Promise<CompactCommitResult> {
   const { table, storage, changes } = req;
   const base = table.snapshot;
-  if (!base) throw new FloeError('InvalidArgument', `Paimon table ${table.location} has no snapshot to compact`, { context: { table: table.location } });
-  if (!changes.length) throw new FloeError('InvalidArgument', `nothing to commit for Paimon table ${table.location}`, { context: { table: table.location } });
+  if (!base)
+    throw new FloeError('InvalidArgument', `Paimon table ${table.location} has no snapshot to compact`, {
+      context: { table: table.location },
+    });
+  if (!changes.length)
+    throw new FloeError('InvalidArgument', `nothing to commit for Paimon table ${table.location}`, {
+      context: { table: table.location },
+    });
   const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const pTypes = partitionFields(table.schema).map((f) => f.type);
@@ -240,7 +287,9 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
   const decodePartition = (b: Uint8Array) => decodeSerializedRow(b, pTypes, table.location);
   const written: string[] = [];
   const cleanup = async () => {
-    await Promise.all(written.map((n) => storage.delete(joinPath(table.location, 'manifest', n)).catch(() => undefined)));
+    await Promise.all(
+      written.map((n) => storage.delete(joinPath(table.location, 'manifest', n)).catch(() => undefined)),
+    );
   };
   const deltaRecordCount = sum(changes, FILE_KIND_ADD) - sum(changes, FILE_KIND_DELETE);
 
@@ -254,10 +303,16 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
     let latest = base;
     const attemptOnce = async (attempt: number): Promise<CompactCommitResult> => {
       const latestId = await latestSnapshotId(table.io, table.location);
-      if (latestId === undefined) throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, { context: { table: table.location } });
+      if (latestId === undefined)
+        throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, {
+          context: { table: table.location },
+        });
       if (latestId > latest.id) latest = await readSnapshot(table.io, table.location, latestId);
       if (latest.id !== base.id || attempt > 1) {
-        const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
+        const live = await readLiveEntries(table.io, table.location, [
+          latest.baseManifestList,
+          latest.deltaManifestList,
+        ]);
         const conflicts = checkConflicts(table, live, changes);
         const other = req.validate?.(live) ?? [];
         if (conflicts.missing.length || conflicts.overlaps.length || conflicts.rescaled.length || other.length) {
@@ -301,32 +356,45 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
       faultPoint('paimon.commit.before-publish');
       try {
         // the snapshot's uuid makes its bytes ours alone: reading them back settles a lost response
-        await createVerified({ location: file, create: () => storage.put(file, bytes, true), read: () => table.io.read(file) }, bytes);
+        await createVerified(
+          { location: file, create: () => storage.put(file, bytes, true), read: () => table.io.read(file) },
+          bytes,
+        );
       } catch (e) {
         if (isFloeError(e, 'PreconditionFailed')) {
           // someone else took snapshot-N: rebase onto it (the base list we wrote is stale)
           await storage.delete(joinPath(table.location, 'manifest', baseList.name)).catch(() => undefined);
           written.pop();
           latest = await readSnapshot(table.io, table.location, id);
-          throw new FloeError('CommitConflict', `Paimon table ${table.location}: snapshot ${id} was taken by ${latest.commitUser}`, { context: { table: table.location, snapshotId: String(id) } });
+          throw new FloeError(
+            'CommitConflict',
+            `Paimon table ${table.location}: snapshot ${id} was taken by ${latest.commitUser}`,
+            { context: { table: table.location, snapshotId: String(id) } },
+          );
         }
-        if (isOutcomeUnknown(e)) throw commitStateUnknown(`Paimon table ${table.location}, ${file}: ${(e as Error).message}`, e);
+        if (isOutcomeUnknown(e))
+          throw commitStateUnknown(`Paimon table ${table.location}, ${file}: ${(e as Error).message}`, e);
         throw e;
       }
       written.length = 0; // referenced by a published snapshot now
       faultPoint('paimon.commit.after-publish');
-      await storage.put(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)), false).catch(() => undefined);
+      await storage
+        .put(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)), false)
+        .catch(() => undefined);
       let check: PaimonSnapshot;
       try {
         check = await readSnapshot(table.io, table.location, id);
       } catch (e) {
-        throw commitStateUnknown(`Paimon table ${table.location}: published ${file} but cannot read it back to check it is still ours (${(e as Error).message})`, e);
+        throw commitStateUnknown(
+          `Paimon table ${table.location}: published ${file} but cannot read it back to check it is still ours (${(e as Error).message})`,
+          e,
+        );
       }
       if (check.raw.uuid !== fields.uuid) {
         throw new FloeError(
           'CommitConflict',
           `Paimon table ${table.location}: snapshot ${id} was overwritten by another writer (${check.commitUser}) right after floe published it; ` +
-            'the table is consistent (it holds the other writer\'s commit) and floe\'s new files are orphans. Serialise Java writers and floe with a lock.',
+            "the table is consistent (it holds the other writer's commit) and floe's new files are orphans. Serialise Java writers and floe with a lock.",
           { context: { table: table.location, snapshotId: String(id) }, retryable: false },
         );
       }
@@ -336,10 +404,14 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
       return await runCommitLoop(policy, attemptOnce);
     } catch (e) {
       if (!isRetryableConflict(e)) throw e;
-      throw new FloeError('CommitConflict', `Paimon table ${table.location}: commit failed after ${policy.numRetries} retries (other writers kept committing)`, {
-        context: { table: table.location },
-        cause: e,
-      });
+      throw new FloeError(
+        'CommitConflict',
+        `Paimon table ${table.location}: commit failed after ${policy.numRetries} retries (other writers kept committing)`,
+        {
+          context: { table: table.location },
+          cause: e,
+        },
+      );
     }
   } catch (e) {
     // a snapshot whose state is unknown may reference our manifests: keep them

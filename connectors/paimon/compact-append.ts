@@ -16,7 +16,14 @@ import type { DecisionStep } from '../../src/planning/plan.js';
 import { readFileRecords } from './compact-merge.js';
 import type { DataFileMeta } from './manifest.js';
 import type { PaimonFile, PaimonTable } from './table.js';
-import { AppendFileWriter, FILE_SOURCE_COMPACT, type DataWriteSettings, type FileNamer, type PaimonStorage, type WrittenDataFile } from './write-data-file.js';
+import {
+  AppendFileWriter,
+  FILE_SOURCE_COMPACT,
+  type DataWriteSettings,
+  type FileNamer,
+  type PaimonStorage,
+  type WrittenDataFile,
+} from './write-data-file.js';
 
 export const DEFAULT_APPEND_TARGET_FILE_SIZE = 256 * 1024 * 1024;
 /** Fewest files an explicit full compaction merges (Java's automatic trigger uses 3). */
@@ -25,7 +32,11 @@ const MIN_FULL_FILES = 2;
 function bySequence(a: PaimonFile, b: PaimonFile): number {
   const x = a.meta.minSequenceNumber;
   const y = b.meta.minSequenceNumber;
-  return x < y ? -1 : x > y ? 1 : (a.meta.creationTime ?? 0) - (b.meta.creationTime ?? 0) || (a.meta.fileName < b.meta.fileName ? -1 : 1);
+  return x < y
+    ? -1
+    : x > y
+      ? 1
+      : (a.meta.creationTime ?? 0) - (b.meta.creationTime ?? 0) || (a.meta.fileName < b.meta.fileName ? -1 : 1);
 }
 
 export interface AppendPick {
@@ -34,9 +45,18 @@ export interface AppendPick {
   trail: DecisionStep[];
 }
 
-export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; full: boolean }): AppendPick {
+export function pickAppend(
+  files: readonly PaimonFile[],
+  o: { minFileNum: number; targetFileSize: number; full: boolean },
+): AppendPick {
   const sorted = [...files].sort(bySequence);
-  const trail: DecisionStep[] = [{ gate: 'input', detail: `${sorted.length} file(s), target ${o.targetFileSize} B, min file num ${o.minFileNum}`, outcome: 'info' }];
+  const trail: DecisionStep[] = [
+    {
+      gate: 'input',
+      detail: `${sorted.length} file(s), target ${o.targetFileSize} B, min file num ${o.minFileNum}`,
+      outcome: 'info',
+    },
+  ];
   if (o.full) {
     let i = 0;
     while (i < sorted.length && Number(sorted[i]!.meta.fileSize) >= o.targetFileSize) i++;
@@ -44,10 +64,18 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
     const big = rest.filter((f) => Number(f.meta.fileSize) >= o.targetFileSize).length;
     const small = rest.length - big;
     if (small > big && rest.length >= MIN_FULL_FILES) {
-      trail.push({ gate: 'full', detail: `skip ${i} leading large file(s); ${small} small > ${big} large, ${rest.length} ≥ ${MIN_FULL_FILES} files → compact`, outcome: 'pick' });
+      trail.push({
+        gate: 'full',
+        detail: `skip ${i} leading large file(s); ${small} small > ${big} large, ${rest.length} ≥ ${MIN_FULL_FILES} files → compact`,
+        outcome: 'pick',
+      });
       return { files: rest, trail };
     }
-    trail.push({ gate: 'full', detail: `${small} small vs ${big} large of ${rest.length} file(s) after skipping ${i}: nothing worth compacting`, outcome: 'skip' });
+    trail.push({
+      gate: 'full',
+      detail: `${small} small vs ${big} large of ${rest.length} file(s) after skipping ${i}: nothing worth compacting`,
+      outcome: 'skip',
+    });
     return { files: [], trail };
   }
   const window: PaimonFile[] = [];
@@ -56,12 +84,20 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
     window.push(f);
     total += Number(f.meta.fileSize);
     if (window.length >= o.minFileNum) {
-      trail.push({ gate: 'min-file-num', detail: `${window.length} consecutive files (${total} B) reach compaction.min.file-num ${o.minFileNum} → compact`, outcome: 'pick' });
+      trail.push({
+        gate: 'min-file-num',
+        detail: `${window.length} consecutive files (${total} B) reach compaction.min.file-num ${o.minFileNum} → compact`,
+        outcome: 'pick',
+      });
       return { files: window.slice(), trail };
     }
     if (total >= o.targetFileSize) total -= Number(window.shift()!.meta.fileSize);
   }
-  trail.push({ gate: 'min-file-num', detail: `no window of ${o.minFileNum} files below the target size`, outcome: 'skip' });
+  trail.push({
+    gate: 'min-file-num',
+    detail: `no window of ${o.minFileNum} files below the target size`,
+    outcome: 'skip',
+  });
   return { files: [], trail };
 }
 
@@ -72,11 +108,20 @@ export function pickAppend(files: readonly PaimonFile[], o: { minFileNum: number
  * and the last bin is one when it holds at least `compaction.min.file-num` files. floe rewrites the union
  * of those tasks in one pass (output rolls at the target size, so the files come out alike).
  */
-export function pickUnawareAppend(files: readonly PaimonFile[], o: { minFileNum: number; targetFileSize: number; openFileCost: number }): AppendPick {
+export function pickUnawareAppend(
+  files: readonly PaimonFile[],
+  o: { minFileNum: number; targetFileSize: number; openFileCost: number },
+): AppendPick {
   const limit = Math.floor(o.targetFileSize / 10) * 7;
-  const small = files.filter((f) => Number(f.meta.fileSize) < limit).sort((a, b) => Number(a.meta.fileSize) - Number(b.meta.fileSize));
+  const small = files
+    .filter((f) => Number(f.meta.fileSize) < limit)
+    .sort((a, b) => Number(a.meta.fileSize) - Number(b.meta.fileSize));
   const trail: DecisionStep[] = [
-    { gate: 'input', detail: `${files.length} file(s); ${small.length} below ${limit} B (target ${o.targetFileSize} B × 0.7) take part; min file num ${o.minFileNum}, open-file cost ${o.openFileCost} B`, outcome: 'info' },
+    {
+      gate: 'input',
+      detail: `${files.length} file(s); ${small.length} below ${limit} B (target ${o.targetFileSize} B × 0.7) take part; min file num ${o.minFileNum}, open-file cost ${o.openFileCost} B`,
+      outcome: 'info',
+    },
   ];
   const picked: PaimonFile[] = [];
   let bin: PaimonFile[] = [];
@@ -85,17 +130,29 @@ export function pickUnawareAppend(files: readonly PaimonFile[], o: { minFileNum:
     bin.push(f);
     total += Number(f.meta.fileSize) + o.openFileCost;
     if (bin.length > 1 && total >= o.targetFileSize * 2) {
-      trail.push({ gate: 'bin', detail: `${bin.length} file(s), ${total} B with open costs ≥ 2 × target → compact`, outcome: 'pick' });
+      trail.push({
+        gate: 'bin',
+        detail: `${bin.length} file(s), ${total} B with open costs ≥ 2 × target → compact`,
+        outcome: 'pick',
+      });
       picked.push(...bin);
       bin = [];
       total = 0;
     }
   }
   if (bin.length >= o.minFileNum) {
-    trail.push({ gate: 'min-file-num', detail: `last bin of ${bin.length} file(s) reaches compaction.min.file-num ${o.minFileNum} → compact`, outcome: 'pick' });
+    trail.push({
+      gate: 'min-file-num',
+      detail: `last bin of ${bin.length} file(s) reaches compaction.min.file-num ${o.minFileNum} → compact`,
+      outcome: 'pick',
+    });
     picked.push(...bin);
   } else if (bin.length) {
-    trail.push({ gate: 'min-file-num', detail: `last bin of ${bin.length} file(s) is below compaction.min.file-num ${o.minFileNum}: left alone`, outcome: 'skip' });
+    trail.push({
+      gate: 'min-file-num',
+      detail: `last bin of ${bin.length} file(s) is below compaction.min.file-num ${o.minFileNum}: left alone`,
+      outcome: 'skip',
+    });
   }
   return { files: picked.sort(bySequence), trail };
 }
@@ -112,7 +169,10 @@ export interface AppendRewriteContext {
   onFileRead?: (path: string, bytes: number, rows: number) => void;
 }
 
-export async function rewriteAppend(ctx: AppendRewriteContext, files: readonly PaimonFile[]): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
+export async function rewriteAppend(
+  ctx: AppendRewriteContext,
+  files: readonly PaimonFile[],
+): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
   const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
   const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
   const writer = new AppendFileWriter({

@@ -33,12 +33,23 @@ export function mergeContext(table: PaimonTable): MergeContext {
   const byName = fieldsByName(schema);
   const seq = sequenceFields(schema.options).map((n) => {
     const f = byName.get(n);
-    if (!f) throw new FloeError('Corrupt', `Paimon table ${table.location}: sequence.field '${n}' is not a column`, { context: { table: table.location } });
+    if (!f)
+      throw new FloeError('Corrupt', `Paimon table ${table.location}: sequence.field '${n}' is not a column`, {
+        context: { table: table.location },
+      });
     return { idx: schema.fields.indexOf(f), type: f.type };
   });
   const descending = (schema.options['sequence.field.sort-order'] ?? 'ascending').trim().toLowerCase() === 'descending';
-  const order = recordOrder(seq.map((x) => x.idx), seq.map((x) => x.type), descending);
-  return { keyTypes, mf: createMergeFunction(schema.fields as PaimonField[], schema.primaryKeys, schema.options, table.location), order };
+  const order = recordOrder(
+    seq.map((x) => x.idx),
+    seq.map((x) => x.type),
+    descending,
+  );
+  return {
+    keyTypes,
+    mf: createMergeFunction(schema.fields as PaimonField[], schema.primaryKeys, schema.options, table.location),
+    order,
+  };
 }
 
 /**

@@ -15,7 +15,14 @@ import type { DecisionStep } from '../../src/planning/plan.js';
 import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
 import { mergeContext, mergeSections } from './compact-merge.js';
-import { FILE_SOURCE_COMPACT, FileNamer, KeyValueFileWriter, type DataWriteSettings, type PaimonStorage, type WrittenDataFile } from './write-data-file.js';
+import {
+  FILE_SOURCE_COMPACT,
+  FileNamer,
+  KeyValueFileWriter,
+  type DataWriteSettings,
+  type PaimonStorage,
+  type WrittenDataFile,
+} from './write-data-file.js';
 import type { DataFileMeta } from './manifest.js';
 import { trimmedPrimaryKeyFields } from './table.js';
 
@@ -37,7 +44,11 @@ export function intervalPartition(table: PaimonTable, files: readonly PaimonFile
   const ranged: Ranged[] = files.map((f) => {
     const k = decodeKeys(table, f.meta);
     if (!k) {
-      throw new FloeError('Corrupt', `Paimon data file ${f.path}: its min/max key does not match the table's key columns`, { context: { file: f.path } });
+      throw new FloeError(
+        'Corrupt',
+        `Paimon data file ${f.path}: its min/max key does not match the table's key columns`,
+        { context: { file: f.path } },
+      );
     }
     return { f, min: k.min, max: k.max };
   });
@@ -62,7 +73,8 @@ export function intervalPartition(table: PaimonTable, files: readonly PaimonFile
       let best = -1;
       for (let i = 0; i < runs.length; i++) {
         const last = runs[i]![runs[i]!.length - 1]!;
-        if (cmp(last.max, r.min) < 0 && (best < 0 || cmp(last.max, runs[best]![runs[best]!.length - 1]!.max) < 0)) best = i;
+        if (cmp(last.max, r.min) < 0 && (best < 0 || cmp(last.max, runs[best]![runs[best]!.length - 1]!.max) < 0))
+          best = i;
       }
       if (best >= 0) runs[best]!.push(r);
       else runs.push([r]);
@@ -127,7 +139,11 @@ export function planSteps(table: PaimonTable, unitFiles: readonly PaimonFile[], 
 export function describeSteps(steps: readonly CompactStep[]): DecisionStep[] {
   return steps.map((s) =>
     s.kind === 'upgrade'
-      ? { gate: 'upgrade', detail: `${s.file.meta.fileName}: L${s.file.meta.level} → L${s.toLevel} (no rewrite)`, outcome: 'pick' as const }
+      ? {
+          gate: 'upgrade',
+          detail: `${s.file.meta.fileName}: L${s.file.meta.level} → L${s.toLevel} (no rewrite)`,
+          outcome: 'pick' as const,
+        }
       : {
           gate: 'rewrite',
           detail: `${s.sections.reduce((n, sec) => n + sec.reduce((m, r) => m + r.length, 0), 0)} file(s) in ${s.sections.length} section(s) merged (${s.reason})`,
@@ -193,7 +209,8 @@ export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep
         result.bytesRead += Number(f.meta.fileSize);
         ctx.onFileRead?.(f.path, Number(f.meta.fileSize), n);
       };
-      for await (const kv of mergeSections(ctx.table, merge, s.sections, ctx.dropDelete, onFile)) await writer.write(kv);
+      for await (const kv of mergeSections(ctx.table, merge, s.sections, ctx.dropDelete, onFile))
+        await writer.write(kv);
       const out = await writer.close();
       result.before.push(...files);
       result.after.push(...out.map((w) => w.meta));

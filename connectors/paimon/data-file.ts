@@ -27,17 +27,24 @@ export function fileFormatOf(name: string): 'parquet' | 'orc' | 'avro' | undefin
 function normaliser(t: arrow.DataType): ((v: unknown) => unknown) | undefined {
   if (arrow.DataType.isTimestamp(t)) {
     switch (t.unit) {
-      case arrow.TimeUnit.SECOND: return (v) => (v as bigint) * 1_000_000n;
-      case arrow.TimeUnit.MILLISECOND: return (v) => (v as bigint) * 1000n;
-      default: return undefined; // micros stay micros, nanos stay nanos (precision > 6)
+      case arrow.TimeUnit.SECOND:
+        return (v) => (v as bigint) * 1_000_000n;
+      case arrow.TimeUnit.MILLISECOND:
+        return (v) => (v as bigint) * 1000n;
+      default:
+        return undefined; // micros stay micros, nanos stay nanos (precision > 6)
     }
   }
   if (arrow.DataType.isTime(t)) {
     switch (t.unit) {
-      case arrow.TimeUnit.SECOND: return (v) => Number(v) * 1000;
-      case arrow.TimeUnit.MILLISECOND: return (v) => Number(v);
-      case arrow.TimeUnit.MICROSECOND: return (v) => Number((v as bigint) / 1000n);
-      default: return (v) => Number((v as bigint) / 1_000_000n);
+      case arrow.TimeUnit.SECOND:
+        return (v) => Number(v) * 1000;
+      case arrow.TimeUnit.MILLISECOND:
+        return (v) => Number(v);
+      case arrow.TimeUnit.MICROSECOND:
+        return (v) => Number((v as bigint) / 1000n);
+      default:
+        return (v) => Number((v as bigint) / 1_000_000n);
     }
   }
   return undefined;
@@ -48,13 +55,20 @@ function normaliser(t: arrow.DataType): ((v: unknown) => unknown) | undefined {
  * schema the file was written with, as Paimon itself does.
  */
 export async function readDataFile(
-  io: PaimonIO, path: string, fieldIds?: ReadonlySet<number>, idOfName?: (name: string) => number | undefined,
+  io: PaimonIO,
+  path: string,
+  fieldIds?: ReadonlySet<number>,
+  idOfName?: (name: string) => number | undefined,
 ): Promise<DataFileColumns> {
   const format = fileFormatOf(path) ?? 'parquet';
   if (format !== 'parquet') {
-    throw new FloeError('Unsupported', `Paimon data file ${path}: ${format} data files are not supported yet (Parquet only)`, {
-      context: { file: path, format },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon data file ${path}: ${format} data files are not supported yet (Parquet only)`,
+      {
+        context: { file: path, format },
+      },
+    );
   }
   const bytes = await io.read(path);
   try {

@@ -12,6 +12,11 @@ export function paimonExternalPaths(options: Record<string, string>): string[] {
 }
 
 /** `table` as floe opened it (a relative path is resolved against the working directory, as for reads). */
-export function paimonDeleteScope(table: string, options: Record<string, string>, map: LocationMapper, scope: DeleteScopeOptions = {}): DeleteScope {
+export function paimonDeleteScope(
+  table: string,
+  options: Record<string, string>,
+  map: LocationMapper,
+  scope: DeleteScopeOptions = {},
+): DeleteScope {
   return new DeleteScope(table, paimonExternalPaths(options), map, scope);
 }

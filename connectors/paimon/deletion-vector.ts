@@ -99,7 +99,12 @@ export function readPortableRoaring(buf: Uint8Array, file: string, start = 0): {
  * Reads one DV from an index file's bytes: `offset` is the position of the length field, `length` the
  * expected DV byte count (from the index manifest). Returns the deleted row positions, ascending.
  */
-export function readDeletionVector(indexFile: Uint8Array, offset: number, length: number | undefined, file: string): number[] {
+export function readDeletionVector(
+  indexFile: Uint8Array,
+  offset: number,
+  length: number | undefined,
+  file: string,
+): number[] {
   const view = new DataView(indexFile.buffer, indexFile.byteOffset, indexFile.byteLength);
   if (offset + 8 > indexFile.length) corrupt(file, `offset ${offset} is past the end (${indexFile.length} bytes)`);
   const size = view.getInt32(offset, false);
@@ -109,13 +114,15 @@ export function readDeletionVector(indexFile: Uint8Array, offset: number, length
   const bodyEnd = offset + 4 + size;
   if (size < 4 || bodyEnd > indexFile.length) corrupt(file, `DV at ${offset} has length ${size} beyond the file`);
   if (magicBE === DV_MAGIC_32) {
-    if (length !== undefined && size !== length) corrupt(file, `DV at ${offset}: length ${size}, manifest says ${length}`);
+    if (length !== undefined && size !== length)
+      corrupt(file, `DV at ${offset}: length ${size}, manifest says ${length}`);
     const { values } = readPortableRoaring(indexFile.subarray(0, bodyEnd), file, body);
     return values;
   }
   if (magicLE === DV_MAGIC_64) {
     // For 64-bit DVs the manifest length also counts the length field and the CRC.
-    if (length !== undefined && size !== length - 8) corrupt(file, `DV at ${offset}: length ${size}, manifest says ${length}`);
+    if (length !== undefined && size !== length - 8)
+      corrupt(file, `DV at ${offset}: length ${size}, manifest says ${length}`);
     if (body + 8 > bodyEnd) corrupt(file, `64-bit DV at ${offset} truncated`);
     const count = Number(view.getBigInt64(body, true));
     let pos = body + 8;

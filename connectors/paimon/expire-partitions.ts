@@ -82,7 +82,15 @@ function parseDefault(text: string): number | undefined {
   const m = /^(\d{1,10})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,9}))?)?$/.exec(text);
   if (!m) return undefined;
   const nanos = m[7] ? Number(m[7].padEnd(9, '0')) : 0;
-  return wallClock(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), nanos);
+  return wallClock(
+    Number(m[1]),
+    Number(m[2]),
+    Number(m[3]),
+    Number(m[4] ?? 0),
+    Number(m[5] ?? 0),
+    Number(m[6] ?? 0),
+    nanos,
+  );
 }
 
 interface PatternField {
@@ -95,18 +103,26 @@ const FIELD_LETTERS = new Set(['y', 'u', 'M', 'd', 'H', 'm', 's', 'S']);
 
 function compilePattern(pattern: string): (PatternField | string)[] {
   const out: (PatternField | string)[] = [];
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = pattern[i]!;
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
-      if (end < 0) throw new FloeError('InvalidArgument', `partition.timestamp-formatter ${JSON.stringify(pattern)}: unterminated quote`);
+      if (end < 0)
+        throw new FloeError(
+          'InvalidArgument',
+          `partition.timestamp-formatter ${JSON.stringify(pattern)}: unterminated quote`,
+        );
       out.push(end === i + 1 ? "'" : pattern.slice(i + 1, end));
       i = end + 1;
     } else if (/[A-Za-z]/.test(c)) {
       if (!FIELD_LETTERS.has(c)) {
-        throw new FloeError('Unsupported', `partition.timestamp-formatter ${JSON.stringify(pattern)}: pattern letter '${c}' is not supported by floe (supported: y u M d H m s S)`, {
-          context: { option: 'partition.timestamp-formatter', value: pattern },
-        });
+        throw new FloeError(
+          'Unsupported',
+          `partition.timestamp-formatter ${JSON.stringify(pattern)}: pattern letter '${c}' is not supported by floe (supported: y u M d H m s S)`,
+          {
+            context: { option: 'partition.timestamp-formatter', value: pattern },
+          },
+        );
       }
       let j = i;
       while (pattern[j] === c) j++;
@@ -142,7 +158,7 @@ function parseWithPattern(text: string, pattern: string): number | undefined {
     const year = p.letter === 'y' || p.letter === 'u';
     // fixed width when the next element is a field, for fractions, and for two-letter fields; years of
     // 3+ letters and one-letter fields take what digits there are
-    const fixed = nextIsField || p.letter === 'S' || (p.width === 2);
+    const fixed = nextIsField || p.letter === 'S' || p.width === 2;
     const len = fixed ? p.width : Math.min(avail, year ? 10 : 2);
     if (len === 0 || avail < len || (year && !fixed && len < p.width)) return undefined;
     const digits = text.slice(pos, pos + len);
@@ -168,7 +184,10 @@ export interface PartitionTimeExtractor {
 }
 
 /** Paimon's PartitionTimeExtractor (pattern + formatter). */
-export function partitionTimeExtractor(pattern: string | undefined, formatter: string | undefined): PartitionTimeExtractor {
+export function partitionTimeExtractor(
+  pattern: string | undefined,
+  formatter: string | undefined,
+): PartitionTimeExtractor {
   if (formatter !== undefined) compilePattern(formatter); // refuse an unsupported pattern before anything runs
   return (keys, values) => {
     let text: string;
@@ -191,7 +210,8 @@ export function partitionTimeExtractor(pattern: string | undefined, formatter: s
 /** A partition value as Java's `Object.toString()` of the internal value (what PartitionExpire parses). */
 function valueText(v: unknown, f: PaimonField): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')
+    return String(v);
   // other internal values (decimals, timestamps, bytes) do not print as a date Java would parse
   return `<${f.type.root}>`;
 }
@@ -203,29 +223,49 @@ function localNow(): number {
 
 const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
-export async function expirePaimonPartitions(table: PaimonTable, storage: PaimonStorage, o: ExpirePartitionsOptions = {}): Promise<ExpirePartitionsReport> {
+export async function expirePaimonPartitions(
+  table: PaimonTable,
+  storage: PaimonStorage,
+  o: ExpirePartitionsOptions = {},
+): Promise<ExpirePartitionsReport> {
   const opts = table.schema.options;
   const loc = table.location;
   const keys = table.schema.partitionKeys;
-  if (!keys.length) throw new FloeError('InvalidArgument', `Paimon table ${loc} is not partitioned: nothing to expire by partition`, { context: { table: loc } });
+  if (!keys.length)
+    throw new FloeError('InvalidArgument', `Paimon table ${loc} is not partitioned: nothing to expire by partition`, {
+      context: { table: loc },
+    });
   const expirationText = o.expirationTime ?? opts['partition.expiration-time'];
   if (expirationText === undefined) {
-    throw new FloeError('InvalidArgument', `Paimon table ${loc} has no partition.expiration-time option; set it on the table or pass --expiration-time`, {
-      context: { table: loc, option: 'partition.expiration-time' },
-    });
+    throw new FloeError(
+      'InvalidArgument',
+      `Paimon table ${loc} has no partition.expiration-time option; set it on the table or pass --expiration-time`,
+      {
+        context: { table: loc, option: 'partition.expiration-time' },
+      },
+    );
   }
   const expirationMs = parseDurationMs(expirationText, { bare: 'ms', what: 'partition.expiration-time' });
   const strategy = (opts['partition.expiration-strategy'] ?? 'values-time').toLowerCase();
   if (strategy !== 'values-time') {
-    throw new FloeError('Unsupported', `Paimon table ${loc}: partition.expiration-strategy=${strategy} is not supported by floe (only values-time)`, {
-      context: { table: loc, option: 'partition.expiration-strategy', value: strategy },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon table ${loc}: partition.expiration-strategy=${strategy} is not supported by floe (only values-time)`,
+      {
+        context: { table: loc, option: 'partition.expiration-strategy', value: strategy },
+      },
+    );
   }
   assertManifestWritable(opts, loc); // refused before anything, dry runs included (as compaction does)
   const intOpt = (k: string, d: number | undefined): number | undefined => {
     const raw = opts[k];
     if (raw === undefined) return d;
-    if (!/^\d+$/.test(raw.trim())) throw new FloeError('InvalidArgument', `Paimon table ${loc}: option ${k}=${JSON.stringify(raw)} is not a non-negative integer`, { context: { table: loc, option: k } });
+    if (!/^\d+$/.test(raw.trim()))
+      throw new FloeError(
+        'InvalidArgument',
+        `Paimon table ${loc}: option ${k}=${JSON.stringify(raw)} is not a non-negative integer`,
+        { context: { table: loc, option: k } },
+      );
     return Number(raw.trim());
   };
   const maxNum = intOpt('partition.expiration-max-num', 100)!;
@@ -233,7 +273,14 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
   const extract = partitionTimeExtractor(opts['partition.timestamp-pattern'], opts['partition.timestamp-formatter']);
   const cutoff = (o.nowMs ?? localNow()) - expirationMs;
   const report: ExpirePartitionsReport = {
-    table: loc, dryRun: !!o.dryRun, expireBefore: isoWallClock(cutoff), expirationTime: expirationText, expired: [], deferred: 0, snapshotIds: [], warnings: [],
+    table: loc,
+    dryRun: !!o.dryRun,
+    expireBefore: isoWallClock(cutoff),
+    expirationTime: expirationText,
+    expired: [],
+    deferred: 0,
+    snapshotIds: [],
+    warnings: [],
   };
   if (!table.snapshot) return report;
   report.baseSnapshotId = String(table.snapshot.id);
@@ -244,14 +291,23 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
   for (const f of table.files) {
     const k = hex(f.partitionBytes);
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { values: decodeSerializedRow(f.partitionBytes, pTypes, loc).map((v, i) => valueText(v, pFields[i]!)), files: [] }));
+    if (!g)
+      groups.set(
+        k,
+        (g = {
+          values: decodeSerializedRow(f.partitionBytes, pTypes, loc).map((v, i) => valueText(v, pFields[i]!)),
+          files: [],
+        }),
+      );
     g.files.push(f);
   }
   const expired: { key: string; values: (string | null)[]; time: number; files: PaimonFile[] }[] = [];
   for (const [key, g] of groups) {
     const t = extract(keys, g.values);
     if (t === undefined) {
-      report.warnings.push(`partition ${keys.map((k, i) => `${k}=${g.values[i] ?? 'null'}`).join(', ')}: no time can be read from its values; it is never expired`);
+      report.warnings.push(
+        `partition ${keys.map((k, i) => `${k}=${g.values[i] ?? 'null'}`).join(', ')}: no time can be read from its values; it is never expired`,
+      );
       continue;
     }
     if (cutoff > t) expired.push({ key, values: g.values, time: t, files: g.files });
@@ -272,9 +328,13 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
   const dropped = new Set(chosen.map((e) => e.key));
   const indexed = table.indexEntries.filter((e) => dropped.has(hex(e.partition)));
   if (indexed.length) {
-    throw new FloeError('Unsupported', `Paimon table ${loc}: expired partitions have ${indexed[0]!.indexType} index files (${indexed[0]!.fileName}); floe does not rewrite the index manifest, so it drops no partition of this table`, {
-      context: { table: loc, indexType: indexed[0]!.indexType },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon table ${loc}: expired partitions have ${indexed[0]!.indexType} index files (${indexed[0]!.fileName}); floe does not rewrite the index manifest, so it drops no partition of this table`,
+      {
+        context: { table: loc, indexType: indexed[0]!.indexType },
+      },
+    );
   }
   const batches: (typeof chosen)[] = [];
   const size = batchSize && batchSize > 0 ? batchSize : chosen.length;
@@ -283,7 +343,13 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
   for (const batch of batches) {
     const keysInBatch = new Set(batch.map((e) => e.key));
     const changes: NewManifestEntry[] = batch.flatMap((e) =>
-      e.files.map((f) => ({ kind: FILE_KIND_DELETE, partition: f.partitionBytes, bucket: f.bucket, totalBuckets: f.totalBuckets, file: f.meta })),
+      e.files.map((f) => ({
+        kind: FILE_KIND_DELETE,
+        partition: f.partitionBytes,
+        bucket: f.bucket,
+        totalBuckets: f.totalBuckets,
+        file: f.meta,
+      })),
     );
     const ours = new Set(changes.map((c) => `${c.bucket}|${c.file.fileName}|${c.file.level}`));
     const validate = (live: readonly ManifestEntry[]) =>
@@ -291,7 +357,11 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
         .filter((e) => keysInBatch.has(hex(e.partition)) && !ours.has(`${e.bucket}|${e.file.fileName}|${e.file.level}`))
         .map((e) => `${e.file.fileName} was added to an expired partition meanwhile`);
     const r = await commitCompaction({
-      table: current, storage, changes, commitKind: 'OVERWRITE', validate,
+      table: current,
+      storage,
+      changes,
+      commitKind: 'OVERWRITE',
+      validate,
       ...(o.commitUser ? { commitUser: o.commitUser } : {}),
       ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
     });
@@ -305,14 +375,24 @@ export async function expirePaimonPartitions(table: PaimonTable, storage: Paimon
 /** Text for the CLI. */
 export function renderExpirePartitions(r: ExpirePartitionsReport): string {
   const lines: string[] = [];
-  lines.push(`${r.dryRun ? 'dry run — nothing written: ' : ''}partition expiry of Paimon table ${r.table}: partitions older than ${r.expireBefore} (now − ${r.expirationTime})`);
+  lines.push(
+    `${r.dryRun ? 'dry run — nothing written: ' : ''}partition expiry of Paimon table ${r.table}: partitions older than ${r.expireBefore} (now − ${r.expirationTime})`,
+  );
   if (!r.expired.length) lines.push('  no partition has expired');
   for (const p of r.expired) {
-    const label = Object.entries(p.partition).map(([k, v]) => `${k}=${v}`).join(', ');
-    lines.push(`  ${r.dryRun ? 'would drop' : 'dropped'} ${label} (time ${p.time}): ${p.files} file(s), ${p.rows} row(s), ${p.bytes} B`);
+    const label = Object.entries(p.partition)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+    lines.push(
+      `  ${r.dryRun ? 'would drop' : 'dropped'} ${label} (time ${p.time}): ${p.files} file(s), ${p.rows} row(s), ${p.bytes} B`,
+    );
   }
-  if (r.deferred) lines.push(`  ${r.deferred} more expired partition(s) left for the next run (partition.expiration-max-num)`);
+  if (r.deferred)
+    lines.push(`  ${r.deferred} more expired partition(s) left for the next run (partition.expiration-max-num)`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
-  if (r.snapshotIds.length) lines.push(`  committed snapshot(s) ${r.snapshotIds.join(', ')} (OVERWRITE); the files are deleted by a later floe expire`);
+  if (r.snapshotIds.length)
+    lines.push(
+      `  committed snapshot(s) ${r.snapshotIds.join(', ')} (OVERWRITE); the files are deleted by a later floe expire`,
+    );
   return lines.join('\n');
 }

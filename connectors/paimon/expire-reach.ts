@@ -6,7 +6,14 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { joinPath, type PaimonIO } from './io.js';
-import { FILE_KIND_ADD, entryIdentifier, namedBy, readIndexManifest, readManifest, readManifestList } from './manifest.js';
+import {
+  FILE_KIND_ADD,
+  entryIdentifier,
+  namedBy,
+  readIndexManifest,
+  readManifest,
+  readManifestList,
+} from './manifest.js';
 import { parseSnapshot, type PaimonSnapshot } from './metadata.js';
 
 export interface ReachableNames {
@@ -23,7 +30,14 @@ export interface ReachableNames {
 }
 
 export function emptyReach(): ReachableNames {
-  return { manifests: new Set(), dataFiles: new Set(), indexFiles: new Set(), statistics: new Set(), external: new Set(), sizes: new Map() };
+  return {
+    manifests: new Set(),
+    dataFiles: new Set(),
+    indexFiles: new Set(),
+    statistics: new Set(),
+    external: new Set(),
+    sizes: new Map(),
+  };
 }
 
 interface MiniEntry {
@@ -66,17 +80,28 @@ function addFile(out: ReachableNames, e: MiniEntry): void {
  * cleanup keeps. mode 'live': only the files the snapshot can read (base + delta merged) plus its changelog
  * files — what must survive an expiry.
  */
-export async function addSnapshotReach(io: PaimonIO, table: string, snap: PaimonSnapshot, out: ReachableNames, cache: ManifestCache = new Map(), mode: 'all' | 'live' = 'all'): Promise<void> {
+export async function addSnapshotReach(
+  io: PaimonIO,
+  table: string,
+  snap: PaimonSnapshot,
+  out: ReachableNames,
+  cache: ManifestCache = new Map(),
+  mode: 'all' | 'live' = 'all',
+): Promise<void> {
   const dataLists = [snap.baseManifestList, snap.deltaManifestList];
   const live = new Map<string, MiniEntry>();
   for (const list of [...dataLists, snap.changelogManifestList]) {
     if (!list) continue;
     out.manifests.add(list);
     const isChangelog = list === snap.changelogManifestList && !dataLists.includes(list);
-    for (const m of await readManifestList(io, table, list).catch((e: unknown) => Promise.reject(namedBy(e, `snapshot ${snap.file}`)))) {
+    for (const m of await readManifestList(io, table, list).catch((e: unknown) =>
+      Promise.reject(namedBy(e, `snapshot ${snap.file}`)),
+    )) {
       out.manifests.add(m.fileName);
       out.sizes.set(m.fileName, Number(m.fileSize));
-      const entries = await entriesOf(io, table, m.fileName, cache).catch((e: unknown) => Promise.reject(namedBy(e, `manifest list ${list}`)));
+      const entries = await entriesOf(io, table, m.fileName, cache).catch((e: unknown) =>
+        Promise.reject(namedBy(e, `manifest list ${list}`)),
+      );
       for (const e of entries) {
         if (mode === 'all' || (isChangelog && e.add)) addFile(out, e);
         else if (!isChangelog) {
@@ -114,9 +139,13 @@ export async function readTags(io: PaimonIO, table: string): Promise<PaimonSnaps
 export async function refuseBranches(io: PaimonIO, table: string, command: string): Promise<void> {
   const branches = (await io.list(joinPath(table, 'branch'))).filter((n) => n.startsWith('branch-'));
   if (branches.length > 0) {
-    throw new FloeError('Unsupported', `${command} ${table}: the table has branches (${branches.join(', ')}); floe does not yet account for branch snapshots, so it will not delete anything`, {
-      context: { table, branches },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `${command} ${table}: the table has branches (${branches.join(', ')}); floe does not yet account for branch snapshots, so it will not delete anything`,
+      {
+        context: { table, branches },
+      },
+    );
   }
 }
 
@@ -124,8 +153,12 @@ export async function refuseBranches(io: PaimonIO, table: string, command: strin
 export async function refuseDecoupledChangelog(io: PaimonIO, table: string, command: string): Promise<void> {
   const names = (await io.list(joinPath(table, 'changelog'))).filter((n) => /^changelog-\d+$/.test(n));
   if (names.length > 0) {
-    throw new FloeError('Unsupported', `${command} ${table}: the table keeps long-lived changelogs (changelog/); floe does not handle decoupled changelog retention yet, so it will not delete anything`, {
-      context: { table },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `${command} ${table}: the table keeps long-lived changelogs (changelog/); floe does not handle decoupled changelog retention yet, so it will not delete anything`,
+      {
+        context: { table },
+      },
+    );
   }
 }

@@ -21,8 +21,24 @@ import type { StoreIO } from '../../src/maintenance/store-io.js';
 import { parseDurationMs } from '../../src/util/units.js';
 import { joinPath, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
-import { earliestSnapshotId, latestSnapshotId, listSchemaIds, readSchema, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
-import { addSnapshotReach, emptyReach, readTags, refuseBranches, refuseDecoupledChangelog, type ManifestCache, type ReachableNames } from './expire-reach.js';
+import {
+  earliestSnapshotId,
+  latestSnapshotId,
+  listSchemaIds,
+  readSchema,
+  readSnapshot,
+  snapshotPath,
+  type PaimonSnapshot,
+} from './metadata.js';
+import {
+  addSnapshotReach,
+  emptyReach,
+  readTags,
+  refuseBranches,
+  refuseDecoupledChangelog,
+  type ManifestCache,
+  type ReachableNames,
+} from './expire-reach.js';
 
 export interface PaimonExpireOptions {
   nowMs?: number;
@@ -52,7 +68,8 @@ export function parsePaimonDuration(text: string, option: string): number {
 
 async function latestOptions(io: PaimonIO, table: string): Promise<Record<string, string>> {
   const ids = await listSchemaIds(io, table);
-  if (ids.length === 0) throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
+  if (ids.length === 0)
+    throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
   return (await readSchema(io, table, ids[ids.length - 1]!)).options;
 }
 
@@ -78,7 +95,12 @@ export interface PaimonExpiryRange {
   end: bigint;
 }
 
-export async function decidePaimonRange(io: PaimonIO, table: string, options: Record<string, string>, o: PaimonExpireOptions): Promise<PaimonExpiryRange | undefined> {
+export async function decidePaimonRange(
+  io: PaimonIO,
+  table: string,
+  options: Record<string, string>,
+  o: PaimonExpireOptions,
+): Promise<PaimonExpiryRange | undefined> {
   const latest = await latestSnapshotId(io, table);
   const earliest = await earliestSnapshotId(io, table);
   if (latest === undefined || earliest === undefined) return undefined;
@@ -86,10 +108,15 @@ export async function decidePaimonRange(io: PaimonIO, table: string, options: Re
   const retainMin = BigInt(o.retainMin ?? num('snapshot.num-retained.min', 10));
   const retainMax = BigInt(o.retainMax ?? num('snapshot.num-retained.max', 2147483647));
   if (retainMin < 1n) throw new FloeError('InvalidArgument', `${table}: snapshot.num-retained.min must be at least 1`);
-  if (retainMax < retainMin) throw new FloeError('InvalidArgument', `${table}: snapshot.num-retained.max (${retainMax}) must not be below snapshot.num-retained.min (${retainMin})`);
+  if (retainMax < retainMin)
+    throw new FloeError(
+      'InvalidArgument',
+      `${table}: snapshot.num-retained.max (${retainMax}) must not be below snapshot.num-retained.min (${retainMin})`,
+    );
   const limit = BigInt(o.expireLimit ?? num('snapshot.expire.limit', 50));
   const now = o.nowMs ?? Date.now();
-  const olderThan = o.olderThanMs ?? now - parsePaimonDuration(options['snapshot.time-retained'] ?? '1 h', 'snapshot.time-retained');
+  const olderThan =
+    o.olderThanMs ?? now - parsePaimonDuration(options['snapshot.time-retained'] ?? '1 h', 'snapshot.time-retained');
 
   const min = latest - retainMax + 1n > earliest ? latest - retainMax + 1n : earliest;
   let maxExclusive = latest - retainMin + 1n;
@@ -132,7 +159,11 @@ async function bucketFileLocations(io: StoreIO, table: string, names: Set<string
   return out;
 }
 
-export async function expirePaimonSnapshots(io: StoreIO, table: string, o: PaimonExpireOptions = {}): Promise<MaintenanceReport> {
+export async function expirePaimonSnapshots(
+  io: StoreIO,
+  table: string,
+  o: PaimonExpireOptions = {},
+): Promise<MaintenanceReport> {
   const report = newReport('expire', table, o.dryRun ?? false);
   const pio = paimonIO(io);
   await refuseBranches(pio, table, 'expire');
@@ -164,7 +195,9 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
     try {
       await addSnapshotReach(pio, table, s, gone, readGone);
     } catch (e) {
-      report.warnings.push(`cannot read the files of expired snapshot ${id} (${(e as Error).message}); they are left for remove-orphans`);
+      report.warnings.push(
+        `cannot read the files of expired snapshot ${id} (${(e as Error).message}); they are left for remove-orphans`,
+      );
     }
   }
 
@@ -178,21 +211,44 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
   const locations = await bucketFileLocations(io, table, dataNames);
   for (const n of dataNames) {
     for (const loc of locations.get(n) ?? []) {
-      candidates.push({ location: loc, ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'data', reason: 'used only by expired snapshots' });
+      candidates.push({
+        location: loc,
+        ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
+        kind: 'data',
+        reason: 'used only by expired snapshots',
+      });
     }
   }
-  for (const x of unused(gone.external, kept.external)) named.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
+  for (const x of unused(gone.external, kept.external))
+    named.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
   for (const n of unused(gone.indexFiles, kept.indexFiles)) {
-    named.push({ location: joinPath(root, 'index', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'index', reason: 'index file used only by expired snapshots' });
+    named.push({
+      location: joinPath(root, 'index', n),
+      ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
+      kind: 'index',
+      reason: 'index file used only by expired snapshots',
+    });
   }
   for (const n of unused(gone.manifests, kept.manifests)) {
-    named.push({ location: joinPath(root, 'manifest', n), ...(size(n) !== undefined ? { bytes: size(n)! } : {}), kind: 'manifest', reason: 'manifest (list) used only by expired snapshots' });
+    named.push({
+      location: joinPath(root, 'manifest', n),
+      ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
+      kind: 'manifest',
+      reason: 'manifest (list) used only by expired snapshots',
+    });
   }
   for (const n of unused(gone.statistics, kept.statistics)) {
-    named.push({ location: joinPath(root, 'statistics', n), kind: 'statistics', reason: 'statistics of expired snapshots only' });
+    named.push({
+      location: joinPath(root, 'statistics', n),
+      kind: 'statistics',
+      reason: 'statistics of expired snapshots only',
+    });
   }
-  for (const s of expired) named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
-  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l), { allowOutside: o.allowOutsideTableLocation === true });
+  for (const s of expired)
+    named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
+  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l), {
+    allowOutside: o.allowOutsideTableLocation === true,
+  });
   const fromListing = confineCandidates(io, scope, candidates, { listed: true });
   const fromMetadata = confineCandidates(io, scope, named);
   report.candidates = [...fromListing.allowed, ...fromMetadata.allowed];
@@ -213,7 +269,12 @@ export async function expirePaimonSnapshots(io: StoreIO, table: string, o: Paimo
     ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
   };
   const listedOut = await deleteCandidates(io, scope, fromListing.allowed, { ...batches, listed: true });
-  const namedOut = await deleteCandidates(io, scope, fromMetadata.allowed.filter((c) => c.kind !== 'snapshot'), batches);
+  const namedOut = await deleteCandidates(
+    io,
+    scope,
+    fromMetadata.allowed.filter((c) => c.kind !== 'snapshot'),
+    batches,
+  );
   const snapshotFiles = fromMetadata.allowed.filter((c) => c.kind === 'snapshot').map((c) => c.location);
   report.deleted = [...snapshotFiles, ...listedOut.deleted, ...namedOut.deleted];
   report.failed = [...listedOut.failed, ...namedOut.failed];

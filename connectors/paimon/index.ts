@@ -5,9 +5,7 @@ export { scanPaimon } from './scan.js';
 export type { ScanOptions, PaimonRow } from './scan.js';
 export { localIO, paimonIOFromFileIO } from './io.js';
 export type { PaimonIO } from './io.js';
-export {
-  decodeBinaryRow, decodeSerializedRow, encodeBinaryRow, encodeSerializedRow,
-} from './binary-row.js';
+export { decodeBinaryRow, decodeSerializedRow, encodeBinaryRow, encodeSerializedRow } from './binary-row.js';
 export type { PaimonType, PaimonField } from './types.js';
 export type { PaimonSchema, PaimonSnapshot } from './metadata.js';
 export type { DataFileMeta, ManifestEntry, ManifestFileMeta, IndexManifestEntry } from './manifest.js';

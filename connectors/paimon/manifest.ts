@@ -118,25 +118,32 @@ function count(v: unknown, what: string, file: string): bigint {
   const b = big(v);
   if (b < 0n) corrupt(file, `${what} is negative (${b})`);
   // the table model counts in JS numbers: refuse what it could only hold rounded
-  if (b > BigInt(Number.MAX_SAFE_INTEGER)) corrupt(file, `${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
+  if (b > BigInt(Number.MAX_SAFE_INTEGER))
+    corrupt(file, `${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
   return b;
 }
 
 /** A data or manifest file name: non-empty and a plain name (files are found by name under the table). */
 function fileName(v: unknown, what: string, file: string): string {
   if (typeof v !== 'string' || v === '') corrupt(file, `${what} without _FILE_NAME`);
-  if (v.includes('/') || v === '.' || v === '..') corrupt(file, `${what} has _FILE_NAME ${JSON.stringify(v)}, not a plain file name`);
+  if (v.includes('/') || v === '.' || v === '..')
+    corrupt(file, `${what} has _FILE_NAME ${JSON.stringify(v)}, not a plain file name`);
   return v;
 }
 
 /** The same error, its message extended with which file named the one that failed (a missing file may be a corrupt reference). */
 export function namedBy(e: unknown, by: string): unknown {
   if (!(e instanceof FloeError) || e.message.includes(by)) return e;
-  return new FloeError(e.kind, `${e.message} (named by ${by})`, { context: { ...e.context, namedBy: by }, retryable: e.retryable, cause: e });
+  return new FloeError(e.kind, `${e.message} (named by ${by})`, {
+    context: { ...e.context, namedBy: by },
+    retryable: e.retryable,
+    cause: e,
+  });
 }
 
 function rec(v: unknown, file: string, what: string): Rec {
-  if (!v || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) corrupt(file, `${what} is not a record`);
+  if (!v || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array)
+    corrupt(file, `${what} is not a record`);
   return v as Rec;
 }
 
@@ -144,9 +151,13 @@ function checkVersion(r: Rec, expected: number, file: string): number {
   const v = r._VERSION;
   if (v === undefined || v === null) return expected; // very old files predate the field
   if (v !== expected) {
-    throw new FloeError('Unsupported', `Paimon manifest ${file} has _VERSION ${String(v)}, this reader knows ${expected}`, {
-      context: { file, version: v },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon manifest ${file} has _VERSION ${String(v)}, this reader knows ${expected}`,
+      {
+        context: { file, version: v },
+      },
+    );
   }
   return v;
 }
@@ -165,9 +176,13 @@ function stats(v: unknown): SimpleStats | null {
 export function assertManifestFormat(options: Record<string, string>, table: string): void {
   const fmt = (options['manifest.format'] ?? 'avro').toLowerCase();
   if (fmt !== 'avro' && fmt !== 'orc') {
-    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; only Avro and ORC manifests can be read`, {
-      context: { table, option: 'manifest.format', value: fmt },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon table ${table} uses manifest.format=${fmt}; only Avro and ORC manifests can be read`,
+      {
+        context: { table, option: 'manifest.format', value: fmt },
+      },
+    );
   }
 }
 
@@ -178,10 +193,15 @@ export function assertManifestFormat(options: Record<string, string>, table: str
 export function assertManifestWritable(options: Record<string, string>, table: string): void {
   const fmt = (options['manifest.format'] ?? 'avro').toLowerCase();
   if (fmt !== 'avro') {
-    const why = fmt === 'orc' ? 'floe cannot write ORC manifests (ORC writing is not built)' : `floe writes only Avro manifests`;
-    throw new FloeError('Unsupported', `Paimon table ${table} uses manifest.format=${fmt}; ${why}, so nothing is written to this table`, {
-      context: { table, option: 'manifest.format', value: fmt },
-    });
+    const why =
+      fmt === 'orc' ? 'floe cannot write ORC manifests (ORC writing is not built)' : `floe writes only Avro manifests`;
+    throw new FloeError(
+      'Unsupported',
+      `Paimon table ${table} uses manifest.format=${fmt}; ${why}, so nothing is written to this table`,
+      {
+        context: { table, option: 'manifest.format', value: fmt },
+      },
+    );
   }
 }
 
@@ -190,7 +210,9 @@ const isOrc = (data: Uint8Array) => data.length >= 3 && data[0] === 0x4f && data
 async function readRecords(io: PaimonIO, file: string, what: string): Promise<Rec[]> {
   const data = await io.read(file);
   try {
-    const records = isOrc(data) ? readOrcFile<unknown>(data, file).rows : readAvroContainer<unknown>(data, file).records;
+    const records = isOrc(data)
+      ? readOrcFile<unknown>(data, file).rows
+      : readAvroContainer<unknown>(data, file).records;
     return records.map((r) => rec(r, file, 'entry'));
   } catch (e) {
     throw errorForFile('Corrupt', file, `corrupt Paimon ${what}`, e);
@@ -209,7 +231,12 @@ export async function readManifestList(io: PaimonIO, table: string, name: string
       partitionStats: stats(r._PARTITION_STATS),
       schemaId: big(r._SCHEMA_ID ?? 0),
     };
-    const opt = { minBucket: optNum(r._MIN_BUCKET), maxBucket: optNum(r._MAX_BUCKET), minLevel: optNum(r._MIN_LEVEL), maxLevel: optNum(r._MAX_LEVEL) };
+    const opt = {
+      minBucket: optNum(r._MIN_BUCKET),
+      maxBucket: optNum(r._MAX_BUCKET),
+      minLevel: optNum(r._MIN_LEVEL),
+      maxLevel: optNum(r._MAX_LEVEL),
+    };
     for (const [k, v] of Object.entries(opt)) if (v !== undefined) (m as unknown as Rec)[k] = v;
     if (r._MIN_ROW_ID != null) m.minRowId = big(r._MIN_ROW_ID);
     if (r._MAX_ROW_ID != null) m.maxRowId = big(r._MAX_ROW_ID);
@@ -252,7 +279,10 @@ export async function readManifest(io: PaimonIO, table: string, name: string): P
     if (kind !== FILE_KIND_ADD && kind !== FILE_KIND_DELETE) corrupt(file, `unknown _KIND ${String(r._KIND)}`);
     const bucket = Number(r._BUCKET);
     const totalBuckets = Number(r._TOTAL_BUCKETS ?? 0);
-    if (!Number.isInteger(bucket) || (totalBuckets > 0 && bucket !== -2 /* postpone */ && (bucket < 0 || bucket >= totalBuckets))) {
+    if (
+      !Number.isInteger(bucket) ||
+      (totalBuckets > 0 && bucket !== -2 /* postpone */ && (bucket < 0 || bucket >= totalBuckets))
+    ) {
       corrupt(file, `entry in bucket ${String(r._BUCKET)} of ${totalBuckets} buckets`);
     }
     return {
@@ -270,7 +300,8 @@ export async function readIndexManifest(io: PaimonIO, table: string, name: strin
   const file = joinPath(table, 'manifest', name);
   return (await readRecords(io, file, 'index manifest')).map((r) => {
     checkVersion(r, INDEX_MANIFEST_ENTRY_VERSION, file);
-    if (typeof r._FILE_NAME !== 'string' || typeof r._INDEX_TYPE !== 'string') corrupt(file, 'index entry without name or type');
+    if (typeof r._FILE_NAME !== 'string' || typeof r._INDEX_TYPE !== 'string')
+      corrupt(file, 'index entry without name or type');
     const e: IndexManifestEntry = {
       kind: Number(r._KIND ?? 0),
       partition: bytes(r._PARTITION),
@@ -282,12 +313,14 @@ export async function readIndexManifest(io: PaimonIO, table: string, name: strin
       manifest: file,
     };
     if (Array.isArray(r._DELETIONS_VECTORS_RANGES)) {
-      e.dvRanges = r._DELETIONS_VECTORS_RANGES.filter((x) => x != null).map((x) => {
-        const m = rec(x, file, 'deletion vector range');
-        const range: DeletionVectorRange = { dataFileName: String(m.f0), offset: Number(m.f1), length: Number(m.f2) };
-        if (m._CARDINALITY != null) range.cardinality = big(m._CARDINALITY);
-        return range;
-      });
+      e.dvRanges = r._DELETIONS_VECTORS_RANGES
+        .filter((x) => x != null)
+        .map((x) => {
+          const m = rec(x, file, 'deletion vector range');
+          const range: DeletionVectorRange = { dataFileName: String(m.f0), offset: Number(m.f1), length: Number(m.f2) };
+          if (m._CARDINALITY != null) range.cardinality = big(m._CARDINALITY);
+          return range;
+        });
     }
     if (typeof r._EXTERNAL_PATH === 'string') e.externalPath = r._EXTERNAL_PATH;
     return e;
@@ -301,7 +334,15 @@ const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b.buffer, b.byteOffs
 /** `FileEntry.Identifier`: partition, bucket, level, name, extra files, embedded index, external path. */
 export function entryIdentifier(e: ManifestEntry): string {
   const f = e.file;
-  return [hex(e.partition), e.bucket, f.level, f.fileName, f.extraFiles.join(','), hex(f.embeddedIndex), f.externalPath ?? ''].join('|');
+  return [
+    hex(e.partition),
+    e.bucket,
+    f.level,
+    f.fileName,
+    f.extraFiles.join(','),
+    hex(f.embeddedIndex),
+    f.externalPath ?? '',
+  ].join('|');
 }
 
 /**
@@ -314,9 +355,13 @@ export function mergeEntries(entries: Iterable<ManifestEntry>): ManifestEntry[] 
     const id = entryIdentifier(e);
     if (e.kind === FILE_KIND_ADD) {
       if (live.has(id)) {
-        throw new FloeError('Corrupt', `Paimon manifest ${e.manifest} adds file ${e.file.fileName} which is already live`, {
-          context: { file: e.manifest, dataFile: e.file.fileName },
-        });
+        throw new FloeError(
+          'Corrupt',
+          `Paimon manifest ${e.manifest} adds file ${e.file.fileName} which is already live`,
+          {
+            context: { file: e.manifest, dataFile: e.file.fileName },
+          },
+        );
       }
       live.set(id, e);
     } else {

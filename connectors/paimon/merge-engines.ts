@@ -40,12 +40,23 @@ const bool = (options: Record<string, string>, key: string, ...fallbacks: string
 };
 
 export function ignoreDelete(options: Record<string, string>): boolean {
-  return bool(options, 'ignore-delete', 'first-row.ignore-delete', 'deduplicate.ignore-delete', 'partial-update.ignore-delete');
+  return bool(
+    options,
+    'ignore-delete',
+    'first-row.ignore-delete',
+    'deduplicate.ignore-delete',
+    'partial-update.ignore-delete',
+  );
 }
 
 export function sequenceFields(options: Record<string, string>): string[] {
   const v = options['sequence.field'];
-  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 function reducer(inner: (records: readonly KeyValue[]) => KeyValue | null): MergeFunction {
@@ -83,7 +94,11 @@ export function firstRow(options: Record<string, string>, table: string): MergeF
   });
 }
 
-export function partialUpdate(fields: readonly PaimonField[], options: Record<string, string>, table: string): MergeFunction {
+export function partialUpdate(
+  fields: readonly PaimonField[],
+  options: Record<string, string>,
+  table: string,
+): MergeFunction {
   const groups = Object.keys(options).filter((k) => k.startsWith('fields.') && k.endsWith('.sequence-group'));
   if (groups.length) {
     throw new FloeError(
@@ -137,17 +152,28 @@ export function partialUpdate(fields: readonly PaimonField[], options: Record<st
 }
 
 /** Aggregate function name per field, as `AggregateMergeFunction.getAggFuncName` picks it. */
-export function aggregateFunctionName(field: string, options: Record<string, string>, primaryKeys: readonly string[]): string {
+export function aggregateFunctionName(
+  field: string,
+  options: Record<string, string>,
+  primaryKeys: readonly string[],
+): string {
   if (sequenceFields(options).includes(field)) return 'last_value';
   if (primaryKeys.includes(field)) return 'primary-key';
-  return options[`fields.${field}.aggregate-function`] ?? options['fields.default-aggregate-function'] ?? 'last_non_null_value';
+  return (
+    options[`fields.${field}.aggregate-function`] ??
+    options['fields.default-aggregate-function'] ??
+    'last_non_null_value'
+  );
 }
 
 export function aggregation(
-  fields: readonly PaimonField[], primaryKeys: readonly string[], options: Record<string, string>,
+  fields: readonly PaimonField[],
+  primaryKeys: readonly string[],
+  options: Record<string, string>,
 ): MergeFunction {
   const aggs: FieldAggregator[] = fields.map((f) =>
-    createAggregator(aggregateFunctionName(f.name, options, primaryKeys), f.name, f.type, options));
+    createAggregator(aggregateFunctionName(f.name, options, primaryKeys), f.name, f.type, options),
+  );
   const removeOnDelete = bool(options, 'aggregation.remove-record-on-delete');
   return reducer((records) => {
     for (const a of aggs) a.reset();
@@ -165,7 +191,13 @@ export function aggregation(
       }
     }
     const last = records[records.length - 1]!;
-    return { key: last.key, sequenceNumber: last.sequenceNumber, kind: deleteRow ? ROW_KIND_DELETE : ROW_KIND_INSERT, value: row, level: last.level };
+    return {
+      key: last.key,
+      sequenceNumber: last.sequenceNumber,
+      kind: deleteRow ? ROW_KIND_DELETE : ROW_KIND_INSERT,
+      value: row,
+      level: last.level,
+    };
   });
 }
 
@@ -176,15 +208,24 @@ export function mergeEngineOf(options: Record<string, string>): string {
 }
 
 export function createMergeFunction(
-  fields: readonly PaimonField[], primaryKeys: readonly string[], options: Record<string, string>, table: string,
+  fields: readonly PaimonField[],
+  primaryKeys: readonly string[],
+  options: Record<string, string>,
+  table: string,
 ): MergeFunction {
   const engine = mergeEngineOf(options);
   switch (engine) {
-    case 'deduplicate': return deduplicate(options);
-    case 'first-row': return firstRow(options, table);
-    case 'partial-update': return partialUpdate(fields, options, table);
-    case 'aggregation': return aggregation(fields, primaryKeys, options);
+    case 'deduplicate':
+      return deduplicate(options);
+    case 'first-row':
+      return firstRow(options, table);
+    case 'partial-update':
+      return partialUpdate(fields, options, table);
+    case 'aggregation':
+      return aggregation(fields, primaryKeys, options);
     default:
-      throw new FloeError('Unsupported', `Paimon table ${table}: unknown merge-engine '${engine}'`, { context: { table, engine } });
+      throw new FloeError('Unsupported', `Paimon table ${table}: unknown merge-engine '${engine}'`, {
+        context: { table, engine },
+      });
   }
 }

@@ -67,10 +67,18 @@ function parseJsonFile(bytes: Uint8Array, file: string, what: string): Record<st
   return v as Record<string, unknown>;
 }
 
-function need<T>(o: Record<string, unknown>, key: string, file: string, what: string, check: (v: unknown) => v is T): T {
+function need<T>(
+  o: Record<string, unknown>,
+  key: string,
+  file: string,
+  what: string,
+  check: (v: unknown) => v is T,
+): T {
   const v = o[key];
   if (!check(v)) {
-    throw new FloeError('Corrupt', `corrupt Paimon ${what} ${file}: missing or invalid "${key}"`, { context: { file, key } });
+    throw new FloeError('Corrupt', `corrupt Paimon ${what} ${file}: missing or invalid "${key}"`, {
+      context: { file, key },
+    });
   }
   return v;
 }
@@ -113,7 +121,9 @@ export function parseSchema(bytes: Uint8Array, file: string): PaimonSchema {
   if (typeof o.comment === 'string') schema.comment = o.comment;
   for (const k of [...schema.partitionKeys, ...schema.primaryKeys]) {
     if (!parsed.some((f) => f.name === k)) {
-      throw new FloeError('Corrupt', `corrupt Paimon schema ${file}: key column "${k}" is not a field`, { context: { file } });
+      throw new FloeError('Corrupt', `corrupt Paimon schema ${file}: key column "${k}" is not a field`, {
+        context: { file },
+      });
     }
   }
   return schema;
@@ -159,7 +169,9 @@ function snapshotFields(o: Record<string, unknown>, file: string): PaimonSnapsho
   assign('uuid', optStr(o, 'uuid'));
   assign('operation', optStr(o, 'operation'));
   if (o.properties && typeof o.properties === 'object') {
-    s.properties = Object.fromEntries(Object.entries(o.properties as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+    s.properties = Object.fromEntries(
+      Object.entries(o.properties as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+    );
   }
   validatePaimonSnapshot(s); // before any plan or commit: never build on an inconsistent snapshot
   return s;
@@ -187,9 +199,13 @@ export async function readSnapshot(io: PaimonIO, table: string, id: bigint): Pro
   }
   // every reader and every commit on top of it needs the snapshot's schema
   if (!(await io.exists(schemaPath(table, s.schemaId)))) {
-    throw new FloeError('Corrupt', `corrupt Paimon snapshot ${file}: "schemaId" ${s.schemaId} names a schema the table does not have (${schemaPath(table, s.schemaId)} is missing); floe refuses to read or commit on top of it`, {
-      context: { file, schemaId: s.schemaId },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `corrupt Paimon snapshot ${file}: "schemaId" ${s.schemaId} names a schema the table does not have (${schemaPath(table, s.schemaId)} is missing); floe refuses to read or commit on top of it`,
+      {
+        context: { file, schemaId: s.schemaId },
+      },
+    );
   }
   return s;
 }
@@ -223,7 +239,12 @@ async function readHint(io: PaimonIO, table: string, name: 'LATEST' | 'EARLIEST'
 /** Latest snapshot id: LATEST if snapshot-(n+1) does not exist and snapshot-n does, else the listing. */
 export async function latestSnapshotId(io: PaimonIO, table: string): Promise<bigint | undefined> {
   const hint = await readHint(io, table, 'LATEST');
-  if (hint !== undefined && hint > 0n && !(await io.exists(snapshotPath(table, hint + 1n))) && (await io.exists(snapshotPath(table, hint)))) {
+  if (
+    hint !== undefined &&
+    hint > 0n &&
+    !(await io.exists(snapshotPath(table, hint + 1n))) &&
+    (await io.exists(snapshotPath(table, hint)))
+  ) {
     return hint;
   }
   const ids = await listSnapshotIds(io, table);

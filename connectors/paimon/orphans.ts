@@ -14,7 +14,14 @@ import { newReport, type MaintenanceReport } from '../../src/maintenance/report.
 import type { StoreIO } from '../../src/maintenance/store-io.js';
 import { orphanCutoff } from '../iceberg/orphans.js';
 import { FloeError, isFloeError } from '../../src/errors.js';
-import { addSnapshotReach, emptyReach, readTags, refuseBranches, refuseDecoupledChangelog, type ManifestCache } from './expire-reach.js';
+import {
+  addSnapshotReach,
+  emptyReach,
+  readTags,
+  refuseBranches,
+  refuseDecoupledChangelog,
+  type ManifestCache,
+} from './expire-reach.js';
 import { paimonIO } from './expire.js';
 import { assertManifestFormat } from './manifest.js';
 import { listSchemaIds, listSnapshotIds, readSchema, readSnapshot } from './metadata.js';
@@ -28,14 +35,19 @@ export interface PaimonOrphanOptions {
   deleteBatchSize?: number;
 }
 
-export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: PaimonOrphanOptions = {}): Promise<MaintenanceReport> {
+export async function removePaimonOrphanFiles(
+  io: StoreIO,
+  table: string,
+  o: PaimonOrphanOptions = {},
+): Promise<MaintenanceReport> {
   const report = newReport('remove-orphans', table, o.dryRun ?? false);
   const cutoff = orphanCutoff(o, table);
   const pio = paimonIO(io);
   await refuseBranches(pio, table, 'remove-orphans');
   await refuseDecoupledChangelog(pio, table, 'remove-orphans');
   const schemaIds = await listSchemaIds(pio, table);
-  if (schemaIds.length === 0) throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
+  if (schemaIds.length === 0)
+    throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
   const options = (await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options;
   assertManifestFormat(options, table);
 
@@ -69,7 +81,8 @@ export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: Pai
     else if (parts.length === 2 && top === 'manifest') verdict = used.manifests.has(name) ? 'used' : 'candidate';
     else if (parts.length === 2 && top === 'index') verdict = used.indexFiles.has(name) ? 'used' : 'candidate';
     else if (parts.length === 2 && top === 'statistics') verdict = used.statistics.has(name) ? 'used' : 'candidate';
-    else if (parts.length === 2 && top === 'snapshot') verdict = /^snapshot-\d+$|^EARLIEST$|^LATEST$/.test(name) ? 'used' : 'candidate';
+    else if (parts.length === 2 && top === 'snapshot')
+      verdict = /^snapshot-\d+$|^EARLIEST$|^LATEST$/.test(name) ? 'used' : 'candidate';
     else if (
       parts.length >= 2 &&
       /^bucket-(-?\d+|postpone)$/.test(parts[parts.length - 2]!) &&
@@ -94,7 +107,11 @@ export async function removePaimonOrphanFiles(io: StoreIO, table: string, o: Pai
     report.candidates.push({
       location: f.location,
       bytes: f.size,
-      kind: temporary ? 'temporary' : top === 'manifest' || top === 'index' || top === 'statistics' || top === 'snapshot' ? top : 'data',
+      kind: temporary
+        ? 'temporary'
+        : top === 'manifest' || top === 'index' || top === 'statistics' || top === 'snapshot'
+          ? top
+          : 'data',
       reason: `${temporary ? TEMP_REASON : 'not referenced by any snapshot or tag'}; last modified ${f.lastModified.toISOString()}`,
     });
   }

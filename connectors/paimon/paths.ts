@@ -33,7 +33,10 @@ function localDateTimeString(epochMicrosOrNanos: bigint, nanosPrecision: boolean
   const perSecond = nanosPrecision ? 1_000_000_000n : 1_000_000n;
   let secs = epochMicrosOrNanos / perSecond;
   let frac = epochMicrosOrNanos % perSecond;
-  if (frac < 0n) { frac += perSecond; secs -= 1n; }
+  if (frac < 0n) {
+    frac += perSecond;
+    secs -= 1n;
+  }
   const nanos = nanosPrecision ? frac : frac * 1000n;
   const d = new Date(Number(secs) * 1000);
   let s = `${d.toISOString().slice(0, 10)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}`;
@@ -60,12 +63,14 @@ export function partitionValueText(value: unknown, type: PaimonType, legacyName:
     case 'DATE':
       text = legacyName ? String(value) : daysToIsoDate(Number(value));
       break;
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const iso = localDateTimeString(BigInt(value as bigint), (type.precision ?? 6) > 6);
       text = legacyName ? iso : iso.replace('T', ' ');
       break;
     }
-    case 'BINARY': case 'VARBINARY':
+    case 'BINARY':
+    case 'VARBINARY':
       text = Buffer.from(value as Uint8Array).toString('utf8');
       break;
     default:
@@ -83,7 +88,9 @@ export function partitionPath(
   const legacy = (options['partition.legacy-name'] ?? 'true').toLowerCase() !== 'false';
   const defaultName = options['partition.default-name'] ?? DEFAULT_PARTITION_NAME;
   return keys
-    .map((k, i) => `${escapePathName(k)}=${escapePathName(partitionValueText(values[i], types[i]!, legacy, defaultName))}`)
+    .map(
+      (k, i) => `${escapePathName(k)}=${escapePathName(partitionValueText(values[i], types[i]!, legacy, defaultName))}`,
+    )
     .join('/');
 }
 
@@ -91,7 +98,15 @@ export function bucketDirName(bucket: number): string {
   return bucket === POSTPONE_BUCKET ? 'bucket-postpone' : `bucket-${bucket}`;
 }
 
-export function dataFilePath(table: string, partitionDir: string, bucket: number, fileName: string, externalPath?: string): string {
+export function dataFilePath(
+  table: string,
+  partitionDir: string,
+  bucket: number,
+  fileName: string,
+  externalPath?: string,
+): string {
   if (externalPath) return externalPath;
-  return partitionDir ? joinPath(table, partitionDir, bucketDirName(bucket), fileName) : joinPath(table, bucketDirName(bucket), fileName);
+  return partitionDir
+    ? joinPath(table, partitionDir, bucketDirName(bucket), fileName)
+    : joinPath(table, bucketDirName(bucket), fileName);
 }

@@ -15,14 +15,19 @@ import type { TableModel } from '../../src/model/table.js';
 import { readDataFile } from './data-file.js';
 import { readDeletionVector } from './deletion-vector.js';
 import type { PaimonIO } from './io.js';
-import {
-  createMergeFunction, isRetract, sequenceFields, type KeyValue, type MergeFunction,
-} from './merge-engines.js';
+import { createMergeFunction, isRetract, sequenceFields, type KeyValue, type MergeFunction } from './merge-engines.js';
 import type { PaimonSchema } from './metadata.js';
 import { POSTPONE_BUCKET } from './paths.js';
 import {
-  decodeKeys, fieldsByName, groupByBucket, openPaimonTable, sortedRuns, trimmedPrimaryKeyFields,
-  type OpenOptions, type PaimonFile, type PaimonTable,
+  decodeKeys,
+  fieldsByName,
+  groupByBucket,
+  openPaimonTable,
+  sortedRuns,
+  trimmedPrimaryKeyFields,
+  type OpenOptions,
+  type PaimonFile,
+  type PaimonTable,
 } from './table.js';
 import type { FileIO } from '../storage/file-io.js';
 import type { PaimonField, PaimonType } from './types.js';
@@ -45,10 +50,16 @@ export type PaimonRow = Record<string, unknown>;
 function castValue(v: unknown, to: PaimonType): unknown {
   if (v === null || v === undefined) return null;
   switch (to.root) {
-    case 'BIGINT': return typeof v === 'number' ? BigInt(v) : v;
-    case 'FLOAT': case 'DOUBLE': return typeof v === 'bigint' ? Number(v) : v;
-    case 'CHAR': case 'VARCHAR': return typeof v === 'string' ? v : typeof v === 'object' ? v : String(v);
-    default: return v;
+    case 'BIGINT':
+      return typeof v === 'number' ? BigInt(v) : v;
+    case 'FLOAT':
+    case 'DOUBLE':
+      return typeof v === 'bigint' ? Number(v) : v;
+    case 'CHAR':
+    case 'VARCHAR':
+      return typeof v === 'string' ? v : typeof v === 'object' ? v : String(v);
+    default:
+      return v;
   }
 }
 
@@ -90,17 +101,25 @@ function columnIdResolver(table: PaimonTable, f: PaimonFile): (name: string) => 
  * come out in the current one). Rows its deletion vector removes are skipped when `dvs` is given.
  */
 export async function readKeyValues(
-  table: PaimonTable, f: PaimonFile, fields: readonly PaimonField[], keyFields: readonly PaimonField[],
-  dvs: DeletionVectors | undefined, pk: boolean,
+  table: PaimonTable,
+  f: PaimonFile,
+  fields: readonly PaimonField[],
+  keyFields: readonly PaimonField[],
+  dvs: DeletionVectors | undefined,
+  pk: boolean,
 ): Promise<KeyValue[]> {
   const want = new Set<number>([...fields.map((x) => x.id), SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID]);
   for (const k of keyFields) want.add(KEY_FIELD_ID_START + k.id);
   const cols = await readDataFile(table.io, f.path, want, columnIdResolver(table, f));
   const n = cols.numRows;
   if (pk && (!cols.byId.has(SEQUENCE_NUMBER_FIELD_ID) || !cols.byId.has(VALUE_KIND_FIELD_ID))) {
-    throw new FloeError('Corrupt', `Paimon data file ${f.path} of a primary-key table lacks _SEQUENCE_NUMBER/_VALUE_KIND`, {
-      context: { file: f.path },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `Paimon data file ${f.path} of a primary-key table lacks _SEQUENCE_NUMBER/_VALUE_KIND`,
+      {
+        context: { file: f.path },
+      },
+    );
   }
   const deleted = dvs ? await dvs.deleted(f) : undefined;
   const valueCols = fields.map((x) => cols.byId.get(x.id));
@@ -204,14 +223,20 @@ function toRow(fields: readonly PaimonField[], values: readonly unknown[]): Paim
   return row;
 }
 
-function checkSequenceFields(schema: PaimonSchema, table: string): { idx: number[]; types: PaimonType[]; descending: boolean } {
+function checkSequenceFields(
+  schema: PaimonSchema,
+  table: string,
+): { idx: number[]; types: PaimonType[]; descending: boolean } {
   const names = sequenceFields(schema.options);
   const byName = fieldsByName(schema);
   const idx: number[] = [];
   const types: PaimonType[] = [];
   for (const n of names) {
     const f = byName.get(n);
-    if (!f) throw new FloeError('Corrupt', `Paimon table ${table}: sequence.field '${n}' is not a column`, { context: { table } });
+    if (!f)
+      throw new FloeError('Corrupt', `Paimon table ${table}: sequence.field '${n}' is not a column`, {
+        context: { table },
+      });
     idx.push(schema.fields.indexOf(f));
     types.push(f.type);
   }
@@ -229,8 +254,11 @@ async function* scanOpened(table: PaimonTable): AsyncGenerator<PaimonRow> {
     for (const g of buckets) {
       const files = [...g.files].sort((a, b) =>
         a.meta.minSequenceNumber !== b.meta.minSequenceNumber
-          ? (a.meta.minSequenceNumber < b.meta.minSequenceNumber ? -1 : 1)
-          : (a.meta.creationTime ?? 0) - (b.meta.creationTime ?? 0) || (a.meta.fileName < b.meta.fileName ? -1 : 1));
+          ? a.meta.minSequenceNumber < b.meta.minSequenceNumber
+            ? -1
+            : 1
+          : (a.meta.creationTime ?? 0) - (b.meta.creationTime ?? 0) || (a.meta.fileName < b.meta.fileName ? -1 : 1),
+      );
       for (const f of files) {
         for (const kv of await readKeyValues(table, f, fields, [], dvs, false)) {
           // Append files may carry no row kinds; when they do, only inserts are rows.
@@ -249,7 +277,9 @@ async function* scanOpened(table: PaimonTable): AsyncGenerator<PaimonRow> {
   for (const g of buckets) {
     const files = skip0 ? g.files.filter((f) => f.meta.level > 0) : g.files;
     const runs = sortedRuns(files, (f) => decodeKeys(table, f.meta)?.min, keyTypes);
-    const cursors = runs.map((r) => new RunCursor(r.files, (f) => readKeyValues(table, f, fields, keyFields, dvs, true)));
+    const cursors = runs.map(
+      (r) => new RunCursor(r.files, (f) => readKeyValues(table, f, fields, keyFields, dvs, true)),
+    );
     for await (const kv of mergeRuns(cursors, keyTypes, mf, order)) yield toRow(fields, kv.value);
   }
 }
@@ -258,7 +288,10 @@ async function* scanOpened(table: PaimonTable): AsyncGenerator<PaimonRow> {
  * Rows of a Paimon table at a snapshot (default: latest), as plain objects keyed by current column name.
  * `table` is a location, a model from `loadPaimonTable`, or an opened table.
  */
-export async function* scanPaimon(table: string | TableModel | PaimonTable, options: ScanOptions = {}): AsyncGenerator<PaimonRow> {
+export async function* scanPaimon(
+  table: string | TableModel | PaimonTable,
+  options: ScanOptions = {},
+): AsyncGenerator<PaimonRow> {
   let opened: PaimonTable;
   if (typeof table === 'string' || 'format' in table) {
     const location = typeof table === 'string' ? table : table.location;

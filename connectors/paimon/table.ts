@@ -6,7 +6,16 @@
  */
 import { FloeError, errorForFile } from '../../src/errors.js';
 import type {
-  ColumnStats, DataFile, DeletionVectorFile, FileFormat, LsmBucket, PartitionSpec, Schema, Snapshot, SortedRun, TableModel,
+  ColumnStats,
+  DataFile,
+  DeletionVectorFile,
+  FileFormat,
+  LsmBucket,
+  PartitionSpec,
+  Schema,
+  Snapshot,
+  SortedRun,
+  TableModel,
 } from '../../src/model/table.js';
 import { decodeSerializedRow, serializedRowArity } from './binary-row.js';
 import { readDeletionVector } from './deletion-vector.js';
@@ -14,12 +23,24 @@ import { fileFormatOf } from './data-file.js';
 import { defaultIOFor, joinPath, type PaimonIO } from './io.js';
 import type { FileIO } from '../storage/file-io.js';
 import {
-  readIndexManifest, readLiveEntries, mergeIndexEntries, namedBy,
-  type DataFileMeta, type IndexManifestEntry, type ManifestEntry, type SimpleStats,
+  readIndexManifest,
+  readLiveEntries,
+  mergeIndexEntries,
+  namedBy,
+  type DataFileMeta,
+  type IndexManifestEntry,
+  type ManifestEntry,
+  type SimpleStats,
 } from './manifest.js';
 import {
-  earliestSnapshotId, latestSnapshotId, listSchemaIds, listSnapshotIds, readSchema, readSnapshot,
-  type PaimonSchema, type PaimonSnapshot,
+  earliestSnapshotId,
+  latestSnapshotId,
+  listSchemaIds,
+  listSnapshotIds,
+  readSchema,
+  readSnapshot,
+  type PaimonSchema,
+  type PaimonSnapshot,
 } from './metadata.js';
 import { dataFilePath, partitionPath, POSTPONE_BUCKET } from './paths.js';
 import { toModelField, type PaimonField, type PaimonType } from './types.js';
@@ -89,7 +110,9 @@ export function trimmedPrimaryKeyFields(schema: PaimonSchema): PaimonField[] {
 async function loadSchemas(io: PaimonIO, location: string): Promise<Map<number, PaimonSchema>> {
   const ids = await listSchemaIds(io, location);
   if (!ids.length) {
-    throw new FloeError('NotFound', `not a Paimon table: ${location} has no schema/schema-N files`, { context: { table: location } });
+    throw new FloeError('NotFound', `not a Paimon table: ${location} has no schema/schema-N files`, {
+      context: { table: location },
+    });
   }
   const schemas = new Map<number, PaimonSchema>();
   for (const id of ids) schemas.set(id, await readSchema(io, location, id));
@@ -184,7 +207,8 @@ export function groupByBucket(files: readonly PaimonFile[]): BucketFiles[] {
   for (const f of files) {
     const k = `${hexOf(f.partitionBytes)}|${f.bucket}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { partition: f.partition, partitionBytes: f.partitionBytes, bucket: f.bucket, files: [] }));
+    if (!g)
+      groups.set(k, (g = { partition: f.partition, partitionBytes: f.partitionBytes, bucket: f.bucket, files: [] }));
     g.files.push(f);
   }
   return [...groups.values()];
@@ -203,7 +227,9 @@ export function decodeKeys(table: PaimonTable, meta: DataFileMeta): { min: unkno
 
 /** Sorted runs of one bucket, newest first: each L0 file alone, then one run per level ≥ 1 (by min key). */
 export function sortedRuns<T extends { meta: DataFileMeta }>(
-  files: readonly T[], minKeyOf: (f: T) => unknown[] | undefined, keyTypes: readonly PaimonType[],
+  files: readonly T[],
+  minKeyOf: (f: T) => unknown[] | undefined,
+  keyTypes: readonly PaimonType[],
 ): { level: number; files: T[] }[] {
   const l0 = files.filter((f) => f.meta.level === 0).sort((a, b) => compareLevel0(a.meta, b.meta));
   const runs: { level: number; files: T[] }[] = l0.map((f) => ({ level: 0, files: [f] }));
@@ -224,7 +250,10 @@ export function sortedRuns<T extends { meta: DataFileMeta }>(
 // ------------------------------------------------------------------------------------------ model
 
 function decodeStats(
-  stats: SimpleStats | null, fields: readonly PaimonField[], context: string, out: ColumnStats,
+  stats: SimpleStats | null,
+  fields: readonly PaimonField[],
+  context: string,
+  out: ColumnStats,
 ): void {
   if (!stats || stats.minValues.length < 4) return;
   try {
@@ -304,7 +333,12 @@ export async function toTableModel(table: PaimonTable, options: { allSnapshots?:
   const isPk = schema.primaryKeys.length > 0;
   const spec: PartitionSpec = {
     specId: 0,
-    fields: partitionFields(schema).map((f) => ({ sourceId: f.id, fieldId: f.id, name: f.name, transform: 'identity' })),
+    fields: partitionFields(schema).map((f) => ({
+      sourceId: f.id,
+      fieldId: f.id,
+      name: f.name,
+      transform: 'identity',
+    })),
   };
 
   const snapshots: Snapshot[] = [];
@@ -433,7 +467,8 @@ export async function toTableModel(table: PaimonTable, options: { allSnapshots?:
 
 /** Reads the table at `snapshotId` (default: latest) into the neutral model. */
 export async function loadPaimonTable(
-  location: string, options: OpenOptions & { allSnapshots?: boolean } = {},
+  location: string,
+  options: OpenOptions & { allSnapshots?: boolean } = {},
 ): Promise<TableModel> {
   const table = await openPaimonTable(location, options);
   return toTableModel(table, { allSnapshots: options.allSnapshots ?? true });

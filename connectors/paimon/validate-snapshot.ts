@@ -13,9 +13,13 @@ const INT64_MIN = -(1n << 63n);
 const COMMIT_KINDS: ReadonlySet<string> = new Set(['APPEND', 'COMPACT', 'OVERWRITE', 'ANALYZE']);
 
 function fail(file: string, invariant: string): never {
-  throw new FloeError('Corrupt', `corrupt Paimon snapshot ${file}: ${invariant}; floe refuses to read or commit on top of it`, {
-    context: { file, invariant },
-  });
+  throw new FloeError(
+    'Corrupt',
+    `corrupt Paimon snapshot ${file}: ${invariant}; floe refuses to read or commit on top of it`,
+    {
+      context: { file, invariant },
+    },
+  );
 }
 
 function int(file: string, v: unknown, what: string, min?: bigint): bigint {
@@ -33,7 +37,7 @@ export function validatePaimonSnapshot(s: PaimonSnapshot): void {
   const { file, raw } = s;
   int(file, raw.id, 'id', 1n);
   int(file, raw.schemaId, 'schemaId', 0n);
-  if (raw.schemaId as number > 2147483647) fail(file, `"schemaId" ${String(raw.schemaId)} is out of range`);
+  if ((raw.schemaId as number) > 2147483647) fail(file, `"schemaId" ${String(raw.schemaId)} is out of range`);
   if (raw.version !== undefined) int(file, raw.version, 'version', 1n);
   // floe's commits carry an identifier; a snapshot without one cannot be told apart from a retried commit
   if (raw.commitIdentifier === undefined || raw.commitIdentifier === null) fail(file, 'it has no "commitIdentifier"');
@@ -44,10 +48,18 @@ export function validatePaimonSnapshot(s: PaimonSnapshot): void {
     const name = raw[k];
     if (typeof name !== 'string' || name === '') fail(file, `"${k}" is empty`);
   }
-  for (const k of ['totalRecordCount', 'changelogRecordCount', 'baseManifestListSize', 'deltaManifestListSize', 'changelogManifestListSize', 'nextRowId']) {
+  for (const k of [
+    'totalRecordCount',
+    'changelogRecordCount',
+    'baseManifestListSize',
+    'deltaManifestListSize',
+    'changelogManifestListSize',
+    'nextRowId',
+  ]) {
     if (raw[k] !== undefined && raw[k] !== null) int(file, raw[k], k, 0n);
   }
   // a compaction or a retraction-heavy commit may shrink the table: deltaRecordCount can be negative
-  if (raw.deltaRecordCount !== undefined && raw.deltaRecordCount !== null) int(file, raw.deltaRecordCount, 'deltaRecordCount');
+  if (raw.deltaRecordCount !== undefined && raw.deltaRecordCount !== null)
+    int(file, raw.deltaRecordCount, 'deltaRecordCount');
   if (raw.watermark !== undefined && raw.watermark !== null) int(file, raw.watermark, 'watermark');
 }

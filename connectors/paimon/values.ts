@@ -21,7 +21,7 @@ export function compareStrings(a: string, b: string): number {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
     if (x === y) continue;
-    if (x >= 0xd800 && x <= 0xdfff || y >= 0xd800 && y <= 0xdfff) {
+    if ((x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff)) {
       return cmpBytes(Buffer.from(a.slice(i), 'utf8'), Buffer.from(b.slice(i), 'utf8'));
     }
     return x - y;
@@ -67,10 +67,13 @@ export function compareAny(a: unknown, b: unknown): number {
 export function comparatorFor(t: PaimonType): Comparator {
   let inner: Comparator;
   switch (t.root) {
-    case 'CHAR': case 'VARCHAR':
+    case 'CHAR':
+    case 'VARCHAR':
       inner = (a, b) => compareStrings(String(a), String(b));
       break;
-    case 'BINARY': case 'VARBINARY': case 'BLOB':
+    case 'BINARY':
+    case 'VARBINARY':
+    case 'BLOB':
       inner = (a, b) => cmpBytes(a as Uint8Array, b as Uint8Array);
       break;
     case 'DECIMAL': {
@@ -82,8 +85,17 @@ export function comparatorFor(t: PaimonType): Comparator {
       };
       break;
     }
-    case 'BOOLEAN': case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'FLOAT': case 'DOUBLE':
-    case 'DATE': case 'TIME': case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+    case 'BOOLEAN':
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'FLOAT':
+    case 'DOUBLE':
+    case 'DATE':
+    case 'TIME':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       inner = cmpNum;
       break;
     default:

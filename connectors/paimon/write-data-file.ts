@@ -47,24 +47,39 @@ export interface DataWriteSettings {
 }
 
 const CODEC_OF: Record<string, ParquetCodec> = {
-  zstd: 'zstd', snappy: 'snappy', gzip: 'gzip', lz4: 'lz4_raw', none: 'uncompressed', uncompressed: 'uncompressed',
+  zstd: 'zstd',
+  snappy: 'snappy',
+  gzip: 'gzip',
+  lz4: 'lz4_raw',
+  none: 'uncompressed',
+  uncompressed: 'uncompressed',
 };
 
 /** Settings from table options; refuses the ones whose files floe cannot write faithfully. */
 export function dataWriteSettings(schema: PaimonSchema, table: string): DataWriteSettings {
   const o = schema.options;
   const refuse = (why: string, option: string): never => {
-    throw new FloeError('Unsupported', `Paimon table ${table}: ${why}`, { context: { table, option, value: o[option] } });
+    throw new FloeError('Unsupported', `Paimon table ${table}: ${why}`, {
+      context: { table, option, value: o[option] },
+    });
   };
   const format = (o['file.format'] ?? 'parquet').toLowerCase();
   if (format !== 'parquet') refuse(`file.format=${format}: floe writes Parquet data files only`, 'file.format');
-  if (o['file.format.per.level']) refuse('file.format.per.level is set; floe writes one format for every level', 'file.format.per.level');
-  if (o['file.compression.per.level']) refuse('file.compression.per.level is set; floe uses one codec for every level', 'file.compression.per.level');
-  if (o['data-file.external-paths']) refuse('data-file.external-paths is set; floe writes data files inside the table only', 'data-file.external-paths');
-  if ((o['data-file.thin-mode'] ?? 'false').toLowerCase() === 'true') refuse('data-file.thin-mode=true is not supported by floe', 'data-file.thin-mode');
+  if (o['file.format.per.level'])
+    refuse('file.format.per.level is set; floe writes one format for every level', 'file.format.per.level');
+  if (o['file.compression.per.level'])
+    refuse('file.compression.per.level is set; floe uses one codec for every level', 'file.compression.per.level');
+  if (o['data-file.external-paths'])
+    refuse('data-file.external-paths is set; floe writes data files inside the table only', 'data-file.external-paths');
+  if ((o['data-file.thin-mode'] ?? 'false').toLowerCase() === 'true')
+    refuse('data-file.thin-mode=true is not supported by floe', 'data-file.thin-mode');
   const compression = (o['file.compression'] ?? 'zstd').toLowerCase();
   const codec = CODEC_OF[compression];
-  if (!codec) refuse(`file.compression=${compression} is not a codec floe can write (zstd, snappy, gzip, lz4, none)`, 'file.compression');
+  if (!codec)
+    refuse(
+      `file.compression=${compression} is not a codec floe can write (zstd, snappy, gzip, lz4, none)`,
+      'file.compression',
+    );
   return {
     codec: codec!,
     prefix: o['data-file.prefix'] ?? 'data-',
@@ -77,31 +92,50 @@ export function dataWriteSettings(schema: PaimonSchema, table: string): DataWrit
 /** Paimon type → Arrow type as the Parquet writer must see it. */
 export function arrowTypeForPaimon(t: PaimonType, where: string): arrow.DataType {
   switch (t.root) {
-    case 'BOOLEAN': return new arrow.Bool();
-    case 'TINYINT': return new arrow.Int8();
-    case 'SMALLINT': return new arrow.Int16();
-    case 'INT': return new arrow.Int32();
-    case 'BIGINT': return new arrow.Int64();
-    case 'FLOAT': return new arrow.Float32();
-    case 'DOUBLE': return new arrow.Float64();
-    case 'DECIMAL': return new arrow.Decimal(t.scale ?? 0, t.precision ?? 10, 128);
-    case 'DATE': return new arrow.DateDay();
-    case 'TIME': return new arrow.TimeMillisecond();
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'BOOLEAN':
+      return new arrow.Bool();
+    case 'TINYINT':
+      return new arrow.Int8();
+    case 'SMALLINT':
+      return new arrow.Int16();
+    case 'INT':
+      return new arrow.Int32();
+    case 'BIGINT':
+      return new arrow.Int64();
+    case 'FLOAT':
+      return new arrow.Float32();
+    case 'DOUBLE':
+      return new arrow.Float64();
+    case 'DECIMAL':
+      return new arrow.Decimal(t.scale ?? 0, t.precision ?? 10, 128);
+    case 'DATE':
+      return new arrow.DateDay();
+    case 'TIME':
+      return new arrow.TimeMillisecond();
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const p = t.precision ?? 6;
       const tz = t.root === 'TIMESTAMP_LTZ' ? 'UTC' : null;
       if (p <= 3) return new arrow.TimestampMillisecond(tz);
       if (p <= 6) return new arrow.TimestampMicrosecond(tz);
       break;
     }
-    case 'CHAR': case 'VARCHAR': return new arrow.Utf8();
-    case 'BINARY': case 'VARBINARY': return new arrow.Binary();
+    case 'CHAR':
+    case 'VARCHAR':
+      return new arrow.Utf8();
+    case 'BINARY':
+    case 'VARBINARY':
+      return new arrow.Binary();
     default:
       break;
   }
-  throw new FloeError('Unsupported', `${where}: floe cannot write Paimon type ${t.root}${'precision' in t && t.precision !== undefined ? `(${t.precision})` : ''} yet`, {
-    context: { type: t.root },
-  });
+  throw new FloeError(
+    'Unsupported',
+    `${where}: floe cannot write Paimon type ${t.root}${'precision' in t && t.precision !== undefined ? `(${t.precision})` : ''} yet`,
+    {
+      context: { type: t.root },
+    },
+  );
 }
 
 /** Value as read (binary-row representation) → value in the Arrow column's unit. */
@@ -118,7 +152,10 @@ interface Column {
 }
 
 function column(name: string, id: number, t: PaimonType, where: string): Column {
-  return { field: new arrow.Field(name, arrowTypeForPaimon(t, where), t.nullable, withFieldId(undefined, id)), convert: arrowValue(t) };
+  return {
+    field: new arrow.Field(name, arrowTypeForPaimon(t, where), t.nullable, withFieldId(undefined, id)),
+    convert: arrowValue(t),
+  };
 }
 
 /** Local wall-clock time stored as if it were UTC, as `Timestamp.fromLocalDateTime(LocalDateTime.now())`. */
@@ -155,7 +192,9 @@ export class FileNamer {
   private n = 0;
   constructor(private readonly settings: DataWriteSettings) {}
   next(): string {
-    const ext = this.settings.suffixCompression ? `.${this.settings.codec === 'uncompressed' ? 'none' : this.settings.codec}.parquet` : '.parquet';
+    const ext = this.settings.suffixCompression
+      ? `.${this.settings.codec === 'uncompressed' ? 'none' : this.settings.codec}.parquet`
+      : '.parquet';
     return `${this.settings.prefix}${this.uuid}-${this.n++}${ext}`;
   }
 }
@@ -174,25 +213,39 @@ abstract class RollingWriter<R> {
   private fileName = '';
   readonly written: WrittenDataFile[] = [];
 
-  constructor(protected readonly t: RollingTarget, columns: Column[]) {
+  constructor(
+    protected readonly t: RollingTarget,
+    columns: Column[],
+  ) {
     this.columns = columns;
   }
 
   protected abstract physical(r: R): unknown[];
   protected abstract observe(r: R): void;
-  protected abstract fileMeta(base: Omit<DataFileMeta, 'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'>): DataFileMeta;
+  protected abstract fileMeta(
+    base: Omit<
+      DataFileMeta,
+      'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'
+    >,
+  ): DataFileMeta;
   protected abstract resetStats(): void;
 
   private dir(): string {
-    return this.t.partitionDir ? joinPath(this.t.table, this.t.partitionDir, bucketDirName(this.t.bucket)) : joinPath(this.t.table, bucketDirName(this.t.bucket));
+    return this.t.partitionDir
+      ? joinPath(this.t.table, this.t.partitionDir, bucketDirName(this.t.bucket))
+      : joinPath(this.t.table, bucketDirName(this.t.bucket));
   }
 
   async write(r: R): Promise<void> {
     if (!this.writer) {
       this.fileName = this.t.names.next();
-      this.writer = new ParquetWriter(new arrow.Schema(this.columns.map((c) => c.field)), joinPath(this.dir(), this.fileName), {
-        codec: this.t.settings.codec,
-      });
+      this.writer = new ParquetWriter(
+        new arrow.Schema(this.columns.map((c) => c.field)),
+        joinPath(this.dir(), this.fileName),
+        {
+          codec: this.t.settings.codec,
+        },
+      );
       this.resetStats();
     }
     this.observe(r);
@@ -273,7 +326,10 @@ export class KeyValueFileWriter extends RollingWriter<KeyValue> {
   }
 
   protected resetStats(): void {
-    this.keyStats = new RowStatsCollector(this.keyFields, this.keyFields.map(() => KEY_STATS_MODE));
+    this.keyStats = new RowStatsCollector(
+      this.keyFields,
+      this.keyFields.map(() => KEY_STATS_MODE),
+    );
     this.valueStats = new RowStatsCollector(this.t.schema.fields, this.t.settings.valueStatsModes);
     this.firstKey = undefined;
     this.deletes = 0n;
@@ -328,7 +384,10 @@ export class AppendFileWriter extends RollingWriter<AppendRow> {
 
   constructor(t: RollingTarget) {
     const where = `Paimon table ${t.table}`;
-    super(t, t.schema.fields.map((f) => column(f.name, f.id, f.type, `${where} column ${f.name}`)));
+    super(
+      t,
+      t.schema.fields.map((f) => column(f.name, f.id, f.type, `${where} column ${f.name}`)),
+    );
   }
 
   protected resetStats(): void {

@@ -10,7 +10,14 @@ import { writeAvroContainer } from '../formats/avro.js';
 import type { AvroCodec } from '../formats/compression.js';
 import { encodeSerializedRow } from './binary-row.js';
 import { joinPath } from './io.js';
-import { FILE_KIND_ADD, FILE_KIND_DELETE, type DataFileMeta, type ManifestEntry, type ManifestFileMeta, type SimpleStats } from './manifest.js';
+import {
+  FILE_KIND_ADD,
+  FILE_KIND_DELETE,
+  type DataFileMeta,
+  type ManifestEntry,
+  type ManifestFileMeta,
+  type SimpleStats,
+} from './manifest.js';
 import type { PaimonType } from './types.js';
 import { RowStatsCollector } from './write-stats.js';
 import type { PaimonStorage } from './write-data-file.js';
@@ -52,10 +59,21 @@ export const MANIFEST_FILE_META_SCHEMA =
 /** Avro codec for `manifest.compression` (Paimon passes other names to Avro's CodecFactory). */
 export function manifestCodec(options: Record<string, string>, table: string): AvroCodec {
   const c = (options['avro.codec'] ?? options['manifest.compression'] ?? 'zstd').toLowerCase();
-  const map: Record<string, AvroCodec> = { zstd: 'zstandard', zstandard: 'zstandard', snappy: 'snappy', deflate: 'deflate', null: 'null', none: 'null' };
+  const map: Record<string, AvroCodec> = {
+    zstd: 'zstandard',
+    zstandard: 'zstandard',
+    snappy: 'snappy',
+    deflate: 'deflate',
+    null: 'null',
+    none: 'null',
+  };
   const codec = map[c];
   if (!codec) {
-    throw new FloeError('Unsupported', `Paimon table ${table}: manifest.compression=${c} is not a codec floe can write`, { context: { table } });
+    throw new FloeError(
+      'Unsupported',
+      `Paimon table ${table}: manifest.compression=${c} is not a codec floe can write`,
+      { context: { table } },
+    );
   }
   return codec;
 }
@@ -120,16 +138,25 @@ export interface ManifestWriteContext {
 }
 
 /** Partition stats of a manifest (`ManifestFileMeta._PARTITION_STATS`), all fields, over the entries. */
-function partitionStats(entries: readonly NewManifestEntry[], types: readonly PaimonType[], decode: (b: Uint8Array) => unknown[]): SimpleStats {
+function partitionStats(
+  entries: readonly NewManifestEntry[],
+  types: readonly PaimonType[],
+  decode: (b: Uint8Array) => unknown[],
+): SimpleStats {
   const fields = types.map((type, i) => ({ id: i, name: `p${i}`, type }));
-  const c = new RowStatsCollector(fields, fields.map(() => ({ kind: 'full' as const })));
+  const c = new RowStatsCollector(
+    fields,
+    fields.map(() => ({ kind: 'full' as const })),
+  );
   for (const e of entries) c.add(decode(e.partition));
   return c.all();
 }
 
 /** Writes one manifest file and returns its ManifestFileMeta (for the manifest list). */
 export async function writeManifest(
-  ctx: ManifestWriteContext, entries: readonly NewManifestEntry[], decodePartition: (b: Uint8Array) => unknown[],
+  ctx: ManifestWriteContext,
+  entries: readonly NewManifestEntry[],
+  decodePartition: (b: Uint8Array) => unknown[],
 ): Promise<ManifestFileMeta> {
   const name = ctx.names.manifest();
   const records = entries.map((e) => ({
@@ -161,7 +188,10 @@ export async function writeManifest(
 }
 
 /** Writes a manifest list; returns its name and byte size. */
-export async function writeManifestList(ctx: ManifestWriteContext, metas: readonly ManifestFileMeta[]): Promise<{ name: string; size: bigint }> {
+export async function writeManifestList(
+  ctx: ManifestWriteContext,
+  metas: readonly ManifestFileMeta[],
+): Promise<{ name: string; size: bigint }> {
   const name = ctx.names.manifestList();
   const records = metas.map((m) => ({
     _VERSION: 2,

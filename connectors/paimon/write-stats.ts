@@ -23,8 +23,15 @@ export function parseStatsMode(text: string, where: string): StatsMode {
 }
 
 /** Per value column stats mode, as `StatsCollectorFactories.createStatsFactories` chooses it. */
-export function valueStatsModes(fields: readonly PaimonField[], options: Record<string, string>, table: string): StatsMode[] {
-  const global = parseStatsMode(options['metadata.stats-mode'] ?? 'truncate(16)', `Paimon table ${table} metadata.stats-mode`);
+export function valueStatsModes(
+  fields: readonly PaimonField[],
+  options: Record<string, string>,
+  table: string,
+): StatsMode[] {
+  const global = parseStatsMode(
+    options['metadata.stats-mode'] ?? 'truncate(16)',
+    `Paimon table ${table} metadata.stats-mode`,
+  );
   const keepFirst = Number(options['metadata.stats-keep-first-n-columns'] ?? '-1');
   return fields.map((f, i) => {
     const own = options[`fields.${f.name}.stats-mode`];
@@ -39,8 +46,20 @@ export const KEY_STATS_MODE: StatsMode = { kind: 'truncate', length: 128 };
 /** Types whose min/max floe records; others (nested, binary) get null bounds with a null count. */
 function hasBounds(t: PaimonType): boolean {
   switch (t.root) {
-    case 'BOOLEAN': case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'FLOAT': case 'DOUBLE':
-    case 'DECIMAL': case 'DATE': case 'TIME': case 'TIMESTAMP': case 'TIMESTAMP_LTZ': case 'CHAR': case 'VARCHAR':
+    case 'BOOLEAN':
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'FLOAT':
+    case 'DOUBLE':
+    case 'DECIMAL':
+    case 'DATE':
+    case 'TIME':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+    case 'CHAR':
+    case 'VARCHAR':
       return true;
     default:
       return false;
@@ -83,7 +102,10 @@ export class ColumnStatsCollector {
   private readonly cmp: Comparator;
   private readonly bounded: boolean;
 
-  constructor(readonly type: PaimonType, readonly mode: StatsMode) {
+  constructor(
+    readonly type: PaimonType,
+    readonly mode: StatsMode,
+  ) {
     this.cmp = comparatorFor(type);
     this.bounded = hasBounds(type) && (mode.kind === 'full' || mode.kind === 'truncate');
   }
@@ -113,7 +135,10 @@ export class ColumnStatsCollector {
 /** Stats over a row of columns; the min/max rows have every field nullable, as Paimon writes them. */
 export class RowStatsCollector {
   readonly columns: ColumnStatsCollector[];
-  constructor(readonly fields: readonly PaimonField[], modes: readonly StatsMode[]) {
+  constructor(
+    readonly fields: readonly PaimonField[],
+    modes: readonly StatsMode[],
+  ) {
     this.columns = fields.map((f, i) => new ColumnStatsCollector(f.type, modes[i]!));
   }
 
@@ -130,7 +155,13 @@ export class RowStatsCollector {
   dense(): { stats: SimpleStats; cols: string[] | null } {
     const kept = this.columns.map((c, i) => ({ c, f: this.fields[i]! })).filter((x) => x.c.mode.kind !== 'none');
     if (kept.length === this.columns.length) return { stats: this.all(), cols: null };
-    return { stats: toSimpleStats(kept.map((x) => x.c), kept.map((x) => x.f)), cols: kept.map((x) => x.f.name) };
+    return {
+      stats: toSimpleStats(
+        kept.map((x) => x.c),
+        kept.map((x) => x.f),
+      ),
+      cols: kept.map((x) => x.f.name),
+    };
   }
 }
 
@@ -138,8 +169,14 @@ function toSimpleStats(columns: readonly ColumnStatsCollector[], fields: readonl
   const types = fields.map((f) => ({ ...f.type, nullable: true }) as PaimonType);
   const results = columns.map((c) => c.result());
   return {
-    minValues: encodeSerializedRow(types, results.map((r) => r.min)),
-    maxValues: encodeSerializedRow(types, results.map((r) => r.max)),
+    minValues: encodeSerializedRow(
+      types,
+      results.map((r) => r.min),
+    ),
+    maxValues: encodeSerializedRow(
+      types,
+      results.map((r) => r.max),
+    ),
     nullCounts: results.map((r) => r.nullCount),
   };
 }

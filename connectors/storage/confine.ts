@@ -107,7 +107,9 @@ export class DeleteScope {
     if (this.options.allowOutside && !relative) return undefined;
     const where = this.roots.length > 0 ? this.roots.join(', ') : 'none could be determined';
     const real = loc.scheme === 'file' ? `file://${loc.path}` : `${loc.scheme}://${loc.authority}${loc.path}`;
-    return relative ? `a relative path (read as ${real}) outside the table's locations (${where})` : `outside the table's locations (${where})`;
+    return relative
+      ? `a relative path (read as ${real}) outside the table's locations (${where})`
+      : `outside the table's locations (${where})`;
   }
 
   /**
@@ -119,7 +121,9 @@ export class DeleteScope {
     const dir = path.posix.dirname(file);
     const realDir = realDirectory(dir, this.realDirs);
     if (realDir === undefined || realDir === dir) return undefined;
-    const realRoots = this.parsed.filter((r) => r.scheme === 'file').map((r) => realDirectory(r.path, this.realDirs) ?? r.path);
+    const realRoots = this.parsed
+      .filter((r) => r.scheme === 'file')
+      .map((r) => realDirectory(r.path, this.realDirs) ?? r.path);
     if (realRoots.some((r) => realDir === r || realDir.startsWith(r.endsWith('/') ? r : `${r}/`))) return undefined;
     return `its directory ${dir} is a symbolic link to ${realDir}, outside the table's locations (${this.roots.join(', ')})`;
   }
@@ -164,7 +168,11 @@ function within(root: Location, loc: Location): boolean {
  * the scope allows through `remove`, ignoring errors (leftovers are orphans for remove-orphans), and
  * returns the refused ones so the caller can report them. For compaction / rewrite cleanup paths.
  */
-export async function removeWithin(scope: DeleteScope, locations: readonly string[], remove: (location: string) => Promise<unknown>): Promise<string[]> {
+export async function removeWithin(
+  scope: DeleteScope,
+  locations: readonly string[],
+  remove: (location: string) => Promise<unknown>,
+): Promise<string[]> {
   const refused = locations.filter((l) => !scope.allows(l));
   await Promise.all(locations.filter((l) => scope.allows(l)).map((l) => remove(l).catch(() => undefined)));
   return refused;

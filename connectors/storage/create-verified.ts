@@ -33,7 +33,13 @@ export interface VerifiedCreateTarget {
 const REFUSED = new Set(['AccessDenied', 'InvalidArgument', 'Unsupported', 'NotFound']);
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  return (
+    a.byteLength === b.byteLength &&
+    Buffer.compare(
+      Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+      Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+    ) === 0
+  );
 }
 
 export function isOutcomeUnknown(e: unknown): boolean {
@@ -49,10 +55,14 @@ function unknown(location: string, why: string, cause: unknown): FloeError {
 }
 
 function taken(location: string, cause?: unknown): FloeError {
-  return new FloeError('PreconditionFailed', `conditional write to ${location} refused: another writer created it (its content differs from ours)`, {
-    context: { file: location, takenByOther: true },
-    cause,
-  });
+  return new FloeError(
+    'PreconditionFailed',
+    `conditional write to ${location} refused: another writer created it (its content differs from ours)`,
+    {
+      context: { file: location, takenByOther: true },
+      cause,
+    },
+  );
 }
 
 type Stored = { kind: 'ours' } | { kind: 'other' } | { kind: 'absent' } | { kind: 'unreadable'; error: unknown };
@@ -83,13 +93,18 @@ export async function createVerified(target: VerifiedCreateTarget, bytes: Uint8A
       const stored = await inspect(target, bytes);
       if (stored.kind === 'ours') return 'found-ours';
       if (stored.kind === 'other') throw taken(target.location, e);
-      if (stored.kind === 'unreadable') throw unknown(target.location, `cannot read it back: ${(stored.error as Error).message}`, e);
+      if (stored.kind === 'unreadable')
+        throw unknown(target.location, `cannot read it back: ${(stored.error as Error).message}`, e);
       // absent: a 412 for a missing object means it was removed meanwhile; an ambiguous failure may simply not have applied
       if (conflict) throw unknown(target.location, 'the store refused the create but the object is missing', e);
       lastAmbiguous = e;
     }
   }
-  throw unknown(target.location, `the create failed twice and the object is absent: ${(lastAmbiguous as Error).message}`, lastAmbiguous);
+  throw unknown(
+    target.location,
+    `the create failed twice and the object is absent: ${(lastAmbiguous as Error).message}`,
+    lastAmbiguous,
+  );
 }
 
 /**
@@ -97,10 +112,15 @@ export async function createVerified(target: VerifiedCreateTarget, bytes: Uint8A
  * (cheap), then the ETag when it is the MD5 of the content (S3 single-part uploads without KMS), else the
  * bytes themselves.
  */
-export async function storedObjectMatches(store: ObjectStore, key: string, bytes: Uint8Array): Promise<string | undefined> {
+export async function storedObjectMatches(
+  store: ObjectStore,
+  key: string,
+  bytes: Uint8Array,
+): Promise<string | undefined> {
   const meta = await store.head(key);
   if (meta.size !== bytes.byteLength) return undefined;
   const etag = meta.etag.replace(/^W\//, '').replace(/"/g, '');
-  if (/^[0-9a-f]{32}$/i.test(etag) && createHash('md5').update(bytes).digest('hex') === etag.toLowerCase()) return meta.etag;
+  if (/^[0-9a-f]{32}$/i.test(etag) && createHash('md5').update(bytes).digest('hex') === etag.toLowerCase())
+    return meta.etag;
   return bytesEqual(await store.get(key), bytes) ? meta.etag : undefined;
 }

@@ -97,7 +97,13 @@ export class FileIO {
         client = createS3Client(connection);
         this.clients.set(clientKey, client);
       }
-      store = new S3ObjectStore({ bucket, connection, client, retry: this.config.retry, concurrency: this.config.concurrency });
+      store = new S3ObjectStore({
+        bucket,
+        connection,
+        client,
+        retry: this.config.retry,
+        concurrency: this.config.concurrency,
+      });
       this.s3Stores.set(storeKey, store);
     }
     return store;

@@ -12,4 +12,10 @@ export {
   type S3StoreOptions,
 } from './s3-store.js';
 export { FileIO, storeFor, type ResolvedLocation, type StorageConfig } from './file-io.js';
-export { DeleteScope, removeWithin, type DeleteScopeOptions, type IgnoredRoot, type LocationMapper } from './confine.js';
+export {
+  DeleteScope,
+  removeWithin,
+  type DeleteScopeOptions,
+  type IgnoredRoot,
+  type LocationMapper,
+} from './confine.js';

@@ -63,7 +63,11 @@ export class LocalObjectStore implements ObjectStore {
 
   private pathOf(key: string): string {
     const p = path.join(this.root, key);
-    if (key === '' || key.endsWith('/') || (p !== this.root && !p.startsWith(this.root.endsWith('/') ? this.root : this.root + '/'))) {
+    if (
+      key === '' ||
+      key.endsWith('/') ||
+      (p !== this.root && !p.startsWith(this.root.endsWith('/') ? this.root : this.root + '/'))
+    ) {
       throw new FloeError('InvalidArgument', `invalid object key ${JSON.stringify(key)} under ${this.root}`, {
         context: { file: this.describe(key) },
       });
@@ -89,7 +93,8 @@ export class LocalObjectStore implements ObjectStore {
         let done = 0;
         while (done < out.byteLength) {
           const { bytesRead } = await fh.read(out, done, out.byteLength - done, start + done);
-          if (bytesRead === 0) throw new FloeError('Corrupt', `${location} shrank while being read`, { context: { file: location } });
+          if (bytesRead === 0)
+            throw new FloeError('Corrupt', `${location} shrank while being read`, { context: { file: location } });
           done += bytesRead;
         }
         return out;
@@ -148,7 +153,11 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** Writes a temp file with `fill`, then publishes it as `key` according to the conditions. */
-  private async publish(key: string, options: PutOptions | undefined, fill: (fh: fs.FileHandle) => Promise<void>): Promise<PutResult> {
+  private async publish(
+    key: string,
+    options: PutOptions | undefined,
+    fill: (fh: fs.FileHandle) => Promise<void>,
+  ): Promise<PutResult> {
     const target = this.pathOf(key);
     const location = this.describe(key);
     checkPutOptions(options, location);
@@ -171,7 +180,8 @@ export class LocalObjectStore implements ObjectStore {
           try {
             await fs.link(temp, target);
           } catch (e) {
-            if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw preconditionFailed(location, 'object already exists');
+            if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+              throw preconditionFailed(location, 'object already exists');
             throw e;
           }
         } else {

@@ -26,7 +26,9 @@ const FS_LIKE_SCHEMES = new Set(['file', 'hdfs', 'viewfs', 'webhdfs', 'ofs', 'o3
 const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/s;
 
 function invalid(input: string, why: string): FloeError {
-  return new FloeError('InvalidArgument', `invalid location ${JSON.stringify(input)}: ${why}`, { context: { file: input } });
+  return new FloeError('InvalidArgument', `invalid location ${JSON.stringify(input)}: ${why}`, {
+    context: { file: input },
+  });
 }
 
 export function parseLocation(input: string, cwd: string = process.cwd()): Location {
@@ -47,9 +49,13 @@ export function parseLocation(input: string, cwd: string = process.cwd()): Locat
   }
   if (scheme === 'file') {
     if (authority !== '' && authority.toLowerCase() !== 'localhost') {
-      throw new FloeError('Unsupported', `file location ${input} names host ${authority}; only local files are supported`, {
-        context: { file: input },
-      });
+      throw new FloeError(
+        'Unsupported',
+        `file location ${input} names host ${authority}; only local files are supported`,
+        {
+          context: { file: input },
+        },
+      );
     }
     return { scheme, authority: '', path: fsPath(p.startsWith('/') ? p : path.resolve(cwd, p)) };
   }
@@ -186,7 +192,9 @@ export function parseLocationMapSpec(spec: string): LocationMapping {
   const from = spec.slice(0, split);
   const to = spec.slice(split + 1);
   if (split <= 0 || to === '') {
-    throw new FloeError('InvalidArgument', `--location-map expects FROM=TO, got ${JSON.stringify(spec)}`, { context: { spec } });
+    throw new FloeError('InvalidArgument', `--location-map expects FROM=TO, got ${JSON.stringify(spec)}`, {
+      context: { spec },
+    });
   }
   return { from, to: to.startsWith('~/') ? path.join(process.env.HOME ?? '~', to.slice(2)) : to };
 }

@@ -157,7 +157,10 @@ export async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Arr
   return concatBytes(parts, total);
 }
 
-export function concatBytes(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.byteLength, 0)): Uint8Array {
+export function concatBytes(
+  parts: readonly Uint8Array[],
+  total = parts.reduce((n, p) => n + p.byteLength, 0),
+): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(total);
   let at = 0;

@@ -50,7 +50,13 @@ import {
   toBytes,
 } from './object-store.js';
 import { storedObjectMatches } from './create-verified.js';
-import { DEFAULT_RETRY_POLICY, type RetryHooks, type RetryPolicy, isTransientNetworkError, withRetry } from './retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  type RetryHooks,
+  type RetryPolicy,
+  isTransientNetworkError,
+  withRetry,
+} from './retry.js';
 
 /** The one method of S3Client we use; tests pass a fake. */
 export interface S3Sender {
@@ -115,8 +121,20 @@ interface SdkError {
   $metadata?: { httpStatusCode?: number };
 }
 
-const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException']);
-const SERVER_TRANSIENT = new Set(['InternalError', 'ServiceUnavailable', 'RequestTimeout', 'ConditionalRequestConflict', 'OperationAborted']);
+const THROTTLING = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+]);
+const SERVER_TRANSIENT = new Set([
+  'InternalError',
+  'ServiceUnavailable',
+  'RequestTimeout',
+  'ConditionalRequestConflict',
+  'OperationAborted',
+]);
 const CREDENTIAL_ERRORS = new Set([
   'AccessDenied',
   'Forbidden',
@@ -160,7 +178,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** One S3 request with retries, timeout and concurrency bound; errors become FloeErrors naming `key`. */
-  private request<T>(operation: string, key: string, makeCommand: () => unknown, readResult?: (out: any) => Promise<T> | T): Promise<T> {
+  private request<T>(
+    operation: string,
+    key: string,
+    makeCommand: () => unknown,
+    readResult?: (out: any) => Promise<T> | T,
+  ): Promise<T> {
     const location = key === '' ? `s3://${this.bucket}` : this.describe(key);
     return this.limit(() =>
       withRetry(
@@ -186,26 +209,51 @@ export class S3ObjectStore implements ObjectStore {
     const make = (kind: FloeError['kind'], message: string, retryable?: boolean) =>
       new FloeError(kind, message, { context, cause: raw, ...(retryable === undefined ? {} : { retryable }) });
 
-    if (timedOut) return make('Transient', `${operation} ${location} timed out after ${this.policy.timeoutMs} ms at ${this.endpointText}`, true);
-    if (isTransientNetworkError(raw)) return make('Transient', `${operation} ${location}: connection failed at ${this.endpointText}: ${detail}`, true);
-    if (code === 'NoSuchBucket') return make('NotFound', `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}`);
-    if (status === 404 || code === 'NoSuchKey' || code === 'NotFound') return make('NotFound', `no such object: ${location} (${operation})`);
-    if (status === 412 || code === 'PreconditionFailed') return make('PreconditionFailed', `conditional write to ${location} refused: ${detail}`);
+    if (timedOut)
+      return make(
+        'Transient',
+        `${operation} ${location} timed out after ${this.policy.timeoutMs} ms at ${this.endpointText}`,
+        true,
+      );
+    if (isTransientNetworkError(raw))
+      return make('Transient', `${operation} ${location}: connection failed at ${this.endpointText}: ${detail}`, true);
+    if (code === 'NoSuchBucket')
+      return make('NotFound', `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}`);
+    if (status === 404 || code === 'NoSuchKey' || code === 'NotFound')
+      return make('NotFound', `no such object: ${location} (${operation})`);
+    if (status === 412 || code === 'PreconditionFailed')
+      return make('PreconditionFailed', `conditional write to ${location} refused: ${detail}`);
     if (status === 403 || CREDENTIAL_ERRORS.has(code)) {
       return make(
         'AccessDenied',
         `access denied: ${operation} ${location} at ${this.endpointText} using ${this.credentialText}: ${detail}`,
       );
     }
-    if (status === 416 || code === 'InvalidRange') return make('InvalidArgument', `invalid byte range for ${location}: ${detail}`);
-    if (THROTTLING.has(code) || SERVER_TRANSIENT.has(code) || status === 429 || status === 500 || status === 502 || status === 503 || status === 504) {
-      return make('Transient', `${operation} ${location}: ${detail} (HTTP ${status ?? '?'}) at ${this.endpointText}`, true);
+    if (status === 416 || code === 'InvalidRange')
+      return make('InvalidArgument', `invalid byte range for ${location}: ${detail}`);
+    if (
+      THROTTLING.has(code) ||
+      SERVER_TRANSIENT.has(code) ||
+      status === 429 ||
+      status === 500 ||
+      status === 502 ||
+      status === 503 ||
+      status === 504
+    ) {
+      return make(
+        'Transient',
+        `${operation} ${location}: ${detail} (HTTP ${status ?? '?'}) at ${this.endpointText}`,
+        true,
+      );
     }
     const sysCode = (raw as { code?: string }).code;
     if (sysCode === 'ECONNREFUSED' || sysCode === 'ENOTFOUND') {
       return make('Internal', `${operation} ${location}: cannot connect to ${this.endpointText}: ${detail}`);
     }
-    return make('Internal', `${operation} ${location} failed at ${this.endpointText}: ${detail}${status ? ` (HTTP ${status})` : ''}`);
+    return make(
+      'Internal',
+      `${operation} ${location} failed at ${this.endpointText}: ${detail}${status ? ` (HTTP ${status})` : ''}`,
+    );
   }
 
   async get(key: string, options?: GetOptions): Promise<Uint8Array> {
@@ -218,7 +266,8 @@ export class S3ObjectStore implements ObjectStore {
       'GET',
       key,
       () => new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: rangeHeader(range, this.describe(key)) }),
-      async (out: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) => (out.Body ? out.Body.transformToByteArray() : new Uint8Array(0)),
+      async (out: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) =>
+        out.Body ? out.Body.transformToByteArray() : new Uint8Array(0),
     );
   }
 
@@ -263,7 +312,8 @@ export class S3ObjectStore implements ObjectStore {
     } catch (e) {
       // A create-if-absent retried after a lost response meets its own first attempt: 412 then means
       // "already stored" when the object is exactly these bytes (see create-verified.ts for the whole rule).
-      if (!(sends > 1 && options?.ifNoneMatch === '*' && e instanceof FloeError && e.kind === 'PreconditionFailed')) throw e;
+      if (!(sends > 1 && options?.ifNoneMatch === '*' && e instanceof FloeError && e.kind === 'PreconditionFailed'))
+        throw e;
       const etag = await storedObjectMatches(this, key, data).catch(() => undefined);
       if (etag === undefined) throw e;
       out = { ETag: etag };
@@ -279,17 +329,32 @@ export class S3ObjectStore implements ObjectStore {
     const second = await parts.next();
     if (second.done) return this.put(key, first.value, { contentType: options?.contentType });
 
-    const created = await this.request<{ UploadId?: string }>('CreateMultipartUpload', key, () =>
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options?.contentType }),
+    const created = await this.request<{ UploadId?: string }>(
+      'CreateMultipartUpload',
+      key,
+      () => new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options?.contentType }),
     );
     const uploadId = created.UploadId;
-    if (!uploadId) throw new FloeError('Internal', `CreateMultipartUpload ${this.describe(key)} returned no upload id`, { context: { file: this.describe(key) } });
+    if (!uploadId)
+      throw new FloeError('Internal', `CreateMultipartUpload ${this.describe(key)} returned no upload id`, {
+        context: { file: this.describe(key) },
+      });
     const done: { PartNumber: number; ETag: string }[] = [];
     const inFlight = new Set<Promise<void>>();
     let failure: unknown;
     const uploadPart = (partNumber: number, data: Uint8Array) => {
-      const p = this.request<{ ETag?: string }>(`UploadPart ${partNumber}`, key, () =>
-        new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: data, ContentLength: data.byteLength }),
+      const p = this.request<{ ETag?: string }>(
+        `UploadPart ${partNumber}`,
+        key,
+        () =>
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: data,
+            ContentLength: data.byteLength,
+          }),
       ).then(
         (out) => void done.push({ PartNumber: partNumber, ETag: out.ETag ?? '' }),
         (e) => void (failure ??= e),
@@ -311,14 +376,24 @@ export class S3ObjectStore implements ObjectStore {
       await Promise.all(inFlight);
       if (failure !== undefined) throw failure;
       done.sort((a, b) => a.PartNumber - b.PartNumber);
-      const out = await this.request<{ ETag?: string }>('CompleteMultipartUpload', key, () =>
-        new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: done } }),
+      const out = await this.request<{ ETag?: string }>(
+        'CompleteMultipartUpload',
+        key,
+        () =>
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: done },
+          }),
       );
       return { etag: out.ETag ?? '' };
     } catch (e) {
       await Promise.allSettled(inFlight);
-      await this.request('AbortMultipartUpload', key, () =>
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
+      await this.request(
+        'AbortMultipartUpload',
+        key,
+        () => new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
       ).catch(() => undefined); // best effort; a lifecycle rule reaps what is left
       throw e instanceof FloeError ? e : this.classify(e, false, 'multipart upload', this.describe(key));
     }
@@ -331,8 +406,16 @@ export class S3ObjectStore implements ObjectStore {
         Contents?: { Key?: string; Size?: number; LastModified?: Date }[];
         IsTruncated?: boolean;
         NextContinuationToken?: string;
-      }>('LIST', prefix, () =>
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: options?.pageSize, ContinuationToken: token }),
+      }>(
+        'LIST',
+        prefix,
+        () =>
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: prefix,
+            MaxKeys: options?.pageSize,
+            ContinuationToken: token,
+          }),
       );
       for (const o of page.Contents ?? []) {
         if (o.Key !== undefined) yield { key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) };
@@ -355,13 +438,22 @@ export class S3ObjectStore implements ObjectStore {
           const out = await this.request<{ Errors?: { Key?: string; Code?: string; Message?: string }[] }>(
             'DeleteObjects',
             batch[0]!,
-            () => new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+            () =>
+              new DeleteObjectsCommand({
+                Bucket: this.bucket,
+                Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+              }),
           );
           const failedKeys = new Set<string>();
           for (const err of out.Errors ?? []) {
             const key = err.Key ?? '';
             failedKeys.add(key);
-            const error = this.classify({ name: err.Code, Code: err.Code, message: err.Message }, false, 'DELETE', this.describe(key));
+            const error = this.classify(
+              { name: err.Code, Code: err.Code, message: err.Message },
+              false,
+              'DELETE',
+              this.describe(key),
+            );
             result.failed.push({ key, error });
           }
           for (const key of batch) if (!failedKeys.has(key)) result.deleted.push(key);
@@ -385,7 +477,10 @@ export class S3ObjectStore implements ObjectStore {
 
 function rangeHeader(range: ByteRange | undefined, location: string): string | undefined {
   if (range === undefined) return undefined;
-  const bad = () => new FloeError('InvalidArgument', `invalid byte range for ${location}: ${JSON.stringify(range)}`, { context: { file: location } });
+  const bad = () =>
+    new FloeError('InvalidArgument', `invalid byte range for ${location}: ${JSON.stringify(range)}`, {
+      context: { file: location },
+    });
   if ('suffixLength' in range) {
     if (!Number.isInteger(range.suffixLength) || range.suffixLength <= 0) throw bad();
     return `bytes=-${range.suffixLength}`;

@@ -26,7 +26,10 @@ function runAll(): Promise<PairResult[]> {
   return new Promise((resolve) => {
     const start = (from: number): void => {
       if (from >= pairs.length) return resolve(results);
-      const child: ChildProcess = fork(worker, [String(SEED), String(from)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child: ChildProcess = fork(worker, [String(SEED), String(from)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      });
       let current = from;
       let stderr = '';
       child.stderr!.on('data', (d) => void (stderr += String(d)));
@@ -53,8 +56,17 @@ function runAll(): Promise<PairResult[]> {
         // the pair in flight hung (killed) or took the worker down: record it, continue after it
         const p = pairs[current]!;
         results.push({
-          index: current, caseId: corpus[p.caseIndex]!.id, command: p.command, code: -1, stderr: stderr.slice(-2000), stdoutBytes: 0, wrote: [],
-          crash: signal === 'SIGKILL' ? `hang: no result within ${HANG_MS / 1000} s` : `worker exited (code ${code}, signal ${signal})`,
+          index: current,
+          caseId: corpus[p.caseIndex]!.id,
+          command: p.command,
+          code: -1,
+          stderr: stderr.slice(-2000),
+          stdoutBytes: 0,
+          wrote: [],
+          crash:
+            signal === 'SIGKILL'
+              ? `hang: no result within ${HANG_MS / 1000} s`
+              : `worker exited (code ${code}, signal ${signal})`,
         });
         start(current + 1);
       });
@@ -67,7 +79,8 @@ function verdict(c: BadCase, r: PairResult): string | undefined {
   if (r.setupError) return `corpus setup failed: ${r.setupError.split('\n')[0]}`;
   if (r.crash) return `crash: ${r.crash.split('\n').slice(0, 3).join(' | ')}`;
   const partial = c.expect === 'task-fails' && r.code === 3;
-  if (r.code !== 1 && r.code !== 2 && !partial) return `exit ${r.code} (expected 1 or 2${c.expect === 'task-fails' ? ' or 3' : ''})${r.stderr ? `: ${r.stderr.trim().split('\n').pop()}` : ''}`;
+  if (r.code !== 1 && r.code !== 2 && !partial)
+    return `exit ${r.code} (expected 1 or 2${c.expect === 'task-fails' ? ' or 3' : ''})${r.stderr ? `: ${r.stderr.trim().split('\n').pop()}` : ''}`;
   if (/^\s+at /m.test(r.stderr)) return 'stack trace printed';
   const names = c.names ?? [path.basename(c.file)];
   const missing = names.filter((n) => !r.stderr.includes(n));
@@ -122,16 +135,30 @@ describe('bad-input corpus', () => {
       const { dir, cleanup } = await brokenCopy(c);
       try {
         const before = treeState(dir);
-        const r = spawnSync(process.execPath, ['--import', 'tsx', main, ...argsFor(p.command, dir)], { cwd: repoRoot, encoding: 'utf8', timeout: HANG_MS });
+        const r = spawnSync(process.execPath, ['--import', 'tsx', main, ...argsFor(p.command, dir)], {
+          cwd: repoRoot,
+          encoding: 'utf8',
+          timeout: HANG_MS,
+        });
         const wrote = diffTrees(before, treeState(dir));
         // the same verdict as in-process; main.ts prints a stack trace for anything that is not a FloeError
-        const why = verdict(c, { index: -1, caseId: c.id, command: p.command, code: r.status ?? -1, stderr: r.stderr, stdoutBytes: r.stdout.length, wrote });
+        const why = verdict(c, {
+          index: -1,
+          caseId: c.id,
+          command: p.command,
+          code: r.status ?? -1,
+          stderr: r.stderr,
+          stdoutBytes: r.stdout.length,
+          wrote,
+        });
         if (why) problems.push(`${c.id} [${p.command}]: ${why}${r.signal ? ` (signal ${r.signal})` : ''}`);
       } finally {
         cleanup();
       }
     }
-    process.stdout.write(`bad-input corpus via the CLI binary: ${sample.length - new Set(problems.map((x) => x.split(' [')[0])).size}/${sample.length} sampled runs refused cleanly\n`);
+    process.stdout.write(
+      `bad-input corpus via the CLI binary: ${sample.length - new Set(problems.map((x) => x.split(' [')[0])).size}/${sample.length} sampled runs refused cleanly\n`,
+    );
     expect(problems).toEqual([]);
   }, 600_000);
 });

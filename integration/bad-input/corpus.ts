@@ -13,9 +13,25 @@ import { fileURLToPath } from 'node:url';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import { parseJsonLossless } from '../../src/util/json.js';
 import {
-  avroBadCodec, avroBadHeaderSync, avroBadMagic, avroBadTrailingSync, avroCorruptBlock, avroHeaderOnlyPlusGarbage,
-  avroHugeBlockCount, avroNotAvro, dropTail, editAvroRecords, editJson, editText, flipBytes, patchAt, replaceWith,
-  truncateBytes, truncateTo, type Json, type Mutation,
+  avroBadCodec,
+  avroBadHeaderSync,
+  avroBadMagic,
+  avroBadTrailingSync,
+  avroCorruptBlock,
+  avroHeaderOnlyPlusGarbage,
+  avroHugeBlockCount,
+  avroNotAvro,
+  dropTail,
+  editAvroRecords,
+  editJson,
+  editText,
+  flipBytes,
+  patchAt,
+  replaceWith,
+  truncateBytes,
+  truncateTo,
+  type Json,
+  type Mutation,
 } from './mutate.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -106,7 +122,16 @@ function icebergTargets(table: string): IcebergTargets {
       }
     }
   }
-  return { metadata, manifestList, manifests, dataFiles, puffin, manifestOf, formatVersion: Number(md['format-version']), snapshots: (md.snapshots as Json[]).length };
+  return {
+    metadata,
+    manifestList,
+    manifests,
+    dataFiles,
+    puffin,
+    manifestOf,
+    formatVersion: Number(md['format-version']),
+    snapshots: (md.snapshots as Json[]).length,
+  };
 }
 
 interface PaimonTargets {
@@ -174,20 +199,35 @@ function metadataEdits(t: IcebergTargets): [string, Mutation][] {
   const v = t.formatVersion;
   const out: [string, Mutation][] = [
     ['last-sequence-number=-7', editJson((d) => void (d['last-sequence-number'] = -7))],
-    ['current-snapshot-missing', editJson((d) => {
-      d['current-snapshot-id'] = 42;
-      setMain(d, 42);
-    })],
+    [
+      'current-snapshot-missing',
+      editJson((d) => {
+        d['current-snapshot-id'] = 42;
+        setMain(d, 42);
+      }),
+    ],
     ['main-ref-missing', editJson((d) => setMain(d, 4242))],
-    ['tag-to-missing-snapshot', editJson((d) => void (d.refs = { ...((d.refs as Doc) ?? {}), 'old-tag': { type: 'tag', 'snapshot-id': 777 } }))],
-    ['ref-bad-type', editJson((d) => void (d.refs = { ...((d.refs as Doc) ?? {}), x: { type: 'twig', 'snapshot-id': d['current-snapshot-id'] } }))],
+    [
+      'tag-to-missing-snapshot',
+      editJson((d) => void (d.refs = { ...((d.refs as Doc) ?? {}), 'old-tag': { type: 'tag', 'snapshot-id': 777 } })),
+    ],
+    [
+      'ref-bad-type',
+      editJson(
+        (d) =>
+          void (d.refs = { ...((d.refs as Doc) ?? {}), x: { type: 'twig', 'snapshot-id': d['current-snapshot-id'] } }),
+      ),
+    ],
     ['duplicate-snapshot-id', editJson((d) => void snaps(d).push({ ...currentSnap(d) }))],
     ['current-schema-id=99', editJson((d) => void (d['current-schema-id'] = 99))],
     ['default-spec-id=99', editJson((d) => void (d['default-spec-id'] = 99))],
-    ['default-sort-order-id=99', editJson((d) => {
-      d['sort-orders'] = d['sort-orders'] ?? [{ 'order-id': 0, fields: [] }];
-      d['default-sort-order-id'] = 99;
-    })],
+    [
+      'default-sort-order-id=99',
+      editJson((d) => {
+        d['sort-orders'] = d['sort-orders'] ?? [{ 'order-id': 0, fields: [] }];
+        d['default-sort-order-id'] = 99;
+      }),
+    ],
     ['last-column-id=0', editJson((d) => void (d['last-column-id'] = 0))],
     ['last-column-id-missing', editJson((d) => void delete d['last-column-id'])],
     ['format-version=4', editJson((d) => void (d['format-version'] = 4))],
@@ -197,77 +237,141 @@ function metadataEdits(t: IcebergTargets): [string, Mutation][] {
     ['format-version-missing', editJson((d) => void delete d['format-version'])],
     ['location-missing', editJson((d) => void delete d.location)],
     ['location-number', editJson((d) => void (d.location = 5))],
-    ['no-schemas', editJson((d) => {
-      delete d.schemas;
-      delete d.schema;
-    })],
-    ['schemas-string', editJson((d) => {
-      d.schemas = 'x';
-      delete d.schema;
-    })],
-    ['schema-field-without-id', editJson((d) => {
-      const s = (d.schemas as Doc[] | undefined)?.[0] ?? (d.schema as Doc);
-      delete ((s.fields as Doc[])[0] as Doc).id;
-    })],
-    ['schema-field-unknown-type', editJson((d) => {
-      for (const s of (d.schemas as Doc[] | undefined) ?? [d.schema as Doc]) ((s.fields as Doc[])[0] as Doc).type = 'int128';
-    })],
-    ['field-id-beyond-last-column-id', editJson((d) => {
-      for (const s of (d.schemas as Doc[] | undefined) ?? [d.schema as Doc]) (s.fields as Doc[]).push({ id: 9999, name: 'zz', required: false, type: 'int' });
-    })],
+    [
+      'no-schemas',
+      editJson((d) => {
+        delete d.schemas;
+        delete d.schema;
+      }),
+    ],
+    [
+      'schemas-string',
+      editJson((d) => {
+        d.schemas = 'x';
+        delete d.schema;
+      }),
+    ],
+    [
+      'schema-field-without-id',
+      editJson((d) => {
+        const s = (d.schemas as Doc[] | undefined)?.[0] ?? (d.schema as Doc);
+        delete ((s.fields as Doc[])[0] as Doc).id;
+      }),
+    ],
+    [
+      'schema-field-unknown-type',
+      editJson((d) => {
+        for (const s of (d.schemas as Doc[] | undefined) ?? [d.schema as Doc])
+          ((s.fields as Doc[])[0] as Doc).type = 'int128';
+      }),
+    ],
+    [
+      'field-id-beyond-last-column-id',
+      editJson((d) => {
+        for (const s of (d.schemas as Doc[] | undefined) ?? [d.schema as Doc])
+          (s.fields as Doc[]).push({ id: 9999, name: 'zz', required: false, type: 'int' });
+      }),
+    ],
     ['snapshots-object', editJson((d) => void (d.snapshots = { a: 1 }))],
     ['snapshot-id-string', editJson((d) => void (currentSnap(d)['snapshot-id'] = 'abc'))],
     ['snapshot-id-missing', editJson((d) => void delete currentSnap(d)['snapshot-id'])],
-    ['snapshot-id-huge', editText((s) => s.replace(/"snapshot-id"\s*:\s*(\d+)/, '"snapshot-id" : 123456789012345678901234567890'))],
+    [
+      'snapshot-id-huge',
+      editText((s) => s.replace(/"snapshot-id"\s*:\s*(\d+)/, '"snapshot-id" : 123456789012345678901234567890')),
+    ],
     ['snapshot-not-object', editJson((d) => void (snaps(d) as unknown[]).push(7))],
     ['timestamp-string', editJson((d) => void (currentSnap(d)['timestamp-ms'] = 'yesterday'))],
     ['timestamp-1e400', editText((s) => s.replace(/"timestamp-ms"\s*:\s*\d+/, '"timestamp-ms" : 1e400'))],
     ['manifest-list-number', editJson((d) => void (currentSnap(d)['manifest-list'] = 12))],
     ['summary-number', editJson((d) => void (currentSnap(d).summary = 5))],
     ['summary-total-records-negative', editJson((d) => void ((currentSnap(d).summary as Doc)['total-records'] = '-3'))],
-    ['summary-total-records-beyond-int64', editJson((d) => void ((currentSnap(d).summary as Doc)['total-records'] = '18446744073709551616'))],
-    ['summary-added-files-size-garbage', editJson((d) => void ((currentSnap(d).summary as Doc)['added-files-size'] = 'lots'))],
+    [
+      'summary-total-records-beyond-int64',
+      editJson((d) => void ((currentSnap(d).summary as Doc)['total-records'] = '18446744073709551616')),
+    ],
+    [
+      'summary-added-files-size-garbage',
+      editJson((d) => void ((currentSnap(d).summary as Doc)['added-files-size'] = 'lots')),
+    ],
     ['current-snapshot-id-string', editJson((d) => void (d['current-snapshot-id'] = 'x'))],
-    ['current-snapshot-id-2^64', editText((s) => s.replace(/"current-snapshot-id"\s*:\s*\d+/, '"current-snapshot-id" : 18446744073709551616'))],
+    [
+      'current-snapshot-id-2^64',
+      editText((s) => s.replace(/"current-snapshot-id"\s*:\s*\d+/, '"current-snapshot-id" : 18446744073709551616')),
+    ],
     ['refs-array', editJson((d) => void (d.refs = [1, 2]))],
     ['partition-specs-number', editJson((d) => void (d['partition-specs'] = 7))],
-    ['partition-field-without-transform', editJson((d) => {
-      d['partition-specs'] = [{ 'spec-id': 0, fields: [{ name: 'p', 'source-id': 1, 'field-id': 1000 }] }];
-      d['default-spec-id'] = 0;
-    })],
-    ['duplicate-spec-id', editJson((d) => {
-      const specs = (d['partition-specs'] as Doc[] | undefined) ?? [{ 'spec-id': 0, fields: [] }];
-      d['partition-specs'] = [...specs, { ...specs[0]! }];
-    })],
-    ['statistics-negative-size', editJson((d) => {
-      d.statistics = [{ 'snapshot-id': d['current-snapshot-id'], 'statistics-path': 'metadata/x.stats', 'file-size-in-bytes': -5, 'file-footer-size-in-bytes': 4, 'blob-metadata': [] }];
-    })],
-    ['statistics-without-path', editJson((d) => void (d.statistics = [{ 'snapshot-id': d['current-snapshot-id'], 'file-size-in-bytes': 5 }]))],
+    [
+      'partition-field-without-transform',
+      editJson((d) => {
+        d['partition-specs'] = [{ 'spec-id': 0, fields: [{ name: 'p', 'source-id': 1, 'field-id': 1000 }] }];
+        d['default-spec-id'] = 0;
+      }),
+    ],
+    [
+      'duplicate-spec-id',
+      editJson((d) => {
+        const specs = (d['partition-specs'] as Doc[] | undefined) ?? [{ 'spec-id': 0, fields: [] }];
+        d['partition-specs'] = [...specs, { ...specs[0]! }];
+      }),
+    ],
+    [
+      'statistics-negative-size',
+      editJson((d) => {
+        d.statistics = [
+          {
+            'snapshot-id': d['current-snapshot-id'],
+            'statistics-path': 'metadata/x.stats',
+            'file-size-in-bytes': -5,
+            'file-footer-size-in-bytes': 4,
+            'blob-metadata': [],
+          },
+        ];
+      }),
+    ],
+    [
+      'statistics-without-path',
+      editJson((d) => void (d.statistics = [{ 'snapshot-id': d['current-snapshot-id'], 'file-size-in-bytes': 5 }])),
+    ],
   ];
   if (v >= 2) {
     out.push(
       ['last-sequence-number=0-below-snapshots', editJson((d) => void (d['last-sequence-number'] = 0))],
-      ['last-sequence-number-beyond-int64', editText((s) => s.replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : 99999999999999999999'))],
+      [
+        'last-sequence-number-beyond-int64',
+        editText((s) => s.replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : 99999999999999999999')),
+      ],
       ['snapshot-sequence-number=-1', editJson((d) => void (currentSnap(d)['sequence-number'] = -1))],
       ['snapshot-sequence-number-1.5', editJson((d) => void (currentSnap(d)['sequence-number'] = 1.5))],
       ['last-sequence-number-missing', editJson((d) => void delete d['last-sequence-number'])],
       ['manifest-list-missing', editJson((d) => void delete currentSnap(d)['manifest-list'])],
-      ['main-and-current-disagree', editJson((d) => {
-        const other = snaps(d).find((s) => s['snapshot-id'] !== d['current-snapshot-id']);
-        setMain(d, other ? other['snapshot-id'] : 31337);
-      })],
-      ['last-partition-id-below-fields', editJson((d) => {
-        d['partition-specs'] = [...((d['partition-specs'] as Doc[]) ?? []), { 'spec-id': 77, fields: [{ name: 'b', transform: 'bucket[4]', 'source-id': 1, 'field-id': 1500 }] }];
-      })],
+      [
+        'main-and-current-disagree',
+        editJson((d) => {
+          const other = snaps(d).find((s) => s['snapshot-id'] !== d['current-snapshot-id']);
+          setMain(d, other ? other['snapshot-id'] : 31337);
+        }),
+      ],
+      [
+        'last-partition-id-below-fields',
+        editJson((d) => {
+          d['partition-specs'] = [
+            ...((d['partition-specs'] as Doc[]) ?? []),
+            { 'spec-id': 77, fields: [{ name: 'b', transform: 'bucket[4]', 'source-id': 1, 'field-id': 1500 }] },
+          ];
+        }),
+      ],
     );
     if (t.snapshots >= 2) {
-      out.push(['parent-newer-than-child', editJson((d) => {
-        const cur = currentSnap(d);
-        const parent = snaps(d).find((s) => s['snapshot-id'] === cur['parent-snapshot-id']);
-        if (!parent) throw new Error('fixture has no parent of the current snapshot');
-        parent['sequence-number'] = cur['sequence-number'];
-        cur['sequence-number'] = 0;
-      })]);
+      out.push([
+        'parent-newer-than-child',
+        editJson((d) => {
+          const cur = currentSnap(d);
+          const parent = snaps(d).find((s) => s['snapshot-id'] === cur['parent-snapshot-id']);
+          if (!parent) throw new Error('fixture has no parent of the current snapshot');
+          parent['sequence-number'] = cur['sequence-number'];
+          cur['sequence-number'] = 0;
+        }),
+      ]);
     }
   }
   if (v >= 3) {
@@ -346,8 +450,16 @@ function icebergManifestRecordEdits(v: number): [string, Mutation][] {
 function icebergListRecordEdits(v: number): [string, Mutation][] {
   const out: [string, Mutation][] = [
     ['manifest-length-negative', editAvroRecords((rs) => setField(rs[0]!, 'manifest_length', -1n))],
-    ['added-files-count-negative', editAvroRecords((rs) => setField(rs[0]!, 'added_files_count' in rs[0]! ? 'added_files_count' : 'added_data_files_count', -2))],
-    ['manifest-path-missing-file', editAvroRecords((rs) => setField(rs[0]!, 'manifest_path', `${String(rs[0]!.manifest_path)}.gone`))],
+    [
+      'added-files-count-negative',
+      editAvroRecords((rs) =>
+        setField(rs[0]!, 'added_files_count' in rs[0]! ? 'added_files_count' : 'added_data_files_count', -2),
+      ),
+    ],
+    [
+      'manifest-path-missing-file',
+      editAvroRecords((rs) => setField(rs[0]!, 'manifest_path', `${String(rs[0]!.manifest_path)}.gone`)),
+    ],
   ];
   if (v >= 2) {
     out.push(
@@ -360,9 +472,11 @@ function icebergListRecordEdits(v: number): [string, Mutation][] {
 }
 
 /** A manifest where the list is expected (valid Avro, wrong schema). */
-const manifestInsteadOfList = (manifestRel: string, tableDir: () => string): Mutation => (file) => {
-  replaceWith(readFileSync(path.join(tableDir(), manifestRel)))(file);
-};
+const manifestInsteadOfList =
+  (manifestRel: string, tableDir: () => string): Mutation =>
+  (file) => {
+    replaceWith(readFileSync(path.join(tableDir(), manifestRel)))(file);
+  };
 
 function parquetEdits(seed: number): [string, Mutation][] {
   return [
@@ -373,17 +487,23 @@ function parquetEdits(seed: number): [string, Mutation][] {
     ['bad-leading-magic', patchAt(0, [0x50, 0x41, 0x52, 0x30])],
     ['footer-length-huge', patchAt(-8, [0xff, 0xff, 0xff, 0x7f])],
     ['footer-length-zero', patchAt(-8, [0, 0, 0, 0])],
-    ['footer-length-off-by-one', (file) => {
-      const b = Buffer.from(readFileSync(file));
-      b.writeInt32LE(b.readInt32LE(b.length - 8) + 1, b.length - 8);
-      replaceWith(b)(file);
-    }],
-    ['footer-garbage', (file) => {
-      const b = Buffer.from(readFileSync(file));
-      const len = b.readInt32LE(b.length - 8);
-      b.fill(0xff, b.length - 8 - len, b.length - 8);
-      replaceWith(b)(file);
-    }],
+    [
+      'footer-length-off-by-one',
+      (file) => {
+        const b = Buffer.from(readFileSync(file));
+        b.writeInt32LE(b.readInt32LE(b.length - 8) + 1, b.length - 8);
+        replaceWith(b)(file);
+      },
+    ],
+    [
+      'footer-garbage',
+      (file) => {
+        const b = Buffer.from(readFileSync(file));
+        const len = b.readInt32LE(b.length - 8);
+        b.fill(0xff, b.length - 8 - len, b.length - 8);
+        replaceWith(b)(file);
+      },
+    ],
     [`page-header-flipped-seed${seed}`, patchAt(4, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff])],
     ['text-not-parquet', replaceWith('not parquet at all')],
   ];
@@ -394,24 +514,33 @@ function puffinEdits(seed: number): [string, Mutation][] {
     ['bad-leading-magic', patchAt(0, [0x50, 0x46, 0x41, 0x30])],
     ['bad-trailing-magic', patchAt(-4, [0x50, 0x46, 0x41, 0x30])],
     ['footer-length-huge', patchAt(-12, [0xff, 0xff, 0xff, 0x7f])],
-    ['footer-not-json', (file) => {
-      const b = Buffer.from(readFileSync(file));
-      const len = b.readInt32LE(b.length - 12);
-      b.fill(0x7b, b.length - 12 - len, b.length - 12);
-      replaceWith(b)(file);
-    }],
-    ['blob-offset-out-of-range', (file) => {
-      const b = Buffer.from(readFileSync(file));
-      const len = b.readInt32LE(b.length - 12);
-      const start = b.length - 12 - len;
-      const footer = b.subarray(start, b.length - 12).toString('utf8').replace(/"offset"\s*:\s*\d+/g, (m) => m.replace(/\d+$/, '99999999'));
-      const nb = Buffer.from(footer, 'utf8');
-      const out = Buffer.concat([b.subarray(0, start), nb, Buffer.alloc(12)]);
-      out.writeInt32LE(nb.length, out.length - 12);
-      out.writeUInt32LE(b.readUInt32LE(b.length - 8), out.length - 8);
-      Buffer.from([0x50, 0x46, 0x41, 0x31]).copy(out, out.length - 4);
-      replaceWith(out)(file);
-    }],
+    [
+      'footer-not-json',
+      (file) => {
+        const b = Buffer.from(readFileSync(file));
+        const len = b.readInt32LE(b.length - 12);
+        b.fill(0x7b, b.length - 12 - len, b.length - 12);
+        replaceWith(b)(file);
+      },
+    ],
+    [
+      'blob-offset-out-of-range',
+      (file) => {
+        const b = Buffer.from(readFileSync(file));
+        const len = b.readInt32LE(b.length - 12);
+        const start = b.length - 12 - len;
+        const footer = b
+          .subarray(start, b.length - 12)
+          .toString('utf8')
+          .replace(/"offset"\s*:\s*\d+/g, (m) => m.replace(/\d+$/, '99999999'));
+        const nb = Buffer.from(footer, 'utf8');
+        const out = Buffer.concat([b.subarray(0, start), nb, Buffer.alloc(12)]);
+        out.writeInt32LE(nb.length, out.length - 12);
+        out.writeUInt32LE(b.readUInt32LE(b.length - 8), out.length - 8);
+        Buffer.from([0x50, 0x46, 0x41, 0x31]).copy(out, out.length - 4);
+        replaceWith(out)(file);
+      },
+    ],
     ['truncated-50%', truncateTo(0.5)],
     [`blob-bytes-flipped-seed${seed}`, flipBytes(seed, 3, 0.02, 0.3)],
     ['zeroed', (file) => replaceWith(Buffer.alloc(readFileSync(file).length))(file)],
@@ -472,12 +601,21 @@ function paimonListRecordEdits(): [string, Mutation][] {
 
 // ------------------------------------------------------------------------------------------ the corpus
 
-const ICEBERG_TABLES = ['impala/iceberg_v2_delete_equality', 'icebird/spark_bunnies', 'impala/iceberg_v3_deletion_vectors', 'impala/iceberg_partitioned'];
+const ICEBERG_TABLES = [
+  'impala/iceberg_v2_delete_equality',
+  'icebird/spark_bunnies',
+  'impala/iceberg_v3_deletion_vectors',
+  'impala/iceberg_partitioned',
+];
 /**
  * Tables whose default compaction plans a task that reads their first live data file (spark_bunnies is
  * already compacted: its plan is empty, so compact never opens the file and rightly exits 0).
  */
-const COMPACTS_FIRST_DATA_FILE = new Set(['impala/iceberg_v2_delete_equality', 'impala/iceberg_v3_deletion_vectors', 'impala/iceberg_partitioned']);
+const COMPACTS_FIRST_DATA_FILE = new Set([
+  'impala/iceberg_v2_delete_equality',
+  'impala/iceberg_v3_deletion_vectors',
+  'impala/iceberg_partitioned',
+]);
 const PAIMON_TABLES = ['paimon-cpp/pk_table_scan_and_read_mor', 'paimon-cpp/append_table_with_alter_table'];
 
 export function buildCorpus(seed = 20261201): BadCase[] {
@@ -501,35 +639,68 @@ export function buildCorpus(seed = 20261201): BadCase[] {
     }
     const dataManifest = t.manifests.data[0]!;
     add({
-      table, format: 'iceberg', file: t.manifestList, what: 'a manifest instead of the list',
-      mutate: manifestInsteadOfList(dataManifest, () => path.join(fixturesRoot, table)), commands: listCmds,
+      table,
+      format: 'iceberg',
+      file: t.manifestList,
+      what: 'a manifest instead of the list',
+      mutate: manifestInsteadOfList(dataManifest, () => path.join(fixturesRoot, table)),
+      commands: listCmds,
     });
     for (const [what, mutate] of [...avroEdits(seedOf() + 1), ...icebergManifestRecordEdits(t.formatVersion)]) {
       add({ table, format: 'iceberg', file: dataManifest, what, mutate, commands: ['inspect', 'scan', 'compact'] });
     }
     if (t.manifests.deletes[0]) {
       for (const [what, mutate] of avroEdits(seedOf() + 2).slice(0, 6)) {
-        add({ table, format: 'iceberg', file: t.manifests.deletes[0], what, mutate, commands: ['inspect', 'scan', 'compact'] });
+        add({
+          table,
+          format: 'iceberg',
+          file: t.manifests.deletes[0],
+          what,
+          mutate,
+          commands: ['inspect', 'scan', 'compact'],
+        });
       }
     }
     // a manifest naming a data file that is not there: the reader names the missing file
     const gone = `${path.basename(t.dataFiles[0]!)}.gone`;
     add({
-      table, format: 'iceberg', file: t.manifestOf.get(t.dataFiles[0]!)!, what: 'data file path to a missing file', names: [gone], commands: ['scan'],
+      table,
+      format: 'iceberg',
+      file: t.manifestOf.get(t.dataFiles[0]!)!,
+      what: 'data file path to a missing file',
+      names: [gone],
+      commands: ['scan'],
       mutate: setDataFile((df) => {
-        if (String(df.file_path).endsWith(`/${path.basename(t.dataFiles[0]!)}`)) setField(df, 'file_path', `${String(df.file_path)}.gone`);
+        if (String(df.file_path).endsWith(`/${path.basename(t.dataFiles[0]!)}`))
+          setField(df, 'file_path', `${String(df.file_path)}.gone`);
       }),
     });
     for (const [what, mutate] of parquetEdits(seedOf())) {
       add({ table, format: 'iceberg', file: t.dataFiles[0]!, what, mutate, commands: ['scan'] });
       if (COMPACTS_FIRST_DATA_FILE.has(table)) {
-        add({ table, format: 'iceberg', file: t.dataFiles[0]!, what: `${what} (compact)`, mutate, commands: ['compact'], expect: 'task-fails' });
+        add({
+          table,
+          format: 'iceberg',
+          file: t.dataFiles[0]!,
+          what: `${what} (compact)`,
+          mutate,
+          commands: ['compact'],
+          expect: 'task-fails',
+        });
       }
     }
     for (const p of t.puffin) {
       for (const [what, mutate] of puffinEdits(seedOf())) {
         add({ table, format: 'iceberg', file: p, what, mutate, commands: ['scan'] });
-        add({ table, format: 'iceberg', file: p, what: `${what} (compact)`, mutate, commands: ['compact'], expect: 'task-fails' });
+        add({
+          table,
+          format: 'iceberg',
+          file: p,
+          what: `${what} (compact)`,
+          mutate,
+          commands: ['compact'],
+          expect: 'task-fails',
+        });
       }
     }
   }
@@ -542,7 +713,10 @@ export function buildCorpus(seed = 20261201): BadCase[] {
     for (const [what, mutate] of [...avroEdits(seedOf()), ...paimonListRecordEdits()]) {
       add({ table, format: 'paimon', file: t.baseList, what, mutate, commands: ALL });
     }
-    for (const [what, mutate] of [...avroEdits(seedOf() + 1).slice(0, 8), ...paimonManifestRecordEdits(t.fixedBuckets)]) {
+    for (const [what, mutate] of [
+      ...avroEdits(seedOf() + 1).slice(0, 8),
+      ...paimonManifestRecordEdits(t.fixedBuckets),
+    ]) {
       add({ table, format: 'paimon', file: t.manifests[0]!, what, mutate, commands: ALL });
     }
     for (const [what, mutate] of parquetEdits(seedOf()).slice(0, 6)) {

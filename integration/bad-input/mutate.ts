@@ -21,57 +21,73 @@ export function rng(seed: number): () => number {
 
 export type Mutation = (file: string) => void | Promise<void>;
 
-export const truncateTo = (fraction: number): Mutation => (file) => {
-  const b = readFileSync(file);
-  writeFileSync(file, b.subarray(0, Math.floor(b.length * fraction)));
-};
-export const truncateBytes = (keep: number): Mutation => (file) => {
-  writeFileSync(file, readFileSync(file).subarray(0, keep));
-};
-export const dropTail = (n: number): Mutation => (file) => {
-  const b = readFileSync(file);
-  writeFileSync(file, b.subarray(0, Math.max(0, b.length - n)));
-};
-export const replaceWith = (bytes: Uint8Array | string): Mutation => (file) => {
-  writeFileSync(file, bytes);
-};
+export const truncateTo =
+  (fraction: number): Mutation =>
+  (file) => {
+    const b = readFileSync(file);
+    writeFileSync(file, b.subarray(0, Math.floor(b.length * fraction)));
+  };
+export const truncateBytes =
+  (keep: number): Mutation =>
+  (file) => {
+    writeFileSync(file, readFileSync(file).subarray(0, keep));
+  };
+export const dropTail =
+  (n: number): Mutation =>
+  (file) => {
+    const b = readFileSync(file);
+    writeFileSync(file, b.subarray(0, Math.max(0, b.length - n)));
+  };
+export const replaceWith =
+  (bytes: Uint8Array | string): Mutation =>
+  (file) => {
+    writeFileSync(file, bytes);
+  };
 /** Overwrites `bytes` at `offset` (negative: from the end). */
-export const patchAt = (offset: number, bytes: number[]): Mutation => (file) => {
-  const b = Buffer.from(readFileSync(file));
-  const at = offset < 0 ? b.length + offset : offset;
-  for (let i = 0; i < bytes.length; i++) if (at + i >= 0 && at + i < b.length) b[at + i] = bytes[i]!;
-  writeFileSync(file, b);
-};
+export const patchAt =
+  (offset: number, bytes: number[]): Mutation =>
+  (file) => {
+    const b = Buffer.from(readFileSync(file));
+    const at = offset < 0 ? b.length + offset : offset;
+    for (let i = 0; i < bytes.length; i++) if (at + i >= 0 && at + i < b.length) b[at + i] = bytes[i]!;
+    writeFileSync(file, b);
+  };
 /** XORs `count` bytes at seeded positions within [from, to) of the file (fractions of its length). */
-export const flipBytes = (seed: number, count: number, from = 0, to = 1): Mutation => (file) => {
-  const b = Buffer.from(readFileSync(file));
-  const r = rng(seed);
-  const lo = Math.floor(b.length * from);
-  const hi = Math.max(lo + 1, Math.floor(b.length * to));
-  for (let i = 0; i < count; i++) {
-    const at = lo + Math.floor(r() * (hi - lo));
-    if (at < b.length) b[at] = b[at]! ^ (1 + Math.floor(r() * 255));
-  }
-  writeFileSync(file, b);
-};
+export const flipBytes =
+  (seed: number, count: number, from = 0, to = 1): Mutation =>
+  (file) => {
+    const b = Buffer.from(readFileSync(file));
+    const r = rng(seed);
+    const lo = Math.floor(b.length * from);
+    const hi = Math.max(lo + 1, Math.floor(b.length * to));
+    for (let i = 0; i < count; i++) {
+      const at = lo + Math.floor(r() * (hi - lo));
+      if (at < b.length) b[at] = b[at]! ^ (1 + Math.floor(r() * 255));
+    }
+    writeFileSync(file, b);
+  };
 
 // ------------------------------------------------------------------------------------------ JSON
 
 export type Json = Record<string, unknown>;
 
 /** Edits a parsed (lossless) copy of a JSON document and writes it back. */
-export const editJson = (edit: (doc: Json) => void): Mutation => (file) => {
-  const doc = parseJsonLossless(readFileSync(file, 'utf8')) as Json;
-  edit(doc);
-  writeFileSync(file, stringifyJsonLossless(doc, 2));
-};
+export const editJson =
+  (edit: (doc: Json) => void): Mutation =>
+  (file) => {
+    const doc = parseJsonLossless(readFileSync(file, 'utf8')) as Json;
+    edit(doc);
+    writeFileSync(file, stringifyJsonLossless(doc, 2));
+  };
 /** Replaces the text of the document (for values JSON.stringify cannot produce, e.g. 1e400). */
-export const editText = (edit: (text: string) => string): Mutation => (file) => {
-  const before = readFileSync(file, 'utf8');
-  const after = edit(before);
-  if (after === before) throw new Error(`mutation did not change ${file}`);
-  writeFileSync(file, after);
-};
+export const editText =
+  (edit: (text: string) => string): Mutation =>
+  (file) => {
+    const before = readFileSync(file, 'utf8');
+    const after = edit(before);
+    if (after === before) throw new Error(`mutation did not change ${file}`);
+    writeFileSync(file, after);
+  };
 
 // ------------------------------------------------------------------------------------------ Avro
 
@@ -130,17 +146,19 @@ export const avroHeaderOnlyPlusGarbage: Mutation = (file) => {
   writeFileSync(file, Buffer.concat([b.subarray(0, firstBlockAt), Buffer.from([0x7f, 0x7f, 0x7f])]));
 };
 /** Flips bytes inside the first data block. */
-export const avroCorruptBlock = (seed: number): Mutation => (file) => {
-  const b = Buffer.from(readFileSync(file));
-  const { firstBlockAt } = avroLayout(b);
-  const r = rng(seed);
-  const span = b.length - 16 - firstBlockAt;
-  for (let i = 0; i < 6; i++) {
-    const at = firstBlockAt + 2 + Math.floor(r() * Math.max(1, span - 2));
-    b[at] = b[at]! ^ (1 + Math.floor(r() * 255));
-  }
-  writeFileSync(file, b);
-};
+export const avroCorruptBlock =
+  (seed: number): Mutation =>
+  (file) => {
+    const b = Buffer.from(readFileSync(file));
+    const { firstBlockAt } = avroLayout(b);
+    const r = rng(seed);
+    const span = b.length - 16 - firstBlockAt;
+    for (let i = 0; i < 6; i++) {
+      const at = firstBlockAt + 2 + Math.floor(r() * Math.max(1, span - 2));
+      b[at] = b[at]! ^ (1 + Math.floor(r() * 255));
+    }
+    writeFileSync(file, b);
+  };
 /** The block's record count says far more records than the block holds. */
 export const avroHugeBlockCount: Mutation = (file) => {
   const b = Buffer.from(readFileSync(file));
@@ -165,10 +183,13 @@ export const avroBadCodec: Mutation = (file) => {
   writeFileSync(file, b);
 };
 /** Re-encodes the container with edited records (same schema, header metadata and codec). */
-export const editAvroRecords = (edit: (records: Json[]) => void): Mutation => async (file) => {
-  const c = readAvroContainer<Json>(readFileSync(file), file);
-  edit(c.records);
-  const codec = (['null', 'deflate', 'snappy', 'zstandard'].includes(c.codec) ? c.codec : 'deflate') as 'null' | 'deflate';
-  writeFileSync(file, await writeAvroContainer(c.schemaText, c.records, { codec, metadata: c.metadata }));
-};
+export const editAvroRecords =
+  (edit: (records: Json[]) => void): Mutation =>
+  async (file) => {
+    const c = readAvroContainer<Json>(readFileSync(file), file);
+    edit(c.records);
+    const codec = (['null', 'deflate', 'snappy', 'zstandard'].includes(c.codec) ? c.codec : 'deflate') as
+      'null' | 'deflate';
+    writeFileSync(file, await writeAvroContainer(c.schemaText, c.records, { codec, metadata: c.metadata }));
+  };
 export const AVRO = { magic: AVRO_MAGIC };

@@ -22,7 +22,10 @@ export async function runFloeInProcess(args: string[]): Promise<FloeRun> {
   let stdout = '';
   let stderr = '';
   const program = new Command();
-  program.name('floe').exitOverride().configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
+  program
+    .name('floe')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
   // the commands the corpus runs, registered as src/cli/commands/index.ts registers them
   for (const register of [registerInspect, registerScan, registerCompact, registerExpire]) register(program);
   const out = process.stdout.write;

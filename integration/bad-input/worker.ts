@@ -84,12 +84,26 @@ async function main(): Promise<void> {
       const run = await runFloeInProcess(argsFor(command, copy.dir));
       const after = treeState(copy.dir);
       result = {
-        index, caseId: c.id, command, code: run.code, stderr: run.stderr.slice(0, 4000), stdoutBytes: run.stdout.length,
+        index,
+        caseId: c.id,
+        command,
+        code: run.code,
+        stderr: run.stderr.slice(0, 4000),
+        stdoutBytes: run.stdout.length,
         ...(run.crash ? { crash: run.crash.slice(0, 2000) } : {}),
         wrote: diffTrees(before, after),
       };
     } catch (e) {
-      result = { index, caseId: c.id, command, code: -1, stderr: '', stdoutBytes: 0, wrote: [], setupError: String((e as Error).stack ?? e) };
+      result = {
+        index,
+        caseId: c.id,
+        command,
+        code: -1,
+        stderr: '',
+        stdoutBytes: 0,
+        wrote: [],
+        setupError: String((e as Error).stack ?? e),
+      };
     } finally {
       copy?.cleanup();
     }

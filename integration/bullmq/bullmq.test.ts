@@ -37,16 +37,22 @@ interface Proc {
 }
 
 async function startWorker(queue: string, die = ''): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'integration/bullmq/worker-process.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, REDIS_PORT: String(redis.port), QUEUE: queue, FLOE_TEST_DIE: die },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'integration/bullmq/worker-process.ts')],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, REDIS_PORT: String(redis.port), QUEUE: queue, FLOE_TEST_DIE: die },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   await new Promise<void>((resolve, reject) => {
     const t = setInterval(() => {
       if (out.includes('ready')) {
@@ -68,10 +74,14 @@ async function stopWorker(p: Proc): Promise<void> {
   }
 }
 
-const spec = (t: SmallTable): MaintenanceJobSpec => ({ table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } });
+const spec = (t: SmallTable): MaintenanceJobSpec => ({
+  table: t.dir,
+  job: 'compact',
+  compact: { strategy: 'binpack' },
+  properties: { 'min-input-files': '2' },
+});
 const leaseStore = () => new LocalObjectStore('/');
 const connection = () => ({ host: redis.host, port: redis.port });
-
 
 describe('BullMQ binding (real Redis, worker processes)', () => {
   it('two worker processes compact one table: one commit, the same rows', async () => {
@@ -84,11 +94,22 @@ describe('BullMQ binding (real Redis, worker processes)', () => {
       const b = await startWorker('q1');
       const run = await enqueueMaintenance({ connection: connection(), queueName: 'q1' }, spec(t));
       // enqueueing the same run again adds nothing
-      expect((await enqueueMaintenance({ connection: connection(), queueName: 'q1', runId: run.runId }, spec(t))).jobId).toBe(run.jobId);
+      expect(
+        (await enqueueMaintenance({ connection: connection(), queueName: 'q1', runId: run.runId }, spec(t))).jobId,
+      ).toBe(run.jobId);
       // a second run on the leased table is refused at once, having written nothing
-      await expect(enqueueMaintenance({ connection: connection(), queueName: 'q1' }, spec(t))).rejects.toMatchObject({ context: { busy: true, runId: run.runId } });
+      await expect(enqueueMaintenance({ connection: connection(), queueName: 'q1' }, spec(t))).rejects.toMatchObject({
+        context: { busy: true, runId: run.runId },
+      });
       const result = await run.waitUntilFinished(120_000);
-      expect(result).toMatchObject({ runId: run.runId, job: 'compact', format: 'iceberg', ok: true, filesBefore: 16, filesAfter: 2 });
+      expect(result).toMatchObject({
+        runId: run.runId,
+        job: 'compact',
+        format: 'iceberg',
+        ok: true,
+        filesBefore: 16,
+        filesAfter: 2,
+      });
       expect(result.snapshotIds).toHaveLength(1);
       await expectOneCommit(t, run.runId, snaps, rows, ref);
       await Promise.all([stopWorker(a), stopWorker(b)]);
@@ -146,7 +167,10 @@ describe('BullMQ binding (real Redis, worker processes)', () => {
     const t = await smallTable(3, 4);
     const workers = createFloeWorkers({ connection: connection(), queueName: 'q4', concurrency: 2 });
     try {
-      const run = await enqueueMaintenance({ connection: connection(), queueName: 'q4' }, { table: t.dir, job: 'expire', expire: { olderThan: '1ms', retainLast: 1 } });
+      const run = await enqueueMaintenance(
+        { connection: connection(), queueName: 'q4' },
+        { table: t.dir, job: 'expire', expire: { olderThan: '1ms', retainLast: 1 } },
+      );
       const result = await run.waitUntilFinished(60_000);
       expect(result).toMatchObject({ runId: run.runId, job: 'expire', ok: true });
       expect(result.expiredSnapshotIds.length).toBeGreaterThan(0);
@@ -166,17 +190,33 @@ describe('BullMQ binding (real Redis, worker processes)', () => {
       await workers.close(); // enqueue while no worker runs, then break the table under the plan
       const rows = await t.rows();
       const run = await enqueueMaintenance({ connection: connection(), queueName: 'q5', attempts: 1 }, spec(t));
-      const victim = readdirSync(path.join(t.dir, 'data'), { recursive: true }).map(String).find((p) => p.endsWith('.parquet') && p.includes('region=eu'))!;
+      const victim = readdirSync(path.join(t.dir, 'data'), { recursive: true })
+        .map(String)
+        .find((p) => p.endsWith('.parquet') && p.includes('region=eu'))!;
       const bytes = readFileSync(path.join(t.dir, 'data', victim));
       rmSync(path.join(t.dir, 'data', victim));
       const again = createFloeWorkers({ connection: connection(), queueName: 'q5', concurrency: 2 });
       try {
         await expect(run.waitUntilFinished(60_000)).rejects.toThrow();
         const lease = leaseStore();
-        const runFiles = () => readdirSync(path.join(t.dir, 'data'), { recursive: true }).map(String).filter((p) => path.basename(p).startsWith(`floe-run-${run.runId}`));
-        const released = async () => (await readTableLease(lease, `${t.dir.slice(1)}/.floe/lease.json`))?.releasedAtMs !== undefined;
+        const runFiles = () =>
+          readdirSync(path.join(t.dir, 'data'), { recursive: true })
+            .map(String)
+            .filter((p) => path.basename(p).startsWith(`floe-run-${run.runId}`));
+        const released = async () =>
+          (await readTableLease(lease, `${t.dir.slice(1)}/.floe/lease.json`))?.releasedAtMs !== undefined;
         // the clean-up runs on the worker after the failure is reported: wait (bounded) for it to end
-        for (let i = 0; i < 400 && !((await released()) && runFiles().length === 0 && !existsSync(path.join(t.dir, '.floe/runs', run.runId, 'plan.json'))); i++) await new Promise((r) => setTimeout(r, 50));
+        for (
+          let i = 0;
+          i < 400 &&
+          !(
+            (await released()) &&
+            runFiles().length === 0 &&
+            !existsSync(path.join(t.dir, '.floe/runs', run.runId, 'plan.json'))
+          );
+          i++
+        )
+          await new Promise((r) => setTimeout(r, 50));
         expect(await released()).toBe(true);
         expect(runFiles()).toEqual([]);
         expect(existsSync(path.join(t.dir, '.floe/runs', run.runId, 'plan.json'))).toBe(false);

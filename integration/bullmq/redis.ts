@@ -40,11 +40,30 @@ async function answersPing(port: number): Promise<boolean> {
 export async function startRedis(): Promise<RedisServer> {
   const which = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (which.error || which.status !== 0) {
-    throw new Error('redis-server is not installed: run scripts/setup-redis.sh (Debian: apt-get install redis-server); the BullMQ tests need a real Redis');
+    throw new Error(
+      'redis-server is not installed: run scripts/setup-redis.sh (Debian: apt-get install redis-server); the BullMQ tests need a real Redis',
+    );
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'floe-redis-'));
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'yes',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let log = '';
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));

@@ -37,7 +37,8 @@ const FIELDS: Field[] = [
 ];
 const APPENDS = 8;
 /** Append `a`: four rows over two partitions → two small data files per append. */
-const batch = (a: number) => Array.from({ length: 4 }, (_, i) => ({ id: BigInt(a * 100 + i), region: i % 2 ? 'us' : 'eu', qty: a * 10 + i }));
+const batch = (a: number) =>
+  Array.from({ length: 4 }, (_, i) => ({ id: BigInt(a * 100 + i), region: i % 2 ? 'us' : 'eu', qty: a * 10 + i }));
 /** What a scan must return: ids as decimal strings (JSON longs), sorted by id. */
 const expectedRows = () =>
   Array.from({ length: APPENDS }, (_, a) => batch(a))
@@ -61,7 +62,10 @@ const io = new TableFileIO(files);
 function startServer(): Server | string {
   if (process.env.PG_TEST_URL) return { adminUrl: process.env.PG_TEST_URL };
   const started = Date.now();
-  const r = spawnSync('bash', [path.join(repoRoot, 'scripts/setup-postgres.sh'), 'start'], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync('bash', [path.join(repoRoot, 'scripts/setup-postgres.sh'), 'start'], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   const out = Object.fromEntries(
     (r.stdout ?? '')
       .split('\n')
@@ -74,7 +78,11 @@ function startServer(): Server | string {
   }
   console.info(`postgres test server ${out.PG_TEST_URL} up in ${Date.now() - started} ms`);
   const dir = out.PG_TEST_DIR;
-  return { adminUrl: out.PG_TEST_URL, stop: () => void spawnSync('bash', [path.join(repoRoot, 'scripts/setup-postgres.sh'), 'stop', dir], { timeout: 60_000 }) };
+  return {
+    adminUrl: out.PG_TEST_URL,
+    stop: () =>
+      void spawnSync('bash', [path.join(repoRoot, 'scripts/setup-postgres.sh'), 'stop', dir], { timeout: 60_000 }),
+  };
 }
 
 function withDatabase(u: string, db: string): string {
@@ -83,7 +91,11 @@ function withDatabase(u: string, db: string): string {
   return x.toString();
 }
 
-async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, params: unknown[] = [], on = url): Promise<T[]> {
+async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(
+  text: string,
+  params: unknown[] = [],
+  on = url,
+): Promise<T[]> {
   const c = new pg.Client({ connectionString: on });
   await c.connect();
   try {
@@ -130,8 +142,13 @@ async function scanViaCatalog(ref: string, spec = catalog): Promise<Record<strin
     .sort((x, y) => Number(x.id) - Number(y.id));
 }
 
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as FloeError);
-const metastoreName = (v: number) => new RegExp(`/metadata/${String(v).padStart(5, '0')}-[0-9a-f-]{36}\\.metadata\\.json$`);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as FloeError,
+  );
+const metastoreName = (v: number) =>
+  new RegExp(`/metadata/${String(v).padStart(5, '0')}-[0-9a-f-]{36}\\.metadata\\.json$`);
 
 function need(ctx: TestContext): void {
   if (!server) {
@@ -205,12 +222,12 @@ describe('SQL catalog on PostgreSQL', () => {
   it('floe compact --catalog sql:postgresql://… swaps the row and keeps every row', async (ctx) => {
     need(ctx);
     const before = await row('t');
-    const { json: r, exitCode } = await floeCli<{ committedTasks: string[]; failedTasks: unknown[]; before: { dataFiles: number }; after: { dataFiles: number; records: number } }>([
-      'compact',
-      'ns.t',
-      '--catalog',
-      catalog,
-    ]);
+    const { json: r, exitCode } = await floeCli<{
+      committedTasks: string[];
+      failedTasks: unknown[];
+      before: { dataFiles: number };
+      after: { dataFiles: number; records: number };
+    }>(['compact', 'ns.t', '--catalog', catalog]);
     expect(exitCode).toBe(0);
     expect(r.failedTasks).toEqual([]);
     expect(r.committedTasks.length).toBeGreaterThan(0);
@@ -222,7 +239,9 @@ describe('SQL catalog on PostgreSQL', () => {
     // JdbcCatalog naming: v9 (filesystem name) is version 9, so the next file is 00010-<uuid>
     expect(after.metadata_location).toMatch(metastoreName(APPENDS + 2));
     expect(after.previous_metadata_location).toBe(before.metadata_location);
-    const md = JSON.parse(readFileSync(after.metadata_location, 'utf8')) as { 'metadata-log': { 'metadata-file': string }[] };
+    const md = JSON.parse(readFileSync(after.metadata_location, 'utf8')) as {
+      'metadata-log': { 'metadata-file': string }[];
+    };
     expect(md['metadata-log'].at(-1)!['metadata-file']).toBe(before.metadata_location);
     expect(await scanViaCatalog('ns.t')).toEqual(expectedRows());
   });
@@ -240,7 +259,10 @@ describe('SQL catalog on PostgreSQL', () => {
         async commit(base, next) {
           if (!existsSync(intruderFile)) {
             // another writer: same snapshots, one extra property, published by swapping the pointer itself
-            const theirs = { ...base.metadata, properties: { ...(base.metadata.properties as Record<string, string>), 'written-by': 'intruder' } };
+            const theirs = {
+              ...base.metadata,
+              properties: { ...(base.metadata.properties as Record<string, string>), 'written-by': 'intruder' },
+            };
             await io.createNew(intruderFile, Buffer.from(stringifyJsonLossless(theirs, 2)));
             const n = await sql(
               `UPDATE iceberg_tables SET metadata_location = $1, previous_metadata_location = $2 WHERE catalog_name = $3 AND table_namespace = 'ns' AND table_name = 'r' AND metadata_location = $2 RETURNING 1`,
@@ -291,7 +313,9 @@ describe('SQL catalog on PostgreSQL', () => {
     expect(e!.message).not.toContain('wrong-pw');
     // the right password, also in JDBC form (?user=&password=)
     expect(await scanViaCatalog('ns.t', as('right-pw'))).toEqual(expectedRows());
-    expect(await scanViaCatalog('ns.t', `sql:jdbc:postgresql://${u.host}${u.pathname}?user=floe_pw&password=right-pw`)).toHaveLength(APPENDS * 4);
+    expect(
+      await scanViaCatalog('ns.t', `sql:jdbc:postgresql://${u.host}${u.pathname}?user=floe_pw&password=right-pw`),
+    ).toHaveLength(APPENDS * 4);
   });
 
   it('an unreachable port is a clear, retryable connection error', async () => {
@@ -303,7 +327,9 @@ describe('SQL catalog on PostgreSQL', () => {
       });
     });
     const started = Date.now();
-    const e = await caught(openIcebergTable('ns.t', { catalog: `sql:postgresql://postgres@127.0.0.1:${port}/postgres` }));
+    const e = await caught(
+      openIcebergTable('ns.t', { catalog: `sql:postgresql://postgres@127.0.0.1:${port}/postgres` }),
+    );
     expect(isFloeError(e, 'Transient')).toBe(true);
     expect(e!.message).toContain(`127.0.0.1:${port}`);
     expect(e!.message).toMatch(/cannot reach PostgreSQL/);

@@ -35,7 +35,8 @@ import {
 } from './support.js';
 
 const avail = { python: await pythonCatalogAvailable(), java: await javaCatalogAvailable() };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: REST catalog interop (${name}): ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: REST catalog interop (${name}): ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-rest-catalog-'));
 const backendDb = path.join(work, 'backend.db');
@@ -70,7 +71,8 @@ afterAll(async () => {
 });
 
 const model = new RowModel({ id: 'long', region: 'string', qty: 'int' });
-const batch = (b: number): InputRow[] => Array.from({ length: 6 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b * 10 + i }));
+const batch = (b: number): InputRow[] =>
+  Array.from({ length: 6 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b * 10 + i }));
 const state: { historyBefore?: Record<string, unknown>; written?: boolean; compacted?: boolean; raced?: boolean } = {};
 
 function need(ctx: TestContext, ok: unknown, what: string): void {
@@ -98,7 +100,11 @@ describe('REST catalog (reference server) shared with PyIceberg RestCatalog and 
     need(ctx, true, '');
     await py.write(TABLE, {
       formatVersion: 2,
-      schema: [{ name: 'id', type: 'long', required: true }, { name: 'region', type: 'string' }, { name: 'qty', type: 'int' }],
+      schema: [
+        { name: 'id', type: 'long', required: true },
+        { name: 'region', type: 'string' },
+        { name: 'qty', type: 'int' },
+      ],
       partitionSpec: [{ source: 'region' }],
       ops: [1, 2, 3].map((b) => ({ op: 'append' as const, rows: batch(b) })),
     });
@@ -115,7 +121,13 @@ describe('REST catalog (reference server) shared with PyIceberg RestCatalog and 
     need(ctx, state.written, 'the oracle writes');
     const before = (await loadTable())['metadata-location'];
     const snapsBefore = await py.snapshots(TABLE);
-    const { json: r, exitCode } = await floeCli<{ committedTasks: string[]; failedTasks: unknown[]; before: { dataFiles: number }; after: { dataFiles: number; records: number }; snapshots: string[] }>(['compact', TABLE, '--catalog', CATALOG]);
+    const { json: r, exitCode } = await floeCli<{
+      committedTasks: string[];
+      failedTasks: unknown[];
+      before: { dataFiles: number };
+      after: { dataFiles: number; records: number };
+      snapshots: string[];
+    }>(['compact', TABLE, '--catalog', CATALOG]);
     expect(exitCode).toBe(0);
     expect(r.failedTasks).toEqual([]);
     expect(r.committedTasks.length).toBeGreaterThan(0);
@@ -139,7 +151,7 @@ describe('REST catalog (reference server) shared with PyIceberg RestCatalog and 
     state.compacted = true;
   });
 
-  it('a Java commit between floe\'s load and its POST: the server answers 409, floe retries on top of it', async (ctx) => {
+  it("a Java commit between floe's load and its POST: the server answers 409, floe retries on top of it", async (ctx) => {
     need(ctx, state.compacted, 'the first compaction');
     await py.write(TABLE, { ops: [5, 6].map((b) => ({ op: 'append' as const, rows: batch(b) })) });
     [5, 6].forEach((b) => model.append(batch(b)));
@@ -185,8 +197,20 @@ describe('REST catalog (reference server) shared with PyIceberg RestCatalog and 
     const snaps = await py.snapshots(TABLE);
     const history = await py.history(TABLE);
     const keep = lineage(snaps).slice(0, 2);
-    const expected = snaps.snapshots.map((s) => s.id).filter((id) => !keep.includes(id)).sort();
-    const { json: r, exitCode } = await floeCli<{ failed: unknown[]; details: { expiredSnapshots: string[] } }>(['expire', TABLE, '--catalog', CATALOG, '--retain-last', '2', '--older-than', '0s']);
+    const expected = snaps.snapshots
+      .map((s) => s.id)
+      .filter((id) => !keep.includes(id))
+      .sort();
+    const { json: r, exitCode } = await floeCli<{ failed: unknown[]; details: { expiredSnapshots: string[] } }>([
+      'expire',
+      TABLE,
+      '--catalog',
+      CATALOG,
+      '--retain-last',
+      '2',
+      '--older-than',
+      '0s',
+    ]);
     expect(exitCode).toBe(0);
     expect(r.failed).toEqual([]);
     expect([...r.details.expiredSnapshots].sort()).toEqual(expected);

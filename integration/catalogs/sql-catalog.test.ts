@@ -35,7 +35,8 @@ import {
 } from './support.js';
 
 const avail = { python: await pythonCatalogAvailable(), java: await javaCatalogAvailable() };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: catalog interop (${name}): ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: catalog interop (${name}): ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-sql-catalog-'));
 const db = path.join(work, 'catalog.db');
@@ -56,10 +57,20 @@ afterAll(() => {
 const TYPES = { id: 'long', region: 'string', qty: 'int' };
 const model = new RowModel(TYPES);
 /** Batch `b`: six rows over two partitions. */
-const batch = (b: number): InputRow[] => Array.from({ length: 6 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b * 10 + i }));
-const localPath = (loc: string) => (loc.startsWith('file:') ? fileURLToPath(loc.replace(/^file:\/*/, 'file:///')) : loc);
+const batch = (b: number): InputRow[] =>
+  Array.from({ length: 6 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b * 10 + i }));
+const localPath = (loc: string) =>
+  loc.startsWith('file:') ? fileURLToPath(loc.replace(/^file:\/*/, 'file:///')) : loc;
 
-const state: { tableLocation?: string; historyBefore?: Record<string, unknown>; written?: boolean; compacted?: boolean; raced?: boolean; expired?: boolean; manifestsRewritten?: boolean } = {};
+const state: {
+  tableLocation?: string;
+  historyBefore?: Record<string, unknown>;
+  written?: boolean;
+  compacted?: boolean;
+  raced?: boolean;
+  expired?: boolean;
+  manifestsRewritten?: boolean;
+} = {};
 
 function need(ctx: TestContext, ok: unknown, what: string): void {
   if (!avail.python.ok) skipLoudly(ctx, `PyIceberg unavailable: ${avail.python.reason}`);
@@ -78,7 +89,11 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     need(ctx, true, '');
     const w = await py.write(TABLE, {
       formatVersion: 2,
-      schema: [{ name: 'id', type: 'long', required: true }, { name: 'region', type: 'string' }, { name: 'qty', type: 'int' }],
+      schema: [
+        { name: 'id', type: 'long', required: true },
+        { name: 'region', type: 'string' },
+        { name: 'qty', type: 'int' },
+      ],
       partitionSpec: [{ source: 'region' }],
       ops: [1, 2, 3].map((b) => ({ op: 'append' as const, rows: batch(b) })),
     });
@@ -99,7 +114,15 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     need(ctx, state.written, 'the oracle writes');
     const before = catalogRow(db, 'ns', 't');
     const snapsBefore = await py.snapshots(TABLE);
-    const { json: r, exitCode } = await floeCli<{ committedTasks: string[]; failedTasks: unknown[]; before: { dataFiles: number; records: number }; after: { dataFiles: number; records: number }; snapshots: string[]; rowsIn: number; rowsOut: number }>(['compact', TABLE, '--catalog', CATALOG]);
+    const { json: r, exitCode } = await floeCli<{
+      committedTasks: string[];
+      failedTasks: unknown[];
+      before: { dataFiles: number; records: number };
+      after: { dataFiles: number; records: number };
+      snapshots: string[];
+      rowsIn: number;
+      rowsOut: number;
+    }>(['compact', TABLE, '--catalog', CATALOG]);
     expect(exitCode).toBe(0);
     expect(r.failedTasks).toEqual([]);
     expect(r.committedTasks.length).toBeGreaterThan(0);
@@ -123,7 +146,7 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     state.compacted = true;
   });
 
-  it('a Java commit between floe\'s refresh and its CAS: floe retries on top of it and the Java commit survives', async (ctx) => {
+  it("a Java commit between floe's refresh and its CAS: floe retries on top of it and the Java commit survives", async (ctx) => {
     need(ctx, state.compacted, 'the first compaction');
     await py.write(TABLE, { ops: [5, 6].map((b) => ({ op: 'append' as const, rows: batch(b) })) });
     [5, 6].forEach((b) => model.append(batch(b)));
@@ -173,11 +196,18 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     const snaps: SnapshotList = await py.snapshots(TABLE);
     const history = await py.history(TABLE);
     const keep = lineage(snaps).slice(0, 3);
-    const expected = snaps.snapshots.map((s) => s.id).filter((id) => !keep.includes(id)).sort();
+    const expected = snaps.snapshots
+      .map((s) => s.id)
+      .filter((id) => !keep.includes(id))
+      .sort();
     expect(expected.length).toBeGreaterThan(0);
     const before = catalogRow(db, 'ns', 't');
 
-    const { json: r, exitCode } = await floeCli<{ deleted: string[]; failed: unknown[]; details: { expiredSnapshots: string[] } }>(['expire', TABLE, '--catalog', CATALOG, '--retain-last', '3', '--older-than', '0s']);
+    const { json: r, exitCode } = await floeCli<{
+      deleted: string[];
+      failed: unknown[];
+      details: { expiredSnapshots: string[] };
+    }>(['expire', TABLE, '--catalog', CATALOG, '--retain-last', '3', '--older-than', '0s']);
     expect(exitCode).toBe(0);
     expect([...r.details.expiredSnapshots].sort()).toEqual(expected);
     expect(r.failed).toEqual([]);
@@ -202,7 +232,9 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     const snaps = await py.snapshots(TABLE);
     const history = await py.history(TABLE);
     const before = catalogRow(db, 'ns', 't');
-    const { json: r, exitCode } = await floeCli<{ details: { committed?: boolean; snapshotId?: string; newMetadata?: string } }>(['rewrite-manifests', TABLE, '--catalog', CATALOG]);
+    const { json: r, exitCode } = await floeCli<{
+      details: { committed?: boolean; snapshotId?: string; newMetadata?: string };
+    }>(['rewrite-manifests', TABLE, '--catalog', CATALOG]);
     expect(exitCode).toBe(0);
     expect(r.details.committed).toBe(true);
     const after = catalogRow(db, 'ns', 't');
@@ -226,7 +258,11 @@ describe('SQL catalog (SQLite) shared with PyIceberg SqlCatalog and Java JdbcCat
     writeFileSync(planted, 'not referenced by any snapshot');
     await new Promise((r) => setTimeout(r, 50)); // strictly older than the cutoff taken at "now"
     const before = catalogRow(db, 'ns', 't');
-    const { json: r, exitCode } = await floeCli<{ dryRun: boolean; candidates: { location: string }[]; deleted: string[] }>(['remove-orphans', TABLE, '--catalog', CATALOG, '--dry-run', '--older-than', '0s', '--force']);
+    const { json: r, exitCode } = await floeCli<{
+      dryRun: boolean;
+      candidates: { location: string }[];
+      deleted: string[];
+    }>(['remove-orphans', TABLE, '--catalog', CATALOG, '--dry-run', '--older-than', '0s', '--force']);
     expect(exitCode).toBe(0);
     expect(r.dryRun).toBe(true);
     expect(r.candidates.map((c) => localPath(c.location))).toEqual([planted]);

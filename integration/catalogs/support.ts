@@ -40,7 +40,13 @@ function run(cmd: string, args: string[], input?: string, cwd?: string): Promise
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => resolve({ code: -1, stdout: '', stderr: String(e) }));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
@@ -57,7 +63,8 @@ const lines = (text: string): CanonicalRow[] =>
 export async function pythonCatalogAvailable(): Promise<Availability> {
   if (!existsSync(python)) return { ok: false, reason: `python venv missing at ${python}: ${HINT}` };
   const r = await run(python, ['-c', 'import pyiceberg.catalog.sql, pyiceberg.catalog.rest, pyarrow, sqlalchemy']);
-  if (r.code !== 0) return { ok: false, reason: `PyIceberg catalogs not importable: ${r.stderr.trim().split('\n').pop()} (${HINT})` };
+  if (r.code !== 0)
+    return { ok: false, reason: `PyIceberg catalogs not importable: ${r.stderr.trim().split('\n').pop()} (${HINT})` };
   return { ok: true };
 }
 
@@ -169,9 +176,20 @@ export class OracleSession {
           const child = (this.child ??= this.start());
           this.waiting.push((line) => {
             if (line === undefined) return reject(new Error(`${this.name} exited:\n${this.stderr}`));
-            const reply = JSON.parse(line) as { ok: boolean; code?: number; stdout?: string; error?: string; trace?: string };
+            const reply = JSON.parse(line) as {
+              ok: boolean;
+              code?: number;
+              stdout?: string;
+              error?: string;
+              trace?: string;
+            };
             if (reply.ok && (reply.code ?? 0) === 0) resolve(reply.stdout ?? '');
-            else reject(new Error(`${this.name} ${argv.join(' ')} failed: ${reply.error ?? `exit ${reply.code}`}\n${(reply.trace ?? '').slice(-3000)}\n${this.stderr.slice(-2000)}`));
+            else
+              reject(
+                new Error(
+                  `${this.name} ${argv.join(' ')} failed: ${reply.error ?? `exit ${reply.code}`}\n${(reply.trace ?? '').slice(-3000)}\n${this.stderr.slice(-2000)}`,
+                ),
+              );
           });
           child.stdin.write(`${JSON.stringify({ argv, input: input ?? null })}\n`);
         }),
@@ -186,7 +204,8 @@ export class OracleSession {
 }
 
 export const javaSession = (): OracleSession => new OracleSession('java oracle', 'java', ['-jar', oracleJar, 'serve']);
-export const pythonSession = (): OracleSession => new OracleSession('pyiceberg_catalog.py', python, ['-B', script, 'serve'], path.dirname(script));
+export const pythonSession = (): OracleSession =>
+  new OracleSession('pyiceberg_catalog.py', python, ['-B', script, 'serve'], path.dirname(script));
 
 /** Java's JdbcCatalog (`jdbc:sqlite:FILE`) or RESTCatalog (`rest:URL`), catalog name "oracle" like PyIceberg's. */
 export class JavaCatalog {
@@ -201,11 +220,21 @@ export class JavaCatalog {
   }
 
   async append(table: string, rows: InputRow[]): Promise<{ currentSnapshotId: string; metadataFile: string }> {
-    return JSON.parse(await this.session.call(['iceberg-append', table, ...this.flags()], { rows })) as { currentSnapshotId: string; metadataFile: string };
+    return JSON.parse(await this.session.call(['iceberg-append', table, ...this.flags()], { rows })) as {
+      currentSnapshotId: string;
+      metadataFile: string;
+    };
   }
 
   async read(table: string, snapshotId?: string): Promise<CanonicalRow[]> {
-    return lines(await this.session.call(['iceberg-read', table, ...this.flags(), ...(snapshotId ? ['--snapshot', snapshotId] : [])]));
+    return lines(
+      await this.session.call([
+        'iceberg-read',
+        table,
+        ...this.flags(),
+        ...(snapshotId ? ['--snapshot', snapshotId] : []),
+      ]),
+    );
   }
 }
 
@@ -219,7 +248,11 @@ export interface RestServer {
 /** Starts the reference REST catalog on 127.0.0.1 over a JdbcCatalog on `backendDb`, warehouse `warehouse`. */
 export function startRestServer(warehouse: string, backendDb: string, timeoutMs = 120_000): Promise<RestServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('java', ['-jar', oracleJar, 'rest-server', warehouse, '--backend', `jdbc:sqlite:${backendDb}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      'java',
+      ['-jar', oracleJar, 'rest-server', warehouse, '--backend', `jdbc:sqlite:${backendDb}`],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-6000)));
     const timer = setTimeout(() => {
@@ -255,7 +288,8 @@ let queue: Promise<unknown> = Promise.resolve();
 export function floeCli<T = Record<string, unknown>>(args: string[]): Promise<{ json: T; exitCode: number }> {
   const go = async () => {
     const program = new Command().exitOverride();
-    for (const register of [registerCompact, registerExpire, registerRemoveOrphans, registerRewriteManifests]) register(program);
+    for (const register of [registerCompact, registerExpire, registerRemoveOrphans, registerRewriteManifests])
+      register(program);
     const chunks: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     const saved = process.exitCode;
@@ -291,9 +325,12 @@ export function catalogRow(db: string, namespace: string, table: string): Catalo
   const conn = new Database(db, { readonly: true });
   try {
     const rows = conn
-      .prepare('SELECT catalog_name, metadata_location, previous_metadata_location FROM iceberg_tables WHERE table_namespace = ? AND table_name = ?')
+      .prepare(
+        'SELECT catalog_name, metadata_location, previous_metadata_location FROM iceberg_tables WHERE table_namespace = ? AND table_name = ?',
+      )
       .all(namespace, table) as CatalogRow[];
-    if (rows.length !== 1) throw new Error(`expected one catalog row for ${namespace}.${table} in ${db}, found ${rows.length}`);
+    if (rows.length !== 1)
+      throw new Error(`expected one catalog row for ${namespace}.${table} in ${db}, found ${rows.length}`);
     return rows[0]!;
   } finally {
     conn.close();

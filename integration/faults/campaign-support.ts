@@ -71,7 +71,8 @@ export function runFloe(args: string[], env: Record<string, string>): Promise<Fl
       process.stderr.write = writeErr;
       process.exitCode = savedExit;
       // `floe scan` adds an EPIPE listener to stdout per run
-      for (const l of process.stdout.listeners('error')) if (!stdoutListeners.includes(l)) process.stdout.removeListener('error', l as never);
+      for (const l of process.stdout.listeners('error'))
+        if (!stdoutListeners.includes(l)) process.stdout.removeListener('error', l as never);
       for (const [k, v] of Object.entries(savedEnv)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;

@@ -22,12 +22,34 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalLine, canonicalRow, javaIceberg, javaPaimon, type IcebergOp, type InputRow, type PaimonChange } from '../oracles/index.js';
+import {
+  canonicalLine,
+  canonicalRow,
+  javaIceberg,
+  javaPaimon,
+  type IcebergOp,
+  type InputRow,
+  type PaimonChange,
+} from '../oracles/index.js';
 import { acquireS3, type S3Availability, type S3TestServer } from '../support/s3-server.js';
-import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy, type FaultRule } from '../support/s3-fault-proxy.js';
+import {
+  FAULT_KINDS,
+  startFaultProxy,
+  type FaultKind,
+  type FaultProxy,
+  type FaultRule,
+} from '../support/s3-fault-proxy.js';
 import { downloadDir, floeRows, s3FileIO, withS3Env } from '../iceberg-compaction/helpers.js';
 import { paimonIOFromFileIO, scanPaimon } from '../../connectors/paimon/index.js';
-import { digestLines, listRelative, liveDigest, readImage, runFloe, uploadImage, type FloeRun } from './campaign-support.js';
+import {
+  digestLines,
+  listRelative,
+  liveDigest,
+  readImage,
+  runFloe,
+  uploadImage,
+  type FloeRun,
+} from './campaign-support.js';
 
 type Format = 'iceberg' | 'paimon';
 type Op = 'compact' | 'expire' | 'remove-orphans' | 'scan';
@@ -42,9 +64,17 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'floe-faults-'));
 // ------------------------------------------------------------------ the two tables
 
 const ICE_TYPES = { id: 'long', region: 'string', amount: 'decimal(12,2)', tag: 'string' };
-const iceRow = (id: number, v = 0): InputRow => ({ id: String(id), region: ['eu', 'us'][id % 2]!, amount: `${id * 7 + v}.25`, tag: v ? `v${v}` : null });
+const iceRow = (id: number, v = 0): InputRow => ({
+  id: String(id),
+  region: ['eu', 'us'][id % 2]!,
+  amount: `${id * 7 + v}.25`,
+  tag: v ? `v${v}` : null,
+});
 const ICE_OPS: IcebergOp[] = [
-  ...Array.from({ length: 5 }, (_, i): IcebergOp => ({ op: 'append', rows: Array.from({ length: 4 }, (_, j) => iceRow(i * 4 + j + 1)) })),
+  ...Array.from({ length: 5 }, (_, i): IcebergOp => ({
+    op: 'append',
+    rows: Array.from({ length: 4 }, (_, j) => iceRow(i * 4 + j + 1)),
+  })),
   { op: 'upsert', rows: [iceRow(2, 1), iceRow(7, 1)] },
   { op: 'delete-pos', where: [{ id: '4' }, { id: '13' }] },
 ];
@@ -54,7 +84,10 @@ const PAI_COMMITS: PaimonChange[][] = Array.from({ length: 5 }, (_, c) =>
   Array.from({ length: 4 }, (_, i) => {
     const id = (c * 3 + i) % 10;
     const del = c === 4 && i === 0;
-    return { kind: del ? '-D' : '+I', row: { id, p: id % 2 ? 'a' : 'b', v: `c${c}i${i}`, n: c * 10 + i } } as PaimonChange;
+    return {
+      kind: del ? '-D' : '+I',
+      row: { id, p: id % 2 ? 'a' : 'b', v: `c${c}i${i}`, n: c * 10 + i },
+    } as PaimonChange;
   }),
 );
 
@@ -99,7 +132,9 @@ function targeted(format: Format, op: Op, kind: FaultKind): Omit<FaultRule, 'kin
       return { method: 'PUT', key: commitKey, nth: [0] };
     case 'expire':
       // Iceberg expire commits new metadata; Paimon expire deletes snapshot files (and rewrites its hint)
-      return format === 'iceberg' ? { method: 'PUT', key: commitKey, nth: [0] } : { method: ['DELETE', 'POST'], nth: [0] };
+      return format === 'iceberg'
+        ? { method: 'PUT', key: commitKey, nth: [0] }
+        : { method: ['DELETE', 'POST'], nth: [0] };
     case 'remove-orphans':
       return { method: ['DELETE', 'POST'], nth: [0] };
     case 'scan':
@@ -150,7 +185,8 @@ async function floeDigest(server: S3TestServer, t: Table, prefix: string): Promi
   const files = s3FileIO(server);
   try {
     const lines: string[] = [];
-    for await (const r of scanPaimon(prefix, { io: paimonIOFromFileIO(files) })) lines.push(canonicalLine(canonicalRow(PAI_TYPES, r)));
+    for await (const r of scanPaimon(prefix, { io: paimonIOFromFileIO(files) }))
+      lines.push(canonicalLine(canonicalRow(PAI_TYPES, r)));
     return digestLines(lines);
   } finally {
     files.destroy();
@@ -212,12 +248,16 @@ function currentManifestList(t: Table): string {
     const id = /"current-snapshot-id"\s*:\s*(\d+)/.exec(text)![1]!; // digits, not a JS number (> 2^53)
     return [...t.image.keys()].find((k) => k.startsWith(`metadata/snap-${id}-`))!;
   }
-  const snap = JSON.parse(t.image.get(newest(/^snapshot\/snapshot-(\d+)$/))!.toString('utf8')) as { deltaManifestList: string };
+  const snap = JSON.parse(t.image.get(newest(/^snapshot\/snapshot-(\d+)$/))!.toString('utf8')) as {
+    deltaManifestList: string;
+  };
   return `manifest/${snap.deltaManifestList}`;
 }
 
 function orphansFor(format: Format): string[] {
-  return format === 'iceberg' ? ['data/orphan-a.parquet', 'metadata/orphan-b-m0.avro'] : ['bucket-0/orphan-a.parquet', 'manifest/manifest-orphan-b'];
+  return format === 'iceberg'
+    ? ['data/orphan-a.parquet', 'metadata/orphan-b-m0.avro']
+    : ['bucket-0/orphan-a.parquet', 'manifest/manifest-orphan-b'];
 }
 
 /** A fresh copy of the pristine table (plus two orphans for remove-orphans); returns its location. */
@@ -238,7 +278,14 @@ async function prepare(server: S3TestServer, t: Table, op: Op): Promise<string> 
   return prefix;
 }
 
-async function campaignRun(server: S3TestServer, proxy: FaultProxy, t: Table, op: Op, kind: FaultKind, seed: number): Promise<RunResult> {
+async function campaignRun(
+  server: S3TestServer,
+  proxy: FaultProxy,
+  t: Table,
+  op: Op,
+  kind: FaultKind,
+  seed: number,
+): Promise<RunResult> {
   const t0 = Date.now();
   const prefix = await prepare(server, t, op);
   proxy.setRules(rulesFor(t.format, op, kind, seed), seed * 7919 + FAULT_KINDS.indexOf(kind));
@@ -248,17 +295,40 @@ async function campaignRun(server: S3TestServer, proxy: FaultProxy, t: Table, op
   const hits = proxy.faults().slice(before);
   const faults = hits.length;
   const committed = op === 'compact' || op === 'expire' ? await latestVersion(server, t, prefix) : undefined;
-  const base = { exitCode: run.exitCode, reread: false, format: t.format, op, kind, seed, faults, outcome: describeRun(run) + (committed === undefined ? '' : `, latest ${committed}`) };
-  if (process.env.FLOE_FAULT_VERBOSE) console.log(`${t.format} ${op} ${kind} s${seed}: ${base.outcome}; faults: ${hits.map((h) => `${h.method} ${h.key.split('/').slice(-2).join('/')}?${h.query.slice(0, 20)} → ${h.fault}/${h.upstreamStatus ?? '-'}`).join(', ')}`);
+  const base = {
+    exitCode: run.exitCode,
+    reread: false,
+    format: t.format,
+    op,
+    kind,
+    seed,
+    faults,
+    outcome: describeRun(run) + (committed === undefined ? '' : `, latest ${committed}`),
+  };
+  if (process.env.FLOE_FAULT_VERBOSE)
+    console.log(
+      `${t.format} ${op} ${kind} s${seed}: ${base.outcome}; faults: ${hits.map((h) => `${h.method} ${h.key.split('/').slice(-2).join('/')}?${h.query.slice(0, 20)} → ${h.fault}/${h.upstreamStatus ?? '-'}`).join(', ')}`,
+    );
   const wrong = (why: string): RunResult => ({ ...base, correct: false, why });
 
   if (!run.clean) {
-    const at = (run.error as Error | undefined)?.stack?.split('\n').slice(1, 3).map((l) => l.trim()).join(' ← ') ?? '';
+    const at =
+      (run.error as Error | undefined)?.stack
+        ?.split('\n')
+        .slice(1, 3)
+        .map((l) => l.trim())
+        .join(' ← ') ?? '';
     return wrong(`crashed (not a FloeError): ${describeRun(run)}${at ? ` at ${at}` : ''}`);
   }
   if (![0, 1, 3].includes(run.exitCode)) return wrong(`exit ${run.exitCode} (want 0, or 1/3 for a clean failure)`);
-  if (op === 'scan' && run.exitCode === 0 && digestLines(run.stdout.split('\n').filter((l) => l !== '')) !== t.scanDigest) {
-    return wrong(`scan succeeded with different rows: ${digestLines(run.stdout.split('\n').filter((l) => l !== ''))} vs ${t.scanDigest}`);
+  if (
+    op === 'scan' &&
+    run.exitCode === 0 &&
+    digestLines(run.stdout.split('\n').filter((l) => l !== '')) !== t.scanDigest
+  ) {
+    return wrong(
+      `scan succeeded with different rows: ${digestLines(run.stdout.split('\n').filter((l) => l !== ''))} vs ${t.scanDigest}`,
+    );
   }
   // whatever happened, the table must still be whole
   const t1 = Date.now();
@@ -274,10 +344,12 @@ async function holdsPristineObjects(server: S3TestServer, t: Table, prefix: stri
   try {
     const keys = await listRelative(files, prefix);
     if (keys.length !== t.image.size || keys.some((k) => !t.image.has(k))) return false;
-    const etags = await Promise.all(keys.map(async (k) => {
-      const r = files.resolve(`${prefix}/${k}`);
-      return (await r.store.head(r.key)).etag.replace(/"/g, '');
-    }));
+    const etags = await Promise.all(
+      keys.map(async (k) => {
+        const r = files.resolve(`${prefix}/${k}`);
+        return (await r.store.head(r.key)).etag.replace(/"/g, '');
+      }),
+    );
     return keys.every((k, i) => etags[i] === t.md5.get(k));
   } finally {
     files.destroy();
@@ -286,7 +358,9 @@ async function holdsPristineObjects(server: S3TestServer, t: Table, prefix: stri
 
 /** Why the table at `prefix` is not whole (unreadable, or other live rows), by floe and the reference engine. */
 async function verifyTable(server: S3TestServer, t: Table, prefix: string): Promise<string | undefined> {
-  const reason = (who: string) => (e: unknown) => ({ error: `${who} cannot read the table afterwards: ${e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 300) : String(e)}` });
+  const reason = (who: string) => (e: unknown) => ({
+    error: `${who} cannot read the table afterwards: ${e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 300) : String(e)}`,
+  });
   // independent reads (floe straight from S3; the reference engine on a download), run side by side
   const [floeNow, refNow] = await Promise.all([
     floeDigest(server, t, prefix).then((d) => ({ digest: d }), reason('floe')),
@@ -295,7 +369,8 @@ async function verifyTable(server: S3TestServer, t: Table, prefix: string): Prom
   if ('error' in floeNow) return floeNow.error;
   if (floeNow.digest !== t.expected) return `floe reads ${floeNow.digest} afterwards, expected ${t.expected}`;
   if ('error' in refNow) return refNow.error;
-  if (refNow.digest !== t.expected) return `the reference engine reads ${refNow.digest} afterwards, expected ${t.expected}`;
+  if (refNow.digest !== t.expected)
+    return `the reference engine reads ${refNow.digest} afterwards, expected ${t.expected}`;
   return undefined;
 }
 
@@ -313,7 +388,11 @@ describe.skipIf(!s3.available || !java.ok)(
       const iceDir = path.join(work, 'iceberg');
       await javaIceberg.write(iceDir, {
         formatVersion: 2,
-        schema: Object.entries(ICE_TYPES).map(([name, type]) => ({ name, type, required: name === 'id' || name === 'region' })),
+        schema: Object.entries(ICE_TYPES).map(([name, type]) => ({
+          name,
+          type,
+          required: name === 'id' || name === 'region',
+        })),
         partitionSpec: [{ source: 'region' }],
         identifierFields: ['id', 'region'],
         ops: ICE_OPS,
@@ -350,9 +429,12 @@ describe.skipIf(!s3.available || !java.ok)(
           files.destroy();
         }
         const clean = await runFloe(['scan', prefix], s3Env(server, server.endpoint));
-        if (clean.exitCode !== 0) throw new Error(`fault-free floe scan of the ${format} table failed: ${describeRun(clean)}`);
+        if (clean.exitCode !== 0)
+          throw new Error(`fault-free floe scan of the ${format} table failed: ${describeRun(clean)}`);
         t.scanDigest = digestLines(clean.stdout.split('\n').filter((l) => l !== ''));
-        expect(await floeDigest(server, t, prefix), `floe reads the pristine ${format} table as Java does`).toBe(expected);
+        expect(await floeDigest(server, t, prefix), `floe reads the pristine ${format} table as Java does`).toBe(
+          expected,
+        );
         tables.set(format, t);
       }
     }, 600_000);
@@ -367,8 +449,11 @@ describe.skipIf(!s3.available || !java.ok)(
       const fired = results.filter((r) => r.faults > 0).length;
       const cleanFailures = results.filter((r) => r.correct && r.exitCode !== 0).length;
       const reread = results.filter((r) => r.reread).length;
-      lines.push(`  (${fired} runs had at least one injected fault; ${cleanFailures} correct runs failed cleanly; ${reread} tables changed and were re-read by floe and the reference engine, the others held the pristine objects)`);
-      for (const r of results.filter((x) => !x.correct)) lines.push(`  WRONG ${r.format} ${r.op} ${r.kind} seed ${r.seed} (${r.faults} faults): ${r.why}`);
+      lines.push(
+        `  (${fired} runs had at least one injected fault; ${cleanFailures} correct runs failed cleanly; ${reread} tables changed and were re-read by floe and the reference engine, the others held the pristine objects)`,
+      );
+      for (const r of results.filter((x) => !x.correct))
+        lines.push(`  WRONG ${r.format} ${r.op} ${r.kind} seed ${r.seed} (${r.faults} faults): ${r.why}`);
       console.log(lines.join('\n'));
     });
 
@@ -418,21 +503,27 @@ describe.skipIf(!s3.available || !java.ok)(
 
     for (const format of ['iceberg', 'paimon'] as const) {
       for (const op of OPS) {
-        it(`${format} ${op} × ${FAULT_KINDS.length} fault kinds × ${SEEDS} seeds: succeeds with the same rows or fails cleanly; the table stays readable`, { timeout: 600_000 }, async () => {
-          const t = tables.get(format)!;
-          const mine: RunResult[] = [];
-          for (const kind of FAULT_KINDS) {
-            for (let seed = 0; seed < SEEDS; seed++) {
-              const r = await campaignRun(server, proxy, t, op, kind, seed);
-              results.push(r);
-              mine.push(r);
+        it(
+          `${format} ${op} × ${FAULT_KINDS.length} fault kinds × ${SEEDS} seeds: succeeds with the same rows or fails cleanly; the table stays readable`,
+          { timeout: 600_000 },
+          async () => {
+            const t = tables.get(format)!;
+            const mine: RunResult[] = [];
+            for (const kind of FAULT_KINDS) {
+              for (let seed = 0; seed < SEEDS; seed++) {
+                const r = await campaignRun(server, proxy, t, op, kind, seed);
+                results.push(r);
+                mine.push(r);
+              }
             }
-          }
-          const wrong = mine.filter((r) => !r.correct).map((r) => `${r.kind} seed ${r.seed} (${r.faults} faults; ${r.outcome}): ${r.why}`);
-          expect(wrong, wrong.join('\n')).toEqual([]);
-          // the campaign must actually inject faults
-          expect(mine.filter((r) => r.faults > 0).length).toBeGreaterThan(mine.length / 2);
-        });
+            const wrong = mine
+              .filter((r) => !r.correct)
+              .map((r) => `${r.kind} seed ${r.seed} (${r.faults} faults; ${r.outcome}): ${r.why}`);
+            expect(wrong, wrong.join('\n')).toEqual([]);
+            // the campaign must actually inject faults
+            expect(mine.filter((r) => r.faults > 0).length).toBeGreaterThan(mine.length / 2);
+          },
+        );
       }
     }
   },

@@ -18,7 +18,16 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalLine, javaIceberg, javaMaintenance, javaPaimon, repoRoot, type IcebergOp, type InputRow, type PaimonChange } from '../oracles/index.js';
+import {
+  canonicalLine,
+  javaIceberg,
+  javaMaintenance,
+  javaPaimon,
+  repoRoot,
+  type IcebergOp,
+  type InputRow,
+  type PaimonChange,
+} from '../oracles/index.js';
 import { digestLines, liveDigest, runFloe } from './campaign-support.js';
 import type { FaultPoint } from '../../src/util/fault-points.js';
 
@@ -27,9 +36,17 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'floe-kill-points-'));
 const main = path.join(repoRoot, 'src/cli/main.ts');
 
 const ICE_TYPES = { id: 'long', region: 'string', amount: 'decimal(12,2)', tag: 'string' };
-const iceRow = (id: number, v = 0): InputRow => ({ id: String(id), region: ['eu', 'us'][id % 2]!, amount: `${id * 7 + v}.25`, tag: v ? `v${v}` : null });
+const iceRow = (id: number, v = 0): InputRow => ({
+  id: String(id),
+  region: ['eu', 'us'][id % 2]!,
+  amount: `${id * 7 + v}.25`,
+  tag: v ? `v${v}` : null,
+});
 const ICE_OPS: IcebergOp[] = [
-  ...Array.from({ length: 5 }, (_, i): IcebergOp => ({ op: 'append', rows: Array.from({ length: 4 }, (_, j) => iceRow(i * 4 + j + 1)) })),
+  ...Array.from({ length: 5 }, (_, i): IcebergOp => ({
+    op: 'append',
+    rows: Array.from({ length: 4 }, (_, j) => iceRow(i * 4 + j + 1)),
+  })),
   { op: 'upsert', rows: [iceRow(2, 1), iceRow(7, 1)] },
   { op: 'delete-pos', where: [{ id: '4' }, { id: '13' }] },
 ];
@@ -37,7 +54,10 @@ const PAI_TYPES = { id: 'int', p: 'string', v: 'string', n: 'long' };
 const PAI_COMMITS: PaimonChange[][] = Array.from({ length: 5 }, (_, c) =>
   Array.from({ length: 4 }, (_, i) => {
     const id = (c * 3 + i) % 10;
-    return { kind: c === 4 && i === 0 ? '-D' : '+I', row: { id, p: id % 2 ? 'a' : 'b', v: `c${c}i${i}`, n: c * 10 + i } } as PaimonChange;
+    return {
+      kind: c === 4 && i === 0 ? '-D' : '+I',
+      row: { id, p: id % 2 ? 'a' : 'b', v: `c${c}i${i}`, n: c * 10 + i },
+    } as PaimonChange;
   }),
 );
 
@@ -49,13 +69,25 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  ...(['iceberg.data.after-first-file', 'iceberg.commit.after-manifests', 'iceberg.commit.before-publish', 'iceberg.commit.after-publish'] as const).map(
-    (point): Scenario => ({ format: 'iceberg', command: 'compact', point }),
+  ...(
+    [
+      'iceberg.data.after-first-file',
+      'iceberg.commit.after-manifests',
+      'iceberg.commit.before-publish',
+      'iceberg.commit.after-publish',
+    ] as const
+  ).map((point): Scenario => ({ format: 'iceberg', command: 'compact', point })),
+  ...(['iceberg.commit.before-publish', 'iceberg.commit.after-publish', 'iceberg.expire.before-cleanup'] as const).map(
+    (point): Scenario => ({ format: 'iceberg', command: 'expire', point }),
   ),
-  ...(['iceberg.commit.before-publish', 'iceberg.commit.after-publish', 'iceberg.expire.before-cleanup'] as const).map((point): Scenario => ({ format: 'iceberg', command: 'expire', point })),
-  ...(['paimon.data.after-first-file', 'paimon.commit.after-manifests', 'paimon.commit.before-publish', 'paimon.commit.after-publish'] as const).map(
-    (point): Scenario => ({ format: 'paimon', command: 'compact', point }),
-  ),
+  ...(
+    [
+      'paimon.data.after-first-file',
+      'paimon.commit.after-manifests',
+      'paimon.commit.before-publish',
+      'paimon.commit.after-publish',
+    ] as const
+  ).map((point): Scenario => ({ format: 'paimon', command: 'compact', point })),
 ];
 
 interface Table {
@@ -104,14 +136,21 @@ async function refDigest(format: Format, t: Table): Promise<string> {
 async function unreferencedNewFiles(format: Format, t: Table): Promise<string[]> {
   // .floe/ holds floe's own bookkeeping (the table lease, a distributed run's plan), never table data
   const fresh = filesUnder(t.dir).filter((f) => !t.pristineFiles.has(f) && !/(^|\/)\.floe\//.test(f));
-  const base = (p: string) => p.replace(/^file:/, '').split('/').pop()!;
+  const base = (p: string) =>
+    p
+      .replace(/^file:/, '')
+      .split('/')
+      .pop()!;
   const referenced = new Set<string>();
   if (format === 'iceberg') {
     const info = await javaMaintenance.icebergInfo(t.refDir);
     referenced.add(base(info.metadataFile));
-    const current = JSON.parse(readFileSync(info.metadataFile.replace(/^file:/, ''), 'utf8')) as { 'metadata-log'?: { 'metadata-file': string }[] };
+    const current = JSON.parse(readFileSync(info.metadataFile.replace(/^file:/, ''), 'utf8')) as {
+      'metadata-log'?: { 'metadata-file': string }[];
+    };
     for (const e of current['metadata-log'] ?? []) referenced.add(base(e['metadata-file']));
-    for (const s of info.snapshots) for (const f of [s.manifestList, ...s.manifests, ...s.files]) referenced.add(base(f));
+    for (const s of info.snapshots)
+      for (const f of [s.manifestList, ...s.manifests, ...s.files]) referenced.add(base(f));
     for (const f of info.statistics) referenced.add(base(f));
     referenced.add('version-hint.text');
   } else {
@@ -143,7 +182,10 @@ async function runScenario(s: Scenario): Promise<void> {
     env: { ...process.env, FLOE_FAULT_KILL_AT: s.point },
     timeout: 240_000,
   });
-  if (killed.signal !== 'SIGKILL') return fail(`the process was not killed at the point (exit ${killed.status}, signal ${killed.signal}): ${killed.stderr.slice(-400)}`);
+  if (killed.signal !== 'SIGKILL')
+    return fail(
+      `the process was not killed at the point (exit ${killed.status}, signal ${killed.signal}): ${killed.stderr.slice(-400)}`,
+    );
 
   const check = async (when: string) => {
     const f = await floeDigest(t).catch((e: unknown) => `unreadable: ${(e as Error).message.slice(0, 300)}`);
@@ -159,11 +201,18 @@ async function runScenario(s: Scenario): Promise<void> {
   // "table busy" (exit 75) and writes nothing. The operator's re-run after that is modelled with --no-lease
   // rather than by waiting out the TTL at every point.
   const busy = await runFloe(argsFor(s, t), {});
-  if (busy.exitCode !== 75) return fail(`a re-run while the killed job's lease is live should be "table busy" (exit 75), got exit ${busy.exitCode}: ${busy.stderr.slice(0, 400)}`);
+  if (busy.exitCode !== 75)
+    return fail(
+      `a re-run while the killed job's lease is live should be "table busy" (exit 75), got exit ${busy.exitCode}: ${busy.stderr.slice(0, 400)}`,
+    );
   const again = await runFloe([...argsFor(s, t), '--no-lease'], {});
   if (again.exitCode !== 0) return fail(`the re-run failed (exit ${again.exitCode}): ${again.stderr.slice(0, 400)}`);
-  const orphans = await runFloe(['remove-orphans', t.dir, '--older-than', '0s', '--force', '--progress', 'none', '--no-lease'], {});
-  if (orphans.exitCode !== 0) return fail(`remove-orphans failed (exit ${orphans.exitCode}): ${orphans.stderr.slice(0, 400)}`);
+  const orphans = await runFloe(
+    ['remove-orphans', t.dir, '--older-than', '0s', '--force', '--progress', 'none', '--no-lease'],
+    {},
+  );
+  if (orphans.exitCode !== 0)
+    return fail(`remove-orphans failed (exit ${orphans.exitCode}): ${orphans.stderr.slice(0, 400)}`);
   const afterRerun = await check('after re-run + remove-orphans');
   if (afterRerun) return fail(afterRerun);
   const left = await unreferencedNewFiles(s.format, t);
@@ -171,56 +220,74 @@ async function runScenario(s: Scenario): Promise<void> {
   results.push({ name, correct: true });
 }
 
-describe.skipIf(!java.ok)(`kill points (${java.ok ? 'Java reference engine' : `SKIPPED: java unavailable: ${java.reason}`})`, () => {
-  beforeAll(async () => {
-    const iceDir = path.join(work, 'iceberg');
-    await javaIceberg.write(iceDir, {
-      formatVersion: 2,
-      schema: Object.entries(ICE_TYPES).map(([n, type]) => ({ name: n, type, required: n === 'id' || n === 'region' })),
-      partitionSpec: [{ source: 'region' }],
-      identifierFields: ['id', 'region'],
-      ops: ICE_OPS,
+describe.skipIf(!java.ok)(
+  `kill points (${java.ok ? 'Java reference engine' : `SKIPPED: java unavailable: ${java.reason}`})`,
+  () => {
+    beforeAll(async () => {
+      const iceDir = path.join(work, 'iceberg');
+      await javaIceberg.write(iceDir, {
+        formatVersion: 2,
+        schema: Object.entries(ICE_TYPES).map(([n, type]) => ({
+          name: n,
+          type,
+          required: n === 'id' || n === 'region',
+        })),
+        partitionSpec: [{ source: 'region' }],
+        identifierFields: ['id', 'region'],
+        ops: ICE_OPS,
+      });
+      const paiWarehouse = path.join(work, 'paimon');
+      await javaPaimon.write(paiWarehouse, {
+        database: 'db',
+        table: 't',
+        fields: Object.entries(PAI_TYPES).map(([n, type]) => ({ name: n, type })),
+        primaryKeys: ['id', 'p'],
+        partitionKeys: ['p'],
+        options: { bucket: '2', 'write-only': 'true' },
+        commits: PAI_COMMITS,
+      });
+      const setups: [Format, string, string][] = [
+        ['iceberg', iceDir, iceDir],
+        ['paimon', path.join(paiWarehouse, 'db.db', 't'), paiWarehouse],
+      ];
+      for (const [format, dir, refDir] of setups) {
+        const tableRoot = format === 'iceberg' ? dir : refDir;
+        const pristine = path.join(work, `pristine-${format}`);
+        cpSync(tableRoot, pristine, { recursive: true });
+        const t: Table = {
+          dir,
+          refDir,
+          pristine,
+          pristineFiles: new Set(filesUnder(dir)),
+          floeDigest: '',
+          refDigest: '',
+        };
+        t.floeDigest = await floeDigest(t);
+        t.refDigest = await refDigest(format, t);
+        // the same rows by both readers (different line formats, same count)
+        expect(t.floeDigest.split(':')[0]).toBe(t.refDigest.split(':')[0]);
+        tables.set(format, t);
+      }
+    }, 600_000);
+
+    afterAll(() => {
+      rmSync(work, { recursive: true, force: true });
+      if (results.length === 0) return;
+      const lines = [`kill points: ${results.filter((r) => r.correct).length}/${results.length} correct`];
+      for (const r of results.filter((x) => !x.correct)) lines.push(`  WRONG ${r.name}: ${r.why}`);
+      console.log(lines.join('\n'));
     });
-    const paiWarehouse = path.join(work, 'paimon');
-    await javaPaimon.write(paiWarehouse, {
-      database: 'db',
-      table: 't',
-      fields: Object.entries(PAI_TYPES).map(([n, type]) => ({ name: n, type })),
-      primaryKeys: ['id', 'p'],
-      partitionKeys: ['p'],
-      options: { bucket: '2', 'write-only': 'true' },
-      commits: PAI_COMMITS,
-    });
-    const setups: [Format, string, string][] = [
-      ['iceberg', iceDir, iceDir],
-      ['paimon', path.join(paiWarehouse, 'db.db', 't'), paiWarehouse],
-    ];
-    for (const [format, dir, refDir] of setups) {
-      const tableRoot = format === 'iceberg' ? dir : refDir;
-      const pristine = path.join(work, `pristine-${format}`);
-      cpSync(tableRoot, pristine, { recursive: true });
-      const t: Table = { dir, refDir, pristine, pristineFiles: new Set(filesUnder(dir)), floeDigest: '', refDigest: '' };
-      t.floeDigest = await floeDigest(t);
-      t.refDigest = await refDigest(format, t);
-      // the same rows by both readers (different line formats, same count)
-      expect(t.floeDigest.split(':')[0]).toBe(t.refDigest.split(':')[0]);
-      tables.set(format, t);
+
+    for (const s of SCENARIOS) {
+      it(
+        `${s.format} ${s.command}: SIGKILL at ${s.point} → readable, same rows; re-run + remove-orphans → same rows, no leftovers`,
+        () => runScenario(s),
+        600_000,
+      );
     }
-  }, 600_000);
 
-  afterAll(() => {
-    rmSync(work, { recursive: true, force: true });
-    if (results.length === 0) return;
-    const lines = [`kill points: ${results.filter((r) => r.correct).length}/${results.length} correct`];
-    for (const r of results.filter((x) => !x.correct)) lines.push(`  WRONG ${r.name}: ${r.why}`);
-    console.log(lines.join('\n'));
-  });
-
-  for (const s of SCENARIOS) {
-    it(`${s.format} ${s.command}: SIGKILL at ${s.point} → readable, same rows; re-run + remove-orphans → same rows, no leftovers`, () => runScenario(s), 600_000);
-  }
-
-  it('every scenario ran', () => {
-    expect(results.length).toBe(SCENARIOS.length);
-  });
-});
+    it('every scenario ran', () => {
+      expect(results.length).toBe(SCENARIOS.length);
+    });
+  },
+);

@@ -14,7 +14,12 @@ const server = (s3.available ? s3.server : undefined) as S3TestServer;
 
 const clients: { destroy(): void }[] = [];
 function storeAt(endpoint: string, secret = server.secretAccessKey): S3ObjectStore {
-  const connection = { endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.accessKeyId, secretAccessKey: secret } };
+  const connection = {
+    endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: secret },
+  };
   const client = createS3Client(connection);
   clients.push(client);
   // one attempt: the test looks at single requests, not at floe's retries
@@ -37,7 +42,9 @@ describe.skipIf(!s3.available)('fault proxy in front of the S3 test server', () 
     const store = storeAt(proxy.endpoint);
     await store.put(`${run}/a`, 'hello', { ifNoneMatch: '*' });
     expect(new TextDecoder().decode(await store.get(`${run}/a`))).toBe('hello');
-    const bad = await storeAt(proxy.endpoint, 'wrong-secret').get(`${run}/a`).catch((e: unknown) => e);
+    const bad = await storeAt(proxy.endpoint, 'wrong-secret')
+      .get(`${run}/a`)
+      .catch((e: unknown) => e);
     expect((bad as FloeError).kind).toBe('AccessDenied');
   });
 

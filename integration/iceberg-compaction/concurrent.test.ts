@@ -36,7 +36,12 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const TYPES = { id: 'long', p: 'string', v: 'int', note: 'string' };
 const KEY = ['id', 'p'];
 const partOf = (id: number) => `p${id % 3}`;
-const mk = (id: number, v: number): InputRow => ({ id: String(id), p: partOf(id), v, note: v % 4 === 0 ? null : `n${id}-${v}` });
+const mk = (id: number, v: number): InputRow => ({
+  id: String(id),
+  p: partOf(id),
+  v,
+  note: v % 4 === 0 ? null : `n${id}-${v}`,
+});
 const keyOf = (id: number): InputRow => ({ id: String(id), p: partOf(id) });
 
 function expectRows(model: RowModel, actual: Awaited<ReturnType<typeof floeRows>>, who: string): void {
@@ -110,7 +115,13 @@ describe('floe compaction racing a Java Iceberg writer', () => {
   beforeAll(async () => {
     if (!java.ok) return;
     const ops: IcebergOp[] = Array.from({ length: 8 }, () => ({ op: 'append' as const, rows: fresh(6) }));
-    await javaIceberg.write(dir, { formatVersion: 2, schema: Object.entries(TYPES).map(([name, type]) => ({ name, type, required: KEY.includes(name) })), partitionSpec: [{ source: 'p' }], identifierFields: KEY, ops });
+    await javaIceberg.write(dir, {
+      formatVersion: 2,
+      schema: Object.entries(TYPES).map(([name, type]) => ({ name, type, required: KEY.includes(name) })),
+      partitionSpec: [{ source: 'p' }],
+      identifierFields: KEY,
+      ops,
+    });
     track(model, ops);
   }, 300_000);
 
@@ -120,11 +131,15 @@ describe('floe compaction racing a Java Iceberg writer', () => {
       { op: 'upsert', rows: [mk(1, 100), mk(2, 100), mk(5, 100)] },
       { op: 'delete-eq', rows: [keyOf(3), keyOf(8)] },
     ];
-    const { report } = await compactWith(dir, { strategy: 'binpack', options: { 'min-input-files': '2' } }, {
-      beforeFirstWrite: async () => {
-        await javaIceberg.ops(dir, injected);
+    const { report } = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      {
+        beforeFirstWrite: async () => {
+          await javaIceberg.ops(dir, injected);
+        },
       },
-    });
+    );
     track(model, injected);
     expect(report.failedTasks).toEqual([]);
     expect(report.snapshots).toHaveLength(1);
@@ -134,16 +149,23 @@ describe('floe compaction racing a Java Iceberg writer', () => {
 
   it('1b: a position delete on a file being rewritten fails that group only; its outputs are removed', async (ctx) => {
     requireJava(ctx);
-    const extra: IcebergOp[] = [{ op: 'append', rows: fresh(3) }, { op: 'append', rows: fresh(3) }];
+    const extra: IcebergOp[] = [
+      { op: 'append', rows: fresh(3) },
+      { op: 'append', rows: fresh(3) },
+    ];
     await javaIceberg.ops(dir, extra);
     track(model, extra);
     const victim = 10; // partition p1
     const injected: IcebergOp[] = [{ op: 'delete-pos', where: { id: String(victim) } }];
-    const { report, events } = await compactWith(dir, { strategy: 'binpack', options: { 'min-input-files': '2' } }, {
-      beforeFirstWrite: async () => {
-        await javaIceberg.ops(dir, injected);
+    const { report, events } = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      {
+        beforeFirstWrite: async () => {
+          await javaIceberg.ops(dir, injected);
+        },
       },
-    });
+    );
     track(model, injected);
     const victimTask = report.plan.tasks.find((t) => JSON.stringify(t.partition) === JSON.stringify([partOf(victim)]));
     expect(victimTask, 'the plan rewrites the victim partition').toBeDefined();
@@ -151,7 +173,8 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     expect(report.failedTasks.find((f) => f.id === victimTask!.id)!.reason).toMatch(/position delete/);
     expect(report.committedTasks.length).toBeGreaterThan(0); // other partitions still committed
     for (const e of events) {
-      if (e.type === 'file-written' && e.taskId === victimTask!.id) expect(existsSync(localPath(e.path)), `${e.path} of a failed group`).toBe(false);
+      if (e.type === 'file-written' && e.taskId === victimTask!.id)
+        expect(existsSync(localPath(e.path)), `${e.path} of a failed group`).toBe(false);
     }
     expectRows(model, await floeRows(dir), 'floe scan after race 1b');
   });
@@ -160,12 +183,16 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     requireJava(ctx);
     const appended = fresh(4);
     // partition p1 still holds several files: race 1b's group there failed
-    const { report, events } = await compactWith(dir, { strategy: 'binpack', options: { 'min-input-files': '2' } }, {
-      beforeFirstPublish: async () => {
-        await javaIceberg.append(dir, appended);
-        model.append(appended);
+    const { report, events } = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      {
+        beforeFirstPublish: async () => {
+          await javaIceberg.append(dir, appended);
+          model.append(appended);
+        },
       },
-    });
+    );
     expect(report.plan.tasks.length).toBeGreaterThan(0);
     expect(report.failedTasks).toEqual([]);
     expect(events.some((e) => e.type === 'commit-retry')).toBe(true);
@@ -187,7 +214,8 @@ describe('floe compaction racing a Java Iceberg writer', () => {
         const r = rnd();
         let op: IcebergOp;
         if (r < 0.35 || live.length < 4) op = { op: 'append', rows: fresh(1 + Math.floor(rnd() * 4)) };
-        else if (r < 0.75) op = { op: 'upsert', rows: [...new Set([pick(), pick()])].map((id) => mk(id, seed * 100 + i)) };
+        else if (r < 0.75)
+          op = { op: 'upsert', rows: [...new Set([pick(), pick()])].map((id) => mk(id, seed * 100 + i)) };
         else op = { op: 'delete-eq', rows: [keyOf(pick())] };
         track(shadow, [op]);
         ops.push(op);
@@ -200,7 +228,8 @@ describe('floe compaction racing a Java Iceberg writer', () => {
       let run = 0;
       while (!javaDone && run < 12) {
         const strategy = (seed + run) % 2 === 0 ? 'tiered' : 'binpack';
-        const options: Record<string, string> = strategy === 'tiered' ? { 'self-optimizing.minor.trigger.file-count': '2' } : { 'min-input-files': '2' };
+        const options: Record<string, string> =
+          strategy === 'tiered' ? { 'self-optimizing.minor.trigger.file-count': '2' } : { 'min-input-files': '2' };
         const { report, events } = await compactWith(dir, { strategy, options, partialProgress: rnd() < 0.5 });
         stats.floeRuns++;
         stats.commits += report.snapshots.length;

@@ -42,7 +42,10 @@ describe('equality deletes on look-alike keys survive compaction exactly', () =>
       const { report } = await floeCompactCli([dir, '--strategy', 'binpack', '-o', 'min-input-files=2']);
       expect(report.failedTasks).toEqual([]);
       expect(report.snapshots).toHaveLength(1);
-      const d = diffRows(expected, await javaIceberg.read(dir), { expected: 'hand-derived', actual: 'java after compaction' });
+      const d = diffRows(expected, await javaIceberg.read(dir), {
+        expected: 'hand-derived',
+        actual: 'java after compaction',
+      });
       expect(d.text, d.text).toBe('');
     });
   }

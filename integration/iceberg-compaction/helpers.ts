@@ -147,7 +147,9 @@ export class RowModel {
   /** Position deletes by match: every live row whose listed columns equal the canonical values. */
   deleteWhere(where: Record<string, string | number | boolean | null>[]): void {
     const hit = (r: CanonicalRow) =>
-      where.some((w) => Object.entries(w).every(([k, v]) => (v === null ? r[k] === null : r[k] !== null && String(r[k]) === String(v))));
+      where.some((w) =>
+        Object.entries(w).every(([k, v]) => (v === null ? r[k] === null : r[k] !== null && String(r[k]) === String(v))),
+      );
     this.rows = this.rows.filter((r) => !hit(r));
   }
 
@@ -166,8 +168,14 @@ export class RowModel {
 
 // ------------------------------------------------------------------ spec rules, independently
 
-function samePartition(a: { specId: number; partition: unknown[] }, b: { specId: number; partition: unknown[] }): boolean {
-  const s = (v: unknown[]) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? Buffer.from(x).toString('hex') : x));
+function samePartition(
+  a: { specId: number; partition: unknown[] },
+  b: { specId: number; partition: unknown[] },
+): boolean {
+  const s = (v: unknown[]) =>
+    JSON.stringify(v, (_k, x) =>
+      typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? Buffer.from(x).toString('hex') : x,
+    );
   return a.specId === b.specId && s(a.partition) === s(b.partition);
 }
 
@@ -206,7 +214,12 @@ async function* walk(dir: string): AsyncGenerator<string> {
 
 export function s3FileIO(s: S3TestServer): FileIO {
   return new FileIO({
-    s3: { endpoint: s.endpoint, region: s.region, forcePathStyle: true, credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } },
+    s3: {
+      endpoint: s.endpoint,
+      region: s.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+    },
   });
 }
 

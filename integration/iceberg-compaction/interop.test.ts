@@ -26,14 +26,23 @@ import {
   javaIceberg,
   pyiceberg,
 } from '../oracles/index.js';
-import { RowModel, applicableEqDeletes, floeCompactCli, floeRows, skipLoudly, tableModel, type CliReport } from './helpers.js';
+import {
+  RowModel,
+  applicableEqDeletes,
+  floeCompactCli,
+  floeRows,
+  skipLoudly,
+  tableModel,
+  type CliReport,
+} from './helpers.js';
 
 const avail: Record<'java' | 'pyiceberg' | 'duckdb', Availability> = {
   java: await javaIceberg.available(),
   pyiceberg: await pyiceberg.available(),
   duckdb: await duckdb.available(),
 };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-compact-interop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -52,7 +61,11 @@ const TYPES: Record<string, string> = {
   raw: 'binary',
   score: 'double',
 };
-const SCHEMA: ColumnSpec[] = Object.entries(TYPES).map(([name, type]) => ({ name, type, required: name === 'id' || name === 'dt' }));
+const SCHEMA: ColumnSpec[] = Object.entries(TYPES).map(([name, type]) => ({
+  name,
+  type,
+  required: name === 'id' || name === 'dt',
+}));
 const DAYS = ['2024-01-01', '2024-01-02', '2024-01-03'];
 
 /** Deterministic row with awkward values; `version` changes the non-key columns (for upserts). */
@@ -64,7 +77,10 @@ function row(id: number, version = 0): InputRow {
     cat: v % 5 === 0 ? null : `c${v % 3}${version ? '-v' + version : ''}`,
     qty: v % 11 === 0 ? null : v - 40,
     price: v % 2 ? `${v}.0000000001` : `-${v}98765432109876543210.5`,
-    ts: v % 3 ? `1969-12-31T23:59:59.${String(v % 1_000_000).padStart(6, '0')}` : `2024-02-29T12:00:00.${String(v % 1000).padStart(6, '0')}`,
+    ts:
+      v % 3
+        ? `1969-12-31T23:59:59.${String(v % 1_000_000).padStart(6, '0')}`
+        : `2024-02-29T12:00:00.${String(v % 1000).padStart(6, '0')}`,
     tstz: `2024-01-01T01:02:03.${String(v % 1000).padStart(6, '0')}+05:30`,
     ok: v % 2 === 0,
     raw: v % 4 === 0 ? '' : 'ff00' + (v % 256).toString(16).padStart(2, '0'),
@@ -76,19 +92,28 @@ const key = (id: number) => ({ id: String(id), dt: row(id).dt as string });
 
 // ------------------------------------------------------------------ oracle readers
 
-type Reader = { name: 'java' | 'pyiceberg' | 'duckdb'; read: (t: string, o?: { snapshotId?: string }) => Promise<CanonicalRow[]> };
+type Reader = {
+  name: 'java' | 'pyiceberg' | 'duckdb';
+  read: (t: string, o?: { snapshotId?: string }) => Promise<CanonicalRow[]>;
+};
 const READERS: Reader[] = [
   { name: 'java', read: (t, o) => javaIceberg.read(t, o) },
   { name: 'pyiceberg', read: (t, o) => pyiceberg.read(t, o) },
   { name: 'duckdb', read: (t, o) => duckdb.read(t, o) },
 ];
 
-async function readOrSkip(ctx: TestContext, reader: Reader, table: string, snapshotId?: string): Promise<CanonicalRow[]> {
+async function readOrSkip(
+  ctx: TestContext,
+  reader: Reader,
+  table: string,
+  snapshotId?: string,
+): Promise<CanonicalRow[]> {
   if (!avail[reader.name].ok) skipLoudly(ctx, `${reader.name} unavailable: ${avail[reader.name].reason}`);
   try {
     return await reader.read(table, snapshotId === undefined ? {} : { snapshotId });
   } catch (e) {
-    if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message.slice(0, 300)}`);
+    if (e instanceof FloeError && e.kind === 'Unsupported')
+      skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message.slice(0, 300)}`);
     throw e;
   }
 }
@@ -134,7 +159,11 @@ function scenario(s: Scenario): void {
     let binpack: CliReport | undefined;
 
     const need = <T>(ctx: TestContext, v: T | undefined, what: string): T => {
-      if (v === undefined) skipLoudly(ctx, avail.java.ok ? `${what} did not happen (an earlier step failed)` : `java unavailable: ${avail.java.reason}`);
+      if (v === undefined)
+        skipLoudly(
+          ctx,
+          avail.java.ok ? `${what} did not happen (an earlier step failed)` : `java unavailable: ${avail.java.reason}`,
+        );
       return v;
     };
 
@@ -155,7 +184,13 @@ function scenario(s: Scenario): void {
 
     it('floe compact --strategy tiered commits a replace snapshot and keeps every row', async (ctx) => {
       need(ctx, written, 'java write');
-      const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'tiered', '-o', 'self-optimizing.minor.trigger.file-count=2']);
+      const { report, exitCode } = await floeCompactCli([
+        dir,
+        '--strategy',
+        'tiered',
+        '-o',
+        'self-optimizing.minor.trigger.file-count=2',
+      ]);
       expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
       expect(exitCode).toBe(0);
       expect(report.snapshots.length).toBeGreaterThanOrEqual(1);
@@ -173,7 +208,10 @@ function scenario(s: Scenario): void {
         expect(rewritten.length).toBeGreaterThan(0);
         for (const f of rewritten) {
           const still = applicableEqDeletes(m, f);
-          expect(still.map((d) => d.path), `eq deletes still applying to ${f.path}`).toEqual([]);
+          expect(
+            still.map((d) => d.path),
+            `eq deletes still applying to ${f.path}`,
+          ).toEqual([]);
         }
         // minor optimizing covered every partition with equality deletes here: none are left at all
         expect(m.deleteFiles.filter((d) => d.content === 'equality-deletes').map((d) => d.path)).toEqual([]);
@@ -203,7 +241,15 @@ function scenario(s: Scenario): void {
       await javaIceberg.ops(dir, s.onTop);
       applyToModel(model, s.onTop, s.keyFields);
       expectSame(model.live(), await floeRows(dir), 'floe scan after java ops on top');
-      const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'binpack', '-o', 'min-input-files=2', '-o', 'delete-file-threshold=1']);
+      const { report, exitCode } = await floeCompactCli([
+        dir,
+        '--strategy',
+        'binpack',
+        '-o',
+        'min-input-files=2',
+        '-o',
+        'delete-file-threshold=1',
+      ]);
       expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
       expect(exitCode).toBe(0);
       expect(report.snapshots.length).toBe(1);

@@ -28,13 +28,18 @@ describe('floe compact --deletes-only on Java-written tables (issue 14.3)', () =
     if (!java.ok) skipLoudly(ctx, `java oracle unavailable: ${java.reason}`);
     const dir = path.join(work, 'v2');
     const model = new RowModel(TYPES);
-    const rows = (k: number): InputRow[] => Array.from({ length: 20 }, (_, i) => ({ id: String(k * 100 + i), s: `r${k}-${i}` }));
+    const rows = (k: number): InputRow[] =>
+      Array.from({ length: 20 }, (_, i) => ({ id: String(k * 100 + i), s: `r${k}-${i}` }));
     const dels = [0, 1, 2, 3, 4].map((k) => [{ id: String(k) }, { id: String(100 + k) }]);
     await javaIceberg.write(dir, {
       formatVersion: 2,
       schema: SCHEMA,
       identifierFields: ['id'],
-      ops: [{ op: 'append', rows: rows(0) }, { op: 'append', rows: rows(1) }, ...dels.map((where) => ({ op: 'delete-pos' as const, where }))],
+      ops: [
+        { op: 'append', rows: rows(0) },
+        { op: 'append', rows: rows(1) },
+        ...dels.map((where) => ({ op: 'delete-pos' as const, where })),
+      ],
     });
     model.append(rows(0));
     model.append(rows(1));
@@ -47,7 +52,9 @@ describe('floe compact --deletes-only on Java-written tables (issue 14.3)', () =
     expect(report.committedTasks.length).toBe(1);
     const after = await tableModel(dir);
     expect(after.deleteFiles.length, 'one merged position delete file').toBe(1);
-    expect(after.dataFiles.map((f) => f.path).sort(), 'no data rewritten').toEqual(before.dataFiles.map((f) => f.path).sort());
+    expect(after.dataFiles.map((f) => f.path).sort(), 'no data rewritten').toEqual(
+      before.dataFiles.map((f) => f.path).sort(),
+    );
     expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java after --deletes-only' }).text).toBe('');
     expect(diffRows(model.live(), await floeRows(dir), { actual: 'floe after --deletes-only' }).text).toBe('');
 
@@ -62,15 +69,23 @@ describe('floe compact --deletes-only on Java-written tables (issue 14.3)', () =
     if (!java.ok) skipLoudly(ctx, `java oracle unavailable: ${java.reason}`);
     const dir = path.join(work, 'v3');
     const model = new RowModel(TYPES);
-    const noise = (i: number) => [1, 2, 3].map((k) => (Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36)).join('');
+    const noise = (i: number) =>
+      [1, 2, 3].map((k) => (Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36)).join('');
     const large: InputRow[] = Array.from({ length: 8000 }, (_, i) => ({ id: String(i), s: `large-${noise(i)}` }));
-    const small = (k: number): InputRow[] => [{ id: String(10_000 + 2 * k), s: 'x' }, { id: String(10_001 + 2 * k), s: 'x' }];
+    const small = (k: number): InputRow[] => [
+      { id: String(10_000 + 2 * k), s: 'x' },
+      { id: String(10_001 + 2 * k), s: 'x' },
+    ];
     const where = [{ id: '11' }, { id: '10000' }, { id: '10002' }, { id: '10004' }, { id: '10006' }];
     await javaIceberg.write(dir, {
       formatVersion: 3,
       schema: SCHEMA,
       identifierFields: ['id'],
-      ops: [{ op: 'append', rows: large }, ...[0, 1, 2, 3].map((k) => ({ op: 'append' as const, rows: small(k) })), { op: 'delete-pos', where }],
+      ops: [
+        { op: 'append', rows: large },
+        ...[0, 1, 2, 3].map((k) => ({ op: 'append' as const, rows: small(k) })),
+        { op: 'delete-pos', where },
+      ],
     });
     model.append(large);
     for (const k of [0, 1, 2, 3]) model.append(small(k));

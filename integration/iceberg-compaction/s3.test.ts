@@ -10,9 +10,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { type Availability, type CanonicalRow, type IcebergOp, type InputRow, diffRows, duckdb, javaIceberg } from '../oracles/index.js';
+import {
+  type Availability,
+  type CanonicalRow,
+  type IcebergOp,
+  type InputRow,
+  diffRows,
+  duckdb,
+  javaIceberg,
+} from '../oracles/index.js';
 import { acquireS3, type S3Availability } from '../support/s3-server.js';
-import { RowModel, downloadDir, floeCompactCli, floeRows, s3FileIO, skipLoudly, uploadDir, withS3Env, type CliReport } from './helpers.js';
+import {
+  RowModel,
+  downloadDir,
+  floeCompactCli,
+  floeRows,
+  s3FileIO,
+  skipLoudly,
+  uploadDir,
+  withS3Env,
+  type CliReport,
+} from './helpers.js';
 
 const java: Availability = await javaIceberg.available();
 const duck: Availability = await duckdb.available();
@@ -38,7 +56,10 @@ describe('S3: Java-written table compacted by floe on the S3 test server', () =>
   let report: CliReport | undefined;
 
   const ops: IcebergOp[] = [
-    ...Array.from({ length: 6 }, (_, i): IcebergOp => ({ op: 'append', rows: Array.from({ length: 5 }, (_, j) => mk(i * 5 + j + 1)) })),
+    ...Array.from({ length: 6 }, (_, i): IcebergOp => ({
+      op: 'append',
+      rows: Array.from({ length: 5 }, (_, j) => mk(i * 5 + j + 1)),
+    })),
     { op: 'upsert', rows: [mk(2, 1), mk(7, 1), mk(12, 1)] },
     { op: 'delete-pos', where: [{ id: '4' }, { id: '20' }] },
     { op: 'upsert', rows: [mk(7, 2)] },
@@ -89,13 +110,26 @@ describe('S3: Java-written table compacted by floe on the S3 test server', () =>
     }
     await withS3Env(server, async () => {
       same(model.live(), await floeRows(prefix), 'floe scan on S3 before');
-      const tiered = await floeCompactCli([prefix, '--strategy', 'tiered', '-o', 'self-optimizing.minor.trigger.file-count=2']);
+      const tiered = await floeCompactCli([
+        prefix,
+        '--strategy',
+        'tiered',
+        '-o',
+        'self-optimizing.minor.trigger.file-count=2',
+      ]);
       expect(tiered.report.failedTasks).toEqual([]);
       expect(tiered.exitCode).toBe(0);
       expect(tiered.report.snapshots.length).toBeGreaterThanOrEqual(1);
       expect(tiered.report.after!.deleteFiles).toBeLessThan(tiered.report.before.deleteFiles);
       same(model.live(), await floeRows(prefix), 'floe scan on S3 after tiered');
-      const binpack = await floeCompactCli([prefix, '--strategy', 'binpack', '-o', 'rewrite-all=true', '--partial-progress']);
+      const binpack = await floeCompactCli([
+        prefix,
+        '--strategy',
+        'binpack',
+        '-o',
+        'rewrite-all=true',
+        '--partial-progress',
+      ]);
       expect(binpack.report.failedTasks).toEqual([]);
       expect(binpack.report.snapshots.length).toBeGreaterThanOrEqual(1);
       same(model.live(), await floeRows(prefix), 'floe scan on S3 after binpack');

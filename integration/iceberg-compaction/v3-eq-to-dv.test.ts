@@ -32,9 +32,13 @@ describe('v3 equality→position conversion writes deletion vectors Java reads (
 
   it('floe converts the equality deletes of a Java v3 table into DVs merged with Java’s; Java reads the same rows', async (ctx) => {
     if (!java.ok) skipLoudly(ctx, `java oracle unavailable: ${java.reason}`);
-    const noise = (i: number) => [1, 2, 3].map((k) => (Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36)).join('');
+    const noise = (i: number) =>
+      [1, 2, 3].map((k) => (Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36)).join('');
     const large: InputRow[] = Array.from({ length: 8000 }, (_, i) => ({ id: String(i), s: `large-${noise(i)}` }));
-    const small = (k: number): InputRow[] => [{ id: String(10_000 + 2 * k), s: 'x' }, { id: String(10_001 + 2 * k), s: 'x' }];
+    const small = (k: number): InputRow[] => [
+      { id: String(10_000 + 2 * k), s: 'x' },
+      { id: String(10_001 + 2 * k), s: 'x' },
+    ];
     await javaIceberg.write(dir, {
       formatVersion: 3,
       schema: SCHEMA,
@@ -59,26 +63,40 @@ describe('v3 equality→position conversion writes deletion vectors Java reads (
     expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java before' }).text).toBe('');
 
     const { report, exitCode } = await floeCompactCli([
-      dir, '--target-size', '256KB', '--force',
-      '--option', 'self-optimizing.minor.eq-to-pos.delete-ratio=-1',
+      dir,
+      '--target-size',
+      '256KB',
+      '--force',
+      '--option',
+      'self-optimizing.minor.eq-to-pos.delete-ratio=-1',
     ]);
     expect(exitCode).toBe(0);
     const tasks = (report as unknown as { tasks: { kind: string; outcome: string; reason?: string }[] }).tasks;
     const eq = tasks.filter((t) => t.kind === 'eq-to-pos');
     expect(eq.length, 'an eq→pos task was planned').toBeGreaterThan(0);
-    expect(eq.map((t) => t.outcome), 'eq→pos tasks committed (no longer skipped on v3)').toEqual(eq.map(() => 'committed'));
+    expect(
+      eq.map((t) => t.outcome),
+      'eq→pos tasks committed (no longer skipped on v3)',
+    ).toEqual(eq.map(() => 'committed'));
     compacted = true;
 
     const after = await tableModel(dir);
     const dvs = after.deleteFiles.filter((d) => d.content === 'deletion-vector');
     const per = new Map<string, number>();
-    for (const d of dvs) if (d.content === 'deletion-vector') per.set(d.referencedDataFile, (per.get(d.referencedDataFile) ?? 0) + 1);
-    expect([...per].filter(([, n]) => n > 1), 'at most one DV per data file').toEqual([]);
+    for (const d of dvs)
+      if (d.content === 'deletion-vector') per.set(d.referencedDataFile, (per.get(d.referencedDataFile) ?? 0) + 1);
+    expect(
+      [...per].filter(([, n]) => n > 1),
+      'at most one DV per data file',
+    ).toEqual([]);
     const largeDv = dvs.find((d) => d.content === 'deletion-vector' && d.referencedDataFile === largeFile);
     expect(largeDv, 'the larger file has a DV').toBeDefined();
     expect(largeDv!.path, 'written by floe (the merged DV), not Java’s').not.toBe(oldDv!.path);
     expect(largeDv!.recordCount, 'old positions 11, 4000 ∪ equality matches 7, 5000').toBe(4);
-    expect(after.deleteFiles.filter((d) => d.content === 'equality-deletes'), 'equality deletes converted away').toEqual([]);
+    expect(
+      after.deleteFiles.filter((d) => d.content === 'equality-deletes'),
+      'equality deletes converted away',
+    ).toEqual([]);
     expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java after floe' }).text).toBe('');
     expect(diffRows(model.live(), await floeRows(dir), { actual: 'floe after floe' }).text).toBe('');
   }, 300_000);
@@ -90,7 +108,10 @@ describe('v3 equality→position conversion writes deletion vectors Java reads (
     try {
       rows = await duckdb.read(dir);
     } catch (e) {
-      skipLoudly(ctx, `DuckDB's iceberg extension cannot read this v3 table (engine limitation): ${(e as Error).message.slice(0, 400)}`);
+      skipLoudly(
+        ctx,
+        `DuckDB's iceberg extension cannot read this v3 table (engine limitation): ${(e as Error).message.slice(0, 400)}`,
+      );
     }
     expect(diffRows(model.live(), rows, { actual: 'DuckDB after floe' }).text).toBe('');
   }, 300_000);
@@ -108,11 +129,24 @@ describe('v3 equality→position conversion writes deletion vectors Java reads (
     expect(diffRows(model.live(), await floeRows(dir), { actual: 'floe after Java’s writes' }).text).toBe('');
     const m = await tableModel(dir);
     const per = new Map<string, number>();
-    for (const d of m.deleteFiles) if (d.content === 'deletion-vector') per.set(d.referencedDataFile, (per.get(d.referencedDataFile) ?? 0) + 1);
-    expect([...per].filter(([, n]) => n > 1), 'at most one DV per data file').toEqual([]);
+    for (const d of m.deleteFiles)
+      if (d.content === 'deletion-vector') per.set(d.referencedDataFile, (per.get(d.referencedDataFile) ?? 0) + 1);
+    expect(
+      [...per].filter(([, n]) => n > 1),
+      'at most one DV per data file',
+    ).toEqual([]);
     // and floe compacts again on top of that
-    const { exitCode } = await floeCompactCli([dir, '--target-size', '256KB', '--force', '--option', 'self-optimizing.minor.eq-to-pos.delete-ratio=-1']);
+    const { exitCode } = await floeCompactCli([
+      dir,
+      '--target-size',
+      '256KB',
+      '--force',
+      '--option',
+      'self-optimizing.minor.eq-to-pos.delete-ratio=-1',
+    ]);
     expect(exitCode).toBe(0);
-    expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java after a second compaction' }).text).toBe('');
+    expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java after a second compaction' }).text).toBe(
+      '',
+    );
   }, 300_000);
 });

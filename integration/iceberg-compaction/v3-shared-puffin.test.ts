@@ -37,9 +37,13 @@ describe('v3 table with DVs of several files in one Puffin file, Java-written (i
     const dir = path.join(work, 'shared-puffin');
     const model = new RowModel(TYPES);
     // incompressible strings: the file lands between the fragment size (32 KiB) and the target (256 KiB)
-    const noise = (i: number) => [1, 2, 3].map((k) => ((Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36))).join('');
+    const noise = (i: number) =>
+      [1, 2, 3].map((k) => (Math.imul(i + k * 7919, 2654435761) >>> 0).toString(36)).join('');
     const large: InputRow[] = Array.from({ length: 8000 }, (_, i) => ({ id: String(i), s: `large-${noise(i)}` }));
-    const small = (k: number): InputRow[] => [{ id: String(10_000 + 2 * k), s: 'x' }, { id: String(10_001 + 2 * k), s: 'x' }];
+    const small = (k: number): InputRow[] => [
+      { id: String(10_000 + 2 * k), s: 'x' },
+      { id: String(10_001 + 2 * k), s: 'x' },
+    ];
     const ops = [
       { op: 'append' as const, rows: large },
       ...[0, 1, 2, 3].map((k) => ({ op: 'append' as const, rows: small(k) })),
@@ -67,12 +71,19 @@ describe('v3 table with DVs of several files in one Puffin file, Java-written (i
     const { report, exitCode } = await floeCompactCli([dir, '--target-size', '256KB', '--force']);
     expect(exitCode).toBe(0);
     expect(report.committedTasks.length).toBeGreaterThan(0);
-    const rewritten = new Set(report.plan.tasks.filter((t) => t.kind !== 'eq-to-pos' && report.committedTasks.includes(t.id)).flatMap((t) => t.inputs));
+    const rewritten = new Set(
+      report.plan.tasks
+        .filter((t) => t.kind !== 'eq-to-pos' && report.committedTasks.includes(t.id))
+        .flatMap((t) => t.inputs),
+    );
     expect(rewritten.has(largeFile), 'the larger file is not rewritten').toBe(false);
 
     const after = await tableModel(dir);
     const left = after.deleteFiles.filter((d) => d.content === 'deletion-vector');
-    expect(left.map((d) => (d.content === 'deletion-vector' ? d.referencedDataFile : '')), 'the larger file keeps its DV').toEqual([largeFile]);
+    expect(
+      left.map((d) => (d.content === 'deletion-vector' ? d.referencedDataFile : '')),
+      'the larger file keeps its DV',
+    ).toEqual([largeFile]);
     expect(diffRows(model.live(), await javaIceberg.read(dir), { actual: 'Java after floe' }).text).toBe('');
     expect(diffRows(model.live(), await floeRows(dir), { actual: 'floe after floe' }).text).toBe('');
     expect(await javaIceberg.count(dir)).toBe(model.live().length);
@@ -89,7 +100,10 @@ describe('v3 table with DVs of several files in one Puffin file, Java-written (i
       const files = (await tableModel(t.dir)).dataFiles;
       const big = files.find((f) => f.recordCount === 70_000)!.path;
       const little = files.find((f) => f.recordCount === 3)!.path;
-      await commitDeletionVectors(t, [{ file: big, positions: [0, 65_535, 65_536, 69_999] }, { file: little, positions: [1] }]);
+      await commitDeletionVectors(t, [
+        { file: big, positions: [0, 65_535, 65_536, 69_999] },
+        { file: little, positions: [1] },
+      ]);
       await commitDeletionVectors(t, [{ file: big, positions: Array.from({ length: 5000 }, (_, i) => 10_000 + i) }]); // a bitmap container
       const expected = t.model.expected().length;
       expect((await t.scan()).length).toBe(expected);

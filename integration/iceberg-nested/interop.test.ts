@@ -15,7 +15,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { FloeError } from '../../src/errors.js';
-import { type Availability, type CanonicalRow, type ColumnSpec, diffRows, duckdb, javaIceberg, pyiceberg, repoRoot } from '../oracles/index.js';
+import {
+  type Availability,
+  type CanonicalRow,
+  type ColumnSpec,
+  diffRows,
+  duckdb,
+  javaIceberg,
+  pyiceberg,
+  repoRoot,
+} from '../oracles/index.js';
 import type { Field, FieldType } from '../../src/model/index.js';
 import { floeCompactCli, skipLoudly, tableModel } from '../iceberg-compaction/helpers.js';
 import { icebergMetricsFromFooter, readParquetFooter } from '../../connectors/formats/parquet/index.js';
@@ -27,10 +36,13 @@ const avail: Record<'java' | 'pyiceberg' | 'duckdb', Availability> = {
   pyiceberg: await pyiceberg.available(),
   duckdb: await duckdb.available(),
 };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-nested-interop-'));
-afterAll(() => { if (!process.env.FLOE_KEEP_WORK) rmSync(work, { recursive: true, force: true }); });
+afterAll(() => {
+  if (!process.env.FLOE_KEEP_WORK) rmSync(work, { recursive: true, force: true });
+});
 
 const python = process.env.FLOE_ORACLE_PYTHON ?? path.join(repoRoot, '.venv/bin/python');
 const here = path.join(repoRoot, 'integration/iceberg-nested');
@@ -43,7 +55,13 @@ function runPy(args: string[]): Promise<{ code: number; stdout: string; stderr: 
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => resolve({ code: -1, stdout: '', stderr: String(e) }));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
   });
 }
 
@@ -56,14 +74,20 @@ async function readBy(ctx: TestContext, engine: Engine, table: string): Promise<
     try {
       return await javaIceberg.read(table);
     } catch (e) {
-      if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `java cannot read this table: ${e.message.slice(0, 300)}`);
+      if (e instanceof FloeError && e.kind === 'Unsupported')
+        skipLoudly(ctx, `java cannot read this table: ${e.message.slice(0, 300)}`);
       throw e;
     }
   }
   const r = await runPy([path.join(here, 'read_nested.py'), engine, table]);
-  if (r.code === 3) skipLoudly(ctx, `${engine} cannot read this table (engine limitation): ${r.stderr.trim().slice(0, 400)}`);
-  if (r.code !== 0) throw new Error(`read_nested.py ${engine} ${table} failed (exit ${r.code}): ${r.stderr.slice(-3000)}`);
-  return r.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CanonicalRow);
+  if (r.code === 3)
+    skipLoudly(ctx, `${engine} cannot read this table (engine limitation): ${r.stderr.trim().slice(0, 400)}`);
+  if (r.code !== 0)
+    throw new Error(`read_nested.py ${engine} ${table} failed (exit ${r.code}): ${r.stderr.slice(-3000)}`);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as CanonicalRow);
 }
 
 function expectSame(expected: CanonicalRow[], actual: CanonicalRow[], who: string): void {
@@ -88,11 +112,20 @@ describe('PyIceberg-written v2 table with nested columns (large_list / large_str
     if (w.code !== 0) throw new Error(`write_nested.py failed: ${w.stderr.slice(-3000)}`);
     const r = await runPy([path.join(here, 'read_nested.py'), 'pyiceberg', dir]);
     if (r.code !== 0) throw new Error(`read_nested.py failed: ${r.stderr.slice(-3000)}`);
-    expected = r.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CanonicalRow);
+    expected = r.stdout
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as CanonicalRow);
   }, 300_000);
 
   const need = (ctx: TestContext, ok: unknown, what: string) => {
-    if (!ok) skipLoudly(ctx, avail.pyiceberg.ok ? `${what} did not happen (an earlier step failed)` : `pyiceberg unavailable: ${avail.pyiceberg.reason}`);
+    if (!ok)
+      skipLoudly(
+        ctx,
+        avail.pyiceberg.ok
+          ? `${what} did not happen (an earlier step failed)`
+          : `pyiceberg unavailable: ${avail.pyiceberg.reason}`,
+      );
   };
 
   it('the PyIceberg table has the rows the writer appended (34 rows, 6 data files)', (ctx) => {
@@ -110,8 +143,13 @@ describe('PyIceberg-written v2 table with nested columns (large_list / large_str
       if (engine === 'java') {
         // pyarrow writes uuid as a bare FIXED_LEN_BYTE_ARRAY(16) (no UUID logical type); Java's reader then
         // returns byte[] — a PyIceberg-side defect floe's rewrite repairs (floe writes the annotation)
-        console.warn('\n!!! NOTE: java before compaction is compared without column u: PyIceberg files lack the UUID logical type\n');
-        const drop = (r: CanonicalRow) => { const { u: _u, ...rest } = r; return rest; };
+        console.warn(
+          '\n!!! NOTE: java before compaction is compared without column u: PyIceberg files lack the UUID logical type\n',
+        );
+        const drop = (r: CanonicalRow) => {
+          const { u: _u, ...rest } = r;
+          return rest;
+        };
         expectSame(expected!.map(drop), rows.map(drop), 'java before compaction (without u)');
         return;
       }
@@ -121,7 +159,13 @@ describe('PyIceberg-written v2 table with nested columns (large_list / large_str
 
   it('floe compact --strategy tiered rewrites every file (no "cannot read LargeList" failures)', async (ctx) => {
     need(ctx, expected, 'pyiceberg write');
-    const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'tiered', '-o', 'self-optimizing.minor.trigger.file-count=2']);
+    const { report, exitCode } = await floeCompactCli([
+      dir,
+      '--strategy',
+      'tiered',
+      '-o',
+      'self-optimizing.minor.trigger.file-count=2',
+    ]);
     expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
     expect(exitCode).toBe(0);
     expect(report.snapshots.length).toBeGreaterThanOrEqual(1);
@@ -141,20 +185,37 @@ describe('PyIceberg-written v2 table with nested columns (large_list / large_str
     need(ctx, tieredDone, 'tiered compaction');
     if (!avail.java.ok) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
     await javaIceberg.append(dir, [
-      { id: '1000', name: 'from-java', d: '-1.0000000001', u: '0f0e0d0c-0b0a-0908-0706-050403020100', f: '01020304', bin: 'ff00', ts: '2030-05-06T07:08:09.123456' },
+      {
+        id: '1000',
+        name: 'from-java',
+        d: '-1.0000000001',
+        u: '0f0e0d0c-0b0a-0908-0706-050403020100',
+        f: '01020304',
+        bin: 'ff00',
+        ts: '2030-05-06T07:08:09.123456',
+      },
       { id: '1001', name: null },
     ]);
     const nulls = { s: null, tags: null, attrs: null, items: null, extra: null, tstz: null };
     appended = [
       ...expected!,
-      { ...nulls, id: '1000', name: 'from-java', d: '-1.0000000001', u: '0f0e0d0c-0b0a-0908-0706-050403020100', f: '01020304', bin: 'ff00', ts: '2030-05-06T07:08:09.123456' },
+      {
+        ...nulls,
+        id: '1000',
+        name: 'from-java',
+        d: '-1.0000000001',
+        u: '0f0e0d0c-0b0a-0908-0706-050403020100',
+        f: '01020304',
+        bin: 'ff00',
+        ts: '2030-05-06T07:08:09.123456',
+      },
       { ...nulls, id: '1001', name: null, d: null, u: null, f: null, bin: null, ts: null },
     ];
     expectSame(appended, await readBy(ctx, 'java', dir), 'java after its append');
     if (avail.pyiceberg.ok) pyAfterAppend = await readBy(ctx, 'pyiceberg', dir);
   });
 
-  it('floe compact --strategy binpack then keeps every row, including Java\'s', async (ctx) => {
+  it("floe compact --strategy binpack then keeps every row, including Java's", async (ctx) => {
     need(ctx, appended, 'java append');
     const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'binpack', '-o', 'min-input-files=2']);
     expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
@@ -171,7 +232,9 @@ describe('PyIceberg-written v2 table with nested columns (large_list / large_str
       if (engine === 'pyiceberg') {
         // PyIceberg 0.12 reads a null map<_, struct> / list<struct> as empty — already in Java's own file,
         // before floe touched it — so PyIceberg is held to its own pre-bin-pack view of the same rows.
-        console.warn('\n!!! NOTE: pyiceberg 0.12 reads null map<_,struct> / list<struct> values as empty; compared with its own read before bin-pack\n');
+        console.warn(
+          '\n!!! NOTE: pyiceberg 0.12 reads null map<_,struct> / list<struct> values as empty; compared with its own read before bin-pack\n',
+        );
         expect(pyAfterAppend, 'pyiceberg read after the java append').toBeDefined();
         expectSame(pyAfterAppend!, rows, 'pyiceberg after bin-pack');
         return;
@@ -195,11 +258,17 @@ describe('Java-written v3 table with ns timestamps and wide primitives', () => {
   ];
   const row = (i: number) => ({
     id: String(i),
-    tsns: i % 4 === 3 ? null : `20${10 + (i % 20)}-0${1 + (i % 9)}-1${i % 10}T0${i % 10}:1${i % 10}:2${i % 10}.${String(123456789 + i).padStart(9, '0')}`,
+    tsns:
+      i % 4 === 3
+        ? null
+        : `20${10 + (i % 20)}-0${1 + (i % 9)}-1${i % 10}T0${i % 10}:1${i % 10}:2${i % 10}.${String(123456789 + i).padStart(9, '0')}`,
     tstzns: i % 5 === 4 ? null : `1969-12-31T23:59:59.${String(999999000 + i).padStart(9, '0')}+00:00`,
     u: i % 6 === 5 ? null : `${String(i).padStart(8, '0')}-0000-4000-8000-${String(i * 7919).padStart(12, '0')}`,
     fx: i % 3 === 2 ? null : `0${i % 10}0102ff${(i % 16).toString(16)}0`,
-    d38: i % 7 === 6 ? null : `${i % 2 ? '-' : ''}${12345678901234567890123456n + BigInt(i)}.${String(i).padStart(12, '0')}`,
+    d38:
+      i % 7 === 6
+        ? null
+        : `${i % 2 ? '-' : ''}${12345678901234567890123456n + BigInt(i)}.${String(i).padStart(12, '0')}`,
     bin: i % 4 === 1 ? null : 'ab'.repeat(i % 5),
     s: `row-${i}-${'é'.repeat(i % 3)}`,
   });
@@ -211,7 +280,10 @@ describe('Java-written v3 table with ns timestamps and wide primitives', () => {
     await javaIceberg.write(dir, {
       formatVersion: 3,
       schema: SCHEMA,
-      ops: [0, 1, 2, 3].map((k) => ({ op: 'append' as const, rows: Array.from({ length: 5 }, (_, j) => row(k * 5 + j)) })),
+      ops: [0, 1, 2, 3].map((k) => ({
+        op: 'append' as const,
+        rows: Array.from({ length: 5 }, (_, j) => row(k * 5 + j)),
+      })),
     });
     expected = await javaIceberg.read(dir);
   }, 300_000);
@@ -237,7 +309,11 @@ describe('Java-written v3 table with ns timestamps and wide primitives', () => {
     await javaIceberg.append(dir, [row(100)]);
     const after = await javaIceberg.read(dir);
     expect(after.length).toBe(21);
-    expectSame(expected!, after.filter((r) => r.id !== '100'), 'java after its append');
+    expectSame(
+      expected!,
+      after.filter((r) => r.id !== '100'),
+      'java after its append',
+    );
   });
 
   for (const engine of ['pyiceberg', 'duckdb'] as const) {
@@ -245,11 +321,14 @@ describe('Java-written v3 table with ns timestamps and wide primitives', () => {
       if (!done) skipLoudly(ctx, 'compaction did not happen (an earlier step failed)');
       // DuckDB 1.5's iceberg extension rejects timestamptz_ns: readBy skips loudly with its error
       const rows = await readBy(ctx, engine, dir);
-      expectSame(expected!, rows.filter((r) => r.id !== '100'), `${engine} after bin-pack`);
+      expectSame(
+        expected!,
+        rows.filter((r) => r.id !== '100'),
+        `${engine} after bin-pack`,
+      );
     });
   }
 });
-
 
 describe('Java-written v2 table with nested values: compaction, Java appends nested rows, metrics like Java', () => {
   const dir = path.join(work, 'java-nested');
@@ -259,19 +338,81 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
     'schema-id': 0,
     fields: [
       { id: 1, name: 'id', required: true, type: prim('long') },
-      { id: 2, name: 'p', required: false, type: { type: 'struct', fields: [
-        { id: 20, name: 'a', required: false, type: 'int' },
-        { id: 21, name: 'q', required: false, type: { type: 'struct', fields: [{ id: 22, name: 'deep', required: false, type: 'string' }, { id: 23, name: 'score', required: false, type: 'double' }] } },
-      ] } },
-      { id: 3, name: 'tags', required: false, type: { type: 'list', 'element-id': 30, element: 'long', 'element-required': false } },
-      { id: 4, name: 'attrs', required: false, type: { type: 'map', 'key-id': 40, key: 'string', 'value-id': 41, 'value-required': false, value: { type: 'struct', fields: [
-        { id: 42, name: 'x', required: false, type: 'double' },
-        { id: 43, name: 'ys', required: false, type: { type: 'list', 'element-id': 44, element: 'string', 'element-required': false } },
-      ] } } },
-      { id: 5, name: 'items', required: false, type: { type: 'list', 'element-id': 50, 'element-required': true, element: { type: 'struct', fields: [
-        { id: 51, name: 'k', required: false, type: 'string' },
-        { id: 52, name: 'nums', required: false, type: { type: 'list', 'element-id': 53, element: 'int', 'element-required': false } },
-      ] } } },
+      {
+        id: 2,
+        name: 'p',
+        required: false,
+        type: {
+          type: 'struct',
+          fields: [
+            { id: 20, name: 'a', required: false, type: 'int' },
+            {
+              id: 21,
+              name: 'q',
+              required: false,
+              type: {
+                type: 'struct',
+                fields: [
+                  { id: 22, name: 'deep', required: false, type: 'string' },
+                  { id: 23, name: 'score', required: false, type: 'double' },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      {
+        id: 3,
+        name: 'tags',
+        required: false,
+        type: { type: 'list', 'element-id': 30, element: 'long', 'element-required': false },
+      },
+      {
+        id: 4,
+        name: 'attrs',
+        required: false,
+        type: {
+          type: 'map',
+          'key-id': 40,
+          key: 'string',
+          'value-id': 41,
+          'value-required': false,
+          value: {
+            type: 'struct',
+            fields: [
+              { id: 42, name: 'x', required: false, type: 'double' },
+              {
+                id: 43,
+                name: 'ys',
+                required: false,
+                type: { type: 'list', 'element-id': 44, element: 'string', 'element-required': false },
+              },
+            ],
+          },
+        },
+      },
+      {
+        id: 5,
+        name: 'items',
+        required: false,
+        type: {
+          type: 'list',
+          'element-id': 50,
+          'element-required': true,
+          element: {
+            type: 'struct',
+            fields: [
+              { id: 51, name: 'k', required: false, type: 'string' },
+              {
+                id: 52,
+                name: 'nums',
+                required: false,
+                type: { type: 'list', 'element-id': 53, element: 'int', 'element-required': false },
+              },
+            ],
+          },
+        },
+      },
       { id: 6, name: 'u', required: false, type: 'uuid' },
       { id: 7, name: 'd', required: false, type: 'decimal(38,10)' },
       { id: 8, name: 'w', required: false, type: 'double' },
@@ -280,9 +421,14 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
   // no null map<_,struct> / list<struct> values here: PyIceberg 0.12 reads those as empty (see the first scenario)
   const row = (i: number) => ({
     id: String(i),
-    p: i % 5 === 4 ? null : { a: i % 3 === 0 ? null : i, q: i % 4 === 1 ? null : { deep: `d${i}é`, score: i % 7 === 0 ? 'NaN' : i / 4 } },
+    p:
+      i % 5 === 4
+        ? null
+        : { a: i % 3 === 0 ? null : i, q: i % 4 === 1 ? null : { deep: `d${i}é`, score: i % 7 === 0 ? 'NaN' : i / 4 } },
     tags: i % 6 === 5 ? null : [String(i), String(-i), String(2n ** 62n + BigInt(i))].slice(0, i % 4),
-    attrs: Object.fromEntries(Array.from({ length: i % 3 }, (_, j) => [`k${j}`, { x: i + j / 2, ys: j ? [`y${j}`, null] : [] }])),
+    attrs: Object.fromEntries(
+      Array.from({ length: i % 3 }, (_, j) => [`k${j}`, { x: i + j / 2, ys: j ? [`y${j}`, null] : [] }]),
+    ),
     items: Array.from({ length: i % 3 }, (_, j) => ({ k: `it${i}.${j}`, nums: [j, null, i].slice(0, (i + j) % 4) })),
     u: i % 5 === 2 ? null : `${String(i).padStart(8, '0')}-1111-4222-8333-${String(i * 31).padStart(12, '0')}`,
     d: i % 6 === 3 ? null : `${i % 2 ? '-' : ''}9999999999999999999999999999.${String(i).padStart(10, '0')}`,
@@ -297,7 +443,10 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
       formatVersion: 2,
       schema: [],
       ...({ schemaJson } as object),
-      ops: [0, 1, 2].map((k) => ({ op: 'append' as const, rows: Array.from({ length: 6 }, (_, j) => row(k * 6 + j)) as never })),
+      ops: [0, 1, 2].map((k) => ({
+        op: 'append' as const,
+        rows: Array.from({ length: 6 }, (_, j) => row(k * 6 + j)) as never,
+      })),
     } as never);
     before = await javaIceberg.read(dir);
   }, 300_000);
@@ -309,12 +458,22 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
       out.set(prefix, id);
       if (t.kind === 'struct') for (const f of t.fields) walk(`${prefix}.${f.name}`, f.id, f.type);
       else if (t.kind === 'list') walk(`${prefix}.element`, t.elementId, t.element);
-      else if (t.kind === 'map') { walk(`${prefix}.key`, t.keyId, t.key); walk(`${prefix}.value`, t.valueId, t.value); }
+      else if (t.kind === 'map') {
+        walk(`${prefix}.key`, t.keyId, t.key);
+        walk(`${prefix}.value`, t.valueId, t.value);
+      }
     };
     for (const f of fields) walk(f.name, f.id, f.type);
     return out;
   };
-  const INSIDE_REPEATED = ['tags.element', 'attrs.key', 'attrs.value.x', 'attrs.value.ys.element', 'items.element.k', 'items.element.nums.element'];
+  const INSIDE_REPEATED = [
+    'tags.element',
+    'attrs.key',
+    'attrs.value.x',
+    'attrs.value.ys.element',
+    'items.element.k',
+    'items.element.nums.element',
+  ];
 
   it('floe computes the same metrics from a Java-written nested file as Java wrote into its manifest', async (ctx) => {
     if (!before) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
@@ -340,7 +499,9 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
       expect(without(m.upperBounds), 'upper bounds').toEqual(without(java.upperBounds));
       for (const id of floats) {
         expect(m.valueCounts.get(id)! >= java.valueCounts!.get(id)!, `value count of float ${id}`).toBe(true);
-        expect(m.valueCounts.get(id)! - m.nullValueCounts.get(id)!, `non-null values of float ${id}`).toBe(java.valueCounts!.get(id)! - java.nullValueCounts!.get(id)!);
+        expect(m.valueCounts.get(id)! - m.nullValueCounts.get(id)!, `non-null values of float ${id}`).toBe(
+          java.valueCounts!.get(id)! - java.nullValueCounts!.get(id)!,
+        );
       }
       // Java kept nothing but sizes for leaves inside lists and maps — the rule floe follows
       for (const leaf of INSIDE_REPEATED) {
@@ -349,7 +510,9 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
         expect(java.lowerBounds?.has(id), `java bound of ${leaf}`).toBe(false);
         expect(java.columnSizes?.has(id), `java column size of ${leaf}`).toBe(true);
       }
-      expect([...(java.nanValueCounts ?? new Map()).keys()].sort((a, b) => a - b)).toEqual([...floats].sort((a, b) => a - b));
+      expect([...(java.nanValueCounts ?? new Map()).keys()].sort((a, b) => a - b)).toEqual(
+        [...floats].sort((a, b) => a - b),
+      );
     }
   });
 
@@ -370,7 +533,7 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
     });
   }
 
-  it('floe\'s own output file carries metrics by the same rules (sizes only inside lists/maps, NaN counts for floats)', async (ctx) => {
+  it("floe's own output file carries metrics by the same rules (sizes only inside lists/maps, NaN counts for floats)", async (ctx) => {
     if (!done) skipLoudly(ctx, 'compaction did not happen (an earlier step failed)');
     const model = await tableModel(dir);
     const ids = idsByPath(model.schemas.find((x) => x.schemaId === model.currentSchemaId)!.fields);
@@ -390,7 +553,11 @@ describe('Java-written v2 table with nested values: compaction, Java appends nes
     await javaIceberg.append(dir, [row(100), row(101)] as never);
     const after = await javaIceberg.read(dir);
     expect(after.length).toBe(20);
-    expectSame(before!, after.filter((r) => r.id !== '100' && r.id !== '101'), 'java after its nested append');
+    expectSame(
+      before!,
+      after.filter((r) => r.id !== '100' && r.id !== '101'),
+      'java after its nested append',
+    );
     const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'binpack', '-o', 'min-input-files=2']);
     expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
     expect(exitCode).toBe(0);

@@ -24,7 +24,11 @@ export interface FloeCliOptions {
 }
 
 /** `floe scan <ref> [--snapshot] [--catalog]` output as canonical rows; `types` = column → Iceberg type. */
-export async function floeScan(ref: string, types: Record<string, string>, opts: FloeCliOptions = {}): Promise<CanonicalRow[]> {
+export async function floeScan(
+  ref: string,
+  types: Record<string, string>,
+  opts: FloeCliOptions = {},
+): Promise<CanonicalRow[]> {
   const chunks: string[] = [];
   await writeScan(ref, { ...opts, format: 'jsonl', locationMap: opts.locationMap ?? [] }, (c) => {
     chunks.push(c);
@@ -165,7 +169,8 @@ export async function readOrSkip(
     return await reader.read(table, snapshotId === undefined ? {} : { snapshotId });
   } catch (e) {
     const msg = (e as Error).message;
-    if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `${reader.name} cannot read this table: ${msg.slice(0, 400)}`);
+    if (e instanceof FloeError && e.kind === 'Unsupported')
+      skipLoudly(ctx, `${reader.name} cannot read this table: ${msg.slice(0, 400)}`);
     const stderr = e instanceof FloeError ? String(e.context?.stderr ?? '') : '';
     const known = limits.find((l) => l.pattern.test(`${msg}\n${stderr}`));
     if (known) skipLoudly(ctx, `${reader.name} cannot read this table (${known.why})`);

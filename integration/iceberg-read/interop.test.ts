@@ -29,7 +29,18 @@ import { acquireS3, type S3Availability, type S3TestServer } from '../support/s3
 import { s3FileIO, uploadDir, withS3Env, withTable } from '../iceberg-compaction/helpers.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
-import { type FileCounts, type KnownLimit, type Reader, type ReaderName, floeCount, floeInspect, floeScan, readOrSkip, skipLoudly, summaryCounts } from './helpers.js';
+import {
+  type FileCounts,
+  type KnownLimit,
+  type Reader,
+  type ReaderName,
+  floeCount,
+  floeInspect,
+  floeScan,
+  readOrSkip,
+  skipLoudly,
+  summaryCounts,
+} from './helpers.js';
 import { type JavaTable, V3_DEFAULTS, idOf, javaTables } from './tables.js';
 
 const avail: Record<ReaderName, Availability> = {
@@ -37,7 +48,8 @@ const avail: Record<ReaderName, Availability> = {
   pyiceberg: await pyiceberg.available(),
   duckdb: await duckdb.available(),
 };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-read-interop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -59,7 +71,11 @@ const LIMITS: Record<'pyiceberg' | 'duckdb', KnownLimit[]> = {
   ],
 };
 
-function expectSame(expected: CanonicalRow[], actual: CanonicalRow[], labels: { expected: string; actual: string }): void {
+function expectSame(
+  expected: CanonicalRow[],
+  actual: CanonicalRow[],
+  labels: { expected: string; actual: string },
+): void {
   const d = diffRows(expected, actual, labels);
   expect(d.text, d.text).toBe('');
 }
@@ -104,7 +120,8 @@ beforeAll(async () => {
       const travel: OpResult = result.ops[t.travel.op]!;
       const current = result.ops.filter((o) => o.snapshotId !== undefined).at(-1);
       if (!travel.snapshotId) throw new Error(`op ${t.travel.op} of ${t.name} committed no snapshot`);
-      if (current?.snapshotId !== result.currentSnapshotId) throw new Error(`last op snapshot != current snapshot for ${t.name}`);
+      if (current?.snapshotId !== result.currentSnapshotId)
+        throw new Error(`last op snapshot != current snapshot for ${t.name}`);
       written.set(t.name, {
         table: t,
         dir,
@@ -124,7 +141,10 @@ beforeAll(async () => {
 function need(ctx: TestContext, t: JavaTable): Written {
   if (!avail.java.ok) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
   const w = written.get(t.name);
-  if (!w) throw new Error(`java could not write ${t.name}: ${String((failures.get(t.name) as Error)?.stack ?? failures.get(t.name))}`);
+  if (!w)
+    throw new Error(
+      `java could not write ${t.name}: ${String((failures.get(t.name) as Error)?.stack ?? failures.get(t.name))}`,
+    );
   return w;
 }
 
@@ -142,7 +162,8 @@ for (const t of TABLES) {
       const last = t.expected.at(-1);
       if (last) expectSame(last, w.javaNow, { expected: 'hand-tracked', actual: 'java' });
       const atTravel = t.expected[t.travel.op];
-      if (atTravel) expectSame(atTravel, w.javaTravel, { expected: 'hand-tracked', actual: `java @${w.travelSnapshot}` });
+      if (atTravel)
+        expectSame(atTravel, w.javaTravel, { expected: 'hand-tracked', actual: `java @${w.travelSnapshot}` });
       expect(w.javaNow.length).toBeGreaterThan(0);
     });
 
@@ -174,7 +195,10 @@ for (const t of TABLES) {
       it(`${name} == java at the time-travel snapshot`, async (ctx) => {
         const w = need(ctx, t);
         const rows = await readOrSkip(ctx, avail, READERS[name], w.dir, w.travelSnapshot, LIMITS[name]);
-        expectSameOrKnown(ctx, t, name, w.javaTravel, rows, { expected: `java @${w.travelSnapshot}`, actual: `${name} @${w.travelSnapshot}` });
+        expectSameOrKnown(ctx, t, name, w.javaTravel, rows, {
+          expected: `java @${w.travelSnapshot}`,
+          actual: `${name} @${w.travelSnapshot}`,
+        });
       });
     }
   });
@@ -182,7 +206,10 @@ for (const t of TABLES) {
 
 describe('local: feature checks beyond row equality', () => {
   it('v3: row lineage — live data files carry disjoint first-row-id ranges below next-row-id', async (ctx) => {
-    const w = need(ctx, TABLES.find((x) => x.spec.formatVersion === 3)!);
+    const w = need(
+      ctx,
+      TABLES.find((x) => x.spec.formatVersion === 3)!,
+    );
     await withTable(w.dir, async (table) => {
       const md = table.metadata;
       expect(md.formatVersion).toBe(3);
@@ -193,7 +220,8 @@ describe('local: feature checks beyond row equality', () => {
         return [f.firstRowId!, f.firstRowId! + BigInt(f.recordCount)] as const;
       });
       ranges.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-      for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0] >= ranges[i - 1]![1], 'overlapping row-id ranges').toBe(true);
+      for (let i = 1; i < ranges.length; i++)
+        expect(ranges[i]![0] >= ranges[i - 1]![1], 'overlapping row-id ranges').toBe(true);
       expect(ranges.at(-1)![1] <= md.nextRowId!).toBe(true);
       // DVs, not position-delete Parquet files
       expect(model.deleteFiles.filter((d) => d.content === 'position-deletes')).toEqual([]);
@@ -282,7 +310,10 @@ describe('S3: the same tables uploaded to the S3 test server, read by floe from 
       await withFloeS3EnvOnly(s3.server, async () => {
         expectSame(w.javaNow, await floeScan(prefix, t.types), { expected: 'java', actual: 'floe scan s3://' });
         const travel = await floeScan(prefix, t.travel.types, { snapshot: w.travelSnapshot });
-        expectSame(w.javaTravel, travel, { expected: `java @${w.travelSnapshot}`, actual: 'floe scan s3:// --snapshot' });
+        expectSame(w.javaTravel, travel, {
+          expected: `java @${w.travelSnapshot}`,
+          actual: 'floe scan s3:// --snapshot',
+        });
         await expectCounts(prefix, w, 's3');
         await expectCounts(prefix, w, 's3', { snapshot: w.travelSnapshot });
       });

@@ -10,7 +10,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { type Availability, type CanonicalRow, type InputRow, diffRows, duckdb, javaIceberg, pyiceberg, repoRoot } from '../oracles/index.js';
+import {
+  type Availability,
+  type CanonicalRow,
+  type InputRow,
+  diffRows,
+  duckdb,
+  javaIceberg,
+  pyiceberg,
+  repoRoot,
+} from '../oracles/index.js';
 import { RowModel } from '../iceberg-compaction/helpers.js';
 import { parseJsonLossless } from '../../src/util/json.js';
 import { floeCount, floeInspect, floeScan, readOrSkip, skipLoudly, summaryCounts, type ReaderName } from './helpers.js';
@@ -21,7 +30,8 @@ const avail: Record<ReaderName, Availability> = {
   pyiceberg: await pyiceberg.available(),
   duckdb: await duckdb.available(),
 };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
 
 const python = process.env.FLOE_ORACLE_PYTHON ?? path.join(repoRoot, '.venv/bin/python');
 const script = path.join(repoRoot, 'integration/oracles/py/pyiceberg_catalog.py');
@@ -29,7 +39,10 @@ const script = path.join(repoRoot, 'integration/oracles/py/pyiceberg_catalog.py'
 /** integration/oracles/py/pyiceberg_catalog.py (PyIceberg through a SQL catalog file). */
 function pyCatalog(args: string[], input?: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-B', script, ...args], { cwd: path.dirname(script), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(python, ['-B', script, ...args], {
+      cwd: path.dirname(script),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -37,7 +50,8 @@ function pyCatalog(args: string[], input?: unknown): Promise<string> {
     child.on('error', reject);
     child.on('close', (code) => {
       const stderr = Buffer.concat(err).toString('utf8');
-      if (code !== 0) reject(new Error(`pyiceberg_catalog.py ${args.join(' ')} exited ${code}: ${stderr.slice(-3000)}`));
+      if (code !== 0)
+        reject(new Error(`pyiceberg_catalog.py ${args.join(' ')} exited ${code}: ${stderr.slice(-3000)}`));
       else resolve(Buffer.concat(out).toString('utf8'));
     });
     child.stdin.end(input === undefined ? '' : JSON.stringify(input));
@@ -50,7 +64,11 @@ const parseLines = (text: string): CanonicalRow[] =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as CanonicalRow);
 
-function expectSame(expected: CanonicalRow[], actual: CanonicalRow[], labels: { expected: string; actual: string }): void {
+function expectSame(
+  expected: CanonicalRow[],
+  actual: CanonicalRow[],
+  labels: { expected: string; actual: string },
+): void {
   const d = diffRows(expected, actual, labels);
   expect(d.text, d.text).toBe('');
 }
@@ -124,7 +142,11 @@ beforeAll(async () => {
       const out = JSON.parse(
         await pyCatalog(['write', t.ident, '--catalog', catalog, '--warehouse', warehouse], {
           formatVersion: 2,
-          schema: Object.entries(TYPES).map(([name, type]) => ({ name, type, required: name === 'id' || name === 'region' })),
+          schema: Object.entries(TYPES).map(([name, type]) => ({
+            name,
+            type,
+            required: name === 'id' || name === 'region',
+          })),
           partitionSpec: t.partitionSpec,
           ops: t.ops,
         }),
@@ -134,7 +156,12 @@ beforeAll(async () => {
         snapshots: { 'snapshot-id': number | bigint; summary: Record<string, string> }[];
       };
       const summaries = new Map(md.snapshots.map((s) => [String(s['snapshot-id']), s.summary]));
-      written.set(t.ident, { metadataFile: out.metadataFile, snapshots: out.ops.map((o) => o.snapshotId), expected: model(t.ops), summaries });
+      written.set(t.ident, {
+        metadataFile: out.metadataFile,
+        snapshots: out.ops.map((o) => o.snapshotId),
+        expected: model(t.ops),
+        summaries,
+      });
     } catch (e) {
       failures.set(t.ident, e);
     }
@@ -144,7 +171,10 @@ beforeAll(async () => {
 function need(ctx: TestContext, t: Table): Written {
   if (!avail.pyiceberg.ok) skipLoudly(ctx, `pyiceberg unavailable: ${avail.pyiceberg.reason}`);
   const w = written.get(t.ident);
-  if (!w) throw new Error(`pyiceberg could not write ${t.ident}: ${String((failures.get(t.ident) as Error)?.message ?? failures.get(t.ident))}`);
+  if (!w)
+    throw new Error(
+      `pyiceberg could not write ${t.ident}: ${String((failures.get(t.ident) as Error)?.message ?? failures.get(t.ident))}`,
+    );
   return w;
 }
 
@@ -152,7 +182,10 @@ for (const t of TABLES) {
   describe(`PyIceberg SqlCatalog table ${t.ident}`, () => {
     it('pyiceberg (through the catalog) holds the hand-tracked rows, now and at the time-travel snapshot', async (ctx) => {
       const w = need(ctx, t);
-      expectSame(w.expected.at(-1)!, parseLines(await pyCatalog(['read', t.ident, '--catalog', catalog])), { expected: 'hand-tracked', actual: 'pyiceberg' });
+      expectSame(w.expected.at(-1)!, parseLines(await pyCatalog(['read', t.ident, '--catalog', catalog])), {
+        expected: 'hand-tracked',
+        actual: 'pyiceberg',
+      });
       const snap = w.snapshots[t.travelOp]!;
       const travel = parseLines(await pyCatalog(['read', t.ident, '--catalog', catalog, '--snapshot', snap]));
       expectSame(w.expected[t.travelOp]!, travel, { expected: 'hand-tracked', actual: `pyiceberg @${snap}` });
@@ -160,7 +193,10 @@ for (const t of TABLES) {
 
     it('floe scan --catalog sql:<file> == the rows, now and with --snapshot; --count agrees', async (ctx) => {
       const w = need(ctx, t);
-      expectSame(w.expected.at(-1)!, await floeScan(t.ident, TYPES, { catalog }), { expected: 'hand-tracked', actual: 'floe scan --catalog' });
+      expectSame(w.expected.at(-1)!, await floeScan(t.ident, TYPES, { catalog }), {
+        expected: 'hand-tracked',
+        actual: 'floe scan --catalog',
+      });
       const snap = w.snapshots[t.travelOp]!;
       expectSame(w.expected[t.travelOp]!, await floeScan(t.ident, TYPES, { catalog, snapshot: snap }), {
         expected: 'hand-tracked',
@@ -171,7 +207,10 @@ for (const t of TABLES) {
 
     it('floe scan <metadata file> == the rows, now and with --snapshot', async (ctx) => {
       const w = need(ctx, t);
-      expectSame(w.expected.at(-1)!, await floeScan(w.metadataFile, TYPES), { expected: 'hand-tracked', actual: 'floe scan <metadata>' });
+      expectSame(w.expected.at(-1)!, await floeScan(w.metadataFile, TYPES), {
+        expected: 'hand-tracked',
+        actual: 'floe scan <metadata>',
+      });
       const snap = w.snapshots[t.travelOp]!;
       expectSame(w.expected[t.travelOp]!, await floeScan(w.metadataFile, TYPES, { snapshot: snap }), {
         expected: 'hand-tracked',
@@ -183,17 +222,27 @@ for (const t of TABLES) {
       const w = need(ctx, t);
       const current = w.snapshots.at(-1)!;
       const snap = w.snapshots[t.travelOp]!;
-      expect(await floeInspect(t.ident, { catalog })).toEqual(summaryCounts(w.summaries.get(current), `${t.ident} current`));
-      expect(await floeInspect(w.metadataFile, { snapshot: snap })).toEqual(summaryCounts(w.summaries.get(snap), `${t.ident} @${snap}`));
+      expect(await floeInspect(t.ident, { catalog })).toEqual(
+        summaryCounts(w.summaries.get(current), `${t.ident} current`),
+      );
+      expect(await floeInspect(w.metadataFile, { snapshot: snap })).toEqual(
+        summaryCounts(w.summaries.get(snap), `${t.ident} @${snap}`),
+      );
     });
 
     for (const name of ['java', 'duckdb'] as const) {
       it(`${name} (by metadata file) reads the same rows, now and with time travel`, async (ctx) => {
         const w = need(ctx, t);
         const reader = { name, read: name === 'java' ? javaIceberg.read : duckdb.read };
-        expectSame(w.expected.at(-1)!, await readOrSkip(ctx, avail, reader, w.metadataFile), { expected: 'hand-tracked', actual: name });
+        expectSame(w.expected.at(-1)!, await readOrSkip(ctx, avail, reader, w.metadataFile), {
+          expected: 'hand-tracked',
+          actual: name,
+        });
         const snap = w.snapshots[t.travelOp]!;
-        expectSame(w.expected[t.travelOp]!, await readOrSkip(ctx, avail, reader, w.metadataFile, snap), { expected: 'hand-tracked', actual: `${name} @${snap}` });
+        expectSame(w.expected[t.travelOp]!, await readOrSkip(ctx, avail, reader, w.metadataFile, snap), {
+          expected: 'hand-tracked',
+          actual: `${name} @${snap}`,
+        });
       });
     }
   });

@@ -28,9 +28,24 @@ export function idOf(n: number): string {
   return String(2n ** 53n + BigInt(n));
 }
 
-const STRINGS = ['日本語テキスト', 'emoji 😀🎉', 'ümlaut ß', '', null, 'tab\tquote"back\\slash', 'line\nbreak', 'ascii'];
+const STRINGS = [
+  '日本語テキスト',
+  'emoji 😀🎉',
+  'ümlaut ß',
+  '',
+  null,
+  'tab\tquote"back\\slash',
+  'line\nbreak',
+  'ascii',
+];
 const DOUBLES = ['NaN', '-0.0', 'Infinity', '-Infinity', null, 1.5e300, 5e-324, -2.25];
-const DECIMALS = ['1234567890123456789012345678.1234567890', '-9999999999999999999999999999.9999999999', '0.0000000001', null, '-0.5000000000'];
+const DECIMALS = [
+  '1234567890123456789012345678.1234567890',
+  '-9999999999999999999999999999.9999999999',
+  '0.0000000001',
+  null,
+  '-0.5000000000',
+];
 const DATES = ['1970-01-01', '1969-12-31', '2024-02-29', null, '1900-01-01'];
 const TIMESTAMPS = ['1969-12-31T23:59:59.999999', '2024-02-29T12:34:56.123456', null, '2000-01-01T00:00:00.000001'];
 const TIMESTAMPTZ = ['2024-01-01T01:02:03.000001+05:30', '1970-01-01T00:00:00.000000+00:00', null];
@@ -93,7 +108,10 @@ const schemaOf = (types: Record<string, string>, required: string[]) =>
 // ------------------------------------------------------------------ v1: many small files
 
 function v1SmallFiles(): JavaTable {
-  const ops: IcebergOp[] = Array.from({ length: 16 }, (_, j): IcebergOp => ({ op: 'append', rows: rows(j * 3 + 1, 3) }));
+  const ops: IcebergOp[] = Array.from({ length: 16 }, (_, j): IcebergOp => ({
+    op: 'append',
+    rows: rows(j * 3 + 1, 3),
+  }));
   return {
     name: 'v1 unpartitioned, 16 small appends, all types',
     spec: { formatVersion: 1, schema: schemaOf(ALL_TYPES, ['id']), ops },
@@ -161,7 +179,14 @@ function v3DeletionVectors(): JavaTable {
     ],
   };
   const after: IcebergOp[] = [
-    { op: 'append', rows: [{ ...full(30), note: 'explicit', big: '-1' }, full(31) /* defaults fill in */, { ...full(32), note: null, big: null }] },
+    {
+      op: 'append',
+      rows: [
+        { ...full(30), note: 'explicit', big: '-1' },
+        full(31) /* defaults fill in */,
+        { ...full(32), note: null, big: null },
+      ],
+    },
     { op: 'delete-pos', where: [{ id: idOf(9) }, { id: idOf(30) }] },
   ];
   const types = { ...REGION_TYPES, note: 'string', big: 'long' };
@@ -171,13 +196,22 @@ function v3DeletionVectors(): JavaTable {
   const m = new RowModel(types);
   m.append(beforeRows.at(-1)!.map((r) => ({ ...r, ...V3_DEFAULTS })));
   const afterRows: CanonicalRow[][] = [m.live()];
-  m.append([{ ...full(30), note: 'explicit', big: '-1' }, { ...full(31), ...V3_DEFAULTS }, { ...full(32), note: null, big: null }]);
+  m.append([
+    { ...full(30), note: 'explicit', big: '-1' },
+    { ...full(31), ...V3_DEFAULTS },
+    { ...full(32), note: null, big: null },
+  ]);
   afterRows.push(m.live());
   m.deleteWhere([{ id: idOf(9) }, { id: idOf(30) }]);
   afterRows.push(m.live());
   return {
     name: 'v3 partitioned with deletion vectors, equality deletes, row lineage and initial defaults',
-    spec: { formatVersion: 3, schema: schemaOf(REGION_TYPES, ['id', 'region']), partitionSpec: [{ source: 'region' }], ops: [...before, evolve, ...after] },
+    spec: {
+      formatVersion: 3,
+      schema: schemaOf(REGION_TYPES, ['id', 'region']),
+      partitionSpec: [{ source: 'region' }],
+      ops: [...before, evolve, ...after],
+    },
     types,
     travel: { op: before.length - 1, types: REGION_TYPES },
     expected: [...beforeRows, ...afterRows],
@@ -207,7 +241,13 @@ function v2SchemaEvolution(): JavaTable {
     { op: 'append', rows: [{ id: idOf(104), a: '9007199254740993', name: 'new-4', extra: 'x', z: 'z4' }] },
     { op: 'delete-pos', where: { id: idOf(101) } },
     // a new column reusing a dropped column's name gets a new field id: old files must read null for it
-    { op: 'evolve-schema', changes: [{ action: 'add', name: 'c', type: 'double' }, { action: 'rename', from: 'z', to: 'zz' }] },
+    {
+      op: 'evolve-schema',
+      changes: [
+        { action: 'add', name: 'c', type: 'double' },
+        { action: 'rename', from: 'z', to: 'zz' },
+      ],
+    },
     { op: 'append', rows: [{ id: idOf(105), a: '-9007199254740993', name: 'new-5', extra: null, zz: 'z5', c: 2.5 }] },
   ];
   const types = { id: 'long', a: 'long', name: 'string', zz: 'string', extra: 'string', c: 'double' };
@@ -317,5 +357,12 @@ function v2AwkwardEqualityKeys(): JavaTable {
 }
 
 export function javaTables(): JavaTable[] {
-  return [v1SmallFiles(), v2PartitionedDeletes(), v3DeletionVectors(), v2SchemaEvolution(), v2PartitionEvolution(), v2AwkwardEqualityKeys()];
+  return [
+    v1SmallFiles(),
+    v2PartitionedDeletes(),
+    v3DeletionVectors(),
+    v2SchemaEvolution(),
+    v2PartitionEvolution(),
+    v2AwkwardEqualityKeys(),
+  ];
 }

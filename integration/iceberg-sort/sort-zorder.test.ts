@@ -13,7 +13,17 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { FloeError } from '../../src/errors.js';
 import { readParquetTable, rowsFromArrow } from '../../connectors/formats/parquet/index.js';
-import { type Availability, type CanonicalRow, type ColumnSpec, type IcebergOp, type InputRow, diffRows, duckdb, javaIceberg, pyiceberg } from '../oracles/index.js';
+import {
+  type Availability,
+  type CanonicalRow,
+  type ColumnSpec,
+  type IcebergOp,
+  type InputRow,
+  diffRows,
+  duckdb,
+  javaIceberg,
+  pyiceberg,
+} from '../oracles/index.js';
 import { RowModel, floeCompactCli, floeRows, skipLoudly, tableModel } from '../iceberg-compaction/helpers.js';
 
 const avail: Record<'java' | 'pyiceberg' | 'duckdb', Availability> = {
@@ -21,12 +31,20 @@ const avail: Record<'java' | 'pyiceberg' | 'duckdb', Availability> = {
   pyiceberg: await pyiceberg.available(),
   duckdb: await duckdb.available(),
 };
-for (const [name, a] of Object.entries(avail)) if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
+for (const [name, a] of Object.entries(avail))
+  if (!a.ok) console.warn(`\n!!! SKIPPED: ${name} oracle unavailable: ${a.reason}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-sort-interop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const TYPES: Record<string, string> = { id: 'long', qty: 'int', score: 'double', cat: 'string', price: 'decimal(38,10)', ts: 'timestamp' };
+const TYPES: Record<string, string> = {
+  id: 'long',
+  qty: 'int',
+  score: 'double',
+  cat: 'string',
+  price: 'decimal(38,10)',
+  ts: 'timestamp',
+};
 const SCHEMA: ColumnSpec[] = Object.entries(TYPES).map(([name, type]) => ({ name, type, required: name === 'id' }));
 
 function row(id: number): InputRow {
@@ -42,7 +60,10 @@ function row(id: number): InputRow {
 }
 const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => row(from + i));
 
-const OPS: IcebergOp[] = [...Array.from({ length: 12 }, (_, i): IcebergOp => ({ op: 'append', rows: rows(i * 25 + 1, 25) })), { op: 'delete-pos', where: [{ id: '3' }, { id: '150' }] }];
+const OPS: IcebergOp[] = [
+  ...Array.from({ length: 12 }, (_, i): IcebergOp => ({ op: 'append', rows: rows(i * 25 + 1, 25) })),
+  { op: 'delete-pos', where: [{ id: '3' }, { id: '150' }] },
+];
 const ON_TOP: IcebergOp[] = [{ op: 'append', rows: rows(1001, 5) }];
 
 type Reader = { name: 'java' | 'pyiceberg' | 'duckdb'; read: (t: string) => Promise<CanonicalRow[]> };
@@ -57,7 +78,8 @@ async function readOrSkip(ctx: TestContext, reader: Reader, table: string): Prom
   try {
     return await reader.read(table);
   } catch (e) {
-    if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message.slice(0, 300)}`);
+    if (e instanceof FloeError && e.kind === 'Unsupported')
+      skipLoudly(ctx, `${reader.name} cannot read this table: ${e.message.slice(0, 300)}`);
     throw e;
   }
 }
@@ -76,14 +98,22 @@ function applyOps(model: RowModel, ops: IcebergOp[]): void {
 }
 
 /** Rows of the data files the compaction added, file by file, in the order the writer numbered them. */
-async function rewrittenFiles(dir: string, snapshots: string[]): Promise<{ sortOrderId?: number; rows: Record<string, unknown>[] }[]> {
+async function rewrittenFiles(
+  dir: string,
+  snapshots: string[],
+): Promise<{ sortOrderId?: number; rows: Record<string, unknown>[] }[]> {
   const m = await tableModel(dir);
   const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId)!;
-  const files = m.dataFiles.filter((f) => snapshots.includes(String(f.snapshotId))).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const files = m.dataFiles
+    .filter((f) => snapshots.includes(String(f.snapshotId)))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
   const out = [];
   for (const f of files) {
     const bytes = new Uint8Array(readFileSync(f.path.replace(/^file:(\/\/)?/, '')));
-    out.push({ ...(f.sortOrderId !== undefined ? { sortOrderId: f.sortOrderId } : {}), rows: [...rowsFromArrow(await readParquetTable(bytes, f.path), schema.fields)] });
+    out.push({
+      ...(f.sortOrderId !== undefined ? { sortOrderId: f.sortOrderId } : {}),
+      rows: [...rowsFromArrow(await readParquetTable(bytes, f.path), schema.fields)],
+    });
   }
   return out;
 }
@@ -112,12 +142,23 @@ function scenario(c: Case): void {
       written = true;
     }, 300_000);
     const need = (ctx: TestContext, ok: boolean, what: string) => {
-      if (!ok) skipLoudly(ctx, avail.java.ok ? `${what} did not happen (an earlier step failed)` : `java unavailable: ${avail.java.reason}`);
+      if (!ok)
+        skipLoudly(
+          ctx,
+          avail.java.ok ? `${what} did not happen (an earlier step failed)` : `java unavailable: ${avail.java.reason}`,
+        );
     };
 
     it(`floe compact ${c.args.join(' ')} commits and writes ordered files`, async (ctx) => {
       need(ctx, written, 'java write');
-      const { report, exitCode } = await floeCompactCli([dir, ...c.args, '-o', 'rewrite-all=true', '--progress', 'none']);
+      const { report, exitCode } = await floeCompactCli([
+        dir,
+        ...c.args,
+        '-o',
+        'rewrite-all=true',
+        '--progress',
+        'none',
+      ]);
       expect(report.failedTasks, JSON.stringify(report.failedTasks)).toEqual([]);
       expect(exitCode).toBe(0);
       expect(report.snapshots.length).toBeGreaterThanOrEqual(1);
@@ -156,7 +197,10 @@ function qtyDescId(a: Record<string, unknown>, b: Record<string, unknown>): numb
   return Number(a.id) - Number(b.id);
 }
 
-function expectOrdered(files: { rows: Record<string, unknown>[] }[], cmp: (a: Record<string, unknown>, b: Record<string, unknown>) => number): void {
+function expectOrdered(
+  files: { rows: Record<string, unknown>[] }[],
+  cmp: (a: Record<string, unknown>, b: Record<string, unknown>) => number,
+): void {
   const seq = files.flatMap((f) => f.rows);
   expect(seq.length).toBeGreaterThan(0);
   for (let i = 1; i < seq.length; i++) expect(cmp(seq[i - 1]!, seq[i]!), `rows ${i - 1}, ${i}`).toBeLessThanOrEqual(0);
@@ -181,7 +225,13 @@ scenario({
     const idOf = (n: string) => schema.fields.find((f) => f.name === n)!.id;
     md['sort-orders'] = [
       { 'order-id': 0, fields: [] },
-      { 'order-id': 1, fields: [{ 'source-id': idOf('qty'), transform: 'identity', direction: 'desc', 'null-order': 'nulls-last' }, { 'source-id': idOf('id'), transform: 'identity', direction: 'asc', 'null-order': 'nulls-first' }] },
+      {
+        'order-id': 1,
+        fields: [
+          { 'source-id': idOf('qty'), transform: 'identity', direction: 'desc', 'null-order': 'nulls-last' },
+          { 'source-id': idOf('id'), transform: 'identity', direction: 'asc', 'null-order': 'nulls-first' },
+        ],
+      },
     ];
     md['default-sort-order-id'] = 1;
     writeFileSync(mdFile, JSON.stringify(md));

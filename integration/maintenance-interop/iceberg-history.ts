@@ -18,7 +18,14 @@ export const key = (id: number): InputRow => ({ id: String(id), dt: DAYS[id % 3]
 
 /** Oracle ops plus the branch/tag ops this tier added to the Java oracle. */
 type RefOp =
-  | { op: 'create-branch' | 'create-tag'; name: string; snapshotId?: string; maxRefAgeMs?: number; minSnapshotsToKeep?: number; maxSnapshotAgeMs?: number }
+  | {
+      op: 'create-branch' | 'create-tag';
+      name: string;
+      snapshotId?: string;
+      maxRefAgeMs?: number;
+      minSnapshotsToKeep?: number;
+      maxSnapshotAgeMs?: number;
+    }
   | { op: 'append'; branch: string; rows: InputRow[] };
 const ops = (list: (IcebergOp | RefOp)[]) => list as IcebergOp[];
 
@@ -72,8 +79,17 @@ export async function buildHistory(dir: string, formatVersion: 2 | 3): Promise<H
   );
   label(w2, [null, null, null, 'b1', null, 'a1', 'a2', 's5', null]);
 
-  const { report, exitCode } = await floeCompactCli([dir, '--strategy', 'binpack', '-o', 'min-input-files=2', '-o', 'delete-file-threshold=1']);
-  if (exitCode !== 0 || report.snapshots.length !== 1) throw new Error(`floe compact did not commit one snapshot: ${JSON.stringify(report).slice(0, 2000)}`);
+  const { report, exitCode } = await floeCompactCli([
+    dir,
+    '--strategy',
+    'binpack',
+    '-o',
+    'min-input-files=2',
+    '-o',
+    'delete-file-threshold=1',
+  ]);
+  if (exitCode !== 0 || report.snapshots.length !== 1)
+    throw new Error(`floe compact did not commit one snapshot: ${JSON.stringify(report).slice(0, 2000)}`);
   labels.s6 = report.snapshots[0]!;
   label(await javaIceberg.append(dir, rows(25, 4)), ['s7']);
 

@@ -37,7 +37,17 @@ import {
   javaMaintenance,
 } from '../oracles/index.js';
 import { skipLoudly } from '../iceberg-compaction/helpers.js';
-import { copyDir, icebergExclusiveFiles, listFiles, localPath, minus, normSet, plant, sleep, sorted } from './helpers.js';
+import {
+  copyDir,
+  icebergExclusiveFiles,
+  listFiles,
+  localPath,
+  minus,
+  normSet,
+  plant,
+  sleep,
+  sorted,
+} from './helpers.js';
 import { DAY, DAYS, buildHistory, rows } from './iceberg-history.js';
 
 const javaOk = await javaMaintenance.available();
@@ -72,7 +82,8 @@ async function buildAndMaintain(dir: string, formatVersion: 2 | 3): Promise<Run>
   // ---- what Java sees before any maintenance
   const before = await javaMaintenance.icebergInfo(dir);
   const snapRows = new Map<string, CanonicalRow[]>();
-  for (const s of before.snapshots) snapRows.set(s.snapshotId, await javaIceberg.read(dir, { snapshotId: s.snapshotId }));
+  for (const s of before.snapshots)
+    snapRows.set(s.snapshotId, await javaIceberg.read(dir, { snapshotId: s.snapshotId }));
   const refRows = new Map<string, CanonicalRow[]>();
   for (const name of Object.keys(before.refs)) refRows.set(name, await javaMaintenance.icebergReadRef(dir, name));
 
@@ -97,9 +108,29 @@ async function buildAndMaintain(dir: string, formatVersion: 2 | 3): Promise<Run>
   const youngOrphan = await plant(path.join(dir, 'data', `dt=${DAYS[1]}`, 'inflight-young.parquet'), Date.now());
   const orphans = await removeOrphansAction(dir, {});
   const filesAfterOrphans = await listFiles(dir);
-  const forcedDryRun = await removeOrphansAction(dir, { force: true, olderThan: String(Date.now() + 60_000), dryRun: true });
+  const forcedDryRun = await removeOrphansAction(dir, {
+    force: true,
+    olderThan: String(Date.now() + 60_000),
+    dryRun: true,
+  });
 
-  return { labels, cutoff, before, snapRows, refRows, javaExpire, filesBefore, expire, filesAfterExpire, after, oldOrphans, youngOrphan, orphans, filesAfterOrphans, forcedDryRun };
+  return {
+    labels,
+    cutoff,
+    before,
+    snapRows,
+    refRows,
+    javaExpire,
+    filesBefore,
+    expire,
+    filesAfterExpire,
+    after,
+    oldOrphans,
+    youngOrphan,
+    orphans,
+    filesAfterOrphans,
+    forcedDryRun,
+  };
 }
 
 function expectSame(actual: CanonicalRow[], expected: CanonicalRow[], what: string): void {
@@ -124,14 +155,18 @@ for (const formatVersion of [2, 3] as const) {
       if (!duckReads.has(id)) duckReads.set(id, duckdb.read(dir, { snapshotId: id }));
       return duckReads.get(id)!;
     };
-    const ids = (...names: string[]) => (r: Run) => new Set(names.map((n) => r.labels[n]!));
+    const ids =
+      (...names: string[]) =>
+      (r: Run) =>
+        new Set(names.map((n) => r.labels[n]!));
 
     it('the history is what the test scripted (refs, ancestry, old vs new)', (ctx) => {
       const r = need(ctx);
       expect(Object.keys(r.before.refs).sort()).toEqual(['audit', 'main', 'stale', 'tExpired', 'tKeep', 'tYoung']);
       expect(r.before.snapshots).toHaveLength(13);
       const ts = new Map(r.before.snapshots.map((s) => [s.snapshotId, s.timestampMs]));
-      for (const n of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 'a1', 'a2', 'b1']) expect(ts.get(r.labels[n]!)!, n).toBeLessThan(r.cutoff);
+      for (const n of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 'a1', 'a2', 'b1'])
+        expect(ts.get(r.labels[n]!)!, n).toBeLessThan(r.cutoff);
       for (const n of ['s8', 's9', 'a3']) expect(ts.get(r.labels[n]!)!, n).toBeGreaterThan(r.cutoff);
       // the old snapshots read different rows (the check below is not vacuous)
       expect(r.snapRows.get(r.labels.s1!)!.length).toBe(8);
@@ -194,7 +229,8 @@ for (const formatVersion of [2, 3] as const) {
         try {
           got = await duckRead(s.snapshotId);
         } catch (e) {
-          if (e instanceof FloeError && e.kind === 'Unsupported') skipLoudly(ctx, `duckdb cannot read this table: ${e.message.slice(0, 300)}`);
+          if (e instanceof FloeError && e.kind === 'Unsupported')
+            skipLoudly(ctx, `duckdb cannot read this table: ${e.message.slice(0, 300)}`);
           throw e;
         }
         expectSame(got, want, `duckdb @${s.snapshotId}`);
@@ -226,7 +262,16 @@ for (const formatVersion of [2, 3] as const) {
 describe('Iceberg v2: table-level retention properties, branch max-snapshot-age and --snapshot-ids, vs Java', () => {
   const dir = path.join(work, 'props');
   let r:
-    | { labels: Record<string, string>; before: IcebergTableInfo; after: IcebergTableInfo; java: { deleted: string[]; info: IcebergTableInfo }; expire: MaintenanceReport; filesBefore: Set<string>; filesAfter: Set<string>; snapRows: Map<string, CanonicalRow[]> }
+    | {
+        labels: Record<string, string>;
+        before: IcebergTableInfo;
+        after: IcebergTableInfo;
+        java: { deleted: string[]; info: IcebergTableInfo };
+        expire: MaintenanceReport;
+        filesBefore: Set<string>;
+        filesAfter: Set<string>;
+        snapRows: Map<string, CanonicalRow[]>;
+      }
     | undefined;
   beforeAll(async () => {
     if (!javaOk.ok) return;
@@ -257,13 +302,26 @@ describe('Iceberg v2: table-level retention properties, branch max-snapshot-age 
     labels.m6 = (await javaIceberg.append(dir, rows(60, 3))).currentSnapshotId!;
     const before = await javaMaintenance.icebergInfo(dir);
     const snapRows = new Map<string, CanonicalRow[]>();
-    for (const n of ['m6', 'c3', 'c2', 'm1']) snapRows.set(labels[n]!, await javaIceberg.read(dir, { snapshotId: labels[n]! }));
+    for (const n of ['m6', 'c3', 'c2', 'm1'])
+      snapRows.set(labels[n]!, await javaIceberg.read(dir, { snapshotId: labels[n]! }));
     await copyDir(dir, `${dir}-java-copy`);
-    const java = await javaMaintenance.icebergExpire(`${dir}-java-copy`, { olderThanMs: cutoff, snapshotIds: [labels.m5!] });
+    const java = await javaMaintenance.icebergExpire(`${dir}-java-copy`, {
+      olderThanMs: cutoff,
+      snapshotIds: [labels.m5!],
+    });
     const filesBefore = await listFiles(dir);
     const expire = await expireAction(dir, { olderThan: String(cutoff), snapshotIds: labels.m5! });
     const filesAfter = await listFiles(dir);
-    r = { labels, before, after: await javaMaintenance.icebergInfo(dir), java, expire, filesBefore, filesAfter, snapRows };
+    r = {
+      labels,
+      before,
+      after: await javaMaintenance.icebergInfo(dir),
+      java,
+      expire,
+      filesBefore,
+      filesAfter,
+      snapRows,
+    };
   });
 
   it('same retained snapshots, refs and deleted files as Java; the survivors read as before', async (ctx) => {
@@ -279,7 +337,10 @@ describe('Iceberg v2: table-level retention properties, branch max-snapshot-age 
     expect(sorted(normSet(run.expire.deleted))).toEqual(sorted(exclusive));
     expect(sorted(normSet(run.java.deleted))).toEqual(sorted(exclusive));
     for (const id of want) {
-      const d = diffRows(run.snapRows.get(id)!, await javaIceberg.read(dir, { snapshotId: id }), { expected: 'java before', actual: `java @${id}` });
+      const d = diffRows(run.snapRows.get(id)!, await javaIceberg.read(dir, { snapshotId: id }), {
+        expected: 'java before',
+        actual: `java @${id}`,
+      });
       expect(d.text, d.text).toBe('');
     }
   });

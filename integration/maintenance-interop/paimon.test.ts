@@ -18,7 +18,14 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { expireAction } from '../../src/cli/commands/expire.js';
 import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
 import type { MaintenanceReport } from '../../src/maintenance/report.js';
-import { type CanonicalRow, type PaimonChange, type PaimonTableInfo, diffRows, javaMaintenance, javaPaimon } from '../oracles/index.js';
+import {
+  type CanonicalRow,
+  type PaimonChange,
+  type PaimonTableInfo,
+  diffRows,
+  javaMaintenance,
+  javaPaimon,
+} from '../oracles/index.js';
 import { skipLoudly } from '../iceberg-compaction/helpers.js';
 import { copyDir, listFiles, localPath, minus, normSet, paimonReach, plant, sorted } from './helpers.js';
 
@@ -85,9 +92,19 @@ async function buildAndMaintain(wh: string): Promise<Run> {
   // Java's own expiry on a copy (Paimon manifests name files relative to the table: the copy is independent)
   const copyWh = `${wh}-java-copy`;
   await copyDir(wh, copyWh);
-  const { expired } = await javaMaintenance.paimonExpire(copyWh, { ...T, retainMin: RETAIN, timeRetainMs: 0, maxDeletes: 50 });
+  const { expired } = await javaMaintenance.paimonExpire(copyWh, {
+    ...T,
+    retainMin: RETAIN,
+    timeRetainMs: 0,
+    maxDeletes: 50,
+  });
   const copyTable = path.join(copyWh, path.relative(wh, table));
-  const javaCopy = { table: copyTable, files: await listFiles(copyTable), info: await javaMaintenance.paimonInfo(copyWh, T), expired };
+  const javaCopy = {
+    table: copyTable,
+    files: await listFiles(copyTable),
+    info: await javaMaintenance.paimonInfo(copyWh, T),
+    expired,
+  };
 
   const filesBefore = await listFiles(table);
   const expire = await expireAction(table, { retainLast: String(RETAIN), olderThan: String(Date.now()) });
@@ -103,9 +120,30 @@ async function buildAndMaintain(wh: string): Promise<Run> {
   const youngOrphan = await plant(path.join(table, 'bucket-1', 'data-inflight-young-0.parquet'), Date.now());
   const orphans = await removeOrphansAction(table, {});
   const filesAfterOrphans = await listFiles(table);
-  const forcedDryRun = await removeOrphansAction(table, { force: true, olderThan: String(Date.now() + 60_000), dryRun: true });
+  const forcedDryRun = await removeOrphansAction(table, {
+    force: true,
+    olderThan: String(Date.now() + 60_000),
+    dryRun: true,
+  });
 
-  return { table, before, tagSnapshot, snapRows, latestRows, tagRows, filesBefore, expire, filesAfterExpire, after, javaCopy, oldOrphans, youngOrphan, orphans, filesAfterOrphans, forcedDryRun };
+  return {
+    table,
+    before,
+    tagSnapshot,
+    snapRows,
+    latestRows,
+    tagRows,
+    filesBefore,
+    expire,
+    filesAfterExpire,
+    after,
+    javaCopy,
+    oldOrphans,
+    youngOrphan,
+    orphans,
+    filesAfterOrphans,
+    forcedDryRun,
+  };
 }
 
 function expectSame(actual: CanonicalRow[], expected: CanonicalRow[], what: string): void {
@@ -163,7 +201,9 @@ describe('Paimon: expire + remove-orphans on a Java-written primary-key table wi
     const expected = new Set<string>([
       ...[...manifests].map((n) => path.join(r.table, 'manifest', n)),
       ...[...r.filesBefore].filter((f) => /\/bucket-\d+\//.test(f) && data.has(path.basename(f))),
-      ...r.before.snapshots.filter((s) => !retained.has(s.id)).map((s) => path.join(r.table, 'snapshot', `snapshot-${s.id}`)),
+      ...r.before.snapshots
+        .filter((s) => !retained.has(s.id))
+        .map((s) => path.join(r.table, 'snapshot', `snapshot-${s.id}`)),
     ]);
     expect([...r.filesBefore].filter((f) => data.has(path.basename(f)))).toHaveLength(data.size);
     expect(sorted(minus(r.filesBefore, r.filesAfterExpire))).toEqual(sorted(expected));
@@ -187,7 +227,8 @@ describe('Paimon: expire + remove-orphans on a Java-written primary-key table wi
     const r = need(ctx);
     expectSame(await javaPaimon.read(wh, T), r.latestRows, 'java latest');
     expectSame(await javaMaintenance.paimonReadTag(wh, { ...T, tag: 'early' }), r.tagRows, 'java tag early');
-    for (const s of r.after.snapshots) expectSame(await javaPaimon.read(wh, { ...T, snapshotId: s.id }), r.snapRows.get(s.id)!, `java @${s.id}`);
+    for (const s of r.after.snapshots)
+      expectSame(await javaPaimon.read(wh, { ...T, snapshotId: s.id }), r.snapRows.get(s.id)!, `java @${s.id}`);
     // the tag's rows are not the latest rows (the check is not vacuous)
     expect(r.tagRows).not.toEqual(r.latestRows);
   });
@@ -203,7 +244,13 @@ describe('Paimon: retention from table options (num-retained.max, expire.limit),
   const wh = path.join(work, 'wh-options');
   const T2 = { database: 'default', table: 'opts' };
   const cfg = { retainMin: 2, retainMax: 5, timeRetainMs: DAY, maxDeletes: 3 };
-  const runs: { floeEarliest: string; javaEarliest: string; floeFiles: string[]; javaFiles: string[]; expired: unknown }[] = [];
+  const runs: {
+    floeEarliest: string;
+    javaEarliest: string;
+    floeFiles: string[];
+    javaFiles: string[];
+    expired: unknown;
+  }[] = [];
   beforeAll(async () => {
     if (!javaOk.ok) return;
     const w = await javaPaimon.write(wh, {

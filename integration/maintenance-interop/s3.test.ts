@@ -64,7 +64,8 @@ describe('S3: floe expire + remove-orphans on a Java-written table with branches
     const { cutoff } = await buildHistory(dir, 2);
     const before = await javaMaintenance.icebergInfo(dir);
     const snapRows = new Map<string, CanonicalRow[]>();
-    for (const s of before.snapshots) snapRows.set(s.snapshotId, await javaIceberg.read(dir, { snapshotId: s.snapshotId }));
+    for (const s of before.snapshots)
+      snapRows.set(s.snapshotId, await javaIceberg.read(dir, { snapshotId: s.snapshotId }));
     const refRows = new Map<string, CanonicalRow[]>();
     for (const name of Object.keys(before.refs)) refRows.set(name, await javaMaintenance.icebergReadRef(dir, name));
 
@@ -73,17 +74,35 @@ describe('S3: floe expire + remove-orphans on a Java-written table with branches
     try {
       await uploadDir(files, dir, prefix);
       const keysBefore = await listRel(files, prefix);
-      const expire = await withS3Env(server, () => expireAction(prefix, { olderThan: String(cutoff), retainLast: '1' }));
+      const expire = await withS3Env(server, () =>
+        expireAction(prefix, { olderThan: String(cutoff), retainLast: '1' }),
+      );
       const keysAfterExpire = await listRel(files, prefix);
-      const oldOrphans = [await put(files, `${prefix}/data/orphan-old-a.parquet`), await put(files, `${prefix}/metadata/orphan-old-b-m0.avro`)];
+      const oldOrphans = [
+        await put(files, `${prefix}/data/orphan-old-a.parquet`),
+        await put(files, `${prefix}/metadata/orphan-old-b-m0.avro`),
+      ];
       await sleep(1100); // S3 LastModified may have second resolution
       const window = Date.now();
       await sleep(1100);
       const youngOrphan = await put(files, `${prefix}/data/inflight-young.parquet`);
-      const orphans = await withS3Env(server, () => removeOrphansAction(prefix, { force: true, olderThan: String(window) }));
+      const orphans = await withS3Env(server, () =>
+        removeOrphansAction(prefix, { force: true, olderThan: String(window) }),
+      );
       const keysAfterOrphans = await listRel(files, prefix);
       await downloadDir(files, prefix, dir);
-      run = { before, snapRows, refRows, keysBefore, expire, keysAfterExpire, oldOrphans, youngOrphan, orphans, keysAfterOrphans };
+      run = {
+        before,
+        snapRows,
+        refRows,
+        keysBefore,
+        expire,
+        keysAfterExpire,
+        oldOrphans,
+        youngOrphan,
+        orphans,
+        keysAfterOrphans,
+      };
     } finally {
       files.destroy();
     }
@@ -123,7 +142,13 @@ describe('S3: floe expire + remove-orphans on a Java-written table with branches
       const d = diffRows(expected, actual, { expected: 'java before maintenance', actual: what });
       expect(d.text, d.text).toBe('');
     };
-    for (const s of after.snapshots) same(await javaIceberg.read(dir, { snapshotId: s.snapshotId }), r.snapRows.get(s.snapshotId)!, `java @${s.snapshotId}`);
-    for (const name of Object.keys(after.refs)) same(await javaMaintenance.icebergReadRef(dir, name), r.refRows.get(name)!, `java ref ${name}`);
+    for (const s of after.snapshots)
+      same(
+        await javaIceberg.read(dir, { snapshotId: s.snapshotId }),
+        r.snapRows.get(s.snapshotId)!,
+        `java @${s.snapshotId}`,
+      );
+    for (const name of Object.keys(after.refs))
+      same(await javaMaintenance.icebergReadRef(dir, name), r.refRows.get(name)!, `java ref ${name}`);
   });
 });

@@ -59,7 +59,11 @@ const PAIMON_KINDS: Record<string, string> = {
 export function canonicalKind(type: string): string {
   const t = type.trim();
   const lower = t.toLowerCase().replace(/\s+/g, '');
-  if (/^(int|long|float|double|boolean|string|uuid|binary|date|time|timestamp|timestamptz|timestamp_ns|timestamptz_ns)$/.test(lower)) {
+  if (
+    /^(int|long|float|double|boolean|string|uuid|binary|date|time|timestamp|timestamptz|timestamp_ns|timestamptz_ns)$/.test(
+      lower,
+    )
+  ) {
     return lower;
   }
   if (lower.startsWith('decimal(')) return lower;
@@ -80,7 +84,7 @@ const MICROS_PER_DAY = 86_400_000_000n;
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function pad(n: number | bigint, width: number): string {
@@ -110,7 +114,9 @@ function formatEpoch(units: bigint, unitsPerSecond: bigint, digits: number): str
 
 /** Parses ISO text (optional offset) into units since epoch; no offset means the text is already UTC. */
 function parseIsoToUnits(text: string, digits: 6 | 9): bigint {
-  const m = /^(-?\d{4,})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/.exec(text.trim());
+  const m = /^(-?\d{4,})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    text.trim(),
+  );
   if (!m) throw new Error(`canonical: cannot parse timestamp "${text}"`);
   const [, y, mo, d, h, mi, s, fracText = '', off] = m;
   // setUTCFullYear, unlike Date.UTC, does not map years 0–99 onto 1900–1999.
@@ -217,7 +223,8 @@ export function canonicalValue(type: string, value: unknown): CanonicalValue {
       return hex(value, 'binary');
     case 'date':
       if (value instanceof Date) return civilDate(BigInt(Math.floor(value.getTime() / 86_400_000)));
-      if (typeof value === 'string') return civilDate(BigInt(Math.round(Date.parse(value.slice(0, 10) + 'T00:00:00Z') / 86_400_000)));
+      if (typeof value === 'string')
+        return civilDate(BigInt(Math.round(Date.parse(value.slice(0, 10) + 'T00:00:00Z') / 86_400_000)));
       return civilDate(toBigInt(value, 'date'));
     case 'time': {
       if (typeof value === 'string') {
@@ -296,7 +303,10 @@ export function diffRows(
   const e = labels.expected ?? 'expected';
   const a = labels.actual ?? 'actual';
   const show = (xs: string[]) =>
-    xs.slice(0, limit).map((x) => `    ${x}`).join('\n') + (xs.length > limit ? `\n    … ${xs.length - limit} more` : '');
+    xs
+      .slice(0, limit)
+      .map((x) => `    ${x}`)
+      .join('\n') + (xs.length > limit ? `\n    … ${xs.length - limit} more` : '');
   const text = equal
     ? ''
     : [

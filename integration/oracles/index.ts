@@ -155,7 +155,11 @@ function run(cmd: string, args: string[], input?: string, cwd?: string): Promise
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => resolve({ code: -1, stdout: '', stderr: String(e) }));
     child.on('close', (code) =>
-      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
     );
     child.stdin.on('error', () => undefined); // the child may exit before reading stdin
     child.stdin.end(input ?? '');
@@ -165,16 +169,22 @@ function run(cmd: string, args: string[], input?: string, cwd?: string): Promise
 /** The meaningful part of an engine's stderr: our JSON error line first, else the tail. */
 function stderrSummary(stderr: string): string {
   const lines = stderr.split('\n').filter((l) => l.trim() && !l.startsWith('SLF4J'));
-  const json = lines.find((l) => l.startsWith('{"error"') || l.startsWith('{"unsupported"') || l.startsWith('{"unavailable"'));
+  const json = lines.find(
+    (l) => l.startsWith('{"error"') || l.startsWith('{"unsupported"') || l.startsWith('{"unavailable"'),
+  );
   return json ?? lines.slice(-15).join('\n');
 }
 
 function fail(oracle: string, what: string, table: string, r: RunResult): never {
   const summary = stderrSummary(r.stderr);
   const unsupported = r.code === 3 || summary.startsWith('{"unsupported"');
-  throw new FloeError(unsupported ? 'Unsupported' : 'Internal', `${oracle} ${what} failed for table ${table}: ${summary}`, {
-    context: { oracle, table, exitCode: r.code, stderr: r.stderr.slice(-8000) },
-  });
+  throw new FloeError(
+    unsupported ? 'Unsupported' : 'Internal',
+    `${oracle} ${what} failed for table ${table}: ${summary}`,
+    {
+      context: { oracle, table, exitCode: r.code, stderr: r.stderr.slice(-8000) },
+    },
+  );
 }
 
 function parseLines(text: string): CanonicalRow[] {
@@ -240,7 +250,10 @@ class JavaServer {
 
   /** An idle server must not keep Node alive; a call in flight must (a pending promise alone does not). */
   private setRef(child: ChildProcessWithoutNullStreams, on: boolean): void {
-    for (const h of [child, child.stdin, child.stdout, child.stderr] as unknown as { ref?: () => void; unref?: () => void }[]) {
+    for (const h of [child, child.stdin, child.stdout, child.stderr] as unknown as {
+      ref?: () => void;
+      unref?: () => void;
+    }[]) {
       if (on) h.ref?.();
       else h.unref?.();
     }
@@ -260,7 +273,12 @@ class JavaServer {
             }
             const reply = JSON.parse(line) as { ok: boolean; stdout?: string; error?: string; trace?: string };
             if (reply.ok) resolve({ code: 0, stdout: reply.stdout ?? '', stderr: '' });
-            else resolve({ code: 1, stdout: '', stderr: `${JSON.stringify({ error: reply.error })}\n${reply.trace ?? ''}` });
+            else
+              resolve({
+                code: 1,
+                stdout: '',
+                stderr: `${JSON.stringify({ error: reply.error })}\n${reply.trace ?? ''}`,
+              });
           });
           child.stdin.write(JSON.stringify({ argv, input: input ?? null }) + '\n');
         }),
@@ -343,14 +361,27 @@ export const javaPaimon = {
     return parseJson('java oracle', warehouse, r);
   },
 
-  async read(warehouse: string, table: { database?: string; table?: string } & ReadOptions = {}): Promise<CanonicalRow[]> {
-    const r = await runJava('paimon-read', warehouse, snapshotArgs(table), { database: table.database, table: table.table });
+  async read(
+    warehouse: string,
+    table: { database?: string; table?: string } & ReadOptions = {},
+  ): Promise<CanonicalRow[]> {
+    const r = await runJava('paimon-read', warehouse, snapshotArgs(table), {
+      database: table.database,
+      table: table.table,
+    });
     return parseLines(r.stdout);
   },
 
   /** Paimon's own compaction of every partition/bucket (full by default), one commit. */
-  async compact(warehouse: string, table: { database?: string; table?: string; full?: boolean } = {}): Promise<{ snapshotId: string | null }> {
-    const r = await runJava('paimon-compact', warehouse, [], { database: table.database, table: table.table, full: table.full ?? true });
+  async compact(
+    warehouse: string,
+    table: { database?: string; table?: string; full?: boolean } = {},
+  ): Promise<{ snapshotId: string | null }> {
+    const r = await runJava('paimon-compact', warehouse, [], {
+      database: table.database,
+      table: table.table,
+      full: table.full ?? true,
+    });
     return parseJson('java oracle', warehouse, r);
   },
 };
@@ -360,12 +391,18 @@ export const javaPaimon = {
 async function pythonAvailable(module: string): Promise<Availability> {
   if (!existsSync(python)) return { ok: false, reason: `python venv missing at ${python}: ${SETUP_HINT}` };
   const r = await run(python, ['-c', `import ${module}`]);
-  if (r.code !== 0) return { ok: false, reason: `python cannot import ${module}: ${stderrSummary(r.stderr)} (${SETUP_HINT})` };
+  if (r.code !== 0)
+    return { ok: false, reason: `python cannot import ${module}: ${stderrSummary(r.stderr)} (${SETUP_HINT})` };
   return { ok: true };
 }
 
 async function runPy(script: string, table: string, args: string[], input?: unknown): Promise<RunResult> {
-  const r = await run(python, ['-B', path.join(pyDir, script), table, ...args], input === undefined ? undefined : JSON.stringify(input), pyDir);
+  const r = await run(
+    python,
+    ['-B', path.join(pyDir, script), table, ...args],
+    input === undefined ? undefined : JSON.stringify(input),
+    pyDir,
+  );
   if (r.code !== 0) fail(script, 'run', table, r);
   return r;
 }
@@ -482,11 +519,17 @@ export const javaMaintenance = {
     return parseJson('java oracle', table, await runJava('iceberg-expire', table, [], spec));
   },
 
-  async paimonTag(warehouse: string, t: { database?: string; table?: string; name: string; snapshotId: string | number }): Promise<void> {
+  async paimonTag(
+    warehouse: string,
+    t: { database?: string; table?: string; name: string; snapshotId: string | number },
+  ): Promise<void> {
     await runJava('paimon-tag', warehouse, [], { ...t, snapshotId: String(t.snapshotId) });
   },
 
-  async paimonReadTag(warehouse: string, t: { database?: string; table?: string; tag: string }): Promise<CanonicalRow[]> {
+  async paimonReadTag(
+    warehouse: string,
+    t: { database?: string; table?: string; tag: string },
+  ): Promise<CanonicalRow[]> {
     return parseLines((await runJava('paimon-read', warehouse, [], t)).stdout);
   },
 
@@ -497,7 +540,14 @@ export const javaMaintenance = {
   /** Java Paimon's own snapshot expiry (ExpireSnapshots with an explicit ExpireConfig). */
   async paimonExpire(
     warehouse: string,
-    t: { database?: string; table?: string; retainMin: number; retainMax?: number; timeRetainMs?: number; maxDeletes?: number },
+    t: {
+      database?: string;
+      table?: string;
+      retainMin: number;
+      retainMax?: number;
+      timeRetainMs?: number;
+      maxDeletes?: number;
+    },
   ): Promise<{ expired: number }> {
     return parseJson('java oracle', warehouse, await runJava('paimon-expire', warehouse, [], t));
   },

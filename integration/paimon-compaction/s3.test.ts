@@ -37,10 +37,21 @@ describe('Paimon compaction on S3', async () => {
         if (del) live.delete(id);
         else live.set(id, row);
         return { kind: del ? '-D' : '+I', row } as PaimonChange;
-      }));
+      }),
+    );
     await javaPaimon.write(work, {
-      database: 'db', table: 't', fields: [{ name: 'id', type: 'int' }, { name: 'p', type: 'string' }, { name: 'v', type: 'string' }, { name: 'n', type: 'long' }],
-      primaryKeys: ['id', 'p'], partitionKeys: ['p'], options: { bucket: '2', 'write-only': 'true' }, commits,
+      database: 'db',
+      table: 't',
+      fields: [
+        { name: 'id', type: 'int' },
+        { name: 'p', type: 'string' },
+        { name: 'v', type: 'string' },
+        { name: 'n', type: 'long' },
+      ],
+      primaryKeys: ['id', 'p'],
+      partitionKeys: ['p'],
+      options: { bucket: '2', 'write-only': 'true' },
+      commits,
     });
     const expected = [...live.values()].map((r) => canonicalLine(canonicalRow(TYPES, r))).sort();
     const local = path.join(work, 'db.db', 't');
@@ -62,7 +73,11 @@ describe('Paimon compaction on S3', async () => {
           // lossless: commitIdentifier is Long.MAX_VALUE, which a JS number would round (a corrupt snapshot)
           const prev = parseJsonLossless(new TextDecoder().decode(await r.store.get(r.key))) as Record<string, unknown>;
           const w = files.resolve(`${prefix}/snapshot/snapshot-${id}`);
-          await w.store.put(w.key, stringifyJsonLossless({ ...prev, id, commitUser: 'other', commitKind: 'APPEND', deltaRecordCount: 0 }), { ifNoneMatch: '*' });
+          await w.store.put(
+            w.key,
+            stringifyJsonLossless({ ...prev, id, commitUser: 'other', commitKind: 'APPEND', deltaRecordCount: 0 }),
+            { ifNoneMatch: '*' },
+          );
         },
       });
       expect(report.commitAttempts).toBe(2);

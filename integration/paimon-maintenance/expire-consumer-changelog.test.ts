@@ -41,8 +41,12 @@ function commit(i: number): PaimonChange[] {
 
 async function build(wh: string, name: string, options: Record<string, string>, n: number): Promise<string> {
   const w = await javaPaimon.write(wh, {
-    database: 'default', table: name,
-    fields: [{ name: 'id', type: 'long' }, { name: 'v', type: 'string' }],
+    database: 'default',
+    table: name,
+    fields: [
+      { name: 'id', type: 'long' },
+      { name: 'v', type: 'string' },
+    ],
     primaryKeys: ['id'],
     options: { bucket: '1', 'num-sorted-run.compaction-trigger': '2', ...options },
     commits: Array.from({ length: n }, (_, i) => commit(i)),
@@ -76,7 +80,7 @@ describe('consumer-aware expiry vs Java', () => {
 });
 
 describe('changelog-producer=input: changelog files expire with their snapshots, as in Java', () => {
-  it('deletes the expired snapshots\' changelog files and keeps the retained ones; same files as Java', async () => {
+  it("deletes the expired snapshots' changelog files and keeps the retained ones; same files as Java", async () => {
     const wh = path.join(work, 'changelog');
     const T = { database: 'default', table: 'cl' };
     const table = await build(wh, 'cl', { 'changelog-producer': 'input', 'write-only': 'true' }, 7);

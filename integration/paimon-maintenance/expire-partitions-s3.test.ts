@@ -27,11 +27,18 @@ describe('Paimon partition expiry on S3', async () => {
   it.skipIf(!s3.available)('drops the old partitions on S3; Java reads the rest', async () => {
     if (!s3.available) return;
     const today = new Date().toISOString().slice(0, 10);
-    const rows = (dt: string, from: number): PaimonChange[] => Array.from({ length: 3 }, (_, i) => ({ kind: '+I', row: { dt, id: from + i, v: `${dt}-${from + i}` } }));
+    const rows = (dt: string, from: number): PaimonChange[] =>
+      Array.from({ length: 3 }, (_, i) => ({ kind: '+I', row: { dt, id: from + i, v: `${dt}-${from + i}` } }));
     await javaPaimon.write(work, {
-      database: 'db', table: 't',
-      fields: [{ name: 'dt', type: 'string' }, { name: 'id', type: 'int' }, { name: 'v', type: 'string' }],
-      partitionKeys: ['dt'], primaryKeys: ['dt', 'id'],
+      database: 'db',
+      table: 't',
+      fields: [
+        { name: 'dt', type: 'string' },
+        { name: 'id', type: 'int' },
+        { name: 'v', type: 'string' },
+      ],
+      partitionKeys: ['dt'],
+      primaryKeys: ['dt', 'id'],
       options: { bucket: '2', 'partition.expiration-time': '30 d', 'write-only': 'true' },
       commits: [rows('2021-06-01', 0), rows(today, 10), rows('2021-06-02', 20)],
     });
@@ -51,7 +58,9 @@ describe('Paimon partition expiry on S3', async () => {
     }
     const after = await openPaimonTable(local);
     expect(after.snapshot!.commitKind).toBe('OVERWRITE');
-    const got = (await javaPaimon.read(work, { database: 'db', table: 't' })).map((r) => `${String(r.dt)}|${String(r.id)}`).sort();
+    const got = (await javaPaimon.read(work, { database: 'db', table: 't' }))
+      .map((r) => `${String(r.dt)}|${String(r.id)}`)
+      .sort();
     expect(got).toEqual([`${today}|10`, `${today}|11`, `${today}|12`]);
   });
 });

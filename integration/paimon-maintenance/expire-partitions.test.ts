@@ -27,11 +27,15 @@ const today = new Date().toISOString().slice(0, 10);
 const FUTURE = '2999-12-31';
 
 function rowsFor(dt: string, from: number, n: number, tag: string): PaimonChange[] {
-  return Array.from({ length: n }, (_, i) => ({ kind: '+I' as const, row: { dt, id: from + i, v: `${tag}-${from + i}` } }));
+  return Array.from({ length: n }, (_, i) => ({
+    kind: '+I' as const,
+    row: { dt, id: from + i, v: `${tag}-${from + i}` },
+  }));
 }
 
 const line = (dt: string, id: number, v: string) => JSON.stringify({ dt, id, v });
-const canon = (rows: Record<string, unknown>[]) => rows.map((r) => line(String(r.dt), Number(r.id), String(r.v))).sort();
+const canon = (rows: Record<string, unknown>[]) =>
+  rows.map((r) => line(String(r.dt), Number(r.id), String(r.v))).sort();
 
 for (const kind of ['primary-key', 'append'] as const) {
   describe(`expire-partitions on a Java-written ${kind} table`, () => {
@@ -47,7 +51,12 @@ for (const kind of ['primary-key', 'append'] as const) {
           { name: 'v', type: 'string' },
         ],
         partitionKeys: ['dt'],
-        ...(kind === 'primary-key' ? { primaryKeys: ['dt', 'id'], options: { bucket: '2', 'partition.expiration-time': '7 d', 'write-only': 'true' } } : { options: { 'partition.expiration-time': '7 d', 'write-only': 'true' } }),
+        ...(kind === 'primary-key'
+          ? {
+              primaryKeys: ['dt', 'id'],
+              options: { bucket: '2', 'partition.expiration-time': '7 d', 'write-only': 'true' },
+            }
+          : { options: { 'partition.expiration-time': '7 d', 'write-only': 'true' } }),
         commits,
       });
       const table = w.tablePath.replace(/^file:/, '');
@@ -67,7 +76,12 @@ for (const kind of ['primary-key', 'append'] as const) {
       expect(snap.commitKind).toBe('OVERWRITE');
       expect(snap.commitIdentifier).toBe(9223372036854775807n);
 
-      const keptRows = (rows: PaimonChange[][]) => rows.flat().map((c) => line(String(c.row.dt), Number(c.row.id), String(c.row.v))).filter((l) => !OLD.some((d) => l.includes(`"${d}"`))).sort();
+      const keptRows = (rows: PaimonChange[][]) =>
+        rows
+          .flat()
+          .map((c) => line(String(c.row.dt), Number(c.row.id), String(c.row.v)))
+          .filter((l) => !OLD.some((d) => l.includes(`"${d}"`)))
+          .sort();
       expect(canon(await javaPaimon.read(wh, T))).toEqual(keptRows(commits));
       // the snapshot before the drop still reads everything (nothing was deleted)
       expect(canon(await javaPaimon.read(wh, { ...T, snapshotId: before.snapshot!.id.toString() }))).toHaveLength(16);
@@ -77,7 +91,10 @@ for (const kind of ['primary-key', 'append'] as const) {
       await javaPaimon.write(wh, { ...T, commits: more });
       // (Java cannot compact a write-only unaware-bucket append table on request: NoopCompactManager)
       if (kind === 'primary-key') await javaPaimon.compact(wh, T);
-      const expected = [...keptRows(commits), ...more.flat().map((c) => line(String(c.row.dt), Number(c.row.id), String(c.row.v)))].sort();
+      const expected = [
+        ...keptRows(commits),
+        ...more.flat().map((c) => line(String(c.row.dt), Number(c.row.id), String(c.row.v))),
+      ].sort();
       expect(canon(await javaPaimon.read(wh, T))).toEqual(expected);
 
       // snapshot expiry now deletes the dropped files, and Java reads the same rows
@@ -103,7 +120,12 @@ describe('expire-partitions planned on an older snapshot', () => {
       primaryKeys: ['dt', 'id'],
       options: { bucket: '1', 'partition.expiration-time': '7 d', 'write-only': 'true' },
       // the last commit lands in an old partition after floe "planned" on snapshot 3
-      commits: [rowsFor(OLD[0]!, 0, 3, 'w1'), rowsFor(today, 10, 3, 'w1'), rowsFor(OLD[1]!, 20, 3, 'w1'), rowsFor(OLD[0]!, 30, 3, 'late')],
+      commits: [
+        rowsFor(OLD[0]!, 0, 3, 'w1'),
+        rowsFor(today, 10, 3, 'w1'),
+        rowsFor(OLD[1]!, 20, 3, 'w1'),
+        rowsFor(OLD[0]!, 30, 3, 'late'),
+      ],
     });
     const table = w.tablePath.replace(/^file:/, '');
     const { expirePaimonPartitions } = await import('../../connectors/paimon/expire-partitions.js');
@@ -112,7 +134,9 @@ describe('expire-partitions planned on an older snapshot', () => {
     const fileIO = new FileIO();
     try {
       const planned = await openPaimonTable(table, { snapshotId: 3n });
-      await expect(expirePaimonPartitions(planned, paimonStorageFromFileIO(fileIO))).rejects.toThrow(/was added to an expired partition meanwhile.*re-run/);
+      await expect(expirePaimonPartitions(planned, paimonStorageFromFileIO(fileIO))).rejects.toThrow(
+        /was added to an expired partition meanwhile.*re-run/,
+      );
     } finally {
       fileIO.destroy();
     }
@@ -123,6 +147,10 @@ describe('expire-partitions planned on an older snapshot', () => {
     // planned on the latest snapshot, the same drop goes through and takes the late rows too
     const r = await expirePartitionsAction(table, { lease: false });
     expect(r.expired.map((p) => p.partition.dt)).toEqual(OLD);
-    expect(canon(await javaPaimon.read(wh, T))).toEqual(rowsFor(today, 10, 3, 'w1').map((c) => line(today, Number(c.row.id), String(c.row.v))).sort());
+    expect(canon(await javaPaimon.read(wh, T))).toEqual(
+      rowsFor(today, 10, 3, 'w1')
+        .map((c) => line(today, Number(c.row.id), String(c.row.v)))
+        .sort(),
+    );
   }, 240_000);
 });

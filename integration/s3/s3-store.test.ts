@@ -86,28 +86,32 @@ describe.skipIf(!s3.available)(`S3 (${s3.available ? `${server.kind} at ${server
   // floe's commits rest on this: under a real 32-way race exactly one conditional PUT wins, every loser
   // gets 412, and the stored bytes are the winner's (not an interleaving, not a later loser's).
   for (const cond of ['If-None-Match', 'If-Match'] as const) {
-    it(`race: 32 concurrent ${cond} PUTs to one key, 6 rounds → exactly one winner each round`, { timeout: 120_000 }, async () => {
-      const client = createS3Client(connection());
-      const store = new S3ObjectStore({ bucket: server.bucket, connection: connection(), client });
-      const run = `race32-${randomBytes(4).toString('hex')}`;
-      try {
-        for (let round = 0; round < 6; round++) {
-          const key = `${run}/${cond}/r${round}`;
-          const base = cond === 'If-Match' ? await store.put(key, 'base') : undefined;
-          const bodies = Array.from({ length: 32 }, (_, i) => randomBytes(64 * 1024 + i));
-          const results = await Promise.allSettled(
-            bodies.map((b) => store.put(key, b, base ? { ifMatch: base.etag } : { ifNoneMatch: '*' })),
-          );
-          const winners = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
-          const kinds = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as FloeError).kind] : []));
-          expect(winners, `round ${round}`).toHaveLength(1);
-          expect(kinds).toEqual(Array(31).fill('PreconditionFailed'));
-          expect(Buffer.compare(Buffer.from(await store.get(key)), bodies[winners[0]!]!)).toBe(0);
+    it(
+      `race: 32 concurrent ${cond} PUTs to one key, 6 rounds → exactly one winner each round`,
+      { timeout: 120_000 },
+      async () => {
+        const client = createS3Client(connection());
+        const store = new S3ObjectStore({ bucket: server.bucket, connection: connection(), client });
+        const run = `race32-${randomBytes(4).toString('hex')}`;
+        try {
+          for (let round = 0; round < 6; round++) {
+            const key = `${run}/${cond}/r${round}`;
+            const base = cond === 'If-Match' ? await store.put(key, 'base') : undefined;
+            const bodies = Array.from({ length: 32 }, (_, i) => randomBytes(64 * 1024 + i));
+            const results = await Promise.allSettled(
+              bodies.map((b) => store.put(key, b, base ? { ifMatch: base.etag } : { ifNoneMatch: '*' })),
+            );
+            const winners = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+            const kinds = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as FloeError).kind] : []));
+            expect(winners, `round ${round}`).toHaveLength(1);
+            expect(kinds).toEqual(Array(31).fill('PreconditionFailed'));
+            expect(Buffer.compare(Buffer.from(await store.get(key)), bodies[winners[0]!]!)).toBe(0);
+          }
+        } finally {
+          client.destroy();
         }
-      } finally {
-        client.destroy();
-      }
-    });
+      },
+    );
   }
 
   it('a missing bucket is NotFound naming the bucket', async () => {

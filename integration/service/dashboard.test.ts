@@ -23,7 +23,10 @@ let page: Page;
 const base = () => `http://127.0.0.1:${serve!.port}`;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: run \`bash scripts/setup-chromium.sh\` (apt-get install chromium) or set FLOE_CHROMIUM`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no chromium at ${CHROMIUM}: run \`bash scripts/setup-chromium.sh\` (apt-get install chromium) or set FLOE_CHROMIUM`,
+    );
   mkdirSync(SHOTS, { recursive: true });
   work = mkdtempSync(path.join(tmpdir(), 'floe-dashboard-'));
   await buildWarehouse(work);
@@ -47,13 +50,29 @@ beforeAll(async () => {
   serve = await startServe(config, { FLOE_API_TOKEN: TOKEN });
   // the first scheduled compactions, so there is history to show
   await until('first compactions', async () => {
-    const t = (await api<{ tables: { jobs: { compact: { lastSuccessAt: string | null } } }[] }>(serve!.port, TOKEN, 'GET', '/api/tables')).body.tables;
+    const t = (
+      await api<{ tables: { jobs: { compact: { lastSuccessAt: string | null } } }[] }>(
+        serve!.port,
+        TOKEN,
+        'GET',
+        '/api/tables',
+      )
+    ).body.tables;
     return t.length === 3 && t.every((x) => x.jobs.compact.lastSuccessAt) ? true : undefined;
   });
   // a fresh profile (--user-data-dir) per run: playwright passes it for a persistent context
   context = await chromium.launchPersistentContext(path.join(work, 'chromium-profile'), {
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1360, height: 900 },
     deviceScaleFactor: 1,
   });
@@ -80,7 +99,9 @@ describe('dashboard in chromium', () => {
     const names = await page.locator('table#tables tbody tr a.table-link').allTextContents();
     expect(names.sort()).toEqual(['lake.sales.events', 'wh.db.orders', 'wh.pm.mor']);
     // worst health first
-    const scores = (await page.locator('table#tables tbody tr td:first-child').evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-v')))));
+    const scores = await page
+      .locator('table#tables tbody tr td:first-child')
+      .evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-v'))));
     expect(scores).toEqual([...scores].sort((a, b) => a - b));
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-tables.png'), fullPage: true });
     // sort by name, then back
@@ -88,7 +109,11 @@ describe('dashboard in chromium', () => {
     const byName = await page.locator('table#tables tbody tr a.table-link').allTextContents();
     expect(byName).toEqual(['lake.sales.events', 'wh.db.orders', 'wh.pm.mor']);
     await page.click('table#tables th:has-text("Table")');
-    expect(await page.locator('table#tables tbody tr a.table-link').allTextContents()).toEqual(['wh.pm.mor', 'wh.db.orders', 'lake.sales.events']);
+    expect(await page.locator('table#tables tbody tr a.table-link').allTextContents()).toEqual([
+      'wh.pm.mor',
+      'wh.db.orders',
+      'lake.sales.events',
+    ]);
   });
 
   it('a table page shows health, the file-size histograms, files over time, the plans and run history', async () => {
@@ -100,7 +125,9 @@ describe('dashboard in chromium', () => {
     expect(await page.locator('#delete-files').textContent()).toBe('0');
     expect(await page.locator('svg.chart').count()).toBeGreaterThanOrEqual(4); // table histogram, history, 2 partitions
     expect(await page.locator('.hist-grid .cell').count()).toBe(2);
-    expect(await page.locator('svg[aria-label="Data and delete files, from compaction runs"] circle').count()).toBeGreaterThanOrEqual(2);
+    expect(
+      await page.locator('svg[aria-label="Data and delete files, from compaction runs"] circle').count(),
+    ).toBeGreaterThanOrEqual(2);
     expect(await page.locator('.plan h2').allTextContents()).toEqual(['Pending plan', 'Last plan']);
     expect(await page.locator('.plan .trail li').count()).toBeGreaterThan(0);
     const history = page.locator('table#runs tbody tr');
@@ -123,7 +150,9 @@ describe('dashboard in chromium', () => {
     await page.waitForSelector('#action-status:has-text("HTTP 200: Paused")');
     await page.waitForSelector('#btn-resume');
     expect(await page.locator('.badge:has-text("paused")').count()).toBeGreaterThan(0);
-    const listed = (await api<{ tables: { name: string; paused: boolean }[] }>(serve!.port, TOKEN, 'GET', '/api/tables')).body.tables;
+    const listed = (
+      await api<{ tables: { name: string; paused: boolean }[] }>(serve!.port, TOKEN, 'GET', '/api/tables')
+    ).body.tables;
     expect(listed.find((t) => t.name === 'wh.db.orders')!.paused).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-table-orders-paused.png'), fullPage: true });
   });

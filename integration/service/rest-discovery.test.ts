@@ -11,7 +11,14 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRows, type InputRow } from '../oracles/index.js';
 import { RowModel } from '../iceberg-compaction/helpers.js';
-import { PyCatalog, javaCatalogAvailable, pythonCatalogAvailable, pythonSession, startRestServer, type RestServer } from '../catalogs/support.js';
+import {
+  PyCatalog,
+  javaCatalogAvailable,
+  pythonCatalogAvailable,
+  pythonSession,
+  startRestServer,
+  type RestServer,
+} from '../catalogs/support.js';
 import { parseServiceConfig } from '../../src/service/config.js';
 import { MaintenanceService } from '../../src/service/service.js';
 import { Discovery } from '../../src/service/discovery.js';
@@ -21,15 +28,29 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'floe-rest-discovery-'));
 const python = pythonSession();
 let server: RestServer | undefined;
 let py: PyCatalog;
-const rows = (b: number): InputRow[] => Array.from({ length: 4 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b }));
-const SCHEMA = [{ name: 'id', type: 'long', required: true }, { name: 'region', type: 'string' }, { name: 'qty', type: 'int' }];
+const rows = (b: number): InputRow[] =>
+  Array.from({ length: 4 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b }));
+const SCHEMA = [
+  { name: 'id', type: 'long', required: true },
+  { name: 'region', type: 'string' },
+  { name: 'qty', type: 'int' },
+];
 
 beforeAll(async () => {
-  for (const [name, a] of Object.entries(avail)) if (!a.ok) throw new Error(`REST discovery needs the ${name} reference engine: ${a.reason}`);
+  for (const [name, a] of Object.entries(avail))
+    if (!a.ok) throw new Error(`REST discovery needs the ${name} reference engine: ${a.reason}`);
   server = await startRestServer(path.join(work, 'warehouse'), path.join(work, 'backend.db'));
   py = new PyCatalog(python, `rest:${server.uri}`);
-  await py.write('sales.orders', { formatVersion: 2, schema: SCHEMA, ops: [0, 1, 2, 3, 4, 5].map((b) => ({ op: 'append' as const, rows: rows(b) })) });
-  await py.write('scratch.tmp', { formatVersion: 2, schema: SCHEMA, ops: [0, 1, 2].map((b) => ({ op: 'append' as const, rows: rows(b) })) });
+  await py.write('sales.orders', {
+    formatVersion: 2,
+    schema: SCHEMA,
+    ops: [0, 1, 2, 3, 4, 5].map((b) => ({ op: 'append' as const, rows: rows(b) })),
+  });
+  await py.write('scratch.tmp', {
+    formatVersion: 2,
+    schema: SCHEMA,
+    ops: [0, 1, 2].map((b) => ({ op: 'append' as const, rows: rows(b) })),
+  });
 });
 
 afterAll(async () => {
@@ -41,7 +62,11 @@ afterAll(async () => {
 describe('discovery through a REST catalog', () => {
   it('finds the included tables, compacts them through the catalog, rows unchanged', async () => {
     const config = await parseServiceConfig(
-      { state: 'floe.db', catalogs: [{ name: 'rest', catalog: `rest:${server!.uri}`, exclude: ['scratch.*'] }], defaults: { jobs: { compact: 'every 1h' } } },
+      {
+        state: 'floe.db',
+        catalogs: [{ name: 'rest', catalog: `rest:${server!.uri}`, exclude: ['scratch.*'] }],
+        defaults: { jobs: { compact: 'every 1h' } },
+      },
       'floe.yaml',
       work,
       {},

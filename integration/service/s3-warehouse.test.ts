@@ -56,7 +56,11 @@ beforeAll(async () => {
   // a real Java-Paimon table, uploaded file by file (Paimon tables hold no absolute paths)
   const src = path.join(FIXTURES, 'paimon-cpp/pk_table_scan_and_read_mor');
   const { store, key } = files.resolve(`${prefix}/pm/mor`);
-  for (const f of walk(src)) await store.put(`${key.replace(/\/+$/, '')}/${path.relative(src, f).split(path.sep).join('/')}`, new Uint8Array(readFileSync(f)));
+  for (const f of walk(src))
+    await store.put(
+      `${key.replace(/\/+$/, '')}/${path.relative(src, f).split(path.sep).join('/')}`,
+      new Uint8Array(readFileSync(f)),
+    );
   paimonBefore = await paimonRows(`${prefix}/pm/mor`, files);
 });
 
@@ -68,7 +72,15 @@ afterAll(async () => {
 
 describe.skipIf(!s3.available)('floe serve on an S3 warehouse prefix', () => {
   it('discovers the Iceberg and Paimon tables under the prefix and compacts them; rows unchanged', async () => {
-    const config = await parseServiceConfig({ state: 'floe.db', catalogs: [{ name: 's3wh', warehouse: prefix }], defaults: { jobs: { compact: 'every 1h' } } }, 'floe.yaml', work);
+    const config = await parseServiceConfig(
+      {
+        state: 'floe.db',
+        catalogs: [{ name: 's3wh', warehouse: prefix }],
+        defaults: { jobs: { compact: 'every 1h' } },
+      },
+      'floe.yaml',
+      work,
+    );
     const svc = new MaintenanceService(config, { log: () => {} });
     await svc.init();
     try {

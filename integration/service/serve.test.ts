@@ -11,7 +11,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, buildWarehouse, icebergRows, paimonRows, startServe, until, type ServeProcess, type Warehouse } from './support.js';
+import {
+  api,
+  buildWarehouse,
+  icebergRows,
+  paimonRows,
+  startServe,
+  until,
+  type ServeProcess,
+  type Warehouse,
+} from './support.js';
 
 const TOKEN = 'integration-token-7f3c9a1b2d4e';
 let work: string;
@@ -41,7 +50,9 @@ interface Run {
 }
 
 const list = async () => (await api<{ tables: ListEntry[] }>(serve!.port, TOKEN, 'GET', '/api/tables')).body.tables;
-const runsOf = async (name: string) => (await api<{ runs: Run[] }>(serve!.port, TOKEN, 'GET', `/api/tables/${encodeURIComponent(name)}/runs?limit=1000`)).body.runs;
+const runsOf = async (name: string) =>
+  (await api<{ runs: Run[] }>(serve!.port, TOKEN, 'GET', `/api/tables/${encodeURIComponent(name)}/runs?limit=1000`))
+    .body.runs;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'floe-serve-it-'));
@@ -109,7 +120,9 @@ describe('floe serve on a discovered warehouse and SQL catalog', () => {
     const db = new Database(path.join(work, 'state/floe.db'), { readonly: true });
     try {
       const rows = db
-        .prepare(`SELECT table_name, outcome, files_before, files_after FROM floe_runs WHERE job = 'compact' AND id IN (SELECT MIN(id) FROM floe_runs GROUP BY table_name) ORDER BY table_name`)
+        .prepare(
+          `SELECT table_name, outcome, files_before, files_after FROM floe_runs WHERE job = 'compact' AND id IN (SELECT MIN(id) FROM floe_runs GROUP BY table_name) ORDER BY table_name`,
+        )
         .all();
       expect(rows).toEqual([
         { table_name: 'lake.sales.events', outcome: 'ok', files_before: 10, files_after: 1 },
@@ -141,11 +154,15 @@ describe('floe serve on a discovered warehouse and SQL catalog', () => {
     const paused = await api<{ paused: boolean }>(serve!.port, TOKEN, 'POST', '/api/tables/wh.db.orders/pause');
     expect(paused).toEqual({ status: 200, body: { table: 'wh.db.orders', paused: true } });
     // a run that was already going may still finish: count from when it is idle
-    await until('orders idle', async () => ((await list()).find((t) => t.name === 'wh.db.orders')!.running ? undefined : true));
+    await until('orders idle', async () =>
+      (await list()).find((t) => t.name === 'wh.db.orders')!.running ? undefined : true,
+    );
     const ordersRuns = (await runsOf('wh.db.orders')).length;
     const eventsRuns = (await runsOf('lake.sales.events')).length;
     // three more scheduled runs of another table: the scheduler went round at least three times
-    await until('three more runs of lake.sales.events', async () => ((await runsOf('lake.sales.events')).length >= eventsRuns + 3 ? true : undefined));
+    await until('three more runs of lake.sales.events', async () =>
+      (await runsOf('lake.sales.events')).length >= eventsRuns + 3 ? true : undefined,
+    );
     expect((await runsOf('wh.db.orders')).length).toBe(ordersRuns);
     const listed = (await list()).find((t) => t.name === 'wh.db.orders')!;
     expect(listed.paused).toBe(true);
@@ -155,7 +172,12 @@ describe('floe serve on a discovered warehouse and SQL catalog', () => {
     expect(metrics).toMatch(/^floe_job_duration_seconds_count\{table="lake\.sales\.events",job="compact"\} [1-9]\d*$/m);
     // real runs are refused while paused; a dry run is allowed and leaves a dry-run history row
     expect((await api(serve!.port, TOKEN, 'POST', '/api/tables/wh.db.orders/run/compact')).status).toBe(409);
-    const dry = await api<{ started: boolean; dryRun: boolean }>(serve!.port, TOKEN, 'POST', '/api/tables/wh.db.orders/run/compact?dryRun=true');
+    const dry = await api<{ started: boolean; dryRun: boolean }>(
+      serve!.port,
+      TOKEN,
+      'POST',
+      '/api/tables/wh.db.orders/run/compact?dryRun=true',
+    );
     expect(dry.status).toBe(202);
     expect(dry.body.dryRun).toBe(true);
     await until('the dry run in history', async () => ((await runsOf('wh.db.orders'))[0]?.dryRun ? true : undefined));

@@ -53,10 +53,24 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     need();
     const [a, b] = await Promise.all([DbStateStore.open(url), DbStateStore.open(url)]);
     try {
-      const versions = await pgQuery<{ version: number }>(url, 'SELECT version FROM floe_schema_version ORDER BY version');
+      const versions = await pgQuery<{ version: number }>(
+        url,
+        'SELECT version FROM floe_schema_version ORDER BY version',
+      );
       expect(versions.map((v) => v.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
-      const tables = await pgQuery<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'floe_%' ORDER BY table_name");
-      expect(tables.map((t) => t.table_name)).toEqual(['floe_leases', 'floe_meta', 'floe_planner_state', 'floe_runs', 'floe_schedule_state', 'floe_schema_version', 'floe_tables']);
+      const tables = await pgQuery<{ table_name: string }>(
+        url,
+        "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'floe_%' ORDER BY table_name",
+      );
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'floe_leases',
+        'floe_meta',
+        'floe_planner_state',
+        'floe_runs',
+        'floe_schedule_state',
+        'floe_schema_version',
+        'floe_tables',
+      ]);
     } finally {
       await a.close();
       await b.close();
@@ -68,12 +82,30 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     const a = await DbStateStore.open(url);
     const b = await DbStateStore.open(url);
     try {
-      await a.upsertTable({ name: 'orders', location: 's3://w/orders', format: 'iceberg', source: 'config', status: 'active', lastSeenMs: 1000 });
+      await a.upsertTable({
+        name: 'orders',
+        location: 's3://w/orders',
+        format: 'iceberg',
+        source: 'config',
+        status: 'active',
+        lastSeenMs: 1000,
+      });
       await a.save('orders', {
         version: 1,
         table: 's3://w/orders',
-        tiered: { lastOptimizedSnapshotId: '9223372036854775807', partitions: { '0|[]': { lastMinorMs: 1_700_000_000_123 } } },
-        jobs: { compact: { consecutiveFailures: 2, firstSeenMs: 5, lastStartMs: 1_700_000_000_000, lastSuccessStartMs: 1_699_999_000_000, retryAtMs: 1_700_000_600_000 } },
+        tiered: {
+          lastOptimizedSnapshotId: '9223372036854775807',
+          partitions: { '0|[]': { lastMinorMs: 1_700_000_000_123 } },
+        },
+        jobs: {
+          compact: {
+            consecutiveFailures: 2,
+            firstSeenMs: 5,
+            lastStartMs: 1_700_000_000_000,
+            lastSuccessStartMs: 1_699_999_000_000,
+            retryAtMs: 1_700_000_600_000,
+          },
+        },
       });
       const id = await a.recordRun({
         table: 'orders',
@@ -94,7 +126,14 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
         rowsIn: 5000,
         rowsOut: 4800,
         snapshotIds: ['9223372036854775807'],
-        plan: { planner: 'tiered', tasks: 1, inputFiles: 120, inputBytes: 336_000, trail: [{ gate: 'budget', detail: 'x', outcome: 'info' }], taskList: [] },
+        plan: {
+          planner: 'tiered',
+          tasks: 1,
+          inputFiles: 120,
+          inputBytes: 336_000,
+          trail: [{ gate: 'budget', detail: 'x', outcome: 'info' }],
+          taskList: [],
+        },
       });
       expect(id).toBeGreaterThan(0);
       await a.setPaused('orders', true, 2000);
@@ -103,14 +142,40 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
       expect(await b.load('orders')).toEqual({
         version: 1,
         table: 's3://w/orders',
-        tiered: { lastOptimizedSnapshotId: '9223372036854775807', partitions: { '0|[]': { lastMinorMs: 1_700_000_000_123 } } },
-        jobs: { compact: { consecutiveFailures: 2, firstSeenMs: 5, lastStartMs: 1_700_000_000_000, lastSuccessStartMs: 1_699_999_000_000, retryAtMs: 1_700_000_600_000 } },
+        tiered: {
+          lastOptimizedSnapshotId: '9223372036854775807',
+          partitions: { '0|[]': { lastMinorMs: 1_700_000_000_123 } },
+        },
+        jobs: {
+          compact: {
+            consecutiveFailures: 2,
+            firstSeenMs: 5,
+            lastStartMs: 1_700_000_000_000,
+            lastSuccessStartMs: 1_699_999_000_000,
+            retryAtMs: 1_700_000_600_000,
+          },
+        },
       });
       const runs = await b.runs('orders');
       expect(runs).toHaveLength(1);
-      expect(runs[0]).toMatchObject({ id, outcome: 'ok', filesBefore: 120, filesAfter: 4, deleteFilesBefore: 30, deleteFilesAfter: 0, rowsIn: 5000, durationMs: 4500, snapshotIds: ['9223372036854775807'] });
+      expect(runs[0]).toMatchObject({
+        id,
+        outcome: 'ok',
+        filesBefore: 120,
+        filesAfter: 4,
+        deleteFilesBefore: 30,
+        deleteFilesAfter: 0,
+        rowsIn: 5000,
+        durationMs: 4500,
+        snapshotIds: ['9223372036854775807'],
+      });
       expect(runs[0]!.plan!.trail).toEqual([{ gate: 'budget', detail: 'x', outcome: 'info' }]);
-      expect((await b.tableRows()).find((t) => t.name === 'orders')).toMatchObject({ paused: true, pausedAtMs: 2000, status: 'active', format: 'iceberg' });
+      expect((await b.tableRows()).find((t) => t.name === 'orders')).toMatchObject({
+        paused: true,
+        pausedAtMs: 2000,
+        status: 'active',
+        format: 'iceberg',
+      });
     } finally {
       await a.close();
       await b.close();
@@ -122,7 +187,11 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     const raw = { state: url, tables: [{ name: 'events', location: '/w/events', jobs: { compact: 'hourly' } }] };
     const clock = new FakeClock(Date.UTC(2025, 0, 1));
     const runner = new FakeRunner();
-    const first = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), { clock, runJob: runner.run, log: () => {} });
+    const first = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), {
+      clock,
+      runJob: runner.run,
+      log: () => {},
+    });
     await first.init();
     first.start();
     // with shared state the job starts once the table's lease is taken
@@ -133,13 +202,20 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     await first.stop(1000);
     await first.close();
 
-    const second = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), { clock, runJob: runner.run, log: () => {} });
+    const second = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), {
+      clock,
+      runJob: runner.run,
+      log: () => {},
+    });
     await second.init();
     expect(second.isPaused('events')).toBe(true);
     expect(second.stateOf('events')!.jobs.compact!.lastSuccessStartMs).toBe(Date.UTC(2025, 0, 1));
     const runs = await second.db!.runs('events');
     expect(runs.map((r) => [r.outcome, r.filesBefore, r.filesAfter, r.reason])).toEqual([['ok', 9, 1, 'scheduled']]);
-    const rows = await pgQuery<{ job: string; outcome: string }>(url, "SELECT job, outcome FROM floe_runs WHERE table_name = 'events'");
+    const rows = await pgQuery<{ job: string; outcome: string }>(
+      url,
+      "SELECT job, outcome FROM floe_runs WHERE table_name = 'events'",
+    );
     expect(rows).toEqual([{ job: 'compact', outcome: 'ok' }]);
     await second.close();
   });
@@ -151,8 +227,16 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     const clock = new FakeClock(T);
     const [ra, rb] = [new FakeRunner(), new FakeRunner()];
     const [la, lb] = [new LogCollector(), new LogCollector()];
-    const a = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), { clock, runJob: ra.run, log: la.sink });
-    const b = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), { clock, runJob: rb.run, log: lb.sink });
+    const a = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), {
+      clock,
+      runJob: ra.run,
+      log: la.sink,
+    });
+    const b = new MaintenanceService(await parseServiceConfig(raw, 'floe.yaml', work, {}), {
+      clock,
+      runJob: rb.run,
+      log: lb.sink,
+    });
     await a.init();
     await b.init();
     a.start();
@@ -174,7 +258,12 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     a.tick();
     b.tick();
     // (the winner starts its job after re-reading the shared state, so wait for both)
-    await waitFor(() => la.events('job-deferred').length + lb.events('job-deferred').length === 3 && ra.calls.length + rb.calls.length >= 2, 'one replica to run it, the other to defer');
+    await waitFor(
+      () =>
+        la.events('job-deferred').length + lb.events('job-deferred').length === 3 &&
+        ra.calls.length + rb.calls.length >= 2,
+      'one replica to run it, the other to defer',
+    );
     expect(ra.calls.length + rb.calls.length).toBe(2);
     [...ra.calls, ...rb.calls].slice(-1)[0]!.succeed();
     await a.idle();
@@ -187,7 +276,10 @@ describe.skipIf(skipAll)('service state on PostgreSQL', () => {
     clock.set(T + 2 * 3_600_000 + 62_000);
     const before = rb.calls.length;
     b.tick();
-    await waitFor(() => lb.events('job-deferred').some((e) => e.reason === 'the table was paused (by another replica)'), 'b to see the pause');
+    await waitFor(
+      () => lb.events('job-deferred').some((e) => e.reason === 'the table was paused (by another replica)'),
+      'b to see the pause',
+    );
     expect(rb.calls.length).toBe(before);
     expect(b.isPaused('shared')).toBe(true);
     for (const s of [a, b]) {

@@ -34,7 +34,9 @@ export function startPostgres(): PgServer {
       .map((m) => [m[1]!, m[2]!]),
   );
   if (r.status !== 0 || !out.PG_TEST_URL || !out.PG_TEST_DIR) {
-    throw new Error(`no PostgreSQL server for the service state tests: scripts/setup-postgres.sh exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`);
+    throw new Error(
+      `no PostgreSQL server for the service state tests: scripts/setup-postgres.sh exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`,
+    );
   }
   const dir = out.PG_TEST_DIR;
   return { adminUrl: out.PG_TEST_URL, stop: () => void spawnSync('bash', [script, 'stop', dir], { timeout: 60_000 }) };
@@ -46,7 +48,11 @@ export function withDatabase(u: string, db: string): string {
   return x.toString();
 }
 
-export async function pgQuery<T extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+export async function pgQuery<T extends pg.QueryResultRow = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -125,7 +131,6 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 
 // ---------------------------------------------------------------- a warehouse to serve
 
-
 export const FIXTURES = process.env.FLOE_FIXTURES ?? '/work/shared/fixtures';
 const FIELDS: Field[] = [
   { id: 1, name: 'id', required: false, type: { kind: 'primitive', name: 'long' } },
@@ -160,12 +165,20 @@ export async function buildWarehouse(root: string, appends = 10): Promise<Wareho
   const orders = path.join(root, 'warehouse/db/orders');
   await createIcebergTable(io, orders, { formatVersion: 2, fields: FIELDS, partitionBy: ['region'] });
   for (let a = 0; a < appends; a++) {
-    const rows = Array.from({ length: 4 }, (_, i) => ({ id: BigInt(a * 100 + i), region: i % 2 ? 'us' : 'eu', qty: a * 10 + i }));
+    const rows = Array.from({ length: 4 }, (_, i) => ({
+      id: BigInt(a * 100 + i),
+      region: i % 2 ? 'us' : 'eu',
+      qty: a * 10 + i,
+    }));
     await appendRows(io, orders, rows);
     expected.orders.push(...rows.map(rowText));
   }
   const frozen = path.join(root, 'warehouse/db/frozen');
-  await createIcebergTable(io, frozen, { formatVersion: 2, fields: FIELDS, properties: { 'self-optimizing.enabled': 'false' } });
+  await createIcebergTable(io, frozen, {
+    formatVersion: 2,
+    fields: FIELDS,
+    properties: { 'self-optimizing.enabled': 'false' },
+  });
   for (let a = 0; a < 3; a++) await appendRows(io, frozen, [{ id: BigInt(a), region: 'eu', qty: a }]);
   const events = path.join(root, 'lake/sales/events');
   await createIcebergTable(io, events, { formatVersion: 2, fields: FIELDS });
@@ -178,7 +191,9 @@ export async function buildWarehouse(root: string, appends = 10): Promise<Wareho
   const db = new Database(catalogFile);
   db.exec(`CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL,
     metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000), iceberg_type VARCHAR(5), PRIMARY KEY (catalog_name, table_namespace, table_name))`);
-  db.prepare(`INSERT INTO iceberg_tables VALUES ('lake', 'sales', 'events', ?, NULL, 'TABLE')`).run(path.join(events, 'metadata', `v${appends + 1}.metadata.json`));
+  db.prepare(`INSERT INTO iceberg_tables VALUES ('lake', 'sales', 'events', ?, NULL, 'TABLE')`).run(
+    path.join(events, 'metadata', `v${appends + 1}.metadata.json`),
+  );
   db.close();
   // a real table written by Java Paimon (copied to the temp dir; fixtures never go into the repo)
   const paimon = path.join(root, 'warehouse/pm/mor');
@@ -203,11 +218,17 @@ export async function icebergRows(location: string, catalog?: string): Promise<s
 
 export async function paimonRows(location: string, fileIO?: FileIO): Promise<string[]> {
   const out: string[] = [];
-  for await (const r of scanPaimon(location, fileIO ? { fileIO } : {})) out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  for await (const r of scanPaimon(location, fileIO ? { fileIO } : {}))
+    out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   return out.sort();
 }
 
-export async function api<T = unknown>(port: number, token: string, method: string, p: string): Promise<{ status: number; body: T }> {
+export async function api<T = unknown>(
+  port: number,
+  token: string,
+  method: string,
+  p: string,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`http://127.0.0.1:${port}${p}`, { method, headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
   let body: unknown = text;

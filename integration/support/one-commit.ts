@@ -10,9 +10,16 @@ import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import type { SmallTable } from '../../test/distributed/small-table.js';
 import { canonicalRows, pyiceberg } from '../oracles/index.js';
 
-export const tableLease = (t: SmallTable) => readTableLease(new LocalObjectStore('/'), `${t.dir.slice(1)}/.floe/lease.json`);
+export const tableLease = (t: SmallTable) =>
+  readTableLease(new LocalObjectStore('/'), `${t.dir.slice(1)}/.floe/lease.json`);
 
-export async function expectOneCommit(t: SmallTable, runId: string, snapshotsBefore: number, rowsBefore: string[], refRowsBefore: string[]): Promise<void> {
+export async function expectOneCommit(
+  t: SmallTable,
+  runId: string,
+  snapshotsBefore: number,
+  rowsBefore: string[],
+  refRowsBefore: string[],
+): Promise<void> {
   const shape = await t.shape();
   expect(shape.snapshots.length).toBe(snapshotsBefore + 1);
   expect(shape.snapshots.filter((s) => s.summary[RUN_ID_PROPERTY] === runId)).toHaveLength(1);

@@ -22,7 +22,8 @@ export const TEST_SECRET_KEY = 'floe-test-secret';
 
 export function binaryKind(env: NodeJS.ProcessEnv = process.env): BinaryKind {
   const v = env.FLOE_S3_BINARY ?? 'versitygw';
-  if (v !== 'versitygw' && v !== 'floe-s3-server') throw new Error(`FLOE_S3_BINARY must be versitygw or floe-s3-server, not "${v}"`);
+  if (v !== 'versitygw' && v !== 'floe-s3-server')
+    throw new Error(`FLOE_S3_BINARY must be versitygw or floe-s3-server, not "${v}"`);
   return v;
 }
 
@@ -44,7 +45,9 @@ export async function buildServerBinary(kind: BinaryKind = binaryKind()): Promis
     }));
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new Error(`scripts/setup-s3.sh could not build ${kind}: ${(err.stderr ?? '').trim().split('\n').slice(-8).join('\n') || err.message}`);
+    throw new Error(
+      `scripts/setup-s3.sh could not build ${kind}: ${(err.stderr ?? '').trim().split('\n').slice(-8).join('\n') || err.message}`,
+    );
   }
   const bin = stdout.trim().split('\n').pop() ?? '';
   await fs.access(bin);
@@ -65,7 +68,8 @@ function freePort(): Promise<number> {
 /** Resolves once an HTTP request to the port gets any answer (versitygw prints nothing when ready). */
 async function waitForHttp(port: number, child: ChildProcess, deadline: number, stderr: () => string): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited with ${child.exitCode ?? child.signalCode} before listening: ${stderr()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited with ${child.exitCode ?? child.signalCode} before listening: ${stderr()}`);
     const answered = await new Promise<boolean>((resolve) => {
       const sock = net.connect(port, '127.0.0.1');
       sock.setTimeout(1000);
@@ -90,7 +94,10 @@ async function waitForHttp(port: number, child: ChildProcess, deadline: number, 
 function waitForListeningLine(child: ChildProcess, deadline: number, stderr: () => string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`did not start in time: ${stderr()}`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => reject(new Error(`did not start in time: ${stderr()}`)),
+      Math.max(0, deadline - Date.now()),
+    );
     child.stdout!.on('data', (d) => {
       out += d;
       const m = /LISTENING (\S+)/.exec(out);
@@ -106,7 +113,11 @@ function waitForListeningLine(child: ChildProcess, deadline: number, stderr: () 
   });
 }
 
-export async function startBinaryServer(options: { kind?: BinaryKind; bucket: string; timeoutMs?: number }): Promise<S3TestServer> {
+export async function startBinaryServer(options: {
+  kind?: BinaryKind;
+  bucket: string;
+  timeoutMs?: number;
+}): Promise<S3TestServer> {
   const kind = options.kind ?? binaryKind();
   const bin = await buildServerBinary(kind);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `floe-${kind}-`));
@@ -122,10 +133,24 @@ export async function startBinaryServer(options: { kind?: BinaryKind; bucket: st
       // single-account mode versitygw 1.8.0 answers 404 XAdminUserNotFound instead).
       await fs.mkdir(path.join(dataDir, 'iam'));
       await fs.mkdir(path.join(dataDir, 'buckets'));
-      child = spawn(bin, ['--port', `127.0.0.1:${port}`, '--region', 'us-east-1', '--quiet', '--iam-dir', path.join(dataDir, 'iam'), 'posix', path.join(dataDir, 'buckets')], {
-        env: { ...process.env, ROOT_ACCESS_KEY: TEST_ACCESS_KEY, ROOT_SECRET_KEY: TEST_SECRET_KEY },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawn(
+        bin,
+        [
+          '--port',
+          `127.0.0.1:${port}`,
+          '--region',
+          'us-east-1',
+          '--quiet',
+          '--iam-dir',
+          path.join(dataDir, 'iam'),
+          'posix',
+          path.join(dataDir, 'buckets'),
+        ],
+        {
+          env: { ...process.env, ROOT_ACCESS_KEY: TEST_ACCESS_KEY, ROOT_SECRET_KEY: TEST_SECRET_KEY },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       child.stdout!.resume();
       child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       child.on('error', (e) => (stderr += String(e)));
@@ -134,7 +159,18 @@ export async function startBinaryServer(options: { kind?: BinaryKind; bucket: st
     } else {
       child = spawn(
         bin,
-        ['-addr', '127.0.0.1:0', '-data', dataDir, '-bucket', options.bucket, '-access-key', TEST_ACCESS_KEY, '-secret-key', TEST_SECRET_KEY],
+        [
+          '-addr',
+          '127.0.0.1:0',
+          '-data',
+          dataDir,
+          '-bucket',
+          options.bucket,
+          '-access-key',
+          TEST_ACCESS_KEY,
+          '-secret-key',
+          TEST_SECRET_KEY,
+        ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));

@@ -23,7 +23,15 @@
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export const FAULT_KINDS = ['lost-500', 'lost-reset', 'error-500', 'slowdown-503', 'reset', 'truncate', 'delay'] as const;
+export const FAULT_KINDS = [
+  'lost-500',
+  'lost-reset',
+  'error-500',
+  'slowdown-503',
+  'reset',
+  'truncate',
+  'delay',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -103,7 +111,11 @@ function parseTarget(url: string): { bucket: string; key: string; query: string 
   return { bucket, key, query };
 }
 
-function s3Error(status: number, code: string, message: string): { status: number; headers: http.OutgoingHttpHeaders; body: Buffer } {
+function s3Error(
+  status: number,
+  code: string,
+  message: string,
+): { status: number; headers: http.OutgoingHttpHeaders; body: Buffer } {
   const body = Buffer.from(
     `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>floe-fault-proxy</RequestId></Error>`,
   );
@@ -143,7 +155,9 @@ function forward(upstream: URL, req: http.IncomingMessage, body: Buffer): Promis
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       },
     );
@@ -173,14 +187,23 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   // Every rule whose filters match counts the request (so `nth` means "the nth request this rule's filters
   // match", whichever rule fired on earlier ones); the first rule that then fires wins.
-  const choose = (method: string, key: string, query: string, headers: http.IncomingHttpHeaders): FaultRule | undefined => {
+  const choose = (
+    method: string,
+    key: string,
+    query: string,
+    headers: http.IncomingHttpHeaders,
+  ): FaultRule | undefined => {
     let chosen: FaultRule | undefined;
     for (let i = 0; i < rules.length; i++) {
       const r = rules[i]!;
       if (r.method !== undefined && !(typeof r.method === 'string' ? [r.method] : r.method).includes(method)) continue;
       if (r.key && !r.key.test(key)) continue;
       if (r.query && !r.query.test(query)) continue;
-      if (r.headers && !Object.entries(r.headers).every(([name, re]) => headers[name] !== undefined && re.test(String(headers[name])))) continue;
+      if (
+        r.headers &&
+        !Object.entries(r.headers).every(([name, re]) => headers[name] !== undefined && re.test(String(headers[name])))
+      )
+        continue;
       const occurrence = matched[i] ?? 0;
       matched[i] = occurrence + 1;
       if (chosen) continue;
@@ -237,7 +260,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       event.upstreamStatus = u.status;
       switch (rule?.kind) {
         case 'lost-500': {
-          const e = s3Error(500, 'InternalError', 'We encountered an internal error. Please try again. (injected after the server applied the request)');
+          const e = s3Error(
+            500,
+            'InternalError',
+            'We encountered an internal error. Please try again. (injected after the server applied the request)',
+          );
           send(e.status, e.headers, e.body);
           return;
         }

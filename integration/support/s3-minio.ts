@@ -17,11 +17,17 @@ export async function probeDocker(): Promise<DockerProbe> {
   try {
     tc = await import('testcontainers');
   } catch (e) {
-    return { reachable: false, reason: `testcontainers is not installed (${e instanceof Error ? e.message : String(e)})` };
+    return {
+      reachable: false,
+      reason: `testcontainers is not installed (${e instanceof Error ? e.message : String(e)})`,
+    };
   }
   try {
     const client = await tc.getContainerRuntimeClient();
-    return { reachable: true, detail: `${client.info.containerRuntime.host} (engine API ${client.info.containerRuntime.serverVersion})` };
+    return {
+      reachable: true,
+      detail: `${client.info.containerRuntime.host} (engine API ${client.info.containerRuntime.serverVersion})`,
+    };
   } catch (e) {
     return { reachable: false, reason: e instanceof Error ? e.message : String(e) };
   }
@@ -29,7 +35,10 @@ export async function probeDocker(): Promise<DockerProbe> {
 
 export async function startMinio(bucket: string): Promise<S3TestServer> {
   const { MinioContainer } = await import('@testcontainers/minio');
-  const started = await new MinioContainer(process.env.FLOE_MINIO_IMAGE ?? MINIO_IMAGE).withUsername(USER).withPassword(PASSWORD).start();
+  const started = await new MinioContainer(process.env.FLOE_MINIO_IMAGE ?? MINIO_IMAGE)
+    .withUsername(USER)
+    .withPassword(PASSWORD)
+    .start();
   return {
     kind: 'minio',
     endpoint: started.getConnectionUrl(),

@@ -98,10 +98,14 @@ export async function chooseS3Server(src: S3ServerSources): Promise<S3TestServer
       src.log(`[s3] testcontainers: MinIO container at ${server.endpoint} (Docker engine ${docker.detail})`);
       return server;
     } catch (e) {
-      src.log(`[s3] testcontainers: Docker is reachable but the MinIO container did not start (${oneLine(e)}); falling back to the S3 server binary`);
+      src.log(
+        `[s3] testcontainers: Docker is reachable but the MinIO container did not start (${oneLine(e)}); falling back to the S3 server binary`,
+      );
     }
   } else {
-    src.log(`[s3] testcontainers: no Docker engine reachable (${oneLine(docker.reason)}); falling back to the S3 server binary from scripts/setup-s3.sh`);
+    src.log(
+      `[s3] testcontainers: no Docker engine reachable (${oneLine(docker.reason)}); falling back to the S3 server binary from scripts/setup-s3.sh`,
+    );
   }
   return src.binary();
 }
@@ -189,7 +193,8 @@ export function noServer(e: unknown, env: NodeJS.ProcessEnv = process.env): stri
  * Never silently unavailable: without FLOE_SKIP_S3=1 a failure to start throws.
  */
 export async function acquireS3(): Promise<S3Availability & { release(): Promise<void> }> {
-  if (process.env.FLOE_S3_SKIPPED) return { available: false, reason: process.env.FLOE_S3_SKIPPED, release: async () => undefined };
+  if (process.env.FLOE_S3_SKIPPED)
+    return { available: false, reason: process.env.FLOE_S3_SKIPPED, release: async () => undefined };
   try {
     const server = await startS3Server();
     return { available: true, server, release: () => server.stop() };

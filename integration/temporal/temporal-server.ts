@@ -13,12 +13,18 @@ import { repoRoot } from '../oracles/index.js';
 
 export const skipTemporal = process.env.FLOE_SKIP_TEMPORAL === '1';
 if (skipTemporal) {
-  console.warn('SKIPPED: integration/temporal (FLOE_SKIP_TEMPORAL=1): the Temporal binding was NOT tested against a Temporal server; run `bash scripts/setup-temporal.sh` and unset FLOE_SKIP_TEMPORAL to test it');
+  console.warn(
+    'SKIPPED: integration/temporal (FLOE_SKIP_TEMPORAL=1): the Temporal binding was NOT tested against a Temporal server; run `bash scripts/setup-temporal.sh` and unset FLOE_SKIP_TEMPORAL to test it',
+  );
 }
 
 /** The CLI binary, built (or found cached) by scripts/setup-temporal.sh. Throws with the script's output. */
 export function temporalCli(): string {
-  const r = spawnSync('bash', [path.join(repoRoot, 'scripts/setup-temporal.sh')], { encoding: 'utf8', cwd: repoRoot, timeout: 40 * 60_000 });
+  const r = spawnSync('bash', [path.join(repoRoot, 'scripts/setup-temporal.sh')], {
+    encoding: 'utf8',
+    cwd: repoRoot,
+    timeout: 40 * 60_000,
+  });
   const lines = (r.stdout ?? '').trim().split('\n');
   if (r.status !== 0 || !lines.at(-1)) {
     throw new Error(
@@ -33,6 +39,11 @@ export function temporalCli(): string {
 export async function startTemporal(): Promise<TestWorkflowEnvironment> {
   const bin = temporalCli();
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: bin }, ip: '127.0.0.1', ui: false, log: { format: 'pretty', level: 'error' } },
+    server: {
+      executable: { type: 'existing-path', path: bin },
+      ip: '127.0.0.1',
+      ui: false,
+      log: { format: 'pretty', level: 'error' },
+    },
   });
 }

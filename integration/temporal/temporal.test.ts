@@ -13,7 +13,15 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createFloeActivities, maintainTableProgress, startMaintainTable, upsertTableSchedule, workflowBundle, type FloeActivities, type MaintainTableProgress } from '../../src/bindings/temporal.js';
+import {
+  createFloeActivities,
+  maintainTableProgress,
+  startMaintainTable,
+  upsertTableSchedule,
+  workflowBundle,
+  type FloeActivities,
+  type MaintainTableProgress,
+} from '../../src/bindings/temporal.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/distributed/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
@@ -36,29 +44,56 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const spec = (t: SmallTable): MaintenanceJobSpec => ({ table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } });
+const spec = (t: SmallTable): MaintenanceJobSpec => ({
+  table: t.dir,
+  job: 'compact',
+  compact: { strategy: 'binpack' },
+  properties: { 'min-input-files': '2' },
+});
 const lease = (t: SmallTable) => readTableLease(new LocalObjectStore('/'), `${t.dir.slice(1)}/.floe/lease.json`);
-const runFiles = (t: SmallTable, runId: string) => readdirSync(path.join(t.dir, 'data'), { recursive: true }).map(String).filter((p) => path.basename(p).startsWith(`floe-run-${runId}`));
+const runFiles = (t: SmallTable, runId: string) =>
+  readdirSync(path.join(t.dir, 'data'), { recursive: true })
+    .map(String)
+    .filter((p) => path.basename(p).startsWith(`floe-run-${runId}`));
 
 /** Workers on a fresh task queue, with some floe activities replaced by test wrappers. */
 /** Objects left under the run's plan prefix (an emptied local directory may stay: object stores have none). */
 const planFiles = (t: SmallTable, runId: string) => {
   const dir = path.join(t.dir, '.floe/runs', runId);
-  return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
+  return existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+    : [];
 };
 
-async function workers(n: number, wrap: (real: FloeActivities) => Partial<FloeActivities> = () => ({})): Promise<{ taskQueue: string; run<T>(body: () => Promise<T>): Promise<T> }> {
+async function workers(
+  n: number,
+  wrap: (real: FloeActivities) => Partial<FloeActivities> = () => ({}),
+): Promise<{ taskQueue: string; run<T>(body: () => Promise<T>): Promise<T> }> {
   const taskQueue = `floe-test-${process.pid}-${++queueNo}`;
   const real = createFloeActivities();
   const activities = { ...real, ...wrap(real) };
   const bundle = await workflowBundle();
   // one connection per worker: the SDK refuses two workers of one task queue on one connection
-  const connections = await Promise.all(Array.from({ length: n }, () => NativeConnection.connect({ address: env.address })));
-  const ws = await Promise.all(connections.map((connection) => Worker.create({ connection, taskQueue, workflowBundle: bundle, activities, maxConcurrentActivityTaskExecutions: 2 })));
+  const connections = await Promise.all(
+    Array.from({ length: n }, () => NativeConnection.connect({ address: env.address })),
+  );
+  const ws = await Promise.all(
+    connections.map((connection) =>
+      Worker.create({
+        connection,
+        taskQueue,
+        workflowBundle: bundle,
+        activities,
+        maxConcurrentActivityTaskExecutions: 2,
+      }),
+    ),
+  );
   return {
     taskQueue,
     // the workers run while `body` does (queries of a closed workflow need a worker too), then shut down
-    run: async <T,>(body: () => Promise<T>) => {
+    run: async <T>(body: () => Promise<T>) => {
       const p = body();
       const all = ws.map((w) => w.runUntil(p.catch(() => undefined)));
       try {
@@ -70,7 +105,6 @@ async function workers(n: number, wrap: (real: FloeActivities) => Partial<FloeAc
     },
   };
 }
-
 
 describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () => {
   it('maintainTable compacts a small-files table: one commit, the same rows; the progress query answers', async () => {
@@ -88,20 +122,36 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
           maxActive = Math.max(maxActive, active);
           try {
             // asked while this rewrite runs: the workflow (on either worker) answers the query
-            seen.push(await maintainTableProgress(env.client.workflow.getHandle(Context.current().info.workflowExecution!.workflowId)));
+            seen.push(
+              await maintainTableProgress(
+                env.client.workflow.getHandle(Context.current().info.workflowExecution!.workflowId),
+              ),
+            );
             return await real.floeRewriteGroup(input);
           } finally {
             active--;
           }
         },
       }));
-      const handle = await startMaintainTable(env.client, { spec: spec(t), maxParallelGroups: 1 }, { taskQueue: w.taskQueue });
+      const handle = await startMaintainTable(
+        env.client,
+        { spec: spec(t), maxParallelGroups: 1 },
+        { taskQueue: w.taskQueue },
+      );
       const [result, final] = await w.run(async () => {
         const r = await handle.result();
         return [r, await maintainTableProgress(handle)] as const;
       });
       const runId = result.runId;
-      expect(result).toMatchObject({ job: 'compact', format: 'iceberg', ok: true, filesBefore: 16, filesAfter: 2, rowsIn: 160, rowsOut: 160 });
+      expect(result).toMatchObject({
+        job: 'compact',
+        format: 'iceberg',
+        ok: true,
+        filesBefore: 16,
+        filesAfter: 2,
+        rowsIn: 160,
+        rowsOut: 160,
+      });
       expect(result.snapshotIds).toHaveLength(1);
       await expectOneCommit(t, runId, snaps, rows, ref);
       // two groups, at most maxParallelGroups (1) at once; each query saw the run rewriting
@@ -110,7 +160,14 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
       for (const p of seen) expect(p).toMatchObject({ runId, job: 'compact', phase: 'rewriting', tasks: 2 });
       expect(seen.map((p) => p.running.length)).toEqual([1, 1]);
       expect(seen.map((p) => p.done).sort()).toEqual([0, 1]);
-      expect(final).toMatchObject({ runId, phase: 'done', tasks: 2, done: 2, running: [], snapshotId: result.snapshotIds[0] });
+      expect(final).toMatchObject({
+        runId,
+        phase: 'done',
+        tasks: 2,
+        done: 2,
+        running: [],
+        snapshotId: result.snapshotIds[0],
+      });
       expect(planFiles(t, runId)).toEqual([]);
     } finally {
       t.cleanup();
@@ -144,13 +201,20 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
           }
         },
       }));
-      const handle = await startMaintainTable(env.client, { spec: spec(t), maxParallelGroups: 2, heartbeatTimeout: '2s' }, { taskQueue: w.taskQueue });
+      const handle = await startMaintainTable(
+        env.client,
+        { spec: spec(t), maxParallelGroups: 2, heartbeatTimeout: '2s' },
+        { taskQueue: w.taskQueue },
+      );
       const runId = handle.workflowId.replace(/^floe-compact-/, '');
       const [err, final] = await w.run(async () => {
         await running;
         expect((await lease(t))?.runId).toBe(runId);
         await handle.cancel();
-        const e = await handle.result().then(() => 'completed', (x: unknown) => x);
+        const e = await handle.result().then(
+          () => 'completed',
+          (x: unknown) => x,
+        );
         return [e, await maintainTableProgress(handle)] as const;
       });
       expect(err).toBeInstanceOf(WorkflowFailedError);
@@ -161,7 +225,10 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
       expect(final).toMatchObject({ runId, phase: 'cancelled', done: 0, running: [] });
       const shape = await t.shape();
       expect(shape.snapshots.length).toBe(snaps);
-      expect(shape.snapshots.filter((s) => s.summary[RUN_ID_PROPERTY] !== undefined), JSON.stringify(shape.snapshots)).toEqual([]);
+      expect(
+        shape.snapshots.filter((s) => s.summary[RUN_ID_PROPERTY] !== undefined),
+        JSON.stringify(shape.snapshots),
+      ).toEqual([]);
       expect(runFiles(t, runId)).toEqual([]);
       expect(planFiles(t, runId)).toEqual([]);
       expect((await lease(t))?.releasedAtMs).toBeDefined();
@@ -184,7 +251,8 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
           const attempt = Context.current().info.attempt;
           commits.push({ attempt, snapshotIds: r.snapshotIds, warnings: r.warnings });
           // the first attempt committed; its result never reaches Temporal, which retries the activity
-          if (attempt === 1) throw ApplicationFailure.retryable('worker died after the commit, before reporting it', 'SimulatedCrash');
+          if (attempt === 1)
+            throw ApplicationFailure.retryable('worker died after the commit, before reporting it', 'SimulatedCrash');
           return r;
         },
       }));
@@ -207,7 +275,11 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
     try {
       const before = (await t.shape()).snapshots.length;
       const w = await workers(1);
-      const handle = await startMaintainTable(env.client, { spec: { table: t.dir, job: 'expire', expire: { olderThan: '1ms', retainLast: 1 } } }, { taskQueue: w.taskQueue });
+      const handle = await startMaintainTable(
+        env.client,
+        { spec: { table: t.dir, job: 'expire', expire: { olderThan: '1ms', retainLast: 1 } } },
+        { taskQueue: w.taskQueue },
+      );
       const [result, final] = await w.run(async () => {
         const r = await handle.result();
         return [r, await maintainTableProgress(handle)] as const;
@@ -228,13 +300,28 @@ describe.skipIf(skipTemporal)('Temporal binding (real Temporal dev server)', () 
   it('upsertTableSchedule creates one Schedule per table with overlap SKIP, and updates it in place', async () => {
     const id = `floe-test-schedule-${process.pid}`;
     const input = { spec: { table: '/nowhere/events', job: 'compact' as const }, maxParallelGroups: 2 };
-    await upsertTableSchedule(env.client, { scheduleId: id, spec: { intervals: [{ every: '1h' }] }, input, taskQueue: 'floe-never-polled' });
+    await upsertTableSchedule(env.client, {
+      scheduleId: id,
+      spec: { intervals: [{ every: '1h' }] },
+      input,
+      taskQueue: 'floe-never-polled',
+    });
     const handle = env.client.schedule.getHandle(id);
     try {
       let d = await handle.describe();
       expect(d.policies.overlap).toBe('SKIP');
-      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'maintainTable', taskQueue: 'floe-never-polled', args: [input] });
-      await upsertTableSchedule(env.client, { scheduleId: id, spec: { intervals: [{ every: '2h' }] }, input: { ...input, maxParallelGroups: 3 }, taskQueue: 'floe-never-polled' });
+      expect(d.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'maintainTable',
+        taskQueue: 'floe-never-polled',
+        args: [input],
+      });
+      await upsertTableSchedule(env.client, {
+        scheduleId: id,
+        spec: { intervals: [{ every: '2h' }] },
+        input: { ...input, maxParallelGroups: 3 },
+        taskQueue: 'floe-never-polled',
+      });
       d = await handle.describe();
       expect(d.policies.overlap).toBe('SKIP');
       expect(d.spec.intervals?.[0]?.every).toBe(2 * 3600_000);

@@ -19,9 +19,24 @@ import { FloeError, isFloeError } from '../errors.js';
 import type { MaintenanceJobResult, MaintenanceJobSpec } from '../service/job-types.js';
 import { runMaintenanceJob } from '../service/job.js';
 import type { ProgressEvent } from '../execution/events.js';
-import { abandonCompaction, commitCompaction, discardGroupOutput, planCompaction, rewriteGroup, type CommitOutcome, type GroupOutput, type PlanRef } from '../distributed/seam.js';
+import {
+  abandonCompaction,
+  commitCompaction,
+  discardGroupOutput,
+  planCompaction,
+  rewriteGroup,
+  type CommitOutcome,
+  type GroupOutput,
+  type PlanRef,
+} from '../distributed/seam.js';
 import { readTableLease, type TableLease } from '../distributed/lease.js';
-import { DEFAULT_RUN_LEASE_TTL_MS, compactionRunResult, leaseTarget, takeRunLease, withRunLease } from '../distributed/run-support.js';
+import {
+  DEFAULT_RUN_LEASE_TTL_MS,
+  compactionRunResult,
+  leaseTarget,
+  takeRunLease,
+  withRunLease,
+} from '../distributed/run-support.js';
 
 export const DEFAULT_QUEUE = 'floe';
 export { DEFAULT_RUN_LEASE_TTL_MS } from '../distributed/run-support.js';
@@ -102,7 +117,9 @@ type FloeJobData = CommitData | RewriteData | MaintainData | ScheduleData;
 const connectionOf = (o: FloeQueueOptions) => ({ connection: o.connection, ...(o.prefix ? { prefix: o.prefix } : {}) });
 const workerConnection = (c: ConnectionOptions): ConnectionOptions =>
   // BullMQ workers block on Redis; ioredis must not give up on those commands
-  typeof c === 'object' && c !== null && !('options' in c) ? ({ maxRetriesPerRequest: null, ...c } as ConnectionOptions) : c;
+  typeof c === 'object' && c !== null && !('options' in c)
+    ? ({ maxRetriesPerRequest: null, ...c } as ConnectionOptions)
+    : c;
 
 /** Job ids: derived from the run id (no ':' — BullMQ reserves it). */
 const commitJobId = (runId: string) => `floe-commit-${runId}`;
@@ -110,7 +127,12 @@ const rewriteJobId = (runId: string, taskId: string) => `floe-rewrite-${runId}-$
 const singleJobId = (runId: string, job: string) => `floe-${job}-${runId}`;
 
 function retryOpts(o: EnqueueOptions) {
-  return { attempts: o.attempts ?? 3, backoff: { type: 'exponential' as const, delay: o.backoffMs ?? 2000 }, removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 30 * 24 * 3600 } };
+  return {
+    attempts: o.attempts ?? 3,
+    backoff: { type: 'exponential' as const, delay: o.backoffMs ?? 2000 },
+    removeOnComplete: { age: 7 * 24 * 3600 },
+    removeOnFail: { age: 30 * 24 * 3600 },
+  };
 }
 
 /**
@@ -145,13 +167,24 @@ export async function enqueueMaintenance(o: EnqueueOptions, spec: MaintenanceJob
           await flow.add({
             name: 'floe:commit',
             queueName,
-            data: { kind: 'commit', ref, partialProgress: pp, lease: useLease, leaseTtlMs, startedAtMs: Date.now() } satisfies CommitData,
+            data: {
+              kind: 'commit',
+              ref,
+              partialProgress: pp,
+              lease: useLease,
+              leaseTtlMs,
+              startedAtMs: Date.now(),
+            } satisfies CommitData,
             opts: { ...opts, jobId: commitJobId(runId) },
             children: ref.taskIds.map((taskId) => ({
               name: 'floe:rewrite',
               queueName,
               data: { kind: 'rewrite', ref: ref!, taskId, lease: useLease, leaseTtlMs } satisfies RewriteData,
-              opts: { ...opts, jobId: rewriteJobId(runId, taskId), ...(pp ? { ignoreDependencyOnFailure: true } : { failParentOnFailure: true }) },
+              opts: {
+                ...opts,
+                jobId: rewriteJobId(runId, taskId),
+                ...(pp ? { ignoreDependencyOnFailure: true } : { failParentOnFailure: true }),
+              },
             })),
           });
         } finally {
@@ -170,7 +203,10 @@ export async function enqueueMaintenance(o: EnqueueOptions, spec: MaintenanceJob
   const queue = new Queue(queueName, connectionOf(o));
   try {
     const jobId = singleJobId(runId, spec.job);
-    await queue.add(`floe:${spec.job}`, { kind: 'maintain', spec, runId } satisfies MaintainData, { ...retryOpts(o), jobId });
+    await queue.add(`floe:${spec.job}`, { kind: 'maintain', spec, runId } satisfies MaintainData, {
+      ...retryOpts(o),
+      jobId,
+    });
     return runHandle(o, runId, jobId);
   } finally {
     await queue.close();
@@ -188,7 +224,11 @@ function runHandle(o: FloeQueueOptions, runId: string, jobId: string): FloeRun {
       try {
         await events.waitUntilReady();
         const job = await queue.getJob(jobId);
-        if (!job) throw new FloeError('NotFound', `BullMQ job ${jobId} of run ${runId} is not in queue ${queueName} (removed after completion?)`);
+        if (!job)
+          throw new FloeError(
+            'NotFound',
+            `BullMQ job ${jobId} of run ${runId} is not in queue ${queueName} (removed after completion?)`,
+          );
         return (await job.waitUntilFinished(events, timeoutMs)) as FloeRunResult;
       } finally {
         await events.close();
@@ -202,10 +242,19 @@ function runHandle(o: FloeQueueOptions, runId: string, jobId: string): FloeRun {
  * Per-table schedules (`upsertJobScheduler`): each tick enqueues a run of `spec` (a compaction flow, or a
  * single job). Upserting the same id replaces the schedule.
  */
-export async function upsertTableSchedule(o: FloeQueueOptions, schedulerId: string, repeat: { pattern?: string; every?: number; tz?: string }, spec: MaintenanceJobSpec, enqueue: ScheduleData['enqueue'] = {}): Promise<void> {
+export async function upsertTableSchedule(
+  o: FloeQueueOptions,
+  schedulerId: string,
+  repeat: { pattern?: string; every?: number; tz?: string },
+  spec: MaintenanceJobSpec,
+  enqueue: ScheduleData['enqueue'] = {},
+): Promise<void> {
   const queue = new Queue(o.queueName ?? DEFAULT_QUEUE, connectionOf(o));
   try {
-    await queue.upsertJobScheduler(schedulerId, repeat, { name: 'floe:schedule', data: { kind: 'schedule', spec, enqueue } satisfies ScheduleData });
+    await queue.upsertJobScheduler(schedulerId, repeat, {
+      name: 'floe:schedule',
+      data: { kind: 'schedule', spec, enqueue } satisfies ScheduleData,
+    });
   } finally {
     await queue.close();
   }
@@ -225,7 +274,8 @@ function progressOf(job: Job) {
 
 /** Non-retryable FloeErrors fail the job at once; everything else is retried with backoff. */
 function rethrow(e: unknown): never {
-  if (isFloeError(e) && !e.retryable && e.context.cancelled !== true) throw new UnrecoverableError(`${e.kind}: ${e.message}`);
+  if (isFloeError(e) && !e.retryable && e.context.cancelled !== true)
+    throw new UnrecoverableError(`${e.kind}: ${e.message}`);
   throw e;
 }
 
@@ -245,7 +295,10 @@ export function createFloeWorkers(o: FloeWorkersOptions): FloeWorkers {
           return { ...r, runId: d.runId } satisfies FloeRunResult;
         }
         case 'schedule': {
-          const run = await enqueueMaintenance({ ...d.enqueue, connection: o.connection, queueName, ...(o.prefix ? { prefix: o.prefix } : {}) }, d.spec);
+          const run = await enqueueMaintenance(
+            { ...d.enqueue, connection: o.connection, queueName, ...(o.prefix ? { prefix: o.prefix } : {}) },
+            d.spec,
+          );
           return { runId: run.runId, jobId: run.jobId };
         }
         default:
@@ -267,10 +320,19 @@ export function createFloeWorkers(o: FloeWorkersOptions): FloeWorkers {
     // a rewrite that failed for good fails its flow (without partial progress): free the table now rather
     // than when the lease expires, and remove what the run wrote
     const d = job?.data;
-    if (!job || d?.kind !== 'rewrite' || job.attemptsMade < (job.opts.attempts ?? 1) || job.opts.ignoreDependencyOnFailure) return;
+    if (
+      !job ||
+      d?.kind !== 'rewrite' ||
+      job.attemptsMade < (job.opts.attempts ?? 1) ||
+      job.opts.ignoreDependencyOnFailure
+    )
+      return;
     void (async () => {
       // release first: a sibling rewrite finishing later sees the released lease and removes its own output
-      if (d.lease) await withRunLease(d.ref, true, d.leaseTtlMs ?? DEFAULT_RUN_LEASE_TTL_MS, async (lease) => lease?.release()).catch(() => {});
+      if (d.lease)
+        await withRunLease(d.ref, true, d.leaseTtlMs ?? DEFAULT_RUN_LEASE_TTL_MS, async (lease) =>
+          lease?.release(),
+        ).catch(() => {});
       await abandonCompaction(d.ref).catch(() => {});
     })();
   });
@@ -284,7 +346,11 @@ export function createFloeWorkers(o: FloeWorkersOptions): FloeWorkers {
   };
 }
 
-async function runRewrite(job: Job<FloeJobData>, d: RewriteData, signal: AbortSignal | undefined): Promise<GroupOutput> {
+async function runRewrite(
+  job: Job<FloeJobData>,
+  d: RewriteData,
+  signal: AbortSignal | undefined,
+): Promise<GroupOutput> {
   return withRunLease(d.ref, d.lease, d.leaseTtlMs ?? DEFAULT_RUN_LEASE_TTL_MS, async (lease) => {
     try {
       const signals = [signal, lease?.signal].filter((s): s is AbortSignal => s !== undefined);
@@ -314,7 +380,10 @@ async function runCommit(job: Job<FloeJobData>, d: CommitData, o: FloeWorkersOpt
   const outputs = Object.values(values).filter((v): v is GroupOutput => !!v && typeof v === 'object' && 'taskId' in v);
   return withRunLease(d.ref, d.lease, d.leaseTtlMs ?? DEFAULT_RUN_LEASE_TTL_MS, async (lease) => {
     try {
-      const outcome = await commitCompaction(d.ref, outputs, { partialProgress: d.partialProgress, onProgress: progressOf(job) });
+      const outcome = await commitCompaction(d.ref, outputs, {
+        partialProgress: d.partialProgress,
+        onProgress: progressOf(job),
+      });
       await o.onCommitted?.(d.ref.runId, outcome);
       await lease?.release();
       return compactionRunResult(d.ref, d.startedAtMs, outcome, outputs);

@@ -13,7 +13,17 @@
  * commit has started lets the commit finish and says so in the result. Everything else (expire,
  * remove-orphans, rewrite-manifests, dry runs, Paimon) is one floeMaintain activity.
  */
-import { ActivityCancellationType, CancellationScope, CancelledFailure, defineQuery, isCancellation, proxyActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  CancelledFailure,
+  defineQuery,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { MaintenanceJobSpec } from '../service/job-types.js';
 import type { FloeRunResult } from '../distributed/run-support.js';
 import type { GroupOutput } from '../distributed/seam.js';
@@ -34,7 +44,8 @@ export interface MaintainTableInput {
   commitAttempts?: number;
 }
 
-export type MaintainTablePhase = 'planning' | 'rewriting' | 'committing' | 'maintaining' | 'cleaning-up' | 'done' | 'cancelled' | 'failed';
+export type MaintainTablePhase =
+  'planning' | 'rewriting' | 'committing' | 'maintaining' | 'cleaning-up' | 'done' | 'cancelled' | 'failed';
 
 export interface MaintainTableProgress {
   runId: string;
@@ -61,10 +72,21 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
   const spec = input.spec;
   const runId = input.runId ?? uuid4();
   const heartbeatTimeout = input.heartbeatTimeout ?? '60s';
-  const progress: MaintainTableProgress = { runId, job: spec.job, phase: 'planning', tasks: 0, running: [], done: 0, failed: [] };
+  const progress: MaintainTableProgress = {
+    runId,
+    job: spec.job,
+    phase: 'planning',
+    tasks: 0,
+    running: [],
+    done: 0,
+    failed: [],
+  };
   setHandler(progressQuery, () => progress);
 
-  const short = proxyActivities<FloeActivities>({ startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+  const short = proxyActivities<FloeActivities>({
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 5, initialInterval: '1s' },
+  });
   const { floeRewriteGroup } = proxyActivities<FloeActivities>({
     startToCloseTimeout: '6 hours',
     heartbeatTimeout,
@@ -72,7 +94,10 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { maximumAttempts: input.rewriteAttempts ?? 3, initialInterval: '2s' },
   });
-  const { floeCommit } = proxyActivities<FloeActivities>({ startToCloseTimeout: '30 minutes', retry: { maximumAttempts: input.commitAttempts ?? 10, initialInterval: '2s' } });
+  const { floeCommit } = proxyActivities<FloeActivities>({
+    startToCloseTimeout: '30 minutes',
+    retry: { maximumAttempts: input.commitAttempts ?? 10, initialInterval: '2s' },
+  });
   const { floeMaintain } = proxyActivities<FloeActivities>({
     startToCloseTimeout: '12 hours',
     heartbeatTimeout,
@@ -96,7 +121,9 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
   if (spec.job !== 'compact' || spec.dryRun) return single();
 
   // planning is short and takes the lease: let it finish, then honour a cancel that came meanwhile
-  const planned = await CancellationScope.nonCancellable(() => short.floePlan({ spec, runId, holder: `temporal:${workflowInfo().workflowId}` }));
+  const planned = await CancellationScope.nonCancellable(() =>
+    short.floePlan({ spec, runId, holder: `temporal:${workflowInfo().workflowId}` }),
+  );
   if (planned.kind === 'single') return single();
   const { ref, lease } = planned;
   progress.tasks = ref.taskIds.length;
@@ -105,7 +132,8 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
 
   let outputs: GroupOutput[];
   try {
-    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('workflow cancelled while planning');
+    if (CancellationScope.current().consideredCancelled)
+      throw new CancelledFailure('workflow cancelled while planning');
     progress.phase = 'rewriting';
     outputs = [];
     const queue = [...ref.taskIds];
@@ -133,7 +161,8 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
     };
     const lanes = Math.max(1, Math.min(input.maxParallelGroups ?? 4, ref.taskIds.length));
     await scope.run(() => Promise.all(Array.from({ length: lanes }, lane)));
-    if (stop === undefined && CancellationScope.current().consideredCancelled) stop = new CancelledFailure('workflow cancelled');
+    if (stop === undefined && CancellationScope.current().consideredCancelled)
+      stop = new CancelledFailure('workflow cancelled');
     if (stop !== undefined) throw stop;
   } catch (e) {
     progress.phase = 'cleaning-up';
@@ -146,10 +175,14 @@ export async function maintainTable(input: MaintainTableInput): Promise<FloeRunR
   // once the commit has started it runs to its end, even when the workflow is cancelled meanwhile
   progress.phase = 'committing';
   try {
-    const result = await CancellationScope.nonCancellable(() => floeCommit({ ref, outputs, partialProgress, startedAtMs, lease }));
-    if (progress.failed.length > 0) result.failures.push(...progress.failed.map((f) => `${f.id}: rewrite failed: ${f.reason}`));
+    const result = await CancellationScope.nonCancellable(() =>
+      floeCommit({ ref, outputs, partialProgress, startedAtMs, lease }),
+    );
+    if (progress.failed.length > 0)
+      result.failures.push(...progress.failed.map((f) => `${f.id}: rewrite failed: ${f.reason}`));
     if (progress.failed.length > 0) result.ok = false;
-    if (CancellationScope.current().consideredCancelled) result.warnings.push('the workflow was cancelled after the commit had started; the commit finished');
+    if (CancellationScope.current().consideredCancelled)
+      result.warnings.push('the workflow was cancelled after the commit had started; the commit finished');
     progress.phase = 'done';
     progress.snapshotId = result.snapshotIds[0];
     return result;

@@ -18,15 +18,37 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleSpec, type WorkflowHandle } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleSpec,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { isFloeError } from '../errors.js';
 import type { ProgressEvent } from '../execution/events.js';
 import type { MaintenanceJobSpec } from '../service/job-types.js';
 import { runMaintenanceJob } from '../service/job.js';
-import { abandonCompaction, commitCompaction, discardGroupOutput, planCompaction, rewriteGroup, type CommitOutcome, type GroupOutput, type PlanRef } from '../distributed/seam.js';
+import {
+  abandonCompaction,
+  commitCompaction,
+  discardGroupOutput,
+  planCompaction,
+  rewriteGroup,
+  type CommitOutcome,
+  type GroupOutput,
+  type PlanRef,
+} from '../distributed/seam.js';
 import { adoptTableLease } from '../distributed/lease.js';
-import { compactionRunResult, DEFAULT_RUN_LEASE_TTL_MS, leaseTarget, takeRunLease, withRunLease, type FloeRunResult } from '../distributed/run-support.js';
+import {
+  compactionRunResult,
+  DEFAULT_RUN_LEASE_TTL_MS,
+  leaseTarget,
+  takeRunLease,
+  withRunLease,
+  type FloeRunResult,
+} from '../distributed/run-support.js';
 import type { MaintainTableInput, MaintainTableProgress } from './temporal-workflow.js';
 
 export type { MaintainTableInput, MaintainTableProgress, MaintainTablePhase } from './temporal-workflow.js';
@@ -84,8 +106,15 @@ export interface FloeActivitiesOptions {
 
 /** FloeErrors that cannot succeed on retry fail the activity for good; everything else is retried. */
 function rethrow(e: unknown): never {
-  if (Context.current().cancellationSignal.aborted) throw new CancelledFailure(`cancelled: ${e instanceof Error ? e.message : String(e)}`);
-  if (isFloeError(e) && !e.retryable && e.context.cancelled !== true) throw ApplicationFailure.create({ message: `${e.kind}: ${e.message}`, type: `FloeError.${e.kind}`, nonRetryable: true, cause: e });
+  if (Context.current().cancellationSignal.aborted)
+    throw new CancelledFailure(`cancelled: ${e instanceof Error ? e.message : String(e)}`);
+  if (isFloeError(e) && !e.retryable && e.context.cancelled !== true)
+    throw ApplicationFailure.create({
+      message: `${e.kind}: ${e.message}`,
+      type: `FloeError.${e.kind}`,
+      nonRetryable: true,
+      cause: e,
+    });
   throw e;
 }
 
@@ -118,7 +147,9 @@ export function createFloeActivities(options: FloeActivitiesOptions = {}): FloeA
       const lease: RunLeaseRef = { enabled: spec.lease !== false, ttlMs: leaseTtlMs ?? DEFAULT_RUN_LEASE_TTL_MS };
       const target = lease.enabled ? await leaseTarget(spec) : undefined;
       try {
-        const held = target ? await takeRunLease(target, spec, runId, holder ?? `temporal:${runId}`, lease.ttlMs) : undefined;
+        const held = target
+          ? await takeRunLease(target, spec, runId, holder ?? `temporal:${runId}`, lease.ttlMs)
+          : undefined;
         try {
           const ref = await planCompaction(spec, { runId });
           return { kind: 'flow', ref, lease };
@@ -141,7 +172,11 @@ export function createFloeActivities(options: FloeActivitiesOptions = {}): FloeA
       try {
         return await withRunLease(ref, l.enabled, l.ttlMs, async (lease) => {
           const signals = [ctx.cancellationSignal, lease?.signal].filter((s): s is AbortSignal => s !== undefined);
-          const out = await rewriteGroup(ref, taskId, { attemptId: randomUUID(), onProgress: hb.onProgress, signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) });
+          const out = await rewriteGroup(ref, taskId, {
+            attemptId: randomUUID(),
+            onProgress: hb.onProgress,
+            signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
+          });
           if (lease) {
             // the run may have been given up (or the table taken over) while we wrote: our files are garbage then
             try {
@@ -179,7 +214,12 @@ export function createFloeActivities(options: FloeActivitiesOptions = {}): FloeA
           // free the table first; a lease another run holds by now is not ours to touch
           const target = await leaseTarget(ref.spec);
           try {
-            const lease = await adoptTableLease(target.store, target.key, { runId: ref.runId, table: target.location, ttlMs: l.ttlMs, heartbeatMs: 0 }).catch(() => undefined);
+            const lease = await adoptTableLease(target.store, target.key, {
+              runId: ref.runId,
+              table: target.location,
+              ttlMs: l.ttlMs,
+              heartbeatMs: 0,
+            }).catch(() => undefined);
             await lease?.release();
           } finally {
             target.close();
@@ -211,7 +251,9 @@ export function createFloeActivities(options: FloeActivitiesOptions = {}): FloeA
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The shipped workflow module (`maintainTable`): `Worker.create({ workflowsPath, … })`. */
-export const workflowsPath: string = existsSync(path.join(here, 'temporal-workflow.js')) ? path.join(here, 'temporal-workflow.js') : path.join(here, 'temporal-workflow.ts');
+export const workflowsPath: string = existsSync(path.join(here, 'temporal-workflow.js'))
+  ? path.join(here, 'temporal-workflow.js')
+  : path.join(here, 'temporal-workflow.ts');
 
 let bundled: ReturnType<typeof bundleWorkflowCode> | undefined;
 /**
@@ -262,7 +304,11 @@ export interface StartOptions {
 }
 
 /** Starts `maintainTable`. `await handle.result()` is the FloeRunResult; `handle.query('progress')` its progress. */
-export async function startMaintainTable(client: Client, input: MaintainTableInput, o: StartOptions = {}): Promise<WorkflowHandle> {
+export async function startMaintainTable(
+  client: Client,
+  input: MaintainTableInput,
+  o: StartOptions = {},
+): Promise<WorkflowHandle> {
   const runId = input.runId ?? randomUUID();
   return client.workflow.start('maintainTable', {
     taskQueue: o.taskQueue ?? DEFAULT_TASK_QUEUE,
@@ -293,10 +339,22 @@ export async function upsertTableSchedule(client: Client, o: TableScheduleOption
     args: [o.input],
   };
   try {
-    await client.schedule.create({ scheduleId: o.scheduleId, spec: o.spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
+    await client.schedule.create({
+      scheduleId: o.scheduleId,
+      spec: o.spec,
+      action,
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    });
   } catch (e) {
     if (!(e instanceof ScheduleAlreadyRunning)) throw e;
-    await client.schedule.getHandle(o.scheduleId).update((prev) => ({ ...prev, spec: o.spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+    await client.schedule
+      .getHandle(o.scheduleId)
+      .update((prev) => ({
+        ...prev,
+        spec: o.spec,
+        action,
+        policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP },
+      }));
   }
 }
 

@@ -16,7 +16,10 @@ export interface Cancellation {
  * `stoppable: false` for a job that does not take the signal yet (Paimon compaction): the first Ctrl-C says
  * the job will finish what it started, the second exits at once.
  */
-export function onInterrupt(stderr: { write(t: string): unknown } = process.stderr, o: { stoppable?: boolean } = {}): Cancellation {
+export function onInterrupt(
+  stderr: { write(t: string): unknown } = process.stderr,
+  o: { stoppable?: boolean } = {},
+): Cancellation {
   const controller = new AbortController();
   let by: string | undefined;
   const handler = (sig: NodeJS.Signals) => {

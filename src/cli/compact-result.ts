@@ -63,7 +63,11 @@ interface TaskOutcomeLike {
 
 function reportedOutcomes(r: object): Map<string, TaskOutcomeLike> {
   const out = new Map<string, TaskOutcomeLike>();
-  const x = r as { skippedTasks?: { id: string; reason: string }[]; taskOutcomes?: TaskOutcomeLike[]; tasks?: TaskOutcomeLike[] };
+  const x = r as {
+    skippedTasks?: { id: string; reason: string }[];
+    taskOutcomes?: TaskOutcomeLike[];
+    tasks?: TaskOutcomeLike[];
+  };
   for (const t of x.skippedTasks ?? []) out.set(t.id, { id: t.id, outcome: 'skipped', reason: t.reason });
   for (const t of x.taskOutcomes ?? x.tasks ?? []) if (t && typeof t.id === 'string') out.set(t.id, t);
   return out;
@@ -74,13 +78,21 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
   const failed = new Map(r.failedTasks.map((f) => [f.id, f.reason]));
   const reported = reportedOutcomes(r);
   const tasks: CompactTaskResult[] = r.plan.tasks.map((t) => {
-    const base = { id: t.id, kind: t.kind, partition: t.partition, inputFiles: t.inputs.length, inputBytes: t.inputBytes };
+    const base = {
+      id: t.id,
+      kind: t.kind,
+      partition: t.partition,
+      inputFiles: t.inputs.length,
+      inputBytes: t.inputBytes,
+    };
     if (r.dryRun) return { ...base, outcome: 'planned' as const };
     const rep = reported.get(t.id);
     if (failed.has(t.id)) return { ...base, outcome: 'failed' as const, reason: failed.get(t.id)! };
-    if (committed.has(t.id)) return { ...base, outcome: 'committed' as const, ...(rep?.snapshotId ? { snapshotId: rep.snapshotId } : {}) };
+    if (committed.has(t.id))
+      return { ...base, outcome: 'committed' as const, ...(rep?.snapshotId ? { snapshotId: rep.snapshotId } : {}) };
     const said = rep?.outcome ?? rep?.status;
-    if (said === 'committed') return { ...base, outcome: 'committed' as const, ...(rep?.snapshotId ? { snapshotId: rep.snapshotId } : {}) };
+    if (said === 'committed')
+      return { ...base, outcome: 'committed' as const, ...(rep?.snapshotId ? { snapshotId: rep.snapshotId } : {}) };
     if (said === 'failed') return { ...base, outcome: 'failed' as const, reason: rep?.reason ?? 'failed' };
     // (v3 eq→pos is no longer skipped: it writes deletion vectors, issue 14.2)
     const reason = rep?.reason ?? 'not committed (the job reported no outcome for this task)';
@@ -95,9 +107,23 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     tasks,
     committedTasks: tasks.filter((t) => t.outcome === 'committed').map((t) => t.id),
     failedTasks: tasks.filter((t) => t.outcome === 'failed').map((t) => ({ id: t.id, reason: t.reason ?? 'failed' })),
-    skippedTasks: tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason ?? 'skipped' })),
-    before: { dataFiles: r.before.dataFiles, dataBytes: r.before.dataBytes, deleteFiles: r.before.deleteFiles, records: r.before.records },
-    after: r.after ? { dataFiles: r.after.dataFiles, dataBytes: r.after.dataBytes, deleteFiles: r.after.deleteFiles, records: r.after.records } : null,
+    skippedTasks: tasks
+      .filter((t) => t.outcome === 'skipped')
+      .map((t) => ({ id: t.id, reason: t.reason ?? 'skipped' })),
+    before: {
+      dataFiles: r.before.dataFiles,
+      dataBytes: r.before.dataBytes,
+      deleteFiles: r.before.deleteFiles,
+      records: r.before.records,
+    },
+    after: r.after
+      ? {
+          dataFiles: r.after.dataFiles,
+          dataBytes: r.after.dataBytes,
+          deleteFiles: r.after.deleteFiles,
+          records: r.after.records,
+        }
+      : null,
     bytesRead: r.bytesRead,
     bytesWritten: r.bytesWritten,
     rowsIn: r.rowsIn,
@@ -105,7 +131,9 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     durationMs: r.durationMs,
     danglingDeletes: r.danglingDeletes,
     ...((r as { cancelled?: unknown }).cancelled ? { cancelled: (r as { cancelled?: unknown }).cancelled } : {}),
-    ...((r as { deleteCleanup?: unknown }).deleteCleanup ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup } : {}),
+    ...((r as { deleteCleanup?: unknown }).deleteCleanup
+      ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup }
+      : {}),
     plan: {
       planner: r.plan.planner,
       tasks: r.plan.tasks.map((t) => ({
@@ -139,7 +167,12 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
       inputFiles: b.filesBefore.length,
       inputBytes: b.runs.reduce((n, x) => n + x.bytes, 0),
     }));
-  const stats = (s: { files: number; bytes: number; records: number }): CompactStatsResult => ({ dataFiles: s.files, dataBytes: s.bytes, deleteFiles: 0, records: s.records });
+  const stats = (s: { files: number; bytes: number; records: number }): CompactStatsResult => ({
+    dataFiles: s.files,
+    dataBytes: s.bytes,
+    deleteFiles: 0,
+    records: s.records,
+  });
   const { buckets, tableKind, mergeEngine, full, commitAttempts } = r;
   return {
     format: 'paimon',
@@ -150,7 +183,9 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
     tasks,
     committedTasks: tasks.filter((t) => t.outcome === 'committed').map((t) => t.id),
     failedTasks: [],
-    skippedTasks: tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason ?? 'skipped' })),
+    skippedTasks: tasks
+      .filter((t) => t.outcome === 'skipped')
+      .map((t) => ({ id: t.id, reason: t.reason ?? 'skipped' })),
     before: stats(r.before),
     after: r.after ? stats(r.after) : null,
     bytesRead: r.bytesRead,
@@ -159,7 +194,14 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
     rowsOut: r.rowsOut,
     durationMs: r.durationMs,
     danglingDeletes: [],
-    paimon: { tableKind, ...(mergeEngine ? { mergeEngine } : {}), full, ...(commitAttempts !== undefined ? { commitAttempts } : {}), ...((r as { where?: string }).where !== undefined ? { where: (r as { where?: string }).where } : {}), buckets },
+    paimon: {
+      tableKind,
+      ...(mergeEngine ? { mergeEngine } : {}),
+      full,
+      ...(commitAttempts !== undefined ? { commitAttempts } : {}),
+      ...((r as { where?: string }).where !== undefined ? { where: (r as { where?: string }).where } : {}),
+      buckets,
+    },
   };
 }
 
@@ -178,6 +220,7 @@ export function renderTaskOutcomes(r: CompactResult): string[] {
     lines.push(`  ${t.outcome.toUpperCase()} ${t.id}: ${t.reason ?? ''}`.trimEnd());
   }
   const n = (o: TaskOutcome) => r.tasks.filter((t) => t.outcome === o).length;
-  if (r.tasks.length) lines.push(`  tasks: ${n('committed')} committed, ${n('failed')} failed, ${n('skipped')} skipped`);
+  if (r.tasks.length)
+    lines.push(`  tasks: ${n('committed')} committed, ${n('failed')} failed, ${n('skipped')} skipped`);
   return lines;
 }

@@ -6,7 +6,11 @@ import { VAR_LENGTH_CONTRIBUTION_KEY } from '../planning/sort-planner.js';
 import { FloeError } from '../errors.js';
 import { BINPACK_KEYS, TIERED_KEYS } from '../planning/policy.js';
 import { UNIVERSAL_OPTION_KEYS } from '../planning/universal/options.js';
-import { STITCH_ENABLED, STITCH_ENCODINGS, STITCH_MIN_ROW_GROUP_BYTES } from '../../connectors/formats/parquet/stitch-task.js';
+import {
+  STITCH_ENABLED,
+  STITCH_ENCODINGS,
+  STITCH_MIN_ROW_GROUP_BYTES,
+} from '../../connectors/formats/parquet/stitch-task.js';
 
 /**
  * Spark `rewrite_data_files` action options that are not planner options; the compact command reads them
@@ -22,7 +26,11 @@ export const SPARK_ACTION_KEYS = Object.freeze({
  * Paimon options the compaction job reads besides the universal picker's (src/orchestration/compact-paimon.ts:
  * target file size, the append-table picker's window and small-file ratio).
  */
-export const PAIMON_COMPACTION_KEYS: readonly string[] = Object.freeze(['target-file-size', 'compaction.min.file-num', 'compaction.small-file-ratio']);
+export const PAIMON_COMPACTION_KEYS: readonly string[] = Object.freeze([
+  'target-file-size',
+  'compaction.min.file-num',
+  'compaction.small-file-ratio',
+]);
 
 export type OptionFormat = 'iceberg' | 'paimon';
 
@@ -45,7 +53,8 @@ export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_v, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length]!;
@@ -76,7 +85,11 @@ export function checkOptionKeys(options: Record<string, string>, format: OptionF
     if (known.has(key)) continue;
     const name = format === 'iceberg' ? 'Iceberg' : 'Paimon';
     if (other.has(key)) {
-      throw new FloeError('InvalidArgument', `-o ${key}: this option applies to ${format === 'iceberg' ? 'Paimon' : 'Iceberg'} tables; the table is ${name}`, { context: { option: key } });
+      throw new FloeError(
+        'InvalidArgument',
+        `-o ${key}: this option applies to ${format === 'iceberg' ? 'Paimon' : 'Iceberg'} tables; the table is ${name}`,
+        { context: { option: key } },
+      );
     }
     const hint = suggestKey(key, known);
     throw new FloeError(

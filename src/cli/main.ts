@@ -23,10 +23,13 @@ export function commandName(args: readonly string[]): { name?: string; path: str
   return { ...(name !== undefined ? { name } : {}), path };
 }
 
-export async function run(argv: readonly string[], out: { stdout: (t: string) => void; stderr: (t: string) => void } = {
-  stdout: writeStdout,
-  stderr: (t) => process.stderr.write(t),
-}): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  out: { stdout: (t: string) => void; stderr: (t: string) => void } = {
+    stdout: writeStdout,
+    stderr: (t) => process.stderr.write(t),
+  },
+): Promise<number> {
   const args = argv.slice(2);
   const { name, path } = commandName(args);
   process.exitCode = undefined;
@@ -50,7 +53,15 @@ export async function run(argv: readonly string[], out: { stdout: (t: string) =>
     if (err instanceof CommanderError) {
       // help and --version exit 0; every argument error commander finds is a usage error
       const code = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      if (code !== EXIT.ok && json) out.stdout(renderResult(errorDocument(path || 'floe', code, { kind: 'InvalidArgument', message: err.message.replace(/^error: /, '') })));
+      if (code !== EXIT.ok && json)
+        out.stdout(
+          renderResult(
+            errorDocument(path || 'floe', code, {
+              kind: 'InvalidArgument',
+              message: err.message.replace(/^error: /, ''),
+            }),
+          ),
+        );
       return code;
     }
     const code = exitCodeForError(err);

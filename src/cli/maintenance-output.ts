@@ -31,7 +31,11 @@ export function maintenanceResultBody(r: MaintenanceReport): Record<string, unkn
   };
 }
 
-export function printMaintenance(r: MaintenanceReport, json: boolean | undefined, write: (t: string) => void = writeStdout): number {
+export function printMaintenance(
+  r: MaintenanceReport,
+  json: boolean | undefined,
+  write: (t: string) => void = writeStdout,
+): number {
   const exitCode = maintenanceExitCode(r);
   write(json ? renderResult(resultDocument(r.command, exitCode, maintenanceResultBody(r))) : reportToText(r));
   return exitCode;
@@ -41,8 +45,13 @@ export function printMaintenance(r: MaintenanceReport, json: boolean | undefined
  * Sizes the job did not know (manifest lists, Paimon manifests and snapshot files are deleted by name):
  * looked up with one HEAD each, a few at a time, so the report never says "?" or "0 B" for a real file.
  */
-export async function fillUnknownSizes(r: MaintenanceReport, io: { head(location: string): Promise<{ size: number }> }): Promise<MaintenanceReport> {
-  const unknown = r.candidates.filter((c) => c.bytes === undefined || (c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan'));
+export async function fillUnknownSizes(
+  r: MaintenanceReport,
+  io: { head(location: string): Promise<{ size: number }> },
+): Promise<MaintenanceReport> {
+  const unknown = r.candidates.filter(
+    (c) => c.bytes === undefined || (c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan'),
+  );
   let next = 0;
   const worker = async () => {
     while (next < unknown.length) {
@@ -62,7 +71,10 @@ export async function fillUnknownSizes(r: MaintenanceReport, io: { head(location
  * The report with the sizes the job did not know: looked up now in a dry run; in a real run, the sizes the
  * CLI's observed store recorded just before deleting (store-progress.ts).
  */
-export function sized(r: MaintenanceReport, io: { head(location: string): Promise<{ size: number }> }): Promise<MaintenanceReport> {
+export function sized(
+  r: MaintenanceReport,
+  io: { head(location: string): Promise<{ size: number }> },
+): Promise<MaintenanceReport> {
   if (r.dryRun) return fillUnknownSizes(r, io);
   for (const c of r.candidates) {
     if (c.bytes !== undefined && !(c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan')) continue;

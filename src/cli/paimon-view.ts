@@ -15,7 +15,8 @@ import { formatBytes } from '../util/units.js';
 
 /** `--snapshot <id>` for a Paimon table: a snapshot number. */
 export function snapshotIdArg(text: string): bigint {
-  if (!/^\d+$/.test(text.trim())) throw new FloeError('InvalidArgument', `--snapshot: "${text}" is not a snapshot id (a Paimon snapshot number)`);
+  if (!/^\d+$/.test(text.trim()))
+    throw new FloeError('InvalidArgument', `--snapshot: "${text}" is not a snapshot id (a Paimon snapshot number)`);
   return BigInt(text.trim());
 }
 
@@ -43,9 +44,18 @@ export interface PaimonInspectReport {
   health: HealthReport;
 }
 
-export async function buildPaimonInspect(ref: string, files: FileIO, snapshot?: string, targetSize?: number): Promise<PaimonInspectReport> {
-  const model: TableModel = await loadPaimonTable(ref, { fileIO: files, ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}) });
-  const schema = model.schemas.find((s) => s.schemaId === model.currentSchemaId) ?? model.schemas[model.schemas.length - 1]!;
+export async function buildPaimonInspect(
+  ref: string,
+  files: FileIO,
+  snapshot?: string,
+  targetSize?: number,
+): Promise<PaimonInspectReport> {
+  const model: TableModel = await loadPaimonTable(ref, {
+    fileIO: files,
+    ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}),
+  });
+  const schema =
+    model.schemas.find((s) => s.schemaId === model.currentSchemaId) ?? model.schemas[model.schemas.length - 1]!;
   const pk = new Set(model.primaryKeyFieldIds ?? []);
   return {
     format: 'paimon',
@@ -78,22 +88,34 @@ export function renderPaimonInspect(r: PaimonInspectReport): string {
   ];
   for (const b of r.buckets.slice(0, 50)) {
     const part = stringifyJsonLossless(b.partition);
-    out.push(`  ${part} bucket-${b.bucket}: ${b.runs.map((x) => `L${x.level}:${mb(x.bytes)}${x.files > 1 ? `(${x.files} files)` : ''}`).join(' ')}`);
+    out.push(
+      `  ${part} bucket-${b.bucket}: ${b.runs.map((x) => `L${x.level}:${mb(x.bytes)}${x.files > 1 ? `(${x.files} files)` : ''}`).join(' ')}`,
+    );
   }
   if (r.buckets.length > 50) out.push(`  … ${r.buckets.length - 50} more (use --json)`);
   out.push('', `health score     ${h.score.toFixed(1)} / 100`);
   return out.join('\n');
 }
 
-export async function* paimonScanLines(ref: string, files: FileIO, format: 'jsonl' | 'csv', snapshot?: string): AsyncGenerator<string> {
+export async function* paimonScanLines(
+  ref: string,
+  files: FileIO,
+  format: 'jsonl' | 'csv',
+  snapshot?: string,
+): AsyncGenerator<string> {
   let header = false;
   const csv = (v: unknown) => {
     if (v === null || v === undefined) return '';
     const s = typeof v === 'string' ? v : typeof v === 'object' ? stringifyJsonLossless(v, undefined) : String(v);
     return /[",\r\n]/.test(s) || s === '' ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  for await (const row of scanPaimon(ref, { fileIO: files, ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}) })) {
-    const plain = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v]));
+  for await (const row of scanPaimon(ref, {
+    fileIO: files,
+    ...(snapshot ? { snapshotId: snapshotIdArg(snapshot) } : {}),
+  })) {
+    const plain = Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v]),
+    );
     if (format === 'jsonl') {
       yield stringifyJsonLossless(plain);
     } else {

@@ -15,7 +15,10 @@ export { formatBytes };
 
 export type ProgressMode = 'bar' | 'json' | 'none';
 
-export function parseProgressMode(text: string | undefined, stream: { isTTY?: boolean } = process.stderr): ProgressMode {
+export function parseProgressMode(
+  text: string | undefined,
+  stream: { isTTY?: boolean } = process.stderr,
+): ProgressMode {
   const t = (text ?? 'auto').toLowerCase();
   if (t === 'auto') return stream.isTTY === true ? 'bar' : 'json';
   if (t === 'bar' || t === 'json' || t === 'none') return t;
@@ -84,8 +87,18 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
   let barShown = false;
   let finished = false;
   const s: ProgressState = {
-    phase: 'starting', tasks: 0, tasksDone: 0, tasksFailed: 0, bytesTotal: 0, bytesRead: 0, bytesWritten: 0,
-    filesRead: 0, filesWritten: 0, filesDeleted: 0, rows: 0, committed: false,
+    phase: 'starting',
+    tasks: 0,
+    tasksDone: 0,
+    tasksFailed: 0,
+    bytesTotal: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    filesRead: 0,
+    filesWritten: 0,
+    filesDeleted: 0,
+    rows: 0,
+    committed: false,
   };
 
   /** Fraction done; below 1 until every task has ended and the commit (if any) is published. */
@@ -108,8 +121,10 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
     const parts: string[] = [];
     if (f !== undefined) parts.push(`${bar(f)} ${Math.floor(f * 100)}%`);
     parts.push(s.phase);
-    if (s.tasks) parts.push(`${s.tasksDone + s.tasksFailed}/${s.tasks} tasks${s.tasksFailed ? ` (${s.tasksFailed} failed)` : ''}`);
-    if (s.bytesRead || s.bytesTotal) parts.push(`${formatBytes(s.bytesRead)}${s.bytesTotal ? `/${formatBytes(s.bytesTotal)}` : ''} read`);
+    if (s.tasks)
+      parts.push(`${s.tasksDone + s.tasksFailed}/${s.tasks} tasks${s.tasksFailed ? ` (${s.tasksFailed} failed)` : ''}`);
+    if (s.bytesRead || s.bytesTotal)
+      parts.push(`${formatBytes(s.bytesRead)}${s.bytesTotal ? `/${formatBytes(s.bytesTotal)}` : ''} read`);
     if (s.bytesWritten) parts.push(`${formatBytes(s.bytesWritten)} written`);
     if (s.rows) parts.push(`${s.rows} rows`);
     if (s.filesDeleted) parts.push(`${s.filesDeleted} deleted`);
@@ -117,7 +132,8 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
     const r = rate();
     if (r > 0) {
       parts.push(`${formatBytes(r)}/s`);
-      if (s.bytesTotal > s.bytesRead && f !== undefined && f < 1) parts.push(`ETA ${eta((s.bytesTotal - s.bytesRead) / r)}`);
+      if (s.bytesTotal > s.bytesRead && f !== undefined && f < 1)
+        parts.push(`ETA ${eta((s.bytesTotal - s.bytesRead) / r)}`);
     }
     return parts.join('  ');
   };
@@ -166,7 +182,8 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
         s.tasks = e.tasks;
         s.bytesTotal = e.inputBytes;
         s.phase = e.tasks ? 'rewriting' : 'nothing to rewrite';
-        if (mode === 'bar') say(`planned ${e.tasks} task(s) over ${e.inputFiles} file(s), ${formatBytes(e.inputBytes)}`);
+        if (mode === 'bar')
+          say(`planned ${e.tasks} task(s) over ${e.inputFiles} file(s), ${formatBytes(e.inputBytes)}`);
         draw('plan', true);
         return;
       case 'task-start':

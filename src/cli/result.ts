@@ -66,9 +66,14 @@ export interface ResultDocument {
 const ENVELOPE_KEYS = ['schemaVersion', 'command', 'exitCode', 'status'] as const;
 
 /** One result document: the envelope, then the command's own fields. */
-export function resultDocument(command: string, exitCode: ExitCode | number, body: Record<string, unknown>): ResultDocument {
+export function resultDocument(
+  command: string,
+  exitCode: ExitCode | number,
+  body: Record<string, unknown>,
+): ResultDocument {
   const fields = toResultJson(body) as Record<string, unknown>;
-  for (const k of ENVELOPE_KEYS) if (k in fields) throw new Error(`result field "${k}" of ${command} collides with the envelope`);
+  for (const k of ENVELOPE_KEYS)
+    if (k in fields) throw new Error(`result field "${k}" of ${command} collides with the envelope`);
   return { schemaVersion: RESULT_SCHEMA_ID, command, exitCode, status: statusOf(exitCode), ...fields };
 }
 
@@ -79,7 +84,9 @@ export function errorDocument(command: string, exitCode: number, err: unknown): 
   const kind = cancelled ? 'Cancelled' : typeof e?.kind === 'string' ? e.kind : 'Internal';
   const message = err instanceof Error ? err.message : typeof e?.message === 'string' ? e.message : String(err);
   const { reported: _reported, ...context } = e?.context ?? {};
-  return resultDocument(command, exitCode, { error: { kind, message, ...(Object.keys(context).length ? { context } : {}) } });
+  return resultDocument(command, exitCode, {
+    error: { kind, message, ...(Object.keys(context).length ? { context } : {}) },
+  });
 }
 
 /** Serialises one document as one JSON text plus a newline (the only thing `--json` writes to stdout). */
@@ -106,7 +113,10 @@ export function guardStdout(): () => void {
     real(t);
   };
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
-    (process.stderr.write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+    (process.stderr.write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(
+      chunk,
+      ...rest,
+    )) as typeof process.stdout.write;
   return () => {
     process.stdout.write = original;
     resultSink = undefined;

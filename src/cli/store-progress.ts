@@ -83,7 +83,7 @@ export function observeStoreIO(io: StoreIO, progress: Progress): StoreIO {
             return async (keys: string[]) => {
               progress.phase('deleting');
               await recordSizes(target, keys);
-              const res = (await (v as (k: string[]) => Promise<{ deleted: string[] }>).call(target, keys));
+              const res = await (v as (k: string[]) => Promise<{ deleted: string[] }>).call(target, keys);
               progress.count('filesDeleted', res.deleted.length);
               return res;
             };

@@ -5,7 +5,12 @@
  */
 import { FloeError } from '../errors.js';
 import { FileIO, type StorageConfig } from '../../connectors/storage/file-io.js';
-import { LocationMap, normalizeLocation, parseLocationMapSpec, type LocationMapping } from '../../connectors/storage/location.js';
+import {
+  LocationMap,
+  normalizeLocation,
+  parseLocationMapSpec,
+  type LocationMapping,
+} from '../../connectors/storage/location.js';
 import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { FilesystemTableOperations } from '../../connectors/iceberg/commit-ops.js';
 import { openIcebergTable, type IcebergTable, type OpenOptions } from '../../connectors/iceberg/table.js';
@@ -67,7 +72,10 @@ export async function openIcebergForWrite(ref: string, o: AccessOptions): Promis
       table = await openIcebergTable(ref, { ...catalogOptions(o), io });
     }
   }
-  const ops = table.via === 'catalog' ? catalogOps(ref, o, io) : new FilesystemTableOperations(io, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
+  const ops =
+    table.via === 'catalog'
+      ? catalogOps(ref, o, io)
+      : new FilesystemTableOperations(io, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
   return { table, io, files, ...(ops ? { ops } : {}) };
 }
 
@@ -78,7 +86,11 @@ function catalogOps(ref: string, o: AccessOptions, io: TableFileIO): TableOperat
   const target = spec.slice(i + 1);
   const id = parseTableIdentifier(ref);
   if (kind === 'sql') return new SqlTableOperations(io, target, id, o.catalogName); // SQLite path or PostgreSQL URL
-  return new RestTableOperations(io, id, { uri: target, ...(o.token ? { token: o.token } : {}), ...(o.warehouse ? { warehouse: o.warehouse } : {}) });
+  return new RestTableOperations(io, id, {
+    uri: target,
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+  });
 }
 
 /** The table directory a user pointed at: the directory itself, or two levels above a metadata file. */
@@ -92,7 +104,10 @@ function openedTableDir(ref: string, metadataLocation: string): string {
 
 export function requireCommitOps(t: OpenedIcebergTable): TableOperations {
   if (!t.ops) {
-    throw new FloeError('Unsupported', `committing through the ${t.table.catalog?.spec ?? 'catalog'} catalog is not supported yet; open the table by its location`);
+    throw new FloeError(
+      'Unsupported',
+      `committing through the ${t.table.catalog?.spec ?? 'catalog'} catalog is not supported yet; open the table by its location`,
+    );
   }
   return t.ops;
 }

@@ -10,7 +10,11 @@ import { StoreIO } from '../maintenance/store-io.js';
 export type TableFormat = 'iceberg' | 'paimon';
 
 /** The format of a table reference; `--catalog` names Iceberg tables only. */
-export async function detectTableFormat(ref: string, files: FileIO, o: { catalog?: string } = {}): Promise<TableFormat> {
+export async function detectTableFormat(
+  ref: string,
+  files: FileIO,
+  o: { catalog?: string } = {},
+): Promise<TableFormat> {
   if (o.catalog) return 'iceberg';
   const stripped = ref.replace(/\/+$/, '');
   if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
@@ -22,15 +26,28 @@ export async function detectTableFormat(ref: string, files: FileIO, o: { catalog
 export function requireFormat(command: string, want: TableFormat, got: TableFormat, ref: string, why = ''): void {
   if (want === got) return;
   const name = (f: TableFormat) => (f === 'iceberg' ? 'Iceberg' : 'Paimon');
-  throw new FloeError('InvalidArgument', `${command} is ${name(want)}-only; ${ref} is a ${name(got)} table${why ? ` (${why})` : ''}`, { context: { table: ref, format: got } });
+  throw new FloeError(
+    'InvalidArgument',
+    `${command} is ${name(want)}-only; ${ref} is a ${name(got)} table${why ? ` (${why})` : ''}`,
+    { context: { table: ref, format: got } },
+  );
 }
 
 /** Flags given that do not apply to the table's format: refused, naming the format. */
-export function refuseFlags(format: TableFormat, ref: string, given: [flag: string, isSet: boolean][], hint = ''): void {
+export function refuseFlags(
+  format: TableFormat,
+  ref: string,
+  given: [flag: string, isSet: boolean][],
+  hint = '',
+): void {
   const bad = given.filter(([, set]) => set).map(([f]) => f);
   if (bad.length === 0) return;
   const name = format === 'iceberg' ? 'Iceberg' : 'Paimon';
-  throw new FloeError('InvalidArgument', `${bad.join(', ')} ${bad.length > 1 ? 'do' : 'does'} not apply to ${name} tables (${ref} is ${name})${hint ? `; ${hint}` : ''}`, {
-    context: { table: ref, format, flags: bad },
-  });
+  throw new FloeError(
+    'InvalidArgument',
+    `${bad.join(', ')} ${bad.length > 1 ? 'do' : 'does'} not apply to ${name} tables (${ref} is ${name})${hint ? `; ${hint}` : ''}`,
+    {
+      context: { table: ref, format, flags: bad },
+    },
+  );
 }

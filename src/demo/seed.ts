@@ -51,15 +51,36 @@ export async function seedDemoTable(warehouse: string, commits = 30, rowsPerComm
       const region = REGIONS[Math.floor(rand() * REGIONS.length)]!;
       const id = BigInt(nextId++);
       live.set(`${region}|${id}`, id);
-      return { id, region, amount: (rand() * 10000).toFixed(2), ts: BigInt(t0 + c * 60_000_000 + Math.floor(rand() * 60_000_000)), note: `commit ${c}` };
+      return {
+        id,
+        region,
+        amount: (rand() * 10000).toFixed(2),
+        ts: BigInt(t0 + c * 60_000_000 + Math.floor(rand() * 60_000_000)),
+        note: `commit ${c}`,
+      };
     });
     await appendRows(io, location, rows);
     n++;
     // every third commit updates some earlier rows, as an upsert sink does: equality delete + re-insert
     if (c % 3 === 2) {
       const victims = [...live.entries()].filter(() => rand() < 0.05).slice(0, 40);
-      await deleteByEquality(io, location, ['id', 'region'], victims.map(([k, id]) => [id, k.split('|')[0]]));
-      await appendRows(io, location, victims.map(([k, id]) => ({ id, region: k.split('|')[0], amount: '0.00', ts: BigInt(t0 + c * 60_000_000), note: `updated in ${c}` })));
+      await deleteByEquality(
+        io,
+        location,
+        ['id', 'region'],
+        victims.map(([k, id]) => [id, k.split('|')[0]]),
+      );
+      await appendRows(
+        io,
+        location,
+        victims.map(([k, id]) => ({
+          id,
+          region: k.split('|')[0],
+          amount: '0.00',
+          ts: BigInt(t0 + c * 60_000_000),
+          note: `updated in ${c}`,
+        })),
+      );
       n += 2;
     }
   }

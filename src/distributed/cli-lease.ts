@@ -50,15 +50,26 @@ async function requireTableAt(location: string, o: TableAccessCli): Promise<void
 }
 
 /** Runs `fn` holding the lease of table `ref`, unless it is a dry run or the lease is turned off. */
-export async function withCliLease<T>(ref: string, o: LeaseCliOptions, job: string, fn: (scope: LeaseScope) => Promise<T>): Promise<T> {
+export async function withCliLease<T>(
+  ref: string,
+  o: LeaseCliOptions,
+  job: string,
+  fn: (scope: LeaseScope) => Promise<T>,
+): Promise<T> {
   if (o.lease === false || o.dryRun) return fn({});
   const location = await tableLocationOf(ref, o);
   if (!o.catalog) await requireTableAt(location, o);
   return withTableLease(
     location,
-    { job, storage: storageFromCli(o), ...(o.leaseHolder ? { holder: o.leaseHolder } : {}), ...(o.runId ? { runId: o.runId } : {}) },
+    {
+      job,
+      storage: storageFromCli(o),
+      ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
+      ...(o.runId ? { runId: o.runId } : {}),
+    },
     fn,
   );
 }
 
-export const NO_LEASE_HELP = 'do not take the table lease (<table>/.floe/lease.json); only when something else keeps two jobs off one table';
+export const NO_LEASE_HELP =
+  'do not take the table lease (<table>/.floe/lease.json); only when something else keeps two jobs off one table';

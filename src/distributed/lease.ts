@@ -66,7 +66,18 @@ export function tableBusy(table: string, held: LeaseRecord, location: string): F
   return new FloeError(
     'Transient',
     `table busy: ${table} is leased by ${held.holder} (run ${held.runId}, ${held.job}) until ${new Date(held.expiresAtMs).toISOString()}; nothing was written`,
-    { context: { busy: true, table, holder: held.holder, runId: held.runId, job: held.job, expiresAt: new Date(held.expiresAtMs).toISOString(), file: location }, retryable: true },
+    {
+      context: {
+        busy: true,
+        table,
+        holder: held.holder,
+        runId: held.runId,
+        job: held.job,
+        expiresAt: new Date(held.expiresAtMs).toISOString(),
+        file: location,
+      },
+      retryable: true,
+    },
   );
 }
 
@@ -75,11 +86,25 @@ function parseRecord(bytes: Uint8Array, location: string): LeaseRecord {
   try {
     r = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
-    throw new FloeError('Corrupt', `lease file ${location} is not JSON: ${(e as Error).message}; remove it if no floe job is running`, { context: { file: location }, cause: e });
+    throw new FloeError(
+      'Corrupt',
+      `lease file ${location} is not JSON: ${(e as Error).message}; remove it if no floe job is running`,
+      { context: { file: location }, cause: e },
+    );
   }
   const o = r as Partial<LeaseRecord>;
-  if (typeof o !== 'object' || o === null || typeof o.holder !== 'string' || typeof o.expiresAtMs !== 'number' || typeof o.token !== 'string') {
-    throw new FloeError('Corrupt', `lease file ${location} lacks holder/expiresAtMs/token; remove it if no floe job is running`, { context: { file: location } });
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    typeof o.holder !== 'string' ||
+    typeof o.expiresAtMs !== 'number' ||
+    typeof o.token !== 'string'
+  ) {
+    throw new FloeError(
+      'Corrupt',
+      `lease file ${location} lacks holder/expiresAtMs/token; remove it if no floe job is running`,
+      { context: { file: location } },
+    );
   }
   return o as LeaseRecord;
 }
@@ -104,7 +129,10 @@ export class TableLease {
   ) {
     if (heartbeatMs > 0) {
       this.timer = setInterval(() => {
-        if (!this.renewing) this.renewing = this.renew().catch(() => {}).finally(() => (this.renewing = undefined));
+        if (!this.renewing)
+          this.renewing = this.renew()
+            .catch(() => {})
+            .finally(() => (this.renewing = undefined));
       }, heartbeatMs);
       this.timer.unref?.();
     }
@@ -129,7 +157,8 @@ export class TableLease {
 
   /** Extends the expiry by CAS; throws (and aborts `signal`) when the lease is no longer ours. */
   async renew(): Promise<void> {
-    if (this.released) throw new FloeError('InvalidArgument', `lease ${this.store.describe(this.key)} was already released`);
+    if (this.released)
+      throw new FloeError('InvalidArgument', `lease ${this.store.describe(this.key)} was already released`);
     if (this.lost) throw this.lostError();
     const t = this.now();
     const next: LeaseRecord = { ...this.record, renewedAtMs: t, expiresAtMs: t + this.ttlMs };
@@ -177,7 +206,11 @@ export class TableLease {
       try {
         const meta = await this.store.head(this.key);
         const current = parseRecord(await this.store.get(this.key), this.store.describe(this.key));
-        if (current.token !== this.record.token || current.releasedAtMs !== undefined || current.expiresAtMs <= this.now()) {
+        if (
+          current.token !== this.record.token ||
+          current.releasedAtMs !== undefined ||
+          current.expiresAtMs <= this.now()
+        ) {
           this.controller.abort(this.lostError(current));
           break;
         }
@@ -229,7 +262,14 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
   const bytes = encode(record);
   const make = (etag: string) => new TableLease(store, key, record, etag, ttlMs, now, heartbeatMs);
   try {
-    await createVerified({ create: async () => void (await store.put(key, bytes, { ifNoneMatch: '*', contentType: 'application/json' })), read: () => store.get(key), location }, bytes);
+    await createVerified(
+      {
+        create: async () => void (await store.put(key, bytes, { ifNoneMatch: '*', contentType: 'application/json' })),
+        read: () => store.get(key),
+        location,
+      },
+      bytes,
+    );
     return make((await store.head(key)).etag);
   } catch (e) {
     if (!(isFloeError(e, 'PreconditionFailed') && e.context.takenByOther === true)) throw e;
@@ -239,7 +279,11 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
   try {
     meta = await store.head(key);
   } catch (e) {
-    if (isFloeError(e, 'NotFound')) throw new FloeError('Transient', `lease ${location} vanished while acquiring it; retry`, { context: { file: location }, retryable: true });
+    if (isFloeError(e, 'NotFound'))
+      throw new FloeError('Transient', `lease ${location} vanished while acquiring it; retry`, {
+        context: { file: location },
+        retryable: true,
+      });
     throw e;
   }
   const held = parseRecord(await store.get(key), location);
@@ -259,7 +303,8 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
   try {
     await store.put(claimKey, bytes, { ifNoneMatch: '*' });
   } catch (e) {
-    if (isFloeError(e, 'PreconditionFailed')) throw tableBusy(options.table, (await readTableLease(store, key)) ?? held, location);
+    if (isFloeError(e, 'PreconditionFailed'))
+      throw tableBusy(options.table, (await readTableLease(store, key)) ?? held, location);
     throw e;
   }
   try {
@@ -298,7 +343,11 @@ export async function readTableLease(store: ObjectStore, key: string): Promise<L
  * takes it, rewrite jobs renew it, the commit job releases it). A lease held by another run is `table busy`.
  * An expired lease of this run that nobody took over is renewed by CAS.
  */
-export async function adoptTableLease(store: ObjectStore, key: string, options: { runId: string; table: string; ttlMs?: number; heartbeatMs?: number; now?: () => number }): Promise<TableLease> {
+export async function adoptTableLease(
+  store: ObjectStore,
+  key: string,
+  options: { runId: string; table: string; ttlMs?: number; heartbeatMs?: number; now?: () => number },
+): Promise<TableLease> {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   const location = store.describe(key);
@@ -306,17 +355,39 @@ export async function adoptTableLease(store: ObjectStore, key: string, options: 
   try {
     meta = await store.head(key);
   } catch (e) {
-    if (isFloeError(e, 'NotFound')) throw new FloeError('CommitConflict', `run ${options.runId} holds no lease on ${options.table}: ${location} is missing`, { context: { leaseLost: true, file: location }, retryable: false });
+    if (isFloeError(e, 'NotFound'))
+      throw new FloeError(
+        'CommitConflict',
+        `run ${options.runId} holds no lease on ${options.table}: ${location} is missing`,
+        { context: { leaseLost: true, file: location }, retryable: false },
+      );
     throw e;
   }
   const held = parseRecord(await store.get(key), location);
   const free = held.releasedAtMs !== undefined || held.expiresAtMs <= now();
   if (held.runId !== options.runId) {
-    if (free) throw new FloeError('CommitConflict', `the lease of run ${options.runId} on ${options.table} has ended (the table is free or was leased again)`, { context: { leaseLost: true, file: location }, retryable: false });
+    if (free)
+      throw new FloeError(
+        'CommitConflict',
+        `the lease of run ${options.runId} on ${options.table} has ended (the table is free or was leased again)`,
+        { context: { leaseLost: true, file: location }, retryable: false },
+      );
     throw tableBusy(options.table, held, location);
   }
-  if (held.releasedAtMs !== undefined) throw new FloeError('CommitConflict', `run ${options.runId} already released its lease on ${options.table}`, { context: { leaseLost: true, released: true, file: location }, retryable: false });
-  const lease = new TableLease(store, key, held, meta.etag, ttlMs, now, options.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3)));
+  if (held.releasedAtMs !== undefined)
+    throw new FloeError('CommitConflict', `run ${options.runId} already released its lease on ${options.table}`, {
+      context: { leaseLost: true, released: true, file: location },
+      retryable: false,
+    });
+  const lease = new TableLease(
+    store,
+    key,
+    held,
+    meta.etag,
+    ttlMs,
+    now,
+    options.heartbeatMs ?? Math.max(1, Math.floor(ttlMs / 3)),
+  );
   await lease.renew();
   return lease;
 }

@@ -37,11 +37,25 @@ export async function leaseTarget(spec: MaintenanceJobSpec): Promise<LeaseTarget
  * The lease for a new run (no automatic heartbeat: the run's steps renew it), or — when this run already
  * holds it (its plan step ran again) — the same lease. Another run's live lease throws `table busy …`.
  */
-export async function takeRunLease(target: LeaseTarget, spec: MaintenanceJobSpec, runId: string, holder: string, ttlMs = DEFAULT_RUN_LEASE_TTL_MS): Promise<TableLease> {
+export async function takeRunLease(
+  target: LeaseTarget,
+  spec: MaintenanceJobSpec,
+  runId: string,
+  holder: string,
+  ttlMs = DEFAULT_RUN_LEASE_TTL_MS,
+): Promise<TableLease> {
   try {
-    return await acquireTableLease(target.store, target.key, { table: target.location, job: spec.job, runId, holder, ttlMs, heartbeatMs: 0 });
+    return await acquireTableLease(target.store, target.key, {
+      table: target.location,
+      job: spec.job,
+      runId,
+      holder,
+      ttlMs,
+      heartbeatMs: 0,
+    });
   } catch (e) {
-    if (isFloeError(e) && e.context.busy === true && e.context.runId === runId) return adoptTableLease(target.store, target.key, { runId, table: target.location, ttlMs, heartbeatMs: 0 });
+    if (isFloeError(e) && e.context.busy === true && e.context.runId === runId)
+      return adoptTableLease(target.store, target.key, { runId, table: target.location, ttlMs, heartbeatMs: 0 });
     throw e;
   }
 }
@@ -51,7 +65,12 @@ export async function takeRunLease(target: LeaseTarget, spec: MaintenanceJobSpec
  * releases it). A lease this run already released (an earlier attempt of its commit finished) gives `fn`
  * no lease: the commit is a no-op then. `enabled: false` runs without any lease.
  */
-export async function withRunLease<T>(ref: PlanRef, enabled: boolean, ttlMs: number, fn: (lease: TableLease | undefined) => Promise<T>): Promise<T> {
+export async function withRunLease<T>(
+  ref: PlanRef,
+  enabled: boolean,
+  ttlMs: number,
+  fn: (lease: TableLease | undefined) => Promise<T>,
+): Promise<T> {
   if (!enabled) return fn(undefined);
   const target = await leaseTarget(ref.spec);
   try {
@@ -72,7 +91,12 @@ export async function withRunLease<T>(ref: PlanRef, enabled: boolean, ttlMs: num
 }
 
 /** The MaintenanceJobResult of a distributed compaction run. */
-export function compactionRunResult(ref: PlanRef, startedAtMs: number, outcome: CommitOutcome, outputs: readonly GroupOutput[]): FloeRunResult {
+export function compactionRunResult(
+  ref: PlanRef,
+  startedAtMs: number,
+  outcome: CommitOutcome,
+  outputs: readonly GroupOutput[],
+): FloeRunResult {
   const sum = (f: (g: GroupOutput) => number) => outputs.reduce((n, g) => n + f(g), 0);
   const after = outcome.after ?? outcome.before;
   return {
@@ -99,6 +123,8 @@ export function compactionRunResult(ref: PlanRef, startedAtMs: number, outcome: 
     rowsIn: sum((g) => g.rowsIn),
     rowsOut: sum((g) => g.rowsOut),
     failures: outcome.failedTasks.map((f) => `${f.id}: ${f.reason}`),
-    warnings: outcome.alreadyCommitted ? [`run ${ref.runId} was already committed (snapshot ${outcome.snapshotId}); nothing was committed again`] : [],
+    warnings: outcome.alreadyCommitted
+      ? [`run ${ref.runId} was already committed (snapshot ${outcome.snapshotId}); nothing was committed again`]
+      : [],
   };
 }

@@ -26,12 +26,21 @@ import { planIceberg, statsOf, type CompactOptions, type TableStats } from '../o
 import { executeTasks } from '../execution/executor.js';
 import type { ProgressListener } from '../execution/events.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
-import { openIcebergForWrite, requireCommitOps, type AccessOptions, type OpenedIcebergTable } from '../cli/table-access.js';
+import {
+  openIcebergForWrite,
+  requireCommitOps,
+  type AccessOptions,
+  type OpenedIcebergTable,
+} from '../cli/table-access.js';
 import { parseSize } from '../cli/commands/compact.js';
 import { deleteFileId } from '../planning/deletes.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
-import { IcebergRewriteCommitter, type NewContentFile, type RewriteGroup } from '../../connectors/iceberg/commit-rewrite.js';
+import {
+  IcebergRewriteCommitter,
+  type NewContentFile,
+  type RewriteGroup,
+} from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
@@ -96,7 +105,8 @@ export function encodeContentFile(f: NewContentFile): ContentFileJson {
   const out: ContentFileJson = {};
   for (const [k, v] of Object.entries(f)) {
     if (v === undefined) continue;
-    if (v instanceof Map) out[k] = { map: [...v].map(([mk, mv]) => [mk, mv instanceof Uint8Array ? { b64: b64(mv) } : String(mv)]) };
+    if (v instanceof Map)
+      out[k] = { map: [...v].map(([mk, mv]) => [mk, mv instanceof Uint8Array ? { b64: b64(mv) } : String(mv)]) };
     else if (typeof v === 'bigint') out[k] = { big: v.toString() };
     else if (Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'bigint' ? { big: x.toString() } : x));
     else out[k] = v;
@@ -108,9 +118,16 @@ export function decodeContentFile(j: ContentFileJson): NewContentFile {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(j)) {
     if (v && typeof v === 'object' && !Array.isArray(v) && 'map' in v) {
-      out[k] = new Map((v as { map: [number, string | { b64: string }][] }).map.map(([mk, mv]) => [mk, typeof mv === 'string' ? BigInt(mv) : unb64(mv.b64)]));
-    } else if (v && typeof v === 'object' && !Array.isArray(v) && 'big' in v) out[k] = BigInt((v as { big: string }).big);
-    else if (Array.isArray(v)) out[k] = v.map((x) => (x && typeof x === 'object' && 'big' in x ? BigInt((x as { big: string }).big) : x));
+      out[k] = new Map(
+        (v as { map: [number, string | { b64: string }][] }).map.map(([mk, mv]) => [
+          mk,
+          typeof mv === 'string' ? BigInt(mv) : unb64(mv.b64),
+        ]),
+      );
+    } else if (v && typeof v === 'object' && !Array.isArray(v) && 'big' in v)
+      out[k] = BigInt((v as { big: string }).big);
+    else if (Array.isArray(v))
+      out[k] = v.map((x) => (x && typeof x === 'object' && 'big' in x ? BigInt((x as { big: string }).big) : x));
     else out[k] = v;
   }
   return out as unknown as NewContentFile;
@@ -129,7 +146,8 @@ const runPattern = (runId: string) => `floe-run-${runId}-`;
 
 function checkId(what: string, id: string): void {
   // the ids end up in object names: keep them to a safe alphabet
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(id)) throw new FloeError('InvalidArgument', `${what} "${id}" must be 1–100 characters of A–Z, a–z, 0–9, '_', '.', '-'`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(id))
+    throw new FloeError('InvalidArgument', `${what} "${id}" must be 1–100 characters of A–Z, a–z, 0–9, '_', '.', '-'`);
 }
 
 /** CompactOptions from a job spec: the layering `floe compact --target-size/--where` and runMaintenanceJob use. */
@@ -180,15 +198,26 @@ function taskJson(t: RewriteTask) {
  * Plans a compaction and stores the full plan under the table. Idempotent by run id: a plan already stored
  * for `runId` is returned as it is (a re-enqueued run plans nothing new).
  */
-export async function planCompaction(spec: MaintenanceJobSpec, opts: { runId?: string; nowMs?: number } = {}): Promise<PlanRef> {
+export async function planCompaction(
+  spec: MaintenanceJobSpec,
+  opts: { runId?: string; nowMs?: number } = {},
+): Promise<PlanRef> {
   const runId = opts.runId ?? randomUUID();
   checkId('runId', runId);
-  if (spec.job !== 'compact') throw new FloeError('InvalidArgument', `planCompaction needs a compact job spec, got "${spec.job}" for ${spec.table}`);
+  if (spec.job !== 'compact')
+    throw new FloeError(
+      'InvalidArgument',
+      `planCompaction needs a compact job spec, got "${spec.job}" for ${spec.table}`,
+    );
   if (!spec.access?.catalog) {
     const files = paimonFileIO(spec.access?.locationMap);
     try {
       if (await detectPaimon(spec.table, files)) {
-        throw new FloeError('Unsupported', `distributed compaction of Paimon table ${spec.table} is not supported yet; run it as one job (runMaintenanceJob / floe compact)`, { context: { table: spec.table } });
+        throw new FloeError(
+          'Unsupported',
+          `distributed compaction of Paimon table ${spec.table} is not supported yet; run it as one job (runMaintenanceJob / floe compact)`,
+          { context: { table: spec.table } },
+        );
       }
     } finally {
       files.destroy();
@@ -206,7 +235,10 @@ export async function planCompaction(spec: MaintenanceJobSpec, opts: { runId?: s
     }
     const table = opened.table;
     const model = await loadTableModel(table);
-    if (model.currentSnapshotId === undefined) throw new FloeError('InvalidArgument', `table ${spec.table} has no snapshot: nothing to compact`, { context: { table: spec.table } });
+    if (model.currentSnapshotId === undefined)
+      throw new FloeError('InvalidArgument', `table ${spec.table} has no snapshot: nothing to compact`, {
+        context: { table: spec.table },
+      });
     const nowMs = opts.nowMs ?? Date.now();
     const plan = planIceberg(model, compactOptionsOf(spec, nowMs), nowMs);
     const ref: PlanRef = {
@@ -221,7 +253,12 @@ export async function planCompaction(spec: MaintenanceJobSpec, opts: { runId?: s
       taskIds: plan.tasks.map((t) => t.id),
       before: statsOf(model),
     };
-    const doc = { ref, planner: plan.planner, tasks: plan.tasks.map(taskJson), removableDeletes: plan.removableDeletes.map(deleteFileId) };
+    const doc = {
+      ref,
+      planner: plan.planner,
+      tasks: plan.tasks.map(taskJson),
+      removableDeletes: plan.removableDeletes.map(deleteFileId),
+    };
     try {
       await store.put(key, jsonText(doc), { ifNoneMatch: '*', contentType: 'application/json' });
     } catch (e) {
@@ -236,17 +273,30 @@ export async function planCompaction(spec: MaintenanceJobSpec, opts: { runId?: s
 }
 
 /** The plan again, from the plan's base metadata, checked against the stored plan. */
-async function replan(ref: PlanRef, opened: OpenedIcebergTable): Promise<{ table: IcebergTable; plan: Plan; model: Awaited<ReturnType<typeof loadTableModel>> }> {
+async function replan(
+  ref: PlanRef,
+  opened: OpenedIcebergTable,
+): Promise<{ table: IcebergTable; plan: Plan; model: Awaited<ReturnType<typeof loadTableModel>> }> {
   const table = await tableAt(opened, ref.metadataLocation);
   const model = await loadTableModel(table);
   const plan = planIceberg(model, compactOptionsOf(ref.spec, ref.plannedAtMs), ref.plannedAtMs);
   const { store, key } = opened.files.resolve(ref.planLocation);
-  const stored = JSON.parse(new TextDecoder().decode(await store.get(key))) as { tasks: { id: string; inputs: { path: string }[] }[] };
+  const stored = JSON.parse(new TextDecoder().decode(await store.get(key))) as {
+    tasks: { id: string; inputs: { path: string }[] }[];
+  };
   const same =
     stored.tasks.length === plan.tasks.length &&
-    stored.tasks.every((s, i) => s.id === plan.tasks[i]!.id && s.inputs.map((f) => f.path).join('\n') === plan.tasks[i]!.inputs.map((f) => f.path).join('\n'));
+    stored.tasks.every(
+      (s, i) =>
+        s.id === plan.tasks[i]!.id &&
+        s.inputs.map((f) => f.path).join('\n') === plan.tasks[i]!.inputs.map((f) => f.path).join('\n'),
+    );
   if (!same) {
-    throw new FloeError('Internal', `the plan of run ${ref.runId} could not be reproduced from ${ref.metadataLocation} (planner changed?); the stored plan ${ref.planLocation} is kept, nothing was written`, { context: { table: ref.spec.table, file: ref.planLocation } });
+    throw new FloeError(
+      'Internal',
+      `the plan of run ${ref.runId} could not be reproduced from ${ref.metadataLocation} (planner changed?); the stored plan ${ref.planLocation} is kept, nothing was written`,
+      { context: { table: ref.spec.table, file: ref.planLocation } },
+    );
   }
   return { table, plan, model };
 }
@@ -266,8 +316,16 @@ export async function rewriteGroup(
   try {
     const { table, plan, model } = await replan(ref, opened);
     const task = plan.tasks.find((t) => t.id === taskId);
-    if (!task) throw new FloeError('InvalidArgument', `run ${ref.runId} has no task "${taskId}" (tasks: ${ref.taskIds.join(', ') || 'none'})`);
-    if (task.kind === 'eq-to-pos') throw new FloeError('Unsupported', `task ${taskId} of run ${ref.runId} is an equality→position conversion, which the distributed seam does not run yet`);
+    if (!task)
+      throw new FloeError(
+        'InvalidArgument',
+        `run ${ref.runId} has no task "${taskId}" (tasks: ${ref.taskIds.join(', ') || 'none'})`,
+      );
+    if (task.kind === 'eq-to-pos')
+      throw new FloeError(
+        'Unsupported',
+        `task ${taskId} of run ${ref.runId} is an equality→position conversion, which the distributed seam does not run yet`,
+      );
     if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
     const deleteIndex = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
     const adapter = new IcebergRewriteAdapter({
@@ -279,12 +337,22 @@ export async function rewriteGroup(
       propertyOverrides: ref.spec.properties ?? {},
       outputPrefix: outputPrefix(ref.runId, attemptId),
     });
-    const result = await executeTasks([task], adapter, { concurrency: 1, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    const result = await executeTasks([task], adapter, {
+      concurrency: 1,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     const done = result.done[0];
     if (!done) {
       if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
       const err = result.failed[0]?.error;
-      throw isFloeError(err) ? err : new FloeError('Internal', `task ${taskId} of run ${ref.runId} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw isFloeError(err)
+        ? err
+        : new FloeError(
+            'Internal',
+            `task ${taskId} of run ${ref.runId} failed: ${err instanceof Error ? err.message : String(err)}`,
+            { cause: err },
+          );
     }
     if (isCancelled(opts.signal)) {
       await Promise.all(done.outputs.map((f) => opened.io.remove(f.path).catch(() => undefined)));
@@ -315,11 +383,22 @@ function committedSnapshotOf(metadata: ReturnType<typeof parseMetadata>, runId: 
  * every planned task must have an output, or nothing is committed; with it, the tasks that have one commit.
  * Idempotent by run id. Afterwards removes the run's files that the table does not reference.
  */
-export async function commitCompaction(ref: PlanRef, outputs: readonly GroupOutput[], opts: { partialProgress?: boolean; onProgress?: ProgressListener } = {}): Promise<CommitOutcome> {
+export async function commitCompaction(
+  ref: PlanRef,
+  outputs: readonly GroupOutput[],
+  opts: { partialProgress?: boolean; onProgress?: ProgressListener } = {},
+): Promise<CommitOutcome> {
   const opened = await openTable(ref.spec);
   try {
     const ops = requireCommitOps(opened);
-    const base: CommitOutcome = { runId: ref.runId, alreadyCommitted: false, committedTasks: [], failedTasks: [], removedFiles: [], before: ref.before };
+    const base: CommitOutcome = {
+      runId: ref.runId,
+      alreadyCommitted: false,
+      committedTasks: [],
+      failedTasks: [],
+      removedFiles: [],
+      before: ref.before,
+    };
     const found = async (): Promise<CommitOutcome | undefined> => {
       const now = await ops.refresh();
       const md = parseMetadata(now.metadata, now.location);
@@ -334,13 +413,22 @@ export async function commitCompaction(ref: PlanRef, outputs: readonly GroupOutp
       earlier.removedFiles = await removeUncommitted(ref, opened);
       return earlier;
     }
-    for (const o of outputs) if (o.runId !== ref.runId) throw new FloeError('InvalidArgument', `output of task ${o.taskId} belongs to run ${o.runId}, not ${ref.runId}`);
+    for (const o of outputs)
+      if (o.runId !== ref.runId)
+        throw new FloeError(
+          'InvalidArgument',
+          `output of task ${o.taskId} belongs to run ${o.runId}, not ${ref.runId}`,
+        );
     const byTask = new Map<string, GroupOutput>();
     for (const o of outputs) byTask.set(o.taskId, o);
     const { plan } = await replan(ref, opened);
     const missing = plan.tasks.filter((t) => t.kind !== 'eq-to-pos' && !byTask.has(t.id)).map((t) => t.id);
     if (missing.length > 0 && !opts.partialProgress) {
-      throw new FloeError('InvalidArgument', `run ${ref.runId}: no output for task(s) ${missing.join(', ')}; nothing committed (pass partialProgress to commit the rest)`, { context: { table: ref.spec.table, missing } });
+      throw new FloeError(
+        'InvalidArgument',
+        `run ${ref.runId}: no output for task(s) ${missing.join(', ')}; nothing committed (pass partialProgress to commit the rest)`,
+        { context: { table: ref.spec.table, missing } },
+      );
     }
     const groups: RewriteGroup[] = plan.tasks
       .filter((t) => byTask.has(t.id))
@@ -357,8 +445,16 @@ export async function commitCompaction(ref: PlanRef, outputs: readonly GroupOutp
       res = await new IcebergRewriteCommitter(opened.io, ops).commit({
         baseSnapshotId: BigInt(ref.baseSnapshotId),
         groups,
-        summary: { 'floe.planner': plan.planner, [RUN_ID_PROPERTY]: ref.runId, 'floe.run-tasks': groups.map((g) => g.id).join(',') },
-        ...(opts.onProgress ? { onRetry: (attempt: number, reason: string) => opts.onProgress!({ type: 'commit-retry', attempt, reason }) } : {}),
+        summary: {
+          'floe.planner': plan.planner,
+          [RUN_ID_PROPERTY]: ref.runId,
+          'floe.run-tasks': groups.map((g) => g.id).join(','),
+        },
+        ...(opts.onProgress
+          ? {
+              onRetry: (attempt: number, reason: string) => opts.onProgress!({ type: 'commit-retry', attempt, reason }),
+            }
+          : {}),
       });
     } catch (e) {
       // a duplicate commit of this run (two commit jobs at once) fails validation: the other one's stands
@@ -372,9 +468,20 @@ export async function commitCompaction(ref: PlanRef, outputs: readonly GroupOutp
       }
       throw e;
     }
-    opts.onProgress?.({ type: 'commit', snapshotId: res.snapshotId.toString(), attempt: res.attempts, groups: res.committedGroups.length });
+    opts.onProgress?.({
+      type: 'commit',
+      snapshotId: res.snapshotId.toString(),
+      attempt: res.attempts,
+      groups: res.committedGroups.length,
+    });
     const now = await ops.refresh();
-    const after = statsOf(await loadTableModel({ ...opened.table, metadata: parseMetadata(now.metadata, now.location), metadataLocation: now.location }));
+    const after = statsOf(
+      await loadTableModel({
+        ...opened.table,
+        metadata: parseMetadata(now.metadata, now.location),
+        metadataLocation: now.location,
+      }),
+    );
     return {
       ...base,
       snapshotId: res.snapshotId.toString(),

@@ -29,7 +29,11 @@ export function leaseLocation(tableLocation: string): string {
  * Runs `fn` holding the lease of the table at `tableLocation`; releases it after, whatever happens. A table
  * leased by another job throws `table busy …` (FloeError, context.busy → exit 75) before `fn` runs.
  */
-export async function withTableLease<T>(tableLocation: string, options: WithLeaseOptions, fn: (scope: LeaseScope) => Promise<T>): Promise<T> {
+export async function withTableLease<T>(
+  tableLocation: string,
+  options: WithLeaseOptions,
+  fn: (scope: LeaseScope) => Promise<T>,
+): Promise<T> {
   if (options.enabled === false) return fn({});
   const own = options.fileIO ? undefined : new FileIO(options.storage ?? {});
   const io = options.fileIO ?? own!;
@@ -56,7 +60,10 @@ export function withLeaseSignal(signal: AbortSignal | undefined, scope: LeaseSco
 }
 
 /** The store and key of a table's lease file, with the FileIO to close after. */
-export function leaseObject(tableLocation: string, storage: StorageConfig = {}): { store: import('../../connectors/storage/index.js').ObjectStore; key: string; close: () => void } {
+export function leaseObject(
+  tableLocation: string,
+  storage: StorageConfig = {},
+): { store: import('../../connectors/storage/index.js').ObjectStore; key: string; close: () => void } {
   const io = new FileIO(storage);
   const { store, key } = io.resolve(leaseLocation(tableLocation));
   return { store, key, close: () => io.destroy() };

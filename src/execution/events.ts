@@ -7,7 +7,15 @@ export type ProgressEvent =
   | { type: 'task-start'; taskId: string; inputFiles: number; inputBytes: number }
   | { type: 'file-read'; taskId: string; path: string; bytes: number; rows: number }
   | { type: 'file-written'; taskId: string; path: string; bytes: number; rows: number }
-  | { type: 'task-done'; taskId: string; outputFiles: number; bytesRead: number; bytesWritten: number; rowsIn: number; rowsOut: number }
+  | {
+      type: 'task-done';
+      taskId: string;
+      outputFiles: number;
+      bytesRead: number;
+      bytesWritten: number;
+      rowsIn: number;
+      rowsOut: number;
+    }
   | { type: 'task-failed'; taskId: string; error: string }
   | { type: 'commit'; snapshotId: string; attempt: number; groups: number }
   | { type: 'commit-retry'; attempt: number; reason: string }

@@ -28,7 +28,11 @@ export interface RewriteAdapter<Out> {
   /** Live rows of the task's inputs, already in the output schema, a row group (or merge batch) at a time. */
   batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch>;
   /** Stores one finished output file; returns what the committer needs. */
-  storeOutput(task: RewriteTask, index: number, file: WrittenParquet): Promise<{ out: Out; location: string; bytes: number }>;
+  storeOutput(
+    task: RewriteTask,
+    index: number,
+    file: WrittenParquet,
+  ): Promise<{ out: Out; location: string; bytes: number }>;
   /** Deletes an output that will never be committed (best effort). */
   discardOutput(out: Out): Promise<void>;
   /**
@@ -40,7 +44,8 @@ export interface RewriteAdapter<Out> {
 }
 
 /** [stitch] What an adapter's stitch attempt did. */
-export type StitchResult = { stitched: true; rowGroups: number } | { stitched: false; reason: string; explain?: boolean };
+export type StitchResult =
+  { stitched: true; rowGroups: number } | { stitched: false; reason: string; explain?: boolean };
 
 export interface ReadStats {
   fileRead(path: string, bytes: number, rows: number): void;
@@ -68,7 +73,11 @@ export interface ExecuteResult<Out> {
   failed: { task: RewriteTask; error: unknown }[];
 }
 
-export async function executeTasks<Out>(tasks: readonly RewriteTask[], adapter: RewriteAdapter<Out>, options: ExecuteOptions = {}): Promise<ExecuteResult<Out>> {
+export async function executeTasks<Out>(
+  tasks: readonly RewriteTask[],
+  adapter: RewriteAdapter<Out>,
+  options: ExecuteOptions = {},
+): Promise<ExecuteResult<Out>> {
   const emit = safeEmitter(options.onProgress);
   const limit = pLimit(Math.max(1, options.concurrency ?? 2));
   const done: TaskResult<Out>[] = [];
@@ -84,7 +93,15 @@ export async function executeTasks<Out>(tasks: readonly RewriteTask[], adapter: 
         try {
           const r = await runTask(task, adapter, options.signal, emit);
           done.push(r);
-          emit({ type: 'task-done', taskId: task.id, outputFiles: r.outputs.length, bytesRead: r.bytesRead, bytesWritten: r.bytesWritten, rowsIn: r.rowsIn, rowsOut: r.rowsOut });
+          emit({
+            type: 'task-done',
+            taskId: task.id,
+            outputFiles: r.outputs.length,
+            bytesRead: r.bytesRead,
+            bytesWritten: r.bytesWritten,
+            rowsIn: r.rowsIn,
+            rowsOut: r.rowsOut,
+          });
         } catch (error) {
           failed.push({ task, error });
           emit({ type: 'task-failed', taskId: task.id, error: error instanceof Error ? error.message : String(error) });
@@ -95,7 +112,12 @@ export async function executeTasks<Out>(tasks: readonly RewriteTask[], adapter: 
   return { done, failed };
 }
 
-async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, signal: AbortSignal | undefined, emit: ProgressListener): Promise<TaskResult<Out>> {
+async function runTask<Out>(
+  task: RewriteTask,
+  adapter: RewriteAdapter<Out>,
+  signal: AbortSignal | undefined,
+  emit: ProgressListener,
+): Promise<TaskResult<Out>> {
   const outputs: Out[] = [];
   let bytesRead = 0;
   let rowsIn = 0;
@@ -129,22 +151,33 @@ async function runTask<Out>(task: RewriteTask, adapter: RewriteAdapter<Out>, sig
   };
   try {
     // [stitch] copy row groups without decoding when the adapter finds it safe; otherwise decode/encode below
-    if (adapter.stitch && !task.order) { // [sort] a sorted task never copies row groups as they are
+    if (adapter.stitch && !task.order) {
+      // [sort] a sorted task never copies row groups as they are
       const r = await adapter.stitch(task, stats, store);
       if (r.stitched) {
-        emit({ type: 'message', level: 'info', text: `task ${task.id}: stitched ${r.rowGroups} row group(s) from ${task.inputs.length} file(s) without decoding` });
+        emit({
+          type: 'message',
+          level: 'info',
+          text: `task ${task.id}: stitched ${r.rowGroups} row group(s) from ${task.inputs.length} file(s) without decoding`,
+        });
         return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut, stitched: true };
       }
       await Promise.all(outputs.splice(0).map((o) => adapter.discardOutput(o).catch(() => undefined)));
       bytesRead = rowsIn = rowsOut = bytesWritten = 0;
-      if (r.explain) emit({ type: 'message', level: 'info', text: `task ${task.id}: not stitched (${r.reason}); rewriting` });
+      if (r.explain)
+        emit({ type: 'message', level: 'info', text: `task ${task.id}: not stitched (${r.reason}); rewriting` });
     }
     // [sort] sort / z-order tasks: the live rows in order, spilling sorted runs past the memory budget
     const source = task.order
       ? externalSort(task.order, adapter.outputSchema, adapter.batches(task, stats), {
           ...(signal ? { signal } : {}),
           targetBytes: target,
-          onSpill: (s) => emit({ type: 'message', level: 'info', text: `task ${task.id}: spilled sorted run ${s.runs} (${s.rows} rows, ${s.bytes} bytes) to ${s.dir}` }),
+          onSpill: (s) =>
+            emit({
+              type: 'message',
+              level: 'info',
+              text: `task ${task.id}: spilled sorted run ${s.runs} (${s.rows} rows, ${s.bytes} bytes) to ${s.dir}`,
+            }),
         })
       : adapter.batches(task, stats);
     for await (const batch of source) {

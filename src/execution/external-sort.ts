@@ -47,7 +47,8 @@ export interface ExternalSortOptions {
 /** Approximate bytes held by a batch (its buffers; shared slices count in full, erring high). */
 export function batchBytes(data: arrow.Data): number {
   let n = 0;
-  for (const b of [data.values, data.valueOffsets, data.nullBitmap, data.typeIds] as (ArrayBufferView | undefined)[]) n += b?.byteLength ?? 0;
+  for (const b of [data.values, data.valueOffsets, data.nullBitmap, data.typeIds] as (ArrayBufferView | undefined)[])
+    n += b?.byteLength ?? 0;
   for (const c of data.children) n += batchBytes(c);
   return n;
 }
@@ -59,7 +60,13 @@ interface Pick {
 
 /** One batch of `schema` holding the picked rows in order (values copied exactly). */
 function materialize(schema: arrow.Schema, picks: readonly Pick[]): arrow.RecordBatch {
-  const children = schema.fields.map((f, c) => buildData(f.type, picks.map((p) => valueFromArrow(p.batch.data.children[c]!, p.row)), f.name));
+  const children = schema.fields.map((f, c) =>
+    buildData(
+      f.type,
+      picks.map((p) => valueFromArrow(p.batch.data.children[c]!, p.row)),
+      f.name,
+    ),
+  );
   const data = arrow.makeData({ type: new arrow.Struct(schema.fields), length: picks.length, nullCount: 0, children });
   return new arrow.RecordBatch(schema, data);
 }
@@ -150,7 +157,12 @@ interface Cursor {
  * `source`'s rows sorted by `order`, in batches of `schema`, each with its share of the source's estimated
  * output bytes (for rolling output files at the target size).
  */
-export async function* externalSort(order: RowOrder, schema: arrow.Schema, source: AsyncIterable<SortInput>, opts: ExternalSortOptions = {}): AsyncGenerator<SortInput> {
+export async function* externalSort(
+  order: RowOrder,
+  schema: arrow.Schema,
+  source: AsyncIterable<SortInput>,
+  opts: ExternalSortOptions = {},
+): AsyncGenerator<SortInput> {
   const memory = opts.memoryBytes ?? order.memoryBytes ?? DEFAULT_SORT_MEMORY_BYTES;
   const chunk = Math.max(1, opts.chunkRows ?? CHUNK_ROWS);
   const cmp = rowComparator(order);
@@ -203,8 +215,12 @@ export async function* externalSort(order: RowOrder, schema: arrow.Schema, sourc
     if (rows === 0) return;
     const perRow = estimated / rows;
     // output batches: small enough for the consumer to roll files near the target size
-    const outChunk = opts.targetBytes && perRow > 0 ? Math.max(1, Math.min(chunk, Math.floor(opts.targetBytes / 16 / perRow))) : chunk;
-    const out = (b: arrow.RecordBatch): SortInput => ({ table: new arrow.Table([b]), estimatedBytes: b.numRows * perRow });
+    const outChunk =
+      opts.targetBytes && perRow > 0 ? Math.max(1, Math.min(chunk, Math.floor(opts.targetBytes / 16 / perRow))) : chunk;
+    const out = (b: arrow.RecordBatch): SortInput => ({
+      table: new arrow.Table([b]),
+      estimatedBytes: b.numRows * perRow,
+    });
 
     if (runs.length === 0) {
       const picks = sortBuffer(buffer, cmp);

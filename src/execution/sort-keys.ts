@@ -77,7 +77,11 @@ function columnOf(batch: arrow.RecordBatch, term: SortTerm): { data: arrow.Data;
   const parents: arrow.Data[] = [];
   for (const [k, id] of term.path.entries()) {
     const at = fields.findIndex((f) => fieldIdOf(f) === id);
-    if (at < 0) throw new FloeError('Internal', `sort column ${term.name} (field id ${id}) is missing from the rows being sorted`);
+    if (at < 0)
+      throw new FloeError(
+        'Internal',
+        `sort column ${term.name} (field id ${id}) is missing from the rows being sorted`,
+      );
     if (k > 0) parents.push(data); // a struct column: its nulls make the field null
     const field = fields[at]!;
     data = data.children[at]!;
@@ -108,7 +112,8 @@ function normalize(v: unknown, type: FieldType): unknown {
   if (type.name === 'decimal' && typeof v === 'string') return unscaled(v, type.scale ?? 0);
   if (type.name === 'uuid' && typeof v === 'string') return Buffer.from(v.replace(/-/g, ''), 'hex');
   if ((type.name === 'int' || type.name === 'date') && typeof v === 'bigint') return Number(v);
-  if ((type.name === 'long' || type.name.startsWith('timestamp') || type.name === 'time') && typeof v === 'number') return BigInt(v);
+  if ((type.name === 'long' || type.name.startsWith('timestamp') || type.name === 'time') && typeof v === 'number')
+    return BigInt(v);
   return v;
 }
 
@@ -124,7 +129,7 @@ const US_PER_DAY = 86_400_000_000n;
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function transformOf(term: SortTerm): (v: unknown) => unknown {
@@ -163,12 +168,14 @@ function transformOf(term: SortTerm): (v: unknown) => unknown {
 /** Compares two non-null normalized values of one term, ascending. */
 function valueComparator(term: SortTerm): (a: unknown, b: unknown) => number {
   const t = term.type.kind === 'primitive' ? term.type.name : '';
-  if (term.transform !== 'identity' && !term.transform.startsWith('truncate')) return (a, b) => (a as number) - (b as number);
+  if (term.transform !== 'identity' && !term.transform.startsWith('truncate'))
+    return (a, b) => (a as number) - (b as number);
   if (t === 'float' || t === 'double') return (a, b) => compareFloatTotal(a as number, b as number);
   if (t === 'string') return (a, b) => compareCodePoints(a as string, b as string);
   if (t === 'binary' || t === 'fixed' || t === 'uuid') return (a, b) => compareBytes(a as Uint8Array, b as Uint8Array);
   if (t === 'boolean') return (a, b) => Number(a) - Number(b);
-  return (a, b) => ((a as number | bigint) < (b as number | bigint) ? -1 : (a as number | bigint) > (b as number | bigint) ? 1 : 0);
+  return (a, b) =>
+    (a as number | bigint) < (b as number | bigint) ? -1 : (a as number | bigint) > (b as number | bigint) ? 1 : 0;
 }
 
 /** Iceberg's float order: -Infinity < … < -0 < 0 < … < Infinity < NaN. */
@@ -276,6 +283,7 @@ function zorderKeys(batch: arrow.RecordBatch, terms: readonly SortTerm[], varLen
   const len = widths.reduce((a, b) => a + b, 0);
   const out = new Uint8Array(n * len);
   const cols = terms.map((t) => termValues(batch, t));
-  for (let i = 0; i < n; i++) out.set(interleaveBits(terms.map((t, c) => zBytes(cols[c]![i], t.type, widths[c]!))), i * len);
+  for (let i = 0; i < n; i++)
+    out.set(interleaveBits(terms.map((t, c) => zBytes(cols[c]![i], t.type, widths[c]!))), i * len);
   return { kind: 'zorder', bytes: out, len };
 }

@@ -41,7 +41,11 @@ export async function detectFormat(io: StoreIO, ref: string): Promise<TableForma
   if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
   if ((await io.listNames(`${stripped}/schema`)).some((n) => n.startsWith('schema-'))) return 'paimon';
   if ((await io.listNames(`${stripped}/metadata`)).length > 0) return 'iceberg';
-  throw new FloeError('NotFound', `no Iceberg or Paimon table at ${ref} (neither metadata/ nor schema/ holds table files)`, { context: { table: ref } });
+  throw new FloeError(
+    'NotFound',
+    `no Iceberg or Paimon table at ${ref} (neither metadata/ nor schema/ holds table files)`,
+    { context: { table: ref } },
+  );
 }
 
 export function newStoreIO(o: TableAccessCli): StoreIO {
@@ -49,7 +53,8 @@ export function newStoreIO(o: TableAccessCli): StoreIO {
 }
 
 export function parseNonNegativeInt(text: string, option: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new FloeError('InvalidArgument', `${option}: "${text}" is not a non-negative integer`);
+  if (!/^\d+$/.test(text.trim()))
+    throw new FloeError('InvalidArgument', `${option}: "${text}" is not a non-negative integer`);
   return Number(text);
 }
 
@@ -64,7 +69,11 @@ export function parseSnapshotIds(text: string): bigint[] {
     });
 }
 
-export function printReport(report: MaintenanceReport, json: boolean | undefined, write: (t: string) => void = (t) => process.stdout.write(t)): void {
+export function printReport(
+  report: MaintenanceReport,
+  json: boolean | undefined,
+  write: (t: string) => void = (t) => process.stdout.write(t),
+): void {
   write(json ? reportToJson(report) : reportToText(report));
   if (report.failed.length > 0) process.exitCode = 3;
 }
@@ -74,7 +83,10 @@ export function printReport(report: MaintenanceReport, json: boolean | undefined
  * and committed through the catalog (SQL compare-and-swap of metadata_location, or a REST commit), exactly
  * as `floe compact --catalog` does. Call `close()` when done.
  */
-export async function openMaintainedViaCatalog(ref: string, o: TableAccessCli): Promise<{ table: MaintainedTable; close: () => void }> {
+export async function openMaintainedViaCatalog(
+  ref: string,
+  o: TableAccessCli,
+): Promise<{ table: MaintainedTable; close: () => void }> {
   const { openIcebergForWrite, requireCommitOps } = await import('../cli/table-access.js');
   const opened = await openIcebergForWrite(ref, o);
   try {

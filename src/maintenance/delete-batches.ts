@@ -3,7 +3,12 @@
  * flight. Deleting a missing object succeeds, so re-running after an interruption is safe.
  */
 import pLimit from 'p-limit';
-import { isAbsoluteLocation, normalizeLocation, type DeleteScope, type ObjectStore } from '../../connectors/storage/index.js';
+import {
+  isAbsoluteLocation,
+  normalizeLocation,
+  type DeleteScope,
+  type ObjectStore,
+} from '../../connectors/storage/index.js';
 import type { DeletionCandidate, SkippedDeletion } from './report.js';
 import type { StoreIO } from './store-io.js';
 
@@ -26,8 +31,16 @@ export interface DeleteOutcome {
   failed: { location: string; error: string }[];
 }
 
-export async function deleteInBatches(io: StoreIO, locations: readonly string[], options: DeleteBatchOptions = {}): Promise<DeleteOutcome> {
-  return deleteTargets(io, locations.map((l) => ({ resolveFrom: l, report: l, listed: false })), options);
+export async function deleteInBatches(
+  io: StoreIO,
+  locations: readonly string[],
+  options: DeleteBatchOptions = {},
+): Promise<DeleteOutcome> {
+  return deleteTargets(
+    io,
+    locations.map((l) => ({ resolveFrom: l, report: l, listed: false })),
+    options,
+  );
 }
 
 interface DeleteTarget {
@@ -39,7 +52,11 @@ interface DeleteTarget {
   listed: boolean;
 }
 
-async function deleteTargets(io: StoreIO, targets: readonly DeleteTarget[], options: DeleteBatchOptions): Promise<DeleteOutcome> {
+async function deleteTargets(
+  io: StoreIO,
+  targets: readonly DeleteTarget[],
+  options: DeleteBatchOptions,
+): Promise<DeleteOutcome> {
   const batchSize = Math.max(1, Math.min(1000, options.batchSize ?? 1000));
   const limit = pLimit(Math.max(1, options.concurrency ?? 4));
   // group by store, remembering which location each key came from
@@ -70,7 +87,8 @@ async function deleteTargets(io: StoreIO, targets: readonly DeleteTarget[], opti
           try {
             const res = await store.deleteMany(keys);
             for (const k of res.deleted) out.deleted.push(byKey.get(k) ?? store.describe(k));
-            for (const f of res.failed) out.failed.push({ location: byKey.get(f.key) ?? store.describe(f.key), error: f.error.message });
+            for (const f of res.failed)
+              out.failed.push({ location: byKey.get(f.key) ?? store.describe(f.key), error: f.error.message });
           } catch (e) {
             for (const l of locs) out.failed.push({ location: l, error: (e as Error).message });
           }
@@ -155,7 +173,8 @@ function tryOr<T>(f: () => T): T | undefined {
 /** Warnings for files the scope refused and for configured locations it could not accept as roots. */
 export function confinementWarnings(scope: DeleteScope, skipped: number): string[] {
   const out: string[] = [];
-  for (const r of scope.ignoredRoots) out.push(`configured location ${r.location} is not used as a delete root (${r.why})`);
+  for (const r of scope.ignoredRoots)
+    out.push(`configured location ${r.location} is not used as a delete root (${r.why})`);
   if (skipped > 0) {
     out.push(
       `${skipped} file(s) the metadata names lie outside the table's locations (${scope.roots.join(', ') || 'none'}); ` +

@@ -18,11 +18,17 @@ export function parseCutoff(text: string, nowMs: number, option = '--older-than'
   if (/^\d+(\.\d+)?$/.test(bare)) {
     // a bare number is epoch milliseconds only when it has the digits of one (≥ 12: after 1973); "5" is a mistake
     if (/^\d{12,}$/.test(bare)) return Number(bare);
-    throw new FloeError('InvalidArgument', `${option}: "${text}" has no unit; write a duration back from now (${bare}d, ${bare}h, ${bare}min), an ISO time or epoch milliseconds`);
+    throw new FloeError(
+      'InvalidArgument',
+      `${option}: "${text}" has no unit; write a duration back from now (${bare}d, ${bare}h, ${bare}min), an ISO time or epoch milliseconds`,
+    );
   }
   const t = Date.parse(text);
   if (Number.isNaN(t)) {
-    throw new FloeError('InvalidArgument', `${option}: "${text}" is neither a duration (3d, 36h, 90m) nor an ISO time nor epoch milliseconds`);
+    throw new FloeError(
+      'InvalidArgument',
+      `${option}: "${text}" is neither a duration (3d, 36h, 90m) nor an ISO time nor epoch milliseconds`,
+    );
   }
   return t;
 }

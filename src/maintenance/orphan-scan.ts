@@ -24,7 +24,9 @@ function originOf(normalized: string): { origin: string; path: string } {
   const i = normalized.indexOf('://');
   if (i < 0) return { origin: '', path: normalized };
   const slash = normalized.indexOf('/', i + 3);
-  return slash < 0 ? { origin: normalized, path: '' } : { origin: normalized.slice(0, slash), path: normalized.slice(slash) };
+  return slash < 0
+    ? { origin: normalized, path: '' }
+    : { origin: normalized.slice(0, slash), path: normalized.slice(slash) };
 }
 
 /**
@@ -45,7 +47,10 @@ export class ValidIndex {
     const normalized = this.normalize(rawLocation);
     const { origin: o, path } = originOf(normalized);
     // a bare path in metadata matches whatever store it is found in, unless a location map rewrote it
-    const bare = !HAS_SCHEME.test(rawLocation) && normalized.startsWith('file://') && normalized.slice('file://'.length) === rawLocation;
+    const bare =
+      !HAS_SCHEME.test(rawLocation) &&
+      normalized.startsWith('file://') &&
+      normalized.slice('file://'.length) === rawLocation;
     let origin = bare ? '' : o;
     origin = this.origins.get(origin) ?? (this.origins.set(origin, origin), origin);
     const prev = this.byPath.get(path);
@@ -130,7 +135,10 @@ export async function classifyListing(
     stats.listed++;
     const rel = f.location.startsWith(base) ? f.location.slice(base.length) : f.location;
     const slash = rel.lastIndexOf('/');
-    if (isTempName(rel.slice(slash + 1)) && !isHiddenBelow(rel.slice(0, Math.max(0, slash)), options.allowedHiddenPrefixes)) {
+    if (
+      isTempName(rel.slice(slash + 1)) &&
+      !isHiddenBelow(rel.slice(0, Math.max(0, slash)), options.allowedHiddenPrefixes)
+    ) {
       // `.<name>.floe-tmp-*`: a write of floe's that never published (killed job); never a table file
       if (f.lastModified.getTime() >= cutoff) {
         stats.tooYoung++;
@@ -161,14 +169,24 @@ export async function classifyListing(
         continue;
       }
       if (options.prefixMismatch === 'ignore') continue;
-      onOrphan({ location: f.location, bytes: f.size, lastModified: f.lastModified, reason: 'referenced only under another scheme/authority (--prefix-mismatch delete)' });
+      onOrphan({
+        location: f.location,
+        bytes: f.size,
+        lastModified: f.lastModified,
+        reason: 'referenced only under another scheme/authority (--prefix-mismatch delete)',
+      });
       stats.orphans++;
       stats.orphanBytes += f.size;
       continue;
     }
     stats.orphans++;
     stats.orphanBytes += f.size;
-    onOrphan({ location: f.location, bytes: f.size, lastModified: f.lastModified, reason: options.orphanReason ?? 'not referenced by table metadata' });
+    onOrphan({
+      location: f.location,
+      bytes: f.size,
+      lastModified: f.lastModified,
+      reason: options.orphanReason ?? 'not referenced by table metadata',
+    });
   }
   return { stats, mismatches };
 }

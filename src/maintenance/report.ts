@@ -56,7 +56,9 @@ export function totalBytes(candidates: readonly DeletionCandidate[]): number {
   return candidates.reduce((n, c) => n + (c.bytes ?? 0), 0);
 }
 
-export function countByKind(candidates: readonly DeletionCandidate[]): Record<string, { files: number; bytes: number }> {
+export function countByKind(
+  candidates: readonly DeletionCandidate[],
+): Record<string, { files: number; bytes: number }> {
   const out: Record<string, { files: number; bytes: number }> = {};
   for (const c of candidates) {
     const k = (out[c.kind] ??= { files: 0, bytes: 0 });
@@ -89,7 +91,8 @@ export function reportToJson(r: MaintenanceReport): string {
 export function reportToText(r: MaintenanceReport): string {
   const lines: string[] = [];
   const verb = r.dryRun ? 'would delete' : 'delete';
-  const seenAs = (c: DeletionCandidate) => (c.metadataLocation !== undefined ? `; metadata names ${c.metadataLocation}` : '');
+  const seenAs = (c: DeletionCandidate) =>
+    c.metadataLocation !== undefined ? `; metadata names ${c.metadataLocation}` : '';
   for (const c of r.candidates) {
     const size = c.bytes === undefined ? '?' : formatBytes(c.bytes);
     lines.push(`${verb}\t${c.kind}\t${size}\t${c.location}\t(${c.reason}${seenAs(c)})`);
@@ -108,12 +111,18 @@ export function reportToText(r: MaintenanceReport): string {
     .join(', ');
   const head = `${r.command} ${r.table}: `;
   if (r.dryRun) {
-    lines.push(`${head}dry run — ${r.candidates.length} files, ${formatBytes(totalBytes(r.candidates))} would be deleted${kinds ? `: ${kinds}` : ''}; nothing was changed`);
+    lines.push(
+      `${head}dry run — ${r.candidates.length} files, ${formatBytes(totalBytes(r.candidates))} would be deleted${kinds ? `: ${kinds}` : ''}; nothing was changed`,
+    );
   } else {
-    lines.push(`${head}${r.deleted.length} of ${r.candidates.length} files deleted (${formatBytes(totalBytes(r.candidates))})${kinds ? `: ${kinds}` : ''}${r.failed.length ? `; ${r.failed.length} failed (re-run to retry)` : ''}`);
+    lines.push(
+      `${head}${r.deleted.length} of ${r.candidates.length} files deleted (${formatBytes(totalBytes(r.candidates))})${kinds ? `: ${kinds}` : ''}${r.failed.length ? `; ${r.failed.length} failed (re-run to retry)` : ''}`,
+    );
   }
   if (r.skipped.length > 0) {
-    lines.push(`${head}${r.skipped.length} file(s) the plan names were not deleted because they are not the table's to delete (listed as "skip" above)`);
+    lines.push(
+      `${head}${r.skipped.length} file(s) the plan names were not deleted because they are not the table's to delete (listed as "skip" above)`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -49,11 +49,16 @@ export interface RetentionDecision {
 }
 
 /** Table properties → defaults (history.expire.*), Java's TableProperties defaults. */
-export function retentionDefaults(props: Record<string, string>): { maxSnapshotAgeMs: number; minSnapshotsToKeep: number; maxRefAgeMs?: number } {
+export function retentionDefaults(props: Record<string, string>): {
+  maxSnapshotAgeMs: number;
+  minSnapshotsToKeep: number;
+  maxRefAgeMs?: number;
+} {
   const num = (k: string): number | undefined => {
     const v = props[k];
     if (v === undefined) return undefined;
-    if (!/^-?\d+$/.test(v.trim())) throw new FloeError('InvalidArgument', `table property ${k}="${v}" is not an integer`);
+    if (!/^-?\d+$/.test(v.trim()))
+      throw new FloeError('InvalidArgument', `table property ${k}="${v}" is not an integer`);
     return Number(v);
   };
   const maxRef = num('history.expire.max-ref-age-ms');
@@ -98,9 +103,13 @@ export function decideRetention(
   for (const id of policy.expireIds ?? []) {
     const names = headRefs.get(id);
     if (names) {
-      throw new FloeError('InvalidArgument', `cannot expire snapshot ${id}: it is still referenced by ${names.join(', ')}`, {
-        context: { snapshotId: id.toString(), refs: names },
-      });
+      throw new FloeError(
+        'InvalidArgument',
+        `cannot expire snapshot ${id}: it is still referenced by ${names.join(', ')}`,
+        {
+          context: { snapshotId: id.toString(), refs: names },
+        },
+      );
     }
   }
 
@@ -121,7 +130,12 @@ export function decideRetention(
     let count = 0;
     for (const s of ancestorsOf(ref.snapshotId)) {
       if (count < minKeep || s.timestampMs >= cutoff) {
-        keep(s.id, count < minKeep ? `one of the last ${minKeep} of branch ${ref.name}` : `newer than the cutoff on branch ${ref.name}`);
+        keep(
+          s.id,
+          count < minKeep
+            ? `one of the last ${minKeep} of branch ${ref.name}`
+            : `newer than the cutoff on branch ${ref.name}`,
+        );
         count++;
       } else break;
     }
@@ -133,7 +147,8 @@ export function decideRetention(
     else referenced.add(ref.snapshotId);
   }
   for (const s of snapshots) {
-    if (!referenced.has(s.id) && s.timestampMs >= policy.expireOlderThanMs) keep(s.id, 'unreferenced but newer than the cutoff');
+    if (!referenced.has(s.id) && s.timestampMs >= policy.expireOlderThanMs)
+      keep(s.id, 'unreferenced but newer than the cutoff');
   }
 
   const explicit = new Set(policy.expireIds ?? []);
@@ -151,7 +166,10 @@ export function decideRetention(
  * Java's snapshot-log rule: entries of snapshots that still exist are kept, but an entry naming a removed
  * snapshot drops it and all history before it (a gap would misstate what the table looked like).
  */
-export function trimSnapshotLog<T extends { snapshotId: bigint }>(log: readonly T[], exists: (id: bigint) => boolean): T[] {
+export function trimSnapshotLog<T extends { snapshotId: bigint }>(
+  log: readonly T[],
+  exists: (id: bigint) => boolean,
+): T[] {
   const out: T[] = [];
   for (const e of log) {
     if (exists(e.snapshotId)) out.push(e);

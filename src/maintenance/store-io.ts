@@ -92,11 +92,18 @@ export class StoreIO {
   }
 
   /** Every object at or below `rootLocation` (recursive), in key order. */
-  async *list(rootLocation: string, pageSize?: number, listing: { includeTemporary?: boolean } = {}): AsyncIterable<ListedFile> {
+  async *list(
+    rootLocation: string,
+    pageSize?: number,
+    listing: { includeTemporary?: boolean } = {},
+  ): AsyncIterable<ListedFile> {
     const r = this.fileIO.resolve(rootLocation);
     const base = r.location.endsWith('/') ? r.location.slice(0, -1) : r.location;
     const prefix = r.key === '' ? '' : r.key.endsWith('/') ? r.key : `${r.key}/`;
-    const options = { ...(pageSize ? { pageSize } : {}), ...(listing.includeTemporary ? { includeTemporary: true } : {}) };
+    const options = {
+      ...(pageSize ? { pageSize } : {}),
+      ...(listing.includeTemporary ? { includeTemporary: true } : {}),
+    };
     try {
       for await (const e of r.store.list(prefix, options)) {
         yield { location: `${base}/${e.key.slice(prefix.length)}`, size: e.size, lastModified: e.lastModified };

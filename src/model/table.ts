@@ -13,11 +13,29 @@ export type FieldType =
   | { kind: 'map'; keyId: number; key: FieldType; valueId: number; value: FieldType; valueRequired: boolean };
 
 export type PrimitiveTypeName =
-  | 'boolean' | 'int' | 'long' | 'float' | 'double' | 'decimal' | 'date' | 'time'
-  | 'timestamp' | 'timestamptz' | 'timestamp_ns' | 'timestamptz_ns'
-  | 'string' | 'uuid' | 'fixed' | 'binary' | 'unknown' | 'variant' | 'geometry' | 'geography'
+  | 'boolean'
+  | 'int'
+  | 'long'
+  | 'float'
+  | 'double'
+  | 'decimal'
+  | 'date'
+  | 'time'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'timestamp_ns'
+  | 'timestamptz_ns'
+  | 'string'
+  | 'uuid'
+  | 'fixed'
+  | 'binary'
+  | 'unknown'
+  | 'variant'
+  | 'geometry'
+  | 'geography'
   // Paimon-only physical types that have no Iceberg twin
-  | 'tinyint' | 'smallint';
+  | 'tinyint'
+  | 'smallint';
 
 export interface Field {
   id: number;
@@ -218,7 +236,15 @@ export interface TableModel {
   /** Paimon primary-key field names / ids; empty for append tables. */
   primaryKeyFieldIds?: number[];
   /** Iceberg sort orders and the default one (the sort strategy's default order). */
-  sortOrders?: { orderId: number; fields: { sourceId: number; transform: string; direction: 'asc' | 'desc'; nullOrder: 'nulls-first' | 'nulls-last' }[] }[];
+  sortOrders?: {
+    orderId: number;
+    fields: {
+      sourceId: number;
+      transform: string;
+      direction: 'asc' | 'desc';
+      nullOrder: 'nulls-first' | 'nulls-last';
+    }[];
+  }[];
   defaultSortOrderId?: number;
 }
 
@@ -229,5 +255,5 @@ export function currentSchema(t: TableModel): Schema {
 }
 
 export function partitionKey(specId: number, partition: PartitionTuple): string {
-  return `${specId}|${partition.map((v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v) ?? 'null')).join('|')}`;
+  return `${specId}|${partition.map((v) => (typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? 'null'))).join('|')}`;
 }

@@ -17,7 +17,13 @@ import { labelTasks } from '../planning/partition-label.js';
 import { executeTasks, type TaskResult } from '../execution/executor.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
-import { IcebergRewriteCommitter, type CommitIO, type NewContentFile, type RewriteGroup, type TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
+import {
+  IcebergRewriteCommitter,
+  type CommitIO,
+  type NewContentFile,
+  type RewriteGroup,
+  type TableOperations,
+} from '../../connectors/iceberg/commit-rewrite.js';
 import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
@@ -124,15 +130,22 @@ export function planIceberg(model: TableModel, opts: CompactOptions, now: number
 function planFor(model: TableModel, opts: CompactOptions, now: number): Plan {
   const props = { ...model.properties, ...(opts.options ?? {}) };
   if (opts.full) return planFull(model, props, now);
-  if ((opts.strategy ?? 'tiered') === 'tiered') return planTiered(model, tieredPolicyFromProperties(props), now, opts.tieredState);
+  if ((opts.strategy ?? 'tiered') === 'tiered')
+    return planTiered(model, tieredPolicyFromProperties(props), now, opts.tieredState);
   // bin-pack has no filter of its own: narrow the candidate files the same way the tiered planner does
   const filter = props['self-optimizing.filter'];
   const scoped = filter ? { ...model, dataFiles: model.dataFiles.filter(compileFilter(filter, model)) } : model;
-  if (opts.strategy === 'sort' || opts.strategy === 'zorder') return labelTasks(planSortStrategy(scoped, opts.strategy, opts.sort, props, binpackOptionsFrom(props), now), model); // [sort]
+  if (opts.strategy === 'sort' || opts.strategy === 'zorder')
+    return labelTasks(planSortStrategy(scoped, opts.strategy, opts.sort, props, binpackOptionsFrom(props), now), model); // [sort]
   return labelTasks(planBinpack(scoped, binpackOptionsFrom(props), now), model);
 }
 
-export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: TableOperations, opts: CompactOptions = {}): Promise<CompactReport> {
+export async function compactIceberg(
+  table: IcebergTable,
+  out: CommitIO,
+  ops: TableOperations,
+  opts: CompactOptions = {},
+): Promise<CompactReport> {
   const started = Date.now();
   const now = opts.nowMs ?? Date.now();
   const emit = safeEmitter(opts.onProgress);
@@ -140,7 +153,9 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   if (isCancelled(signal)) throw cancelledError(table.metadataLocation, 0, signal!.reason);
   const model = await loadTableModel(table);
   const before = statsOf(model);
-  const plan = opts.onlyDanglingDeletes ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] } : planIceberg(model, opts, now);
+  const plan = opts.onlyDanglingDeletes
+    ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
+    : planIceberg(model, opts, now);
   const report: CompactReport = {
     table: table.metadataLocation,
     plan,
@@ -160,10 +175,16 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
   };
   const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
-  emit({ type: 'plan', tasks: plan.tasks.length, inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0), inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0) });
+  emit({
+    type: 'plan',
+    tasks: plan.tasks.length,
+    inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0),
+    inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0),
+  });
   if (opts.dryRun || model.currentSnapshotId === undefined) {
     if (opts.removeDanglingDeletes !== false) report.danglingDeletes = findDanglingDeletes(model).map(deleteFileId);
-    for (const t of plan.tasks) skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
+    for (const t of plan.tasks)
+      skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
     return finish();
   }
   const baseSnapshotId = model.currentSnapshotId;
@@ -180,16 +201,25 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
 
   const fieldsById = allFieldsById(table.metadata);
   const deleteIndex = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
-  const adapter = new IcebergRewriteAdapter({ md: table.metadata, io: table.io, out, deleteIndex, fieldsById, propertyOverrides: opts.options }); // [stitch] overrides reach floe.rewrite.stitch.*
+  const adapter = new IcebergRewriteAdapter({
+    md: table.metadata,
+    io: table.io,
+    out,
+    deleteIndex,
+    fieldsById,
+    propertyOverrides: opts.options,
+  }); // [stitch] overrides reach floe.rewrite.stitch.*
   const committer = new IcebergRewriteCommitter(out, ops);
 
   const groupOf = (t: RewriteTask, outputs: NewContentFile[], deletes: NewContentFile[] = []): RewriteGroup => {
     // v3: each new DV replaces its data file's old DV (if any) in the same commit
     const withDv = new Set(deletes.filter((d) => d.format === 'PUFFIN').map((d) => d.referencedDataFile));
-    const superseded = t.inputs.filter((f) => withDv.has(f.path)).flatMap((f) => {
-      const old = deleteIndex.forDataFile(f).dv;
-      return old ? [deleteFileId(old)] : [];
-    });
+    const superseded = t.inputs
+      .filter((f) => withDv.has(f.path))
+      .flatMap((f) => {
+        const old = deleteIndex.forDataFile(f).dv;
+        return old ? [deleteFileId(old)] : [];
+      });
     return {
       id: t.id,
       replacedDataFiles: t.kind === 'eq-to-pos' ? [] : t.inputs.map((f) => f.path),
@@ -212,7 +242,9 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     const files = uncommitted.flatMap((b) => b.outputs);
     await discard(out, files);
     for (const b of uncommitted) skipped.set(b.group.id, why);
-    for (const t of plan.tasks) if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id)) skipped.set(t.id, why);
+    for (const t of plan.tasks)
+      if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id))
+        skipped.set(t.id, why);
     if (report.snapshots.length === 0) throw cancelledError(table.metadataLocation, files.length, signal?.reason);
   };
   const commitGroups = async (batch: Item[]) => {
@@ -229,7 +261,8 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
       report.snapshots.push(sid);
       report.committedTasks.push(...res.committedGroups);
       for (const id of res.committedGroups) committedIn.set(id, sid);
-      for (const b of batch) if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) added.add(f.path);
+      for (const b of batch)
+        if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) added.add(f.path);
       emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
       for (const f of res.failedGroups) {
         report.failedTasks.push(f);
@@ -247,7 +280,11 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     }
   };
 
-  const result = await executeTasks(rewriteTasks, adapter, { concurrency: opts.maxConcurrentGroups ?? 2, onProgress: emit, ...(signal ? { signal } : {}) });
+  const result = await executeTasks(rewriteTasks, adapter, {
+    concurrency: opts.maxConcurrentGroups ?? 2,
+    onProgress: emit,
+    ...(signal ? { signal } : {}),
+  });
   for (const r of result.done) {
     report.bytesRead += r.bytesRead;
     report.bytesWritten += r.bytesWritten;
@@ -261,7 +298,8 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
     for (const f of result.failed) skipped.set(f.task.id, 'cancelled before it finished; nothing of it was kept');
     await cancelNow(written, 'cancelled before its commit; its output was removed');
   }
-  for (const f of result.failed) report.failedTasks.push({ id: f.task.id, reason: f.error instanceof Error ? f.error.message : String(f.error) });
+  for (const f of result.failed)
+    report.failedTasks.push({ id: f.task.id, reason: f.error instanceof Error ? f.error.message : String(f.error) });
   for (const item of written) {
     if (opts.partialProgress) await commitGroups([item]);
     else pending.push(item);
@@ -276,9 +314,15 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
         break;
       }
       try {
-        const deletes = formatVersion >= 3 ? await convertToDeletionVectors(t, adapter, out, table, signal) : await convertEqualityToPosition(t, adapter, out, table, signal);
+        const deletes =
+          formatVersion >= 3
+            ? await convertToDeletionVectors(t, adapter, out, table, signal)
+            : await convertEqualityToPosition(t, adapter, out, table, signal);
         // DVs share their Puffin file: count each file once
-        report.bytesWritten += [...new Map(deletes.map((d) => [d.path, Number(d.sizeBytes)])).values()].reduce((n, b) => n + b, 0);
+        report.bytesWritten += [...new Map(deletes.map((d) => [d.path, Number(d.sizeBytes)])).values()].reduce(
+          (n, b) => n + b,
+          0,
+        );
         const item = { group: groupOf(t, [], deletes), outputs: deletes };
         every.push(item);
         if (opts.partialProgress) await commitGroups([item]);
@@ -294,9 +338,14 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   if (isCancelled(signal) || cancelledAfterCommit) {
     const failedIds = new Set(report.failedTasks.map((f) => f.id));
     const left = every.filter((b) => !committedIn.has(b.group.id) && !failedIds.has(b.group.id));
-    await discard(out, left.flatMap((b) => b.outputs));
+    await discard(
+      out,
+      left.flatMap((b) => b.outputs),
+    );
     for (const b of left) skipped.set(b.group.id, 'cancelled before its commit; its output was removed');
-    for (const t of plan.tasks) if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id)) skipped.set(t.id, 'cancelled');
+    for (const t of plan.tasks)
+      if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id))
+        skipped.set(t.id, 'cancelled');
     report.cancelled = {
       afterCommitStarted: cancelledAfterCommit,
       committedSnapshots: [...report.snapshots],
@@ -314,7 +363,13 @@ export async function compactIceberg(table: IcebergTable, out: CommitIO, ops: Ta
   if (report.snapshots.length > 0) {
     // the table as it stands after our commits, for the before/after summary
     const now = await ops.refresh();
-    report.after = statsOf(await loadTableModel({ ...table, metadata: parseMetadata(now.metadata, now.location), metadataLocation: now.location }));
+    report.after = statsOf(
+      await loadTableModel({
+        ...table,
+        metadata: parseMetadata(now.metadata, now.location),
+        metadataLocation: now.location,
+      }),
+    );
   }
   return finish();
 }
@@ -342,7 +397,11 @@ interface SettleRequest {
  * The plan's table-wide removable deletes that no committed task could drop alone (their dependents span
  * tasks), with the files the committed tasks converted; nothing when no task committed.
  */
-function settleInputOf(plan: Plan, committed: readonly string[], added: ReadonlySet<string>): SettleRequest | undefined {
+function settleInputOf(
+  plan: Plan,
+  committed: readonly string[],
+  added: ReadonlySet<string>,
+): SettleRequest | undefined {
   const done = new Set(committed);
   const tasks = plan.tasks.filter((t) => done.has(t.id));
   if (tasks.length === 0) return undefined;
@@ -367,7 +426,11 @@ async function removeUnneededDeletes(
 ): Promise<void> {
   if (!what.dangling && (!what.settle || what.settle.candidates.length === 0)) return;
   const now = await ops.refresh();
-  const current = await loadTableModel({ ...table, metadata: parseMetadata(now.metadata, now.location), metadataLocation: now.location });
+  const current = await loadTableModel({
+    ...table,
+    metadata: parseMetadata(now.metadata, now.location),
+    metadataLocation: now.location,
+  });
   if (current.currentSnapshotId === undefined) return;
   const dangling = what.dangling ? findDanglingDeletes(current) : [];
   const settled = what.settle ? settleRemovableDeletes({ current, ...what.settle }) : [];
@@ -377,14 +440,26 @@ async function removeUnneededDeletes(
   try {
     res = await new IcebergRewriteCommitter(out, ops).commit({
       baseSnapshotId: current.currentSnapshotId,
-      groups: [{ id: 'dangling-deletes', replacedDataFiles: [], removedDeleteFiles: ids, addedDataFiles: [], addedDeleteFiles: [] }],
+      groups: [
+        {
+          id: 'dangling-deletes',
+          replacedDataFiles: [],
+          removedDeleteFiles: ids,
+          addedDataFiles: [],
+          addedDeleteFiles: [],
+        },
+      ],
       summary: { 'floe.action': 'remove-dangling-deletes' },
     });
   } catch (e) {
     // the rewrites stand; only the delete files stay referenced (harmless, removable by a re-run)
     if (!isFloeError(e)) throw e;
     report.deleteCleanup = { outcome: 'failed', reason: e.message, removed: 0 };
-    emit({ type: 'message', level: 'warn', text: `dropping ${ids.length} unneeded delete file(s) failed: ${e.message}` });
+    emit({
+      type: 'message',
+      level: 'warn',
+      text: `dropping ${ids.length} unneeded delete file(s) failed: ${e.message}`,
+    });
     return;
   }
   report.snapshots.push(res.snapshotId.toString());
@@ -402,7 +477,13 @@ const FILE_PATH_ID = 2147483546;
 const POS_ID = 2147483545;
 
 /** One position-delete file per data file: the union of its old position deletes and its equality-deleted rows. */
-async function convertEqualityToPosition(task: RewriteTask, adapter: IcebergRewriteAdapter, out: CommitIO, table: IcebergTable, signal?: AbortSignal): Promise<NewContentFile[]> {
+async function convertEqualityToPosition(
+  task: RewriteTask,
+  adapter: IcebergRewriteAdapter,
+  out: CommitIO,
+  table: IcebergTable,
+  signal?: AbortSignal,
+): Promise<NewContentFile[]> {
   const written: NewContentFile[] = [];
   try {
     for (const file of task.inputs) {
@@ -422,7 +503,13 @@ async function convertEqualityToPosition(task: RewriteTask, adapter: IcebergRewr
  * v3: one deletion vector per data file of the task, all in one Puffin file — each the union of the file's
  * old DV (or position deletes) and its equality-deleted rows, so it can replace the old DV.
  */
-async function convertToDeletionVectors(task: RewriteTask, adapter: IcebergRewriteAdapter, out: CommitIO, table: IcebergTable, signal?: AbortSignal): Promise<NewContentFile[]> {
+async function convertToDeletionVectors(
+  task: RewriteTask,
+  adapter: IcebergRewriteAdapter,
+  out: CommitIO,
+  table: IcebergTable,
+  signal?: AbortSignal,
+): Promise<NewContentFile[]> {
   const dvs = [];
   for (const file of task.inputs) {
     if (isCancelled(signal)) throw new Error(`task ${task.id} aborted`);
@@ -432,14 +519,31 @@ async function convertToDeletionVectors(task: RewriteTask, adapter: IcebergRewri
   return storeDeletionVectors(out, location, dvs);
 }
 
-async function writePositionDeletes(file: DataFile, positions: number[], out: CommitIO, table: IcebergTable, task: RewriteTask): Promise<NewContentFile> {
+async function writePositionDeletes(
+  file: DataFile,
+  positions: number[],
+  out: CommitIO,
+  table: IcebergTable,
+  task: RewriteTask,
+): Promise<NewContentFile> {
   const schema = new arrow.Schema([
     new arrow.Field('file_path', new arrow.Utf8(), false, new Map([['PARQUET:field_id', String(FILE_PATH_ID)]])),
     new arrow.Field('pos', new arrow.Int64(), false, new Map([['PARQUET:field_id', String(POS_ID)]])),
   ]);
-  const paths = arrow.vectorFromArray(positions.map(() => file.path), new arrow.Utf8());
+  const paths = arrow.vectorFromArray(
+    positions.map(() => file.path),
+    new arrow.Utf8(),
+  );
   const pos = arrow.makeVector(BigInt64Array.from(positions, (p) => BigInt(p)));
-  const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: positions.length, nullCount: 0, children: [paths.data[0]!, pos.data[0]!] }));
+  const batch = new arrow.RecordBatch(
+    schema,
+    arrow.makeData({
+      type: new arrow.Struct(schema.fields),
+      length: positions.length,
+      nullCount: 0,
+      children: [paths.data[0]!, pos.data[0]!],
+    }),
+  );
   const written = await writeParquet(new arrow.Table(schema, [batch]), file.path, { codec: 'zstd', createdBy: 'floe' });
   const md = table.metadata;
   const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
@@ -457,10 +561,22 @@ async function writePositionDeletes(file: DataFile, positions: number[], out: Co
     sizeBytes: written.bytes.byteLength,
     specId: file.specId,
     partitionOf: file.path,
-    valueCounts: new Map([[FILE_PATH_ID, BigInt(positions.length)], [POS_ID, BigInt(positions.length)]]),
-    nullValueCounts: new Map([[FILE_PATH_ID, 0n], [POS_ID, 0n]]),
-    lowerBounds: new Map([[FILE_PATH_ID, encodeSingleValue(str, file.path)], [POS_ID, encodeSingleValue(lng, BigInt(positions[0]!))]]),
-    upperBounds: new Map([[FILE_PATH_ID, encodeSingleValue(str, file.path)], [POS_ID, encodeSingleValue(lng, BigInt(positions[positions.length - 1]!))]]),
+    valueCounts: new Map([
+      [FILE_PATH_ID, BigInt(positions.length)],
+      [POS_ID, BigInt(positions.length)],
+    ]),
+    nullValueCounts: new Map([
+      [FILE_PATH_ID, 0n],
+      [POS_ID, 0n],
+    ]),
+    lowerBounds: new Map([
+      [FILE_PATH_ID, encodeSingleValue(str, file.path)],
+      [POS_ID, encodeSingleValue(lng, BigInt(positions[0]!))],
+    ]),
+    upperBounds: new Map([
+      [FILE_PATH_ID, encodeSingleValue(str, file.path)],
+      [POS_ID, encodeSingleValue(lng, BigInt(positions[positions.length - 1]!))],
+    ]),
     referencedDataFile: file.path,
   };
 }

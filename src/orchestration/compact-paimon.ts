@@ -9,7 +9,14 @@
  */
 import { FloeError, isFloeError } from '../errors.js';
 import type { DecisionStep } from '../planning/plan.js';
-import { decide, pickFull, optionsFromProperties, parseMemorySize, type Run, type UniversalOptions } from '../planning/universal/index.js';
+import {
+  decide,
+  pickFull,
+  optionsFromProperties,
+  parseMemorySize,
+  type Run,
+  type UniversalOptions,
+} from '../planning/universal/index.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
@@ -18,15 +25,31 @@ import { compileFilter, filterColumns } from '../planning/tiered/filter.js';
 import { formatTypedValue } from '../planning/partition-label.js';
 import type { FieldType } from '../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';
-import { decodeKeys, groupByBucket, partitionFields, sortedRuns, trimmedPrimaryKeyFields } from '../../connectors/paimon/table.js';
+import {
+  decodeKeys,
+  groupByBucket,
+  partitionFields,
+  sortedRuns,
+  trimmedPrimaryKeyFields,
+} from '../../connectors/paimon/table.js';
 import { paimonIOFromFileIO, defaultIOFor, type PaimonIO } from '../../connectors/paimon/io.js';
 import { partitionPath, POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { mergeEngineOf, createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { FILE_KIND_ADD, FILE_KIND_DELETE } from '../../connectors/paimon/manifest.js';
 import { describeSteps, planSteps, runSteps, type CompactStep } from '../../connectors/paimon/compact-pk.js';
-import { DEFAULT_APPEND_TARGET_FILE_SIZE, pickAppend, pickUnawareAppend, rewriteAppend } from '../../connectors/paimon/compact-append.js';
 import {
-  FileNamer, arrowTypeForPaimon, dataWriteSettings, paimonStorageFromFileIO, type PaimonStorage, type WrittenDataFile,
+  DEFAULT_APPEND_TARGET_FILE_SIZE,
+  pickAppend,
+  pickUnawareAppend,
+  rewriteAppend,
+} from '../../connectors/paimon/compact-append.js';
+import {
+  FileNamer,
+  arrowTypeForPaimon,
+  dataWriteSettings,
+  paimonStorageFromFileIO,
+  type PaimonStorage,
+  type WrittenDataFile,
 } from '../../connectors/paimon/write-data-file.js';
 import { commitCompaction } from '../../connectors/paimon/commit-compact.js';
 import { cancelledError } from './cancel.js';
@@ -125,20 +148,36 @@ export function assertCompactable(table: PaimonTable): void {
   // floe writes Avro manifests; Java Paimon reads manifests in the table's configured format only
   assertManifestWritable(o, loc);
   const refuse = (why: string, option: string): never => {
-    throw new FloeError('Unsupported', `cannot compact Paimon table ${loc}: ${why}`, { context: { table: loc, option, value: o[option] } });
+    throw new FloeError('Unsupported', `cannot compact Paimon table ${loc}: ${why}`, {
+      context: { table: loc, option, value: o[option] },
+    });
   };
   const producer = (o['changelog-producer'] ?? 'none').toLowerCase();
   if (producer === 'lookup' || producer === 'full-compaction') {
-    refuse(`changelog-producer=${producer} needs compaction to produce changelog files, which floe does not write`, 'changelog-producer');
+    refuse(
+      `changelog-producer=${producer} needs compaction to produce changelog files, which floe does not write`,
+      'changelog-producer',
+    );
   }
-  if (bool(o, 'deletion-vectors.enabled')) refuse('deletion-vectors.enabled=true: floe does not maintain deletion vectors during compaction', 'deletion-vectors.enabled');
-  if (o['record-level.expire-time']) refuse('record-level.expire-time is set; floe does not expire records while compacting', 'record-level.expire-time');
+  if (bool(o, 'deletion-vectors.enabled'))
+    refuse(
+      'deletion-vectors.enabled=true: floe does not maintain deletion vectors during compaction',
+      'deletion-vectors.enabled',
+    );
+  if (o['record-level.expire-time'])
+    refuse(
+      'record-level.expire-time is set; floe does not expire records while compacting',
+      'record-level.expire-time',
+    );
   if (bool(o, 'row-tracking.enabled')) refuse('row-tracking.enabled=true is not supported', 'row-tracking.enabled');
-  if (bool(o, 'data-evolution.enabled')) refuse('data-evolution.enabled=true is not supported', 'data-evolution.enabled');
-  if (o.bucket !== undefined && Number(o.bucket) === POSTPONE_BUCKET) refuse('bucket=-2 (postpone) tables need their files redistributed into buckets, which floe does not do', 'bucket');
+  if (bool(o, 'data-evolution.enabled'))
+    refuse('data-evolution.enabled=true is not supported', 'data-evolution.enabled');
+  if (o.bucket !== undefined && Number(o.bucket) === POSTPONE_BUCKET)
+    refuse('bucket=-2 (postpone) tables need their files redistributed into buckets, which floe does not do', 'bucket');
   if (table.schema.primaryKeys.length) createMergeFunction(table.schema.fields, table.schema.primaryKeys, o, loc);
   dataWriteSettings(table.schema, loc);
-  for (const f of table.schema.fields) arrowTypeForPaimon(f.type, `cannot compact Paimon table ${loc}: column ${f.name}`);
+  for (const f of table.schema.fields)
+    arrowTypeForPaimon(f.type, `cannot compact Paimon table ${loc}: column ${f.name}`);
   if (table.files.some((f) => f.dv)) refuse('some files carry deletion vectors', 'deletion-vectors.enabled');
 }
 
@@ -164,8 +203,15 @@ async function partitionSelector(table: PaimonTable, where: string): Promise<(pa
   const matches = compileFilter(where, model);
   return (partition) =>
     matches({
-      content: 'data', path: '', format: 'parquet', sizeBytes: 0, recordCount: 0, specId: 0, partition,
-      dataSequenceNumber: 0n, fileSequenceNumber: 0n,
+      content: 'data',
+      path: '',
+      format: 'parquet',
+      sizeBytes: 0,
+      recordCount: 0,
+      specId: 0,
+      partition,
+      dataSequenceNumber: 0n,
+      fileSequenceNumber: 0n,
     });
 }
 
@@ -184,7 +230,8 @@ function lastFullCompactionSeed(files: readonly PaimonFile[], maxLevel: number):
   let newest = -1;
   for (const f of files) {
     const t = f.meta.creationTime;
-    if (f.meta.level === maxLevel && t !== undefined) newest = Math.max(newest, t + new Date(t).getTimezoneOffset() * 60_000);
+    if (f.meta.level === maxLevel && t !== undefined)
+      newest = Math.max(newest, t + new Date(t).getTimezoneOffset() * 60_000);
   }
   return newest < 0 ? null : newest;
 }
@@ -213,21 +260,37 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
   const ownFileIO = !opts.fileIO;
   const fileIO = opts.fileIO ?? new FileIO();
   try {
-    return await compactWith(location, opts, fileIO, opts.io ?? (opts.fileIO || isRemote(location) ? paimonIOFromFileIO(fileIO) : defaultIOFor(location)), started);
+    return await compactWith(
+      location,
+      opts,
+      fileIO,
+      opts.io ?? (opts.fileIO || isRemote(location) ? paimonIOFromFileIO(fileIO) : defaultIOFor(location)),
+      started,
+    );
   } finally {
     if (ownFileIO) fileIO.destroy();
   }
 }
 
-async function compactWith(location: string, opts: PaimonCompactOptions, fileIO: FileIO, io: PaimonIO, started: number): Promise<PaimonCompactReport> {
+async function compactWith(
+  location: string,
+  opts: PaimonCompactOptions,
+  fileIO: FileIO,
+  io: PaimonIO,
+  started: number,
+): Promise<PaimonCompactReport> {
   const emit = safeEmitter(opts.onProgress);
   const table = await openPaimonTable(location, { io });
   // the manifest format is a fact about the table's files (Java reads them in it), not something to override
   const fmt = (o: Record<string, string>) => (o['manifest.format'] ?? 'avro').toLowerCase();
   if (opts.options?.['manifest.format'] !== undefined && fmt(opts.options) !== fmt(table.schema.options)) {
-    throw new FloeError('InvalidArgument', `-o manifest.format=${opts.options['manifest.format']}: Paimon table ${table.location} has manifest.format=${fmt(table.schema.options)}, which an override cannot change`, {
-      context: { table: table.location, option: 'manifest.format' },
-    });
+    throw new FloeError(
+      'InvalidArgument',
+      `-o manifest.format=${opts.options['manifest.format']}: Paimon table ${table.location} has manifest.format=${fmt(table.schema.options)}, which an override cannot change`,
+      {
+        context: { table: table.location, option: 'manifest.format' },
+      },
+    );
   }
   const options = { ...table.schema.options, ...(opts.options ?? {}) };
   table.schema = { ...table.schema, options };
@@ -266,24 +329,46 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
 
   for (const g of groupByBucket(table.files)) {
     if (g.bucket === POSTPONE_BUCKET) {
-      throw new FloeError('Unsupported', `cannot compact Paimon table ${table.location}: it has files in bucket-postpone`, { context: { table: table.location } });
+      throw new FloeError(
+        'Unsupported',
+        `cannot compact Paimon table ${table.location}: it has files in bucket-postpone`,
+        { context: { table: table.location } },
+      );
     }
     const partitionDir = partitionPath(table.schema.partitionKeys, pTypes, g.partition, options);
-    const base = { partitionDir, partitionBytes: g.partitionBytes, totalBuckets: g.files[0]!.totalBuckets, files: g.files };
+    const base = {
+      partitionDir,
+      partitionBytes: g.partitionBytes,
+      totalBuckets: g.files[0]!.totalBuckets,
+      files: g.files,
+    };
     if (!selected(g.partition)) {
       const names = g.files.map((f) => f.meta.fileName);
       work.push({
         ...base,
         report: {
-          partition: g.partition, partitionLabel: labelOf(g.partition), bucket: g.bucket, runs: [], compact: false, steps: [], filesBefore: names, filesAfter: names,
-          decision: [{ gate: 'where', detail: `partition not selected by ${JSON.stringify(opts.where)}`, outcome: 'skip' }],
+          partition: g.partition,
+          partitionLabel: labelOf(g.partition),
+          bucket: g.bucket,
+          runs: [],
+          compact: false,
+          steps: [],
+          filesBefore: names,
+          filesAfter: names,
+          decision: [
+            { gate: 'where', detail: `partition not selected by ${JSON.stringify(opts.where)}`, outcome: 'skip' },
+          ],
         },
       });
       continue;
     }
     if (pk) {
       const runs = sortedRuns(g.files, (f) => decodeKeys(table, f.meta)?.min, keyTypes);
-      const picked: Run<PaimonFile>[] = runs.map((r) => ({ level: r.level, size: r.files.reduce((n, f) => n + Number(f.meta.fileSize), 0), files: r.files }));
+      const picked: Run<PaimonFile>[] = runs.map((r) => ({
+        level: r.level,
+        size: r.files.reduce((n, f) => n + Number(f.meta.fileSize), 0),
+        files: r.files,
+      }));
       const bucketReport: PaimonBucketReport = {
         partition: g.partition,
         partitionLabel: labelOf(g.partition),
@@ -295,23 +380,51 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
         filesBefore: g.files.map((f) => f.meta.fileName),
         filesAfter: g.files.map((f) => f.meta.fileName),
       };
-      let unit: { outputLevel: number; files: PaimonFile[]; dropDelete: boolean; maxLevel: number; rewriteOnly?: PaimonFile[] | null } | null = null;
+      let unit: {
+        outputLevel: number;
+        files: PaimonFile[];
+        dropDelete: boolean;
+        maxLevel: number;
+        rewriteOnly?: PaimonFile[] | null;
+      } | null = null;
       if (opts.full) {
-        const numLevels = Math.max(uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1, ...picked.map((r) => r.level + 1));
+        const numLevels = Math.max(
+          uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1,
+          ...picked.map((r) => r.level + 1),
+        );
         const u = pickFull(numLevels, picked, uopts);
         bucketReport.decision = u ? u.trail : [{ gate: 'full', detail: 'nothing to compact', outcome: 'skip' }];
-        if (u) unit = { outputLevel: u.outputLevel, files: u.runs.flatMap((r) => [...(r.files ?? [])]), dropDelete: u.dropDelete, maxLevel: numLevels - 1, rewriteOnly: u.rewriteFiles };
+        if (u)
+          unit = {
+            outputLevel: u.outputLevel,
+            files: u.runs.flatMap((r) => [...(r.files ?? [])]),
+            dropDelete: u.dropDelete,
+            maxLevel: numLevels - 1,
+            rewriteOnly: u.rewriteFiles,
+          };
       } else {
         const numLevels = uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1;
         const maxLevelForSeed = Math.max(numLevels, ...picked.map((r) => r.level + 1)) - 1;
-        const d = decide(numLevels, picked, uopts, now, { lastFullCompactionMs: lastFullCompactionSeed(g.files, maxLevelForSeed) });
+        const d = decide(numLevels, picked, uopts, now, {
+          lastFullCompactionMs: lastFullCompactionSeed(g.files, maxLevelForSeed),
+        });
         bucketReport.decision = d.trail;
-        if (d.pick) unit = { outputLevel: d.pick.outputLevel, files: d.pick.runs.flatMap((r) => [...(r.files ?? [])]), dropDelete: d.pick.dropDelete, maxLevel: d.numLevels - 1 };
+        if (d.pick)
+          unit = {
+            outputLevel: d.pick.outputLevel,
+            files: d.pick.runs.flatMap((r) => [...(r.files ?? [])]),
+            dropDelete: d.pick.dropDelete,
+            maxLevel: d.numLevels - 1,
+          };
       }
       const w: BucketWork = { report: bucketReport, ...base };
       if (unit) {
         const steps: CompactStep[] = unit.rewriteOnly
-          ? unit.rewriteOnly.map((f) => ({ kind: 'rewrite' as const, sections: [[[f]]], reason: 'full compaction rewrites files in place' }))
+          ? unit.rewriteOnly.map((f) => ({
+              kind: 'rewrite' as const,
+              sections: [[[f]]],
+              reason: 'full compaction rewrites files in place',
+            }))
           : planSteps(table, unit.files, {
               outputLevel: unit.outputLevel,
               maxLevel: unit.maxLevel,
@@ -330,9 +443,14 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     } else {
       const minFileNum = Number(options['compaction.min.file-num'] ?? '5');
       const unaware = Number(options.bucket ?? '-1') === -1;
-      const p = unaware && !opts.full
-        ? pickUnawareAppend(g.files, { minFileNum, targetFileSize: target, openFileCost: parseMemorySize(options['source.split.open-file-cost'] ?? '4mb') })
-        : pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full });
+      const p =
+        unaware && !opts.full
+          ? pickUnawareAppend(g.files, {
+              minFileNum,
+              targetFileSize: target,
+              openFileCost: parseMemorySize(options['source.split.open-file-cost'] ?? '4mb'),
+            })
+          : pickAppend(g.files, { minFileNum, targetFileSize: target, full: !!opts.full });
       const bucketReport: PaimonBucketReport = {
         partition: g.partition,
         partitionLabel: labelOf(g.partition),
@@ -341,7 +459,9 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
         decision: p.trail,
         compact: p.files.length > 0,
         outputLevel: 0,
-        steps: p.files.length ? [{ gate: 'rewrite', detail: `${p.files.length} file(s) concatenated in sequence order`, outcome: 'pick' }] : [],
+        steps: p.files.length
+          ? [{ gate: 'rewrite', detail: `${p.files.length} file(s) concatenated in sequence order`, outcome: 'pick' }]
+          : [],
         filesBefore: g.files.map((f) => f.meta.fileName),
         filesAfter: g.files.map((f) => f.meta.fileName),
       };
@@ -355,11 +475,21 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
   const inputsOf = (w: BucketWork): PaimonFile[] =>
     w.appendFiles ?? w.steps!.flatMap((s) => (s.kind === 'upgrade' ? [s.file] : s.sections.flat(2)));
   const bytesOf = (fs: PaimonFile[]) => fs.reduce((n, f) => n + Number(f.meta.fileSize), 0);
-  emit({ type: 'plan', tasks: todo.length, inputFiles: todo.reduce((n, w) => n + inputsOf(w).length, 0), inputBytes: todo.reduce((n, w) => n + bytesOf(inputsOf(w)), 0) });
+  emit({
+    type: 'plan',
+    tasks: todo.length,
+    inputFiles: todo.reduce((n, w) => n + inputsOf(w).length, 0),
+    inputBytes: todo.reduce((n, w) => n + bytesOf(inputsOf(w)), 0),
+  });
   const taskIdOf = (w: BucketWork) => `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
   const taskKind = pk ? 'universal' : 'append';
   if (opts.dryRun || !todo.length) {
-    report.tasks = todo.map((w) => ({ id: taskIdOf(w), kind: taskKind, outcome: 'skipped' as const, reason: 'dry run: nothing was written' }));
+    report.tasks = todo.map((w) => ({
+      id: taskIdOf(w),
+      kind: taskKind,
+      outcome: 'skipped' as const,
+      reason: 'dry run: nothing was written',
+    }));
     report.durationMs = Date.now() - started;
     return report;
   }
@@ -375,15 +505,30 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
       const taskId = taskIdOf(w);
       const inputs = inputsOf(w);
       emit({ type: 'task-start', taskId, inputFiles: inputs.length, inputBytes: bytesOf(inputs) });
-      const mark = { rowsIn: report.rowsIn, bytesRead: report.bytesRead, rowsOut: report.rowsOut, bytesWritten: report.bytesWritten };
-      const onFileRead = (path: string, bytes: number, rows: number) => emit({ type: 'file-read', taskId, path, bytes, rows });
+      const mark = {
+        rowsIn: report.rowsIn,
+        bytesRead: report.bytesRead,
+        rowsOut: report.rowsOut,
+        bytesWritten: report.bytesWritten,
+      };
+      const onFileRead = (path: string, bytes: number, rows: number) =>
+        emit({ type: 'file-read', taskId, path, bytes, rows });
       let before: PaimonFile[];
       let after;
       if (w.steps) {
         const r = await runSteps(
           {
-            table, storage, settings, names, partitionDir: w.partitionDir, bucket: w.report.bucket,
-            outputLevel: w.report.outputLevel!, dropDelete: w.report.dropDelete!, targetFileSize: target, nowMs: now, onFileRead,
+            table,
+            storage,
+            settings,
+            names,
+            partitionDir: w.partitionDir,
+            bucket: w.report.bucket,
+            outputLevel: w.report.outputLevel!,
+            dropDelete: w.report.dropDelete!,
+            targetFileSize: target,
+            nowMs: now,
+            onFileRead,
           },
           w.steps,
         );
@@ -394,7 +539,17 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
         report.bytesRead += r.bytesRead;
       } else {
         const r = await rewriteAppend(
-          { table, storage, settings, names, partitionDir: w.partitionDir, bucket: w.report.bucket, targetFileSize: target, nowMs: now, onFileRead },
+          {
+            table,
+            storage,
+            settings,
+            names,
+            partitionDir: w.partitionDir,
+            bucket: w.report.bucket,
+            targetFileSize: target,
+            nowMs: now,
+            onFileRead,
+          },
           w.appendFiles!,
         );
         before = w.appendFiles!;
@@ -404,21 +559,49 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
         report.bytesRead += r.bytesRead;
       }
       const newWritten = new Set(written.map((x) => x.meta.fileName));
-      for (const x of written) if (after.some((a) => a.fileName === x.meta.fileName)) emit({ type: 'file-written', taskId, path: x.path, bytes: Number(x.meta.fileSize), rows: Number(x.meta.rowCount) });
-      for (const f of before) changes.deletes.push({ kind: FILE_KIND_DELETE, partition: w.partitionBytes, bucket: w.report.bucket, totalBuckets: f.totalBuckets, file: f.meta });
+      for (const x of written)
+        if (after.some((a) => a.fileName === x.meta.fileName))
+          emit({
+            type: 'file-written',
+            taskId,
+            path: x.path,
+            bytes: Number(x.meta.fileSize),
+            rows: Number(x.meta.rowCount),
+          });
+      for (const f of before)
+        changes.deletes.push({
+          kind: FILE_KIND_DELETE,
+          partition: w.partitionBytes,
+          bucket: w.report.bucket,
+          totalBuckets: f.totalBuckets,
+          file: f.meta,
+        });
       for (const m of after) {
-        changes.adds.push({ kind: FILE_KIND_ADD, partition: w.partitionBytes, bucket: w.report.bucket, totalBuckets: w.totalBuckets, file: m });
+        changes.adds.push({
+          kind: FILE_KIND_ADD,
+          partition: w.partitionBytes,
+          bucket: w.report.bucket,
+          totalBuckets: w.totalBuckets,
+          file: m,
+        });
         if (newWritten.has(m.fileName)) {
           report.rowsOut += Number(m.rowCount);
           report.bytesWritten += Number(m.fileSize);
         }
       }
       const replaced = new Set(before.map((f) => f.meta.fileName));
-      w.report.filesAfter = [...w.files.filter((f) => !replaced.has(f.meta.fileName)).map((f) => f.meta.fileName), ...after.map((m) => m.fileName)];
+      w.report.filesAfter = [
+        ...w.files.filter((f) => !replaced.has(f.meta.fileName)).map((f) => f.meta.fileName),
+        ...after.map((m) => m.fileName),
+      ];
       emit({
-        type: 'task-done', taskId, outputFiles: after.length,
-        bytesRead: report.bytesRead - mark.bytesRead, bytesWritten: report.bytesWritten - mark.bytesWritten,
-        rowsIn: report.rowsIn - mark.rowsIn, rowsOut: report.rowsOut - mark.rowsOut,
+        type: 'task-done',
+        taskId,
+        outputFiles: after.length,
+        bytesRead: report.bytesRead - mark.bytesRead,
+        bytesWritten: report.bytesWritten - mark.bytesWritten,
+        rowsIn: report.rowsIn - mark.rowsIn,
+        rowsOut: report.rowsOut - mark.rowsOut,
       });
     }
     if (opts.signal?.aborted) throw cancelledError(table.location, written.length, opts.signal.reason);
@@ -432,9 +615,18 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
     });
     report.snapshotId = String(commit.snapshotId);
     report.commitAttempts = commit.attempts;
-    report.tasks = todo.map((w) => ({ id: taskIdOf(w), kind: taskKind, outcome: 'committed' as const, snapshotId: report.snapshotId! }));
+    report.tasks = todo.map((w) => ({
+      id: taskIdOf(w),
+      kind: taskKind,
+      outcome: 'committed' as const,
+      snapshotId: report.snapshotId!,
+    }));
     if (opts.signal?.aborted) {
-      report.cancelled = { afterCommitStarted: true, committedSnapshots: [report.snapshotId], message: `cancelled while committing: the commit finished (snapshot ${report.snapshotId})` };
+      report.cancelled = {
+        afterCommitStarted: true,
+        committedSnapshots: [report.snapshotId],
+        message: `cancelled while committing: the commit finished (snapshot ${report.snapshotId})`,
+      };
     }
     emit({ type: 'commit', snapshotId: report.snapshotId, attempt: commit.attempts, groups: todo.length });
   } catch (e) {
@@ -457,7 +649,8 @@ async function compactWith(location: string, opts: PaimonCompactOptions, fileIO:
   return report;
 }
 
-const fmtBytes = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+const fmtBytes = (n: number) =>
+  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
 /** Paimon partition values as text: DATE days and TIMESTAMP micros/nanos as ISO, the rest as they are. */
 export function paimonPartitionLabeler(fields: readonly PaimonField[]): (partition: unknown[]) => string {
   const types = fields.map((f): FieldType | undefined => {
@@ -468,20 +661,34 @@ export function paimonPartitionLabeler(fields: readonly PaimonField[]): (partiti
     if (t.root === 'TIMESTAMP_LTZ') return { kind: 'primitive', name: ns ? 'timestamptz_ns' : 'timestamptz' };
     return undefined;
   });
-  return (p) => (p.length ? p.map((v, i) => `${fields[i]?.name ?? i}=${formatTypedValue(types[i], v)}`).join(', ') : 'unpartitioned');
+  return (p) =>
+    p.length ? p.map((v, i) => `${fields[i]?.name ?? i}=${formatTypedValue(types[i], v)}`).join(', ') : 'unpartitioned';
 }
 
 /** Text for `floe compact <paimon-table>` (plan, and results when it ran). */
 export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean): string {
   const lines: string[] = [];
-  const kind = report.tableKind === 'primary-key' ? `primary-key table (merge-engine ${report.mergeEngine})` : 'append table';
-  lines.push(`${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}compaction of Paimon ${kind} ${report.table}`);
-  lines.push(`  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact${report.where !== undefined ? ` (--where ${report.where})` : ''}`);
+  const kind =
+    report.tableKind === 'primary-key' ? `primary-key table (merge-engine ${report.mergeEngine})` : 'append table';
+  lines.push(
+    `${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}compaction of Paimon ${kind} ${report.table}`,
+  );
+  lines.push(
+    `  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact${report.where !== undefined ? ` (--where ${report.where})` : ''}`,
+  );
   for (const b of report.buckets) {
     const skippedByWhere = b.decision.some((s) => s.gate === 'where');
-    const runs = skippedByWhere ? `${b.filesBefore.length} file(s)` : b.runs.map((r) => `L${r.level}:${r.files}f/${fmtBytes(r.bytes)}`).join(' ');
+    const runs = skippedByWhere
+      ? `${b.filesBefore.length} file(s)`
+      : b.runs.map((r) => `L${r.level}:${r.files}f/${fmtBytes(r.bytes)}`).join(' ');
     const head = `  partition ${b.partitionLabel} bucket ${b.bucket}: ${skippedByWhere ? '' : 'runs '}${runs || '(empty)'}`;
-    lines.push(b.compact ? `${head} → L${b.outputLevel}${b.dropDelete ? ' (drop deletes)' : ''}` : skippedByWhere ? `${head} → not selected by --where` : `${head} → nothing to do`);
+    lines.push(
+      b.compact
+        ? `${head} → L${b.outputLevel}${b.dropDelete ? ' (drop deletes)' : ''}`
+        : skippedByWhere
+          ? `${head} → not selected by --where`
+          : `${head} → nothing to do`,
+    );
     if (explain) {
       for (const s of b.decision) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
       for (const s of b.steps) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
@@ -489,9 +696,13 @@ export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean):
     }
   }
   const after = report.after ?? report.before;
-  lines.push(`  files ${report.before.files} → ${report.dryRun || !report.after ? '(unchanged)' : after.files}, bytes ${fmtBytes(report.before.bytes)} → ${report.after ? fmtBytes(after.bytes) : '(unchanged)'}, records ${report.before.records} → ${report.after ? after.records : '(unchanged)'}`);
+  lines.push(
+    `  files ${report.before.files} → ${report.dryRun || !report.after ? '(unchanged)' : after.files}, bytes ${fmtBytes(report.before.bytes)} → ${report.after ? fmtBytes(after.bytes) : '(unchanged)'}, records ${report.before.records} → ${report.after ? after.records : '(unchanged)'}`,
+  );
   if (!report.dryRun && report.snapshotId) {
-    lines.push(`  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (COMPACT${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`);
+    lines.push(
+      `  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (COMPACT${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`,
+    );
   }
   return lines.join('\n');
 }

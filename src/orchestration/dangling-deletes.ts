@@ -44,7 +44,9 @@ export function findDanglingDeletes(model: Pick<TableModel, 'specs' | 'dataFiles
       case 'position-deletes':
       case 'deletion-vector': {
         if (del.referencedDataFile !== undefined) {
-          return (minSeqByPath.get(loosePath(del.referencedDataFile)) ?? []).some((x) => x.seq <= del.dataSequenceNumber);
+          return (minSeqByPath.get(loosePath(del.referencedDataFile)) ?? []).some(
+            (x) => x.seq <= del.dataSequenceNumber,
+          );
         }
         const min = minSeqByPartition.get(k);
         return min !== undefined && min <= del.dataSequenceNumber;

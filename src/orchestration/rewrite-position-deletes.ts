@@ -17,7 +17,14 @@
 import * as arrow from 'apache-arrow';
 import { FloeError, isFloeError } from '../errors.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
-import { partitionKey, type DataFile, type DeleteFile, type DeletionVectorFile, type PositionDeleteFile, type TableModel } from '../model/index.js';
+import {
+  partitionKey,
+  type DataFile,
+  type DeleteFile,
+  type DeletionVectorFile,
+  type PositionDeleteFile,
+  type TableModel,
+} from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { deleteApplies, deleteFileId } from '../planning/deletes.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
@@ -25,7 +32,13 @@ import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { statsOf, type CompactReport } from './compact-iceberg.js';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
-import { IcebergRewriteCommitter, type CommitIO, type NewContentFile, type RewriteGroup, type TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
+import {
+  IcebergRewriteCommitter,
+  type CommitIO,
+  type NewContentFile,
+  type RewriteGroup,
+  type TableOperations,
+} from '../../connectors/iceberg/commit-rewrite.js';
 import { DeleteIndex, DeleteLoader } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
@@ -52,7 +65,8 @@ export function positionDeleteOptionsFrom(props: Record<string, string>): Positi
     return Number(v);
   };
   const rewriteAll = props['rewrite-all'];
-  if (rewriteAll !== undefined && rewriteAll !== 'true' && rewriteAll !== 'false') throw new FloeError('InvalidArgument', `rewrite-all=${rewriteAll}: expected true or false`);
+  if (rewriteAll !== undefined && rewriteAll !== 'true' && rewriteAll !== 'false')
+    throw new FloeError('InvalidArgument', `rewrite-all=${rewriteAll}: expected true or false`);
   const target = num('target-file-size-bytes', num('write.delete.target-file-size-bytes', 64 * 1024 * 1024));
   return {
     rewriteAll: rewriteAll === 'true',
@@ -84,9 +98,17 @@ function chunks<T extends { sizeBytes: number }>(files: T[], max: number): T[][]
 }
 
 /** The plan: one task (kind `position-deletes`) per group of delete files; `deletes` are its inputs. */
-export function planPositionDeleteRewrite(model: TableModel, o: PositionDeleteRewriteOptions, now: number, puffinBlobBytes: ReadonlyMap<string, number> = new Map()): Plan {
+export function planPositionDeleteRewrite(
+  model: TableModel,
+  o: PositionDeleteRewriteOptions,
+  now: number,
+  puffinBlobBytes: ReadonlyMap<string, number> = new Map(),
+): Plan {
   const dangling = new Set(findDanglingDeletes(model).map(deleteFileId));
-  const byPartition = new Map<string, { specId: number; partition: DeleteFile['partition']; pos: PositionDeleteFile[]; dvs: DeletionVectorFile[] }>();
+  const byPartition = new Map<
+    string,
+    { specId: number; partition: DeleteFile['partition']; pos: PositionDeleteFile[]; dvs: DeletionVectorFile[] }
+  >();
   const slot = (d: DeleteFile) => {
     const k = partitionKey(d.specId, d.partition);
     let s = byPartition.get(k);
@@ -117,7 +139,12 @@ export function planPositionDeleteRewrite(model: TableModel, o: PositionDeleteRe
     } else {
       const small = s.pos.filter((d) => o.rewriteAll || d.sizeBytes < o.minFileSizeBytes);
       inputs = small.length >= (o.rewriteAll ? 1 : o.minInputFiles) ? small : [];
-      if (small.length > 0 && inputs.length === 0) trail.push({ gate: 'min-input-files', detail: `${small.length} small position delete file(s) in a partition, fewer than min-input-files ${o.minInputFiles}`, outcome: 'skip' });
+      if (small.length > 0 && inputs.length === 0)
+        trail.push({
+          gate: 'min-input-files',
+          detail: `${small.length} small position delete file(s) in a partition, fewer than min-input-files ${o.minInputFiles}`,
+          outcome: 'skip',
+        });
     }
     for (const group of chunks(inputs, o.maxFileGroupSizeBytes)) {
       tasks.push({
@@ -135,7 +162,13 @@ export function planPositionDeleteRewrite(model: TableModel, o: PositionDeleteRe
     }
   }
   const danglingFiles = model.deleteFiles.filter((d) => dangling.has(deleteFileId(d)));
-  return { planner: 'binpack', plannedAtMs: now, tasks, removableDeletes: [...tasks.flatMap((t) => t.removableDeletes), ...danglingFiles], trail };
+  return {
+    planner: 'binpack',
+    plannedAtMs: now,
+    tasks,
+    removableDeletes: [...tasks.flatMap((t) => t.removableDeletes), ...danglingFiles],
+    trail,
+  };
 }
 
 export interface RewritePositionDeletesOptions {
@@ -145,7 +178,12 @@ export interface RewritePositionDeletesOptions {
   signal?: AbortSignal;
 }
 
-export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO, ops: TableOperations, opts: RewritePositionDeletesOptions = {}): Promise<CompactReport> {
+export async function rewritePositionDeletes(
+  table: IcebergTable,
+  out: CommitIO,
+  ops: TableOperations,
+  opts: RewritePositionDeletesOptions = {},
+): Promise<CompactReport> {
   const started = Date.now();
   const now = opts.nowMs ?? Date.now();
   if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
@@ -155,19 +193,40 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
   const puffinBlobBytes = new Map<string, number>();
   for (const d of model.deleteFiles) {
     if (d.content !== 'deletion-vector' || puffinBlobBytes.has(d.path)) continue;
-    const footer = await readPuffinFooterRanged((off, len) => table.io.readRange(d.path, off, len), d.sizeBytes, d.path);
-    puffinBlobBytes.set(d.path, footer.blobs.reduce((n, b) => n + b.length, 0));
+    const footer = await readPuffinFooterRanged(
+      (off, len) => table.io.readRange(d.path, off, len),
+      d.sizeBytes,
+      d.path,
+    );
+    puffinBlobBytes.set(
+      d.path,
+      footer.blobs.reduce((n, b) => n + b.length, 0),
+    );
   }
   const plan = planPositionDeleteRewrite(model, o, now, puffinBlobBytes);
   const danglingIds = findDanglingDeletes(model).map(deleteFileId);
   const report: CompactReport = {
-    table: table.metadataLocation, plan, dryRun: !!opts.dryRun, before: statsOf(model), snapshots: [], committedTasks: [], failedTasks: [],
-    skippedTasks: [], tasks: [], danglingDeletes: opts.dryRun ? danglingIds : [], bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0, durationMs: 0,
+    table: table.metadataLocation,
+    plan,
+    dryRun: !!opts.dryRun,
+    before: statsOf(model),
+    snapshots: [],
+    committedTasks: [],
+    failedTasks: [],
+    skippedTasks: [],
+    tasks: [],
+    danglingDeletes: opts.dryRun ? danglingIds : [],
+    bytesRead: 0,
+    bytesWritten: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    durationMs: 0,
     ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
   };
   const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
   if (opts.dryRun || model.currentSnapshotId === undefined || (plan.tasks.length === 0 && danglingIds.length === 0)) {
-    for (const t of plan.tasks) skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
+    for (const t of plan.tasks)
+      skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
     return finish();
   }
   if (ops.preflight) await ops.preflight(await ops.refresh());
@@ -180,8 +239,11 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
   const written: NewContentFile[] = [];
   try {
     for (const t of plan.tasks) {
-      if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, new Set(written.map((w) => w.path)).size, opts.signal!.reason);
-      const inPartition = model.dataFiles.filter((f) => f.specId === t.specId && partitionKey(f.specId, f.partition) === partitionKey(t.specId, t.partition));
+      if (isCancelled(opts.signal))
+        throw cancelledError(table.metadataLocation, new Set(written.map((w) => w.path)).size, opts.signal!.reason);
+      const inPartition = model.dataFiles.filter(
+        (f) => f.specId === t.specId && partitionKey(f.specId, f.partition) === partitionKey(t.specId, t.partition),
+      );
       const posInputs = t.deletes.filter((d): d is PositionDeleteFile => d.content === 'position-deletes');
       const dvInputs = t.deletes.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector');
       report.bytesRead += t.inputBytes;
@@ -190,8 +252,13 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
         const dvs: { file: DataFile; positions: Iterable<number> }[] = [];
         for (const f of inPartition) {
           const applicable = index.forDataFile(f);
-          if (applicable.dv && dvInputs.some((d) => deleteFileId(d) === deleteFileId(applicable.dv!))) dvs.push({ file: f, positions: await loader.deletedPositions(f, { positional: [], equality: [], dv: applicable.dv }) });
-          else if (!applicable.dv && applicable.positional.some((p) => posInputs.includes(p))) dvs.push({ file: f, positions: await loader.deletedPositions(f, { ...applicable, equality: [] }) });
+          if (applicable.dv && dvInputs.some((d) => deleteFileId(d) === deleteFileId(applicable.dv!)))
+            dvs.push({
+              file: f,
+              positions: await loader.deletedPositions(f, { positional: [], equality: [], dv: applicable.dv }),
+            });
+          else if (!applicable.dv && applicable.positional.some((p) => posInputs.includes(p)))
+            dvs.push({ file: f, positions: await loader.deletedPositions(f, { ...applicable, equality: [] }) });
         }
         adds = await storeDeletionVectors(out, `${dataDir}/floe-dv-${t.id}-${randomUUID()}.puffin`, dvs);
       } else {
@@ -199,24 +266,52 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
         for (const f of inPartition) {
           const applicable = posInputs.filter((d) => deleteApplies(f, d, model.specs));
           if (applicable.length === 0) continue;
-          const positions = [...(await loader.deletedPositions(f, { positional: applicable, equality: [] }))].sort((a, b) => a - b);
+          const positions = [...(await loader.deletedPositions(f, { positional: applicable, equality: [] }))].sort(
+            (a, b) => a - b,
+          );
           if (positions.length > 0) entries.push({ file: f, positions });
         }
-        adds = entries.length ? [await writeMergedPositionDeletes(out, `${dataDir}/floe-pos-${t.id}-${randomUUID()}.parquet`, entries)] : [];
+        adds = entries.length
+          ? [await writeMergedPositionDeletes(out, `${dataDir}/floe-pos-${t.id}-${randomUUID()}.parquet`, entries)]
+          : [];
       }
       written.push(...adds);
-      report.bytesWritten += [...new Map(adds.map((a) => [a.path, Number(a.sizeBytes)])).values()].reduce((n, b) => n + b, 0);
+      report.bytesWritten += [...new Map(adds.map((a) => [a.path, Number(a.sizeBytes)])).values()].reduce(
+        (n, b) => n + b,
+        0,
+      );
       const ids = t.deletes.map(deleteFileId);
-      groups.push({ group: { id: t.id, replacedDataFiles: [], removedDeleteFiles: ids, addedDataFiles: [], addedDeleteFiles: adds, supersededDeleteFiles: ids }, written: adds });
+      groups.push({
+        group: {
+          id: t.id,
+          replacedDataFiles: [],
+          removedDeleteFiles: ids,
+          addedDataFiles: [],
+          addedDeleteFiles: adds,
+          supersededDeleteFiles: ids,
+        },
+        written: adds,
+      });
     }
   } catch (e) {
     await Promise.all([...new Set(written.map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
     throw e;
   }
   const all = [...groups.map((g) => g.group)];
-  if (danglingIds.length) all.push({ id: 'dangling-deletes', replacedDataFiles: [], removedDeleteFiles: danglingIds, addedDataFiles: [], addedDeleteFiles: [] });
+  if (danglingIds.length)
+    all.push({
+      id: 'dangling-deletes',
+      replacedDataFiles: [],
+      removedDeleteFiles: danglingIds,
+      addedDataFiles: [],
+      addedDeleteFiles: [],
+    });
   try {
-    const res = await new IcebergRewriteCommitter(out, ops).commit({ baseSnapshotId: model.currentSnapshotId, groups: all, summary: { 'floe.action': 'rewrite-position-deletes' } });
+    const res = await new IcebergRewriteCommitter(out, ops).commit({
+      baseSnapshotId: model.currentSnapshotId,
+      groups: all,
+      summary: { 'floe.action': 'rewrite-position-deletes' },
+    });
     const sid = res.snapshotId.toString();
     report.snapshots.push(sid);
     for (const id of res.committedGroups) if (id !== 'dangling-deletes') committedIn.set(id, sid);
@@ -226,19 +321,30 @@ export async function rewritePositionDeletes(table: IcebergTable, out: CommitIO,
       if (f.id === 'dangling-deletes') continue;
       report.failedTasks.push(f);
       const g = groups.find((x) => x.group.id === f.id);
-      await Promise.all([...new Set((g?.written ?? []).map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
+      await Promise.all(
+        [...new Set((g?.written ?? []).map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)),
+      );
     }
   } catch (e) {
     // nothing of ours is referenced unless the outcome is unknown (then orphan cleanup decides later)
-    if (!isCommitStateUnknown(e)) await Promise.all([...new Set(written.map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
+    if (!isCommitStateUnknown(e))
+      await Promise.all([...new Set(written.map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
     // every group lost to concurrent commits: a failed run, reported per task like compaction's
     if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
-    const why = new Map(((e.context?.failedGroups as { id: string; reason: string }[] | undefined) ?? []).map((f) => [f.id, f.reason]));
+    const why = new Map(
+      ((e.context?.failedGroups as { id: string; reason: string }[] | undefined) ?? []).map((f) => [f.id, f.reason]),
+    );
     for (const g of groups) report.failedTasks.push({ id: g.group.id, reason: why.get(g.group.id) ?? e.message });
     return finish();
   }
   const cur = await ops.refresh();
-  report.after = statsOf(await loadTableModel({ ...table, metadata: parseMetadata(cur.metadata, cur.location), metadataLocation: cur.location }));
+  report.after = statsOf(
+    await loadTableModel({
+      ...table,
+      metadata: parseMetadata(cur.metadata, cur.location),
+      metadataLocation: cur.location,
+    }),
+  );
   return finish();
 }
 
@@ -246,7 +352,11 @@ const FILE_PATH_ID = 2147483546;
 const POS_ID = 2147483545;
 
 /** One position delete file over several data files, sorted by path then position (as the spec asks). */
-async function writeMergedPositionDeletes(out: CommitIO, location: string, entries: { file: DataFile; positions: number[] }[]): Promise<NewContentFile> {
+async function writeMergedPositionDeletes(
+  out: CommitIO,
+  location: string,
+  entries: { file: DataFile; positions: number[] }[],
+): Promise<NewContentFile> {
   const sorted = [...entries].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const paths: string[] = [];
   const pos: bigint[] = [];
@@ -257,7 +367,15 @@ async function writeMergedPositionDeletes(out: CommitIO, location: string, entri
   ]);
   const pv = arrow.vectorFromArray(paths, new arrow.Utf8());
   const posv = arrow.makeVector(BigInt64Array.from(pos));
-  const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: paths.length, nullCount: 0, children: [pv.data[0]!, posv.data[0]!] }));
+  const batch = new arrow.RecordBatch(
+    schema,
+    arrow.makeData({
+      type: new arrow.Struct(schema.fields),
+      length: paths.length,
+      nullCount: 0,
+      children: [pv.data[0]!, posv.data[0]!],
+    }),
+  );
   const w = await writeParquet(new arrow.Table(schema, [batch]), location, { codec: 'zstd', createdBy: 'floe' });
   await out.createNew(location, w.bytes);
   const str = { kind: 'primitive', name: 'string' } as const;
@@ -273,10 +391,22 @@ async function writeMergedPositionDeletes(out: CommitIO, location: string, entri
     sizeBytes: w.bytes.byteLength,
     specId: sorted[0]!.file.specId,
     partitionOf: sorted[0]!.file.path,
-    valueCounts: new Map([[FILE_PATH_ID, BigInt(paths.length)], [POS_ID, BigInt(paths.length)]]),
-    nullValueCounts: new Map([[FILE_PATH_ID, 0n], [POS_ID, 0n]]),
-    lowerBounds: new Map([[FILE_PATH_ID, encodeSingleValue(str, sorted[0]!.file.path)], [POS_ID, encodeSingleValue(lng, minPos)]]),
-    upperBounds: new Map([[FILE_PATH_ID, encodeSingleValue(str, sorted[sorted.length - 1]!.file.path)], [POS_ID, encodeSingleValue(lng, maxPos)]]),
+    valueCounts: new Map([
+      [FILE_PATH_ID, BigInt(paths.length)],
+      [POS_ID, BigInt(paths.length)],
+    ]),
+    nullValueCounts: new Map([
+      [FILE_PATH_ID, 0n],
+      [POS_ID, 0n],
+    ]),
+    lowerBounds: new Map([
+      [FILE_PATH_ID, encodeSingleValue(str, sorted[0]!.file.path)],
+      [POS_ID, encodeSingleValue(lng, minPos)],
+    ]),
+    upperBounds: new Map([
+      [FILE_PATH_ID, encodeSingleValue(str, sorted[sorted.length - 1]!.file.path)],
+      [POS_ID, encodeSingleValue(lng, maxPos)],
+    ]),
     ...(single ? { referencedDataFile: sorted[0]!.file.path } : {}),
   };
 }

@@ -33,10 +33,17 @@ export function settleRemovableDeletes(input: SettleInput): DeleteFile[] {
   const live = input.current.deleteFiles.filter((d) => wanted.has(deleteFileId(d)));
   if (live.length === 0) return [];
   // DVs apart: in one index a DV would mask the position deletes of its data file, and those must be judged too
-  const index = buildDeleteIndex(input.current.specs, live.filter((d) => d.content !== 'deletion-vector'));
-  const dvIndex = buildDeleteIndex(input.current.specs, live.filter((d) => d.content === 'deletion-vector'));
+  const index = buildDeleteIndex(
+    input.current.specs,
+    live.filter((d) => d.content !== 'deletion-vector'),
+  );
+  const dvIndex = buildDeleteIndex(
+    input.current.specs,
+    live.filter((d) => d.content === 'deletion-vector'),
+  );
   const blocked = new Set<DeleteFile>();
-  const coveredBy = (f: DataFile, d: DeleteFile): boolean => input.converted.has(f.path) || (d.content === 'position-deletes' && input.added.has(f.path));
+  const coveredBy = (f: DataFile, d: DeleteFile): boolean =>
+    input.converted.has(f.path) || (d.content === 'position-deletes' && input.added.has(f.path));
   for (const f of input.current.dataFiles) {
     for (const d of index.forDataFile(f)) if (!coveredBy(f, d)) blocked.add(d);
     for (const d of dvIndex.forDataFile(f)) blocked.add(d);

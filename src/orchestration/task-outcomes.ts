@@ -62,13 +62,19 @@ interface OutcomeReport {
  * What a compaction job records while it runs — why a task was skipped, which snapshot committed a task —
  * and `finish()`, which turns that into the report's task outcomes and duration. One for every Iceberg job.
  */
-export function outcomeTracker<R extends OutcomeReport>(report: R, tasks: readonly { id: string; kind: string }[], startedMs: number) {
+export function outcomeTracker<R extends OutcomeReport>(
+  report: R,
+  tasks: readonly { id: string; kind: string }[],
+  startedMs: number,
+) {
   /** task id → why it was skipped; committed task id → the snapshot that committed it. */
   const skipped = new Map<string, string>();
   const committedIn = new Map<string, string | undefined>();
   const finish = (): R => {
     report.tasks = taskOutcomes(tasks, committedIn, report.failedTasks, skipped);
-    report.skippedTasks = report.tasks.filter((t) => t.outcome === 'skipped').map((t) => ({ id: t.id, reason: t.reason! }));
+    report.skippedTasks = report.tasks
+      .filter((t) => t.outcome === 'skipped')
+      .map((t) => ({ id: t.id, reason: t.reason! }));
     report.durationMs = Date.now() - startedMs;
     return report;
   };

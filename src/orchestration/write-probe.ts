@@ -16,10 +16,14 @@ export async function probeWritable(out: CommitIO, dirs: readonly string[], tabl
       await out.createNew(probe, new Uint8Array(0));
     } catch (e) {
       const detail = e instanceof Error ? e.message : String(e);
-      throw new FloeError(isFloeError(e) && e.kind !== 'Internal' ? e.kind : 'AccessDenied', `cannot write to ${dir} (table ${table}): ${detail}; nothing was written`, {
-        context: { file: dir, table },
-        cause: e,
-      });
+      throw new FloeError(
+        isFloeError(e) && e.kind !== 'Internal' ? e.kind : 'AccessDenied',
+        `cannot write to ${dir} (table ${table}): ${detail}; nothing was written`,
+        {
+          context: { file: dir, table },
+          cause: e,
+        },
+      );
     }
     await out.remove(probe).catch(() => undefined);
   }

@@ -75,7 +75,9 @@ class SeqSorted {
   }
   seal(): void {
     if (!this.sorted) {
-      this.files.sort((a, b) => (a.dataSequenceNumber < b.dataSequenceNumber ? -1 : a.dataSequenceNumber > b.dataSequenceNumber ? 1 : 0));
+      this.files.sort((a, b) =>
+        a.dataSequenceNumber < b.dataSequenceNumber ? -1 : a.dataSequenceNumber > b.dataSequenceNumber ? 1 : 0,
+      );
       this.sorted = true;
     }
   }
@@ -187,7 +189,9 @@ function concat(parts: (readonly DeleteFile[] | undefined)[]): readonly DeleteFi
 }
 
 /** Every live data file with the deletes that apply to it, in model order. */
-export function associateDeletes(table: Pick<TableModel, 'specs' | 'dataFiles' | 'deleteFiles'>): Map<DataFile, readonly DeleteFile[]> {
+export function associateDeletes(
+  table: Pick<TableModel, 'specs' | 'dataFiles' | 'deleteFiles'>,
+): Map<DataFile, readonly DeleteFile[]> {
   const index = buildDeleteIndex(table.specs, table.deleteFiles);
   const out = new Map<DataFile, readonly DeleteFile[]>();
   for (const f of table.dataFiles) out.set(f, index.forDataFile(f));
@@ -266,7 +270,9 @@ export function computeRemovableDeletes(
  * them, so no task — and not the plan — may promise to drop those. Keeps "the plan's claim matches the
  * commit" true. Mutates and returns `plan`.
  */
-export function withoutTasks<P extends { tasks: { inputs: DataFile[]; removableDeletes: DeleteFile[] }[]; removableDeletes: DeleteFile[] }>(
+export function withoutTasks<
+  P extends { tasks: { inputs: DataFile[]; removableDeletes: DeleteFile[] }[]; removableDeletes: DeleteFile[] },
+>(
   plan: P,
   table: Pick<TableModel, 'specs' | 'dataFiles' | 'deleteFiles'>,
   unrun: (t: P['tasks'][number]) => boolean,

@@ -99,7 +99,10 @@ function fieldIndex(schemas: readonly Schema[]): Map<number, Field> {
  * `(specId, tuple) → "region=eu, ts_day=2024-01-02"` for a table's specs and schemas;
  * "unpartitioned" for a tuple of no fields.
  */
-export function partitionLabeler(table: { specs: readonly PartitionSpec[]; schemas: readonly Schema[] }): (specId: number, partition: PartitionTuple) => string {
+export function partitionLabeler(table: {
+  specs: readonly PartitionSpec[];
+  schemas: readonly Schema[];
+}): (specId: number, partition: PartitionTuple) => string {
   const specs = new Map(table.specs.map((s) => [s.specId, s] as const));
   const fields = fieldIndex(table.schemas);
   return (specId, partition) => {
@@ -116,10 +119,9 @@ export function partitionLabeler(table: { specs: readonly PartitionSpec[]; schem
 }
 
 /** Sets `partitionLabel` on every task of `plan` that has none (planners that do not label their tasks). */
-export function labelTasks<P extends { tasks: { specId: number; partition: PartitionTuple; partitionLabel?: string }[] }>(
-  plan: P,
-  table: { specs: readonly PartitionSpec[]; schemas: readonly Schema[] },
-): P {
+export function labelTasks<
+  P extends { tasks: { specId: number; partition: PartitionTuple; partitionLabel?: string }[] },
+>(plan: P, table: { specs: readonly PartitionSpec[]; schemas: readonly Schema[] }): P {
   const label = partitionLabeler(table);
   for (const t of plan.tasks) t.partitionLabel ??= label(t.specId, t.partition);
   return plan;

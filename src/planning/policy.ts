@@ -180,7 +180,12 @@ export function validateTieredPolicy(p: TieredPolicy): void {
   check(p.targetSizeBytes > 0, k.targetSize, p.targetSizeBytes, '> 0');
   check(p.maxTaskSizeBytes > 0, k.maxTaskSize, p.maxTaskSizeBytes, '> 0');
   check(Number.isInteger(p.fragmentRatio) && p.fragmentRatio >= 1, k.fragmentRatio, p.fragmentRatio, 'an integer ≥ 1');
-  check(p.minTargetSizeRatio >= 0 && p.minTargetSizeRatio <= 1, k.minTargetSizeRatio, p.minTargetSizeRatio, 'in [0, 1]');
+  check(
+    p.minTargetSizeRatio >= 0 && p.minTargetSizeRatio <= 1,
+    k.minTargetSizeRatio,
+    p.minTargetSizeRatio,
+    'in [0, 1]',
+  );
   check(p.minorTriggerFileCount >= 1, k.minorFileCount, p.minorTriggerFileCount, '≥ 1');
   check(p.majorDuplicateRatio >= 0, k.majorDuplicateRatio, p.majorDuplicateRatio, '≥ 0');
   check(p.maxFileCount >= 1, k.maxFileCount, p.maxFileCount, '≥ 1');
@@ -276,7 +281,8 @@ export function binpackOptionsFrom(
   const min = intProp(options, k.min, Math.floor(target * d.minFileSizeRatio));
   const max = intProp(options, k.max, Math.floor(target * d.maxFileSizeRatio));
   const orderRaw = (raw(options, k.jobOrder) ?? d.rewriteJobOrder).toLowerCase();
-  if (!JOB_ORDERS.includes(orderRaw as RewriteJobOrder)) throw invalid(k.jobOrder, orderRaw, `one of ${JOB_ORDERS.join(', ')}`);
+  if (!JOB_ORDERS.includes(orderRaw as RewriteJobOrder))
+    throw invalid(k.jobOrder, orderRaw, `one of ${JOB_ORDERS.join(', ')}`);
   const o: BinpackOptions = {
     targetFileSizeBytes: target,
     minFileSizeBytes: min,
@@ -300,12 +306,28 @@ export function validateBinpackOptions(o: BinpackOptions): void {
   const k = BINPACK_KEYS;
   check(o.targetFileSizeBytes > 0, k.target, o.targetFileSizeBytes, '> 0');
   check(o.minFileSizeBytes >= 0, k.min, o.minFileSizeBytes, '≥ 0');
-  check(o.targetFileSizeBytes > o.minFileSizeBytes, k.min, o.minFileSizeBytes, `< ${k.target} (${o.targetFileSizeBytes})`);
-  check(o.targetFileSizeBytes < o.maxFileSizeBytes, k.max, o.maxFileSizeBytes, `> ${k.target} (${o.targetFileSizeBytes})`);
+  check(
+    o.targetFileSizeBytes > o.minFileSizeBytes,
+    k.min,
+    o.minFileSizeBytes,
+    `< ${k.target} (${o.targetFileSizeBytes})`,
+  );
+  check(
+    o.targetFileSizeBytes < o.maxFileSizeBytes,
+    k.max,
+    o.maxFileSizeBytes,
+    `> ${k.target} (${o.targetFileSizeBytes})`,
+  );
   check(o.minInputFiles > 0, k.minInputFiles, o.minInputFiles, '> 0');
   check(o.maxFileGroupSizeBytes > 0, k.maxGroupSize, o.maxFileGroupSizeBytes, '> 0');
   check(o.maxFileGroupInputFiles > 0, k.maxGroupFiles, o.maxFileGroupInputFiles, '> 0');
   check(o.deleteFileThreshold >= 0, k.deleteFileThreshold, o.deleteFileThreshold, '≥ 0');
-  check(o.deleteRatioThreshold > 0 && o.deleteRatioThreshold <= 1, k.deleteRatioThreshold, o.deleteRatioThreshold, 'in (0, 1]');
-  if (o.maxFilesToRewrite !== undefined) check(o.maxFilesToRewrite > 0, k.maxFilesToRewrite, o.maxFilesToRewrite, '> 0');
+  check(
+    o.deleteRatioThreshold > 0 && o.deleteRatioThreshold <= 1,
+    k.deleteRatioThreshold,
+    o.deleteRatioThreshold,
+    'in (0, 1]',
+  );
+  if (o.maxFilesToRewrite !== undefined)
+    check(o.maxFilesToRewrite > 0, k.maxFilesToRewrite, o.maxFilesToRewrite, '> 0');
 }

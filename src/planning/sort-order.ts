@@ -50,7 +50,10 @@ export type RowOrder =
 export interface OrderSource {
   location: string;
   schema: Schema;
-  sortOrders?: { orderId: number; fields: { sourceId: number; transform: string; direction: SortDirection; nullOrder: NullOrder }[] }[];
+  sortOrders?: {
+    orderId: number;
+    fields: { sourceId: number; transform: string; direction: SortDirection; nullOrder: NullOrder }[];
+  }[];
   defaultSortOrderId?: number;
 }
 
@@ -91,20 +94,29 @@ function byName(src: OrderSource, name: string): { path: number[]; names: string
 
 /** `given`: the order came from the command line (a bad transform is a usage error); else from the table's metadata. */
 function checkSortable(src: OrderSource, name: string, type: FieldType, transform: string, given = true): void {
-  if (type.kind !== 'primitive') throw bad(src, `column ${name} is a ${type.kind}; only primitive columns can be sort or z-order keys`);
-  if (['variant', 'geometry', 'geography', 'unknown'].includes(type.name)) throw bad(src, `column ${name} of type ${type.name} cannot be a sort key`);
+  if (type.kind !== 'primitive')
+    throw bad(src, `column ${name} is a ${type.kind}; only primitive columns can be sort or z-order keys`);
+  if (['variant', 'geometry', 'geography', 'unknown'].includes(type.name))
+    throw bad(src, `column ${name} of type ${type.name} cannot be a sort key`);
   const m = TRANSFORM.exec(transform);
   if (!m) {
     const hint = given ? '' : `; the table's sort order uses it — give an order with --sort-order`;
-    throw new FloeError(given ? 'InvalidArgument' : 'Unsupported', `table ${src.location}: sort transform ${transform} on ${name} is not supported (identity, year, month, day, hour and truncate[W] are)${hint}`, {
-      context: { table: src.location, transform },
-    });
+    throw new FloeError(
+      given ? 'InvalidArgument' : 'Unsupported',
+      `table ${src.location}: sort transform ${transform} on ${name} is not supported (identity, year, month, day, hour and truncate[W] are)${hint}`,
+      {
+        context: { table: src.location, transform },
+      },
+    );
   }
   const temporal = ['date', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns'];
-  if (['year', 'month', 'day'].includes(transform) && !temporal.includes(type.name)) throw bad(src, `${transform}(${name}) needs a date or timestamp column, not ${type.name}`);
-  if (transform === 'hour' && !temporal.slice(1).includes(type.name)) throw bad(src, `hour(${name}) needs a timestamp column, not ${type.name}`);
+  if (['year', 'month', 'day'].includes(transform) && !temporal.includes(type.name))
+    throw bad(src, `${transform}(${name}) needs a date or timestamp column, not ${type.name}`);
+  if (transform === 'hour' && !temporal.slice(1).includes(type.name))
+    throw bad(src, `hour(${name}) needs a timestamp column, not ${type.name}`);
   if (m[2] !== undefined) {
-    if (!['int', 'long', 'decimal', 'string', 'binary'].includes(type.name)) throw bad(src, `truncate on ${name} needs an int, long, decimal, string or binary column, not ${type.name}`);
+    if (!['int', 'long', 'decimal', 'string', 'binary'].includes(type.name))
+      throw bad(src, `truncate on ${name} needs an int, long, decimal, string or binary column, not ${type.name}`);
     if (Number(m[2]) <= 0) throw bad(src, `truncate width on ${name} must be positive`);
   }
 }
@@ -119,17 +131,27 @@ export function parseSortOrder(src: OrderSource, text: string): SortTerm[] {
   if (parts.length === 0) throw bad(src, `--sort-order is empty`);
   return parts.map((part) => {
     const m = /^(.+?)(?:\s+(asc|desc))?(?:\s+nulls\s+(first|last))?$/i.exec(part.trim());
-    if (!m) throw bad(src, `cannot read sort term "${part.trim()}" (expected "col [ASC|DESC] [NULLS FIRST|NULLS LAST]")`);
+    if (!m)
+      throw bad(src, `cannot read sort term "${part.trim()}" (expected "col [ASC|DESC] [NULLS FIRST|NULLS LAST]")`);
     const expr = m[1]!.trim();
     const direction: SortDirection = m[2]?.toLowerCase() === 'desc' ? 'desc' : 'asc';
-    const nullOrder: NullOrder = m[3] ? (m[3].toLowerCase() === 'first' ? 'nulls-first' : 'nulls-last') : direction === 'asc' ? 'nulls-first' : 'nulls-last';
+    const nullOrder: NullOrder = m[3]
+      ? m[3].toLowerCase() === 'first'
+        ? 'nulls-first'
+        : 'nulls-last'
+      : direction === 'asc'
+        ? 'nulls-first'
+        : 'nulls-last';
     let transform = 'identity';
     let column = expr;
     const swapped = /^truncate\s*\(\s*(\d+)\s*,\s*([^,()]+?)\s*\)$/i.exec(expr);
-    const call = swapped ? ['', 'truncate', swapped[2]!, swapped[1]!] : /^(\w+)\s*\(\s*([^,()]+?)\s*(?:,\s*(\d+)\s*)?\)$/.exec(expr);
+    const call = swapped
+      ? ['', 'truncate', swapped[2]!, swapped[1]!]
+      : /^(\w+)\s*\(\s*([^,()]+?)\s*(?:,\s*(\d+)\s*)?\)$/.exec(expr);
     if (call) {
       const fn = call[1]!.toLowerCase();
-      const name = { years: 'year', months: 'month', days: 'day', hours: 'hour', date: 'day', date_hour: 'hour' }[fn] ?? fn;
+      const name =
+        { years: 'year', months: 'month', days: 'day', hours: 'hour', date: 'day', date_hour: 'hour' }[fn] ?? fn;
       column = call[2]!;
       if (name === 'truncate') {
         // Spark writes truncate(col, W); Iceberg's own text is truncate(W, col)
@@ -145,7 +167,14 @@ export function parseSortOrder(src: OrderSource, text: string): SortTerm[] {
     }
     column = column.replace(/^`(.*)`$/, '$1');
     const found = byName(src, column);
-    const term: SortTerm = { path: found.path, name: found.names.join('.'), type: found.field.type, transform, direction, nullOrder };
+    const term: SortTerm = {
+      path: found.path,
+      name: found.names.join('.'),
+      type: found.field.type,
+      transform,
+      direction,
+      nullOrder,
+    };
     checkSortable(src, term.name, term.type, transform);
     return term;
   });
@@ -160,7 +189,14 @@ export function zorderTerms(src: OrderSource, columns: readonly string[]): SortT
     const id = found.path[found.path.length - 1]!;
     if (seen.has(id)) throw bad(src, `z-order column ${c} is listed twice`);
     seen.add(id);
-    const term: SortTerm = { path: found.path, name: found.names.join('.'), type: found.field.type, transform: 'identity', direction: 'asc', nullOrder: 'nulls-first' };
+    const term: SortTerm = {
+      path: found.path,
+      name: found.names.join('.'),
+      type: found.field.type,
+      transform: 'identity',
+      direction: 'asc',
+      nullOrder: 'nulls-first',
+    };
     checkSortable(src, term.name, term.type, 'identity');
     return term;
   });
@@ -176,7 +212,10 @@ export function zorderColumnsOf(text: string): string[] | undefined {
 export function tableSortOrder(src: OrderSource): { orderId: number; terms: SortTerm[] } {
   const order = src.sortOrders?.find((o) => o.orderId === (src.defaultSortOrderId ?? 0));
   if (!order || order.fields.length === 0) {
-    throw bad(src, `the table has no sort order; give one with --sort-order "col [ASC|DESC] [NULLS FIRST|LAST], ..." or use --strategy zorder --columns a,b`);
+    throw bad(
+      src,
+      `the table has no sort order; give one with --sort-order "col [ASC|DESC] [NULLS FIRST|LAST], ..." or use --strategy zorder --columns a,b`,
+    );
   }
   return { orderId: order.orderId, terms: termsOfOrder(src, order.fields) };
 }
@@ -187,7 +226,14 @@ function termsOfOrder(src: OrderSource, fields: NonNullable<OrderSource['sortOrd
     if (!found) throw bad(src, `sort order field ${f.sourceId} is not in the current schema`);
     const name = found.names.join('.');
     checkSortable(src, name, found.field.type, f.transform, false);
-    return { path: found.path, name, type: found.field.type, transform: f.transform, direction: f.direction, nullOrder: f.nullOrder };
+    return {
+      path: found.path,
+      name,
+      type: found.field.type,
+      transform: f.transform,
+      direction: f.direction,
+      nullOrder: f.nullOrder,
+    };
   });
 }
 
@@ -197,7 +243,12 @@ export function matchingOrderId(src: OrderSource, terms: readonly SortTerm[]): n
     if (o.fields.length !== terms.length || o.fields.length === 0) continue;
     const same = o.fields.every((f, i) => {
       const t = terms[i]!;
-      return t.path[t.path.length - 1] === f.sourceId && t.transform === f.transform && t.direction === f.direction && t.nullOrder === f.nullOrder;
+      return (
+        t.path[t.path.length - 1] === f.sourceId &&
+        t.transform === f.transform &&
+        t.direction === f.direction &&
+        t.nullOrder === f.nullOrder
+      );
     });
     if (same) return o.orderId;
   }
@@ -221,15 +272,23 @@ export function resolveRowOrder(src: OrderSource, req: OrderRequest): RowOrder {
     ...(req.memoryBytes !== undefined ? { memoryBytes: req.memoryBytes } : {}),
     ...(req.spillDir !== undefined ? { spillDir: req.spillDir } : {}),
   };
-  if (req.memoryBytes !== undefined && !(Number.isFinite(req.memoryBytes) && req.memoryBytes > 0)) throw bad(src, `sort memory must be a positive size`);
-  const z = req.strategy === 'zorder' ? (req.columns ?? (req.sortOrder ? zorderColumnsOf(req.sortOrder) : undefined)) : req.sortOrder ? zorderColumnsOf(req.sortOrder) : undefined;
+  if (req.memoryBytes !== undefined && !(Number.isFinite(req.memoryBytes) && req.memoryBytes > 0))
+    throw bad(src, `sort memory must be a positive size`);
+  const z =
+    req.strategy === 'zorder'
+      ? (req.columns ?? (req.sortOrder ? zorderColumnsOf(req.sortOrder) : undefined))
+      : req.sortOrder
+        ? zorderColumnsOf(req.sortOrder)
+        : undefined;
   if (req.strategy === 'zorder' || z) {
     if (!z) throw bad(src, `--strategy zorder needs --columns a,b`);
     const v = req.varLengthContribution ?? DEFAULT_VAR_LENGTH_CONTRIBUTION;
-    if (!Number.isInteger(v) || v <= 0 || v > 1024) throw bad(src, `var-length-contribution must be an integer in 1..1024, got ${v}`);
+    if (!Number.isInteger(v) || v <= 0 || v > 1024)
+      throw bad(src, `var-length-contribution must be an integer in 1..1024, got ${v}`);
     return { kind: 'zorder', terms: zorderTerms(src, z), varLengthContribution: v, ...exec };
   }
-  if (req.columns && req.columns.length > 0) throw bad(src, `--columns is for --strategy zorder; use --sort-order with --strategy sort`);
+  if (req.columns && req.columns.length > 0)
+    throw bad(src, `--columns is for --strategy zorder; use --sort-order with --strategy sort`);
   if (req.sortOrder !== undefined) {
     const terms = parseSortOrder(src, req.sortOrder);
     return { kind: 'sort', terms, sortOrderId: matchingOrderId(src, terms), ...exec };
@@ -243,7 +302,12 @@ export function describeRowOrder(order: RowOrder): string {
   if (order.kind === 'zorder') return `zorder(${order.terms.map((t) => t.name).join(', ')})`;
   return order.terms
     .map((t) => {
-      const col = t.transform === 'identity' ? t.name : t.transform.startsWith('truncate') ? `truncate(${t.name}, ${t.transform.slice(9, -1)})` : `${t.transform}(${t.name})`;
+      const col =
+        t.transform === 'identity'
+          ? t.name
+          : t.transform.startsWith('truncate')
+            ? `truncate(${t.name}, ${t.transform.slice(9, -1)})`
+            : `${t.transform}(${t.name})`;
       return `${col} ${t.direction.toUpperCase()} ${t.nullOrder === 'nulls-first' ? 'NULLS FIRST' : 'NULLS LAST'}`;
     })
     .join(', ');

@@ -16,7 +16,12 @@ export function planSorted(table: TableModel, options: BinpackOptions, order: Ro
   plan.tasks.forEach((t, i) => {
     t.id = `${order.kind}-${i + 1}`;
     t.order = order;
-    t.trail.push({ gate: 'order', detail: `rows written ${order.kind === 'zorder' ? 'z-ordered' : 'sorted'} by ${text}`, outcome: 'info', values: { strategy: order.kind, order: text } });
+    t.trail.push({
+      gate: 'order',
+      detail: `rows written ${order.kind === 'zorder' ? 'z-ordered' : 'sorted'} by ${text}`,
+      outcome: 'info',
+      values: { strategy: order.kind, order: text },
+    });
   });
   plan.trail.unshift({
     gate: 'strategy',
@@ -54,10 +59,16 @@ export function planSortStrategy(
   options: BinpackOptions,
   nowMs: number,
 ): Plan {
-  const schema = table.schemas.find((s) => s.schemaId === table.currentSchemaId) ?? table.schemas[table.schemas.length - 1]!;
+  const schema =
+    table.schemas.find((s) => s.schemaId === table.currentSchemaId) ?? table.schemas[table.schemas.length - 1]!;
   const v = props[VAR_LENGTH_CONTRIBUTION_KEY];
   const order = resolveRowOrder(
-    { location: table.location, schema, ...(table.sortOrders ? { sortOrders: table.sortOrders } : {}), ...(table.defaultSortOrderId !== undefined ? { defaultSortOrderId: table.defaultSortOrderId } : {}) },
+    {
+      location: table.location,
+      schema,
+      ...(table.sortOrders ? { sortOrders: table.sortOrders } : {}),
+      ...(table.defaultSortOrderId !== undefined ? { defaultSortOrderId: table.defaultSortOrderId } : {}),
+    },
     {
       strategy,
       ...(request?.sortOrder !== undefined ? { sortOrder: request.sortOrder } : {}),

@@ -7,7 +7,14 @@
 import pLimit from 'p-limit';
 import type { MaintenanceService } from './service.js';
 import type { RunRecord } from './state-db.js';
-import { buildDetail, gaugesOf, healthSummary, loadModel, type TableDetail, type TableHealthSummary } from './table-detail.js';
+import {
+  buildDetail,
+  gaugesOf,
+  healthSummary,
+  loadModel,
+  type TableDetail,
+  type TableHealthSummary,
+} from './table-detail.js';
 import type { MaintenanceJobResult } from './job-types.js';
 
 export interface TableListEntry {
@@ -17,7 +24,17 @@ export interface TableListEntry {
   format?: string;
   paused: boolean;
   running: { job: string; since: string; reason: string } | null;
-  jobs: Record<string, { schedule: string; nextDueAt: string | null; consecutiveFailures: number; lastSuccessAt: string | null; lastOk: boolean | null; lastError: string | null }>;
+  jobs: Record<
+    string,
+    {
+      schedule: string;
+      nextDueAt: string | null;
+      consecutiveFailures: number;
+      lastSuccessAt: string | null;
+      lastOk: boolean | null;
+      lastError: string | null;
+    }
+  >;
   health: TableHealthSummary | null;
   healthError?: string;
 }
@@ -54,7 +71,16 @@ export class ServiceApi {
     return h.tables.map((t) => {
       const name = String(t.name);
       const cfg = this.service.tableConfig(name);
-      const jobs = t.jobs as Record<string, { schedule: string; nextDueAt: string | null; consecutiveFailures: number; lastSuccessAt: string | null; lastResult: { ok: boolean; error?: string } | null }>;
+      const jobs = t.jobs as Record<
+        string,
+        {
+          schedule: string;
+          nextDueAt: string | null;
+          consecutiveFailures: number;
+          lastSuccessAt: string | null;
+          lastResult: { ok: boolean; error?: string } | null;
+        }
+      >;
       const cached = this.health.get(name);
       return {
         name,
@@ -66,7 +92,14 @@ export class ServiceApi {
         jobs: Object.fromEntries(
           Object.entries(jobs).map(([k, j]) => [
             k,
-            { schedule: j.schedule, nextDueAt: j.nextDueAt, consecutiveFailures: j.consecutiveFailures, lastSuccessAt: j.lastSuccessAt, lastOk: j.lastResult ? j.lastResult.ok : null, lastError: j.lastResult?.error ?? null },
+            {
+              schedule: j.schedule,
+              nextDueAt: j.nextDueAt,
+              consecutiveFailures: j.consecutiveFailures,
+              lastSuccessAt: j.lastSuccessAt,
+              lastOk: j.lastResult ? j.lastResult.ok : null,
+              lastError: j.lastResult?.error ?? null,
+            },
           ]),
         ),
         health: cached?.value ?? null,
@@ -93,7 +126,10 @@ export class ServiceApi {
   }
 
   /** Undefined for a table not under management. `plan: false` skips the dry-run plan. */
-  async tableDetail(name: string, opts: { plan?: boolean } = {}): Promise<(TableDetail & { paused: boolean; source: string }) | undefined> {
+  async tableDetail(
+    name: string,
+    opts: { plan?: boolean } = {},
+  ): Promise<(TableDetail & { paused: boolean; source: string }) | undefined> {
     const cfg = this.service.tableConfig(name);
     if (!cfg) return undefined;
     const withPlan = opts.plan ?? true;

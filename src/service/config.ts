@@ -10,7 +10,14 @@ import { FloeError, isFloeError } from '../errors.js';
 import { parseCutoff, parseDurationMs } from '../maintenance/duration.js';
 import { parseSizeBytes } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
-import { JOB_KINDS, type CompactJobOptions, type ExpireJobOptions, type JobKind, type RemoveOrphansJobOptions, type TableAccess } from './job-types.js';
+import {
+  JOB_KINDS,
+  type CompactJobOptions,
+  type ExpireJobOptions,
+  type JobKind,
+  type RemoveOrphansJobOptions,
+  type TableAccess,
+} from './job-types.js';
 
 export interface JobConfig {
   kind: JobKind;
@@ -133,30 +140,63 @@ export async function loadServiceConfig(file: string): Promise<ServiceConfig> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new FloeError('NotFound', `cannot read service config ${file}: ${e instanceof Error ? e.message : String(e)}`, { context: { file }, cause: e });
+    throw new FloeError(
+      'NotFound',
+      `cannot read service config ${file}: ${e instanceof Error ? e.message : String(e)}`,
+      { context: { file }, cause: e },
+    );
   }
   let raw: unknown;
   try {
     // YAML is a superset of JSON, so one parser reads both
     raw = parseYaml(text);
   } catch (e) {
-    throw new FloeError('InvalidArgument', `${file}: not valid YAML/JSON: ${e instanceof Error ? e.message : String(e)}`, { context: { file }, cause: e });
+    throw new FloeError(
+      'InvalidArgument',
+      `${file}: not valid YAML/JSON: ${e instanceof Error ? e.message : String(e)}`,
+      { context: { file }, cause: e },
+    );
   }
   return parseServiceConfig(raw, file, path.dirname(path.resolve(file)));
 }
 
 /** Validates a parsed config; relative local paths resolve against `baseDir` (the config file's folder). */
-export async function parseServiceConfig(raw: unknown, source: string, baseDir: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<ServiceConfig> {
+export async function parseServiceConfig(
+  raw: unknown,
+  source: string,
+  baseDir: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServiceConfig> {
   const v = new Validator(source);
   const top = v.object(raw, '');
-  v.keys(top, '', ['state', 'stateDir', 'concurrency', 'timezone', 'backoff', 'shutdownTimeout', 'defaults', 'tables', 'catalogs', 'overrides', 'discovery', 'http', 'webhook']);
+  v.keys(top, '', [
+    'state',
+    'stateDir',
+    'concurrency',
+    'timezone',
+    'backoff',
+    'shutdownTimeout',
+    'defaults',
+    'tables',
+    'catalogs',
+    'overrides',
+    'discovery',
+    'http',
+    'webhook',
+  ]);
   const timezone = v.optString(top.timezone, 'timezone') ?? DEFAULTS.timezone;
   checkTimezone(v, timezone);
   const stateText = v.optString(top.state, 'state');
   const stateDirText = v.optString(top.stateDir, 'stateDir');
-  if (stateText === undefined && stateDirText === undefined) v.fail('state', 'is required: a SQLite file (floe-state.db) or a postgresql:// URL (or stateDir: a folder)');
+  if (stateText === undefined && stateDirText === undefined)
+    v.fail('state', 'is required: a SQLite file (floe-state.db) or a postgresql:// URL (or stateDir: a folder)');
   const stateDir = stateDirText === undefined ? undefined : path.resolve(baseDir, stateDirText);
-  const state = stateText === undefined ? path.join(stateDir!, DEFAULTS.stateFile) : /^postgres(ql)?:\/\//i.test(stateText) ? stateText : path.resolve(baseDir, stateText.replace(/^sqlite:(\/\/)?/i, ''));
+  const state =
+    stateText === undefined
+      ? path.join(stateDir!, DEFAULTS.stateFile)
+      : /^postgres(ql)?:\/\//i.test(stateText)
+        ? stateText
+        : path.resolve(baseDir, stateText.replace(/^sqlite:(\/\/)?/i, ''));
   const concurrency = v.optInt(top.concurrency, 'concurrency', 1) ?? DEFAULTS.concurrency;
   const backoffRaw = top.backoff === undefined ? {} : v.object(top.backoff, 'backoff');
   v.keys(backoffRaw, 'backoff', ['initial', 'max']);
@@ -173,47 +213,73 @@ export async function parseServiceConfig(raw: unknown, source: string, baseDir: 
 
   const discoveryRaw = top.discovery === undefined ? {} : v.object(top.discovery, 'discovery');
   v.keys(discoveryRaw, 'discovery', ['interval']);
-  const discoveryIntervalMs = v.optDuration(discoveryRaw.interval, 'discovery.interval') ?? DEFAULTS.discoveryIntervalMs;
+  const discoveryIntervalMs =
+    v.optDuration(discoveryRaw.interval, 'discovery.interval') ?? DEFAULTS.discoveryIntervalMs;
 
-  const catalogs = top.catalogs === undefined ? [] : v.list(top.catalogs, 'catalogs').map((c, i) => parseCatalog(ctx, c, `catalogs[${i}]`));
+  const catalogs =
+    top.catalogs === undefined
+      ? []
+      : v.list(top.catalogs, 'catalogs').map((c, i) => parseCatalog(ctx, c, `catalogs[${i}]`));
   const catalogNames = new Set<string>();
   for (const [i, c] of catalogs.entries()) {
-    if (catalogNames.has(c.name)) v.fail(`catalogs[${i}].name`, `"${c.name}" is used by another catalog; names must be unique`);
+    if (catalogNames.has(c.name))
+      v.fail(`catalogs[${i}].name`, `"${c.name}" is used by another catalog; names must be unique`);
     catalogNames.add(c.name);
   }
-  const overrides = top.overrides === undefined ? [] : v.list(top.overrides, 'overrides').map((o, i) => parseOverride(ctx, o, `overrides[${i}]`));
+  const overrides =
+    top.overrides === undefined
+      ? []
+      : v.list(top.overrides, 'overrides').map((o, i) => parseOverride(ctx, o, `overrides[${i}]`));
 
   const tablesRaw: unknown = top.tables === undefined ? [] : top.tables;
   if (!Array.isArray(tablesRaw)) v.fail('tables', 'must be a list of tables');
-  if ((tablesRaw as unknown[]).length === 0 && catalogs.length === 0) v.fail('tables', 'must be a non-empty list of tables (or give catalogs: to discover them)');
+  if ((tablesRaw as unknown[]).length === 0 && catalogs.length === 0)
+    v.fail('tables', 'must be a non-empty list of tables (or give catalogs: to discover them)');
   const names = new Set<string>();
-  const tables = (tablesRaw as unknown[]).map((t, i) => {
-    const where = `tables[${i}]`;
-    const o = v.object(t, where);
-    v.keys(o, where, ['name', 'location', 'id', 'catalog', 'catalogName', 'warehouse', 'token', 'locationMap', ...KNOB_KEYS]);
-    const location = v.optString(o.location, `${where}.location`);
-    const id = v.optString(o.id, `${where}.id`);
-    const catalog = v.optString(o.catalog, `${where}.catalog`);
-    if ((location === undefined) === (id === undefined)) v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
-    if (id !== undefined && catalog === undefined) v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
-    if (catalog !== undefined && !/^(sql|rest):./.test(catalog)) v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
-    if (location !== undefined && catalog !== undefined) v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
-    const table = id ?? resolveLocation(location!, baseDir);
-    const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);
-    checkName(v, name, `${where}.name`);
-    if (names.has(name)) v.fail(`${where}.name`, `"${name}" is used by another table; names must be unique`);
-    names.add(name);
-    const access: TableAccess = {
-      ...parseAccess(ctx, o, where),
-      ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
-    };
-    const own = parseKnobs(ctx, o, where);
-    const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
-    if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
-    const t2 = resolveTable({ name, table, access, source: 'config' }, layers);
-    if (t2.jobs.length === 0) v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
-    return t2;
-  }).filter((t): t is TableConfig => t !== undefined);
+  const tables = (tablesRaw as unknown[])
+    .map((t, i) => {
+      const where = `tables[${i}]`;
+      const o = v.object(t, where);
+      v.keys(o, where, [
+        'name',
+        'location',
+        'id',
+        'catalog',
+        'catalogName',
+        'warehouse',
+        'token',
+        'locationMap',
+        ...KNOB_KEYS,
+      ]);
+      const location = v.optString(o.location, `${where}.location`);
+      const id = v.optString(o.id, `${where}.id`);
+      const catalog = v.optString(o.catalog, `${where}.catalog`);
+      if ((location === undefined) === (id === undefined))
+        v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
+      if (id !== undefined && catalog === undefined)
+        v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
+      if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
+        v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
+      if (location !== undefined && catalog !== undefined)
+        v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
+      const table = id ?? resolveLocation(location!, baseDir);
+      const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);
+      checkName(v, name, `${where}.name`);
+      if (names.has(name)) v.fail(`${where}.name`, `"${name}" is used by another table; names must be unique`);
+      names.add(name);
+      const access: TableAccess = {
+        ...parseAccess(ctx, o, where),
+        ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
+      };
+      const own = parseKnobs(ctx, o, where);
+      const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
+      if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
+      const t2 = resolveTable({ name, table, access, source: 'config' }, layers);
+      if (t2.jobs.length === 0)
+        v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
+      return t2;
+    })
+    .filter((t): t is TableConfig => t !== undefined);
   const http = parseHttp(v, top.http, env);
   const webhook = top.webhook === undefined ? undefined : parseWebhook(v, top.webhook);
   await checkSizes(v, sizes);
@@ -254,7 +320,8 @@ function parseKnobs(ctx: Ctx, o: Record<string, unknown>, where: string): TableK
   for (const kind of JOB_KINDS) {
     const raw = jobsRaw[kind];
     if (raw === undefined) continue;
-    jobs[kind] = raw === false ? false : (parseJob(v, kind, raw, `${at('jobs')}.${kind}`, ctx.timezone, ctx.sizes) ?? false);
+    jobs[kind] =
+      raw === false ? false : (parseJob(v, kind, raw, `${at('jobs')}.${kind}`, ctx.timezone, ctx.sizes) ?? false);
   }
   const k: TableKnobs = { properties, jobs };
   const c = v.optInt(o.concurrency, at('concurrency'), 1);
@@ -271,7 +338,10 @@ function parseKnobs(ctx: Ctx, o: Record<string, unknown>, where: string): TableK
 }
 
 /** Stacks knob layers (later wins) into a table's configuration. */
-export function resolveTable(base: Pick<TableConfig, 'name' | 'table' | 'access' | 'source'> & { format?: 'iceberg' | 'paimon' }, layers: TableKnobs[]): TableConfig {
+export function resolveTable(
+  base: Pick<TableConfig, 'name' | 'table' | 'access' | 'source'> & { format?: 'iceberg' | 'paimon' },
+  layers: TableKnobs[],
+): TableConfig {
   const properties: Record<string, string> = {};
   const jobs: JobLayer = {};
   let concurrency: number | undefined;
@@ -298,10 +368,13 @@ export function resolveTable(base: Pick<TableConfig, 'name' | 'table' | 'access'
 function parseAccess(ctx: Ctx, o: Record<string, unknown>, where: string): TableAccess {
   const { v } = ctx;
   const locationMap = o.locationMap === undefined ? undefined : v.stringList(o.locationMap, `${where}.locationMap`);
-  for (const [k, m] of (locationMap ?? []).entries()) if (!/^.+=.+$/.test(m)) v.fail(`${where}.locationMap[${k}]`, `"${m}" must be FROM=TO`);
+  for (const [k, m] of (locationMap ?? []).entries())
+    if (!/^.+=.+$/.test(m)) v.fail(`${where}.locationMap[${k}]`, `"${m}" must be FROM=TO`);
   return {
     ...(o.catalogName !== undefined ? { catalogName: v.string(o.catalogName, `${where}.catalogName`) } : {}),
-    ...(o.warehouse !== undefined && o.catalog !== undefined ? { warehouse: v.string(o.warehouse, `${where}.warehouse`) } : {}),
+    ...(o.warehouse !== undefined && o.catalog !== undefined
+      ? { warehouse: v.string(o.warehouse, `${where}.warehouse`) }
+      : {}),
     ...(o.token !== undefined ? { token: v.string(o.token, `${where}.token`) } : {}),
     ...(locationMap ? { locationMap } : {}),
   };
@@ -310,15 +383,34 @@ function parseAccess(ctx: Ctx, o: Record<string, unknown>, where: string): Table
 function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
   const { v } = ctx;
   const o = v.object(raw, where);
-  v.keys(o, where, ['name', 'catalog', 'warehouse', 'catalogName', 'token', 'locationMap', 'include', 'exclude', 'depth', ...KNOB_KEYS]);
+  v.keys(o, where, [
+    'name',
+    'catalog',
+    'warehouse',
+    'catalogName',
+    'token',
+    'locationMap',
+    'include',
+    'exclude',
+    'depth',
+    ...KNOB_KEYS,
+  ]);
   const name = v.string(o.name, `${where}.name`);
   checkName(v, name, `${where}.name`);
   const catalog = v.optString(o.catalog, `${where}.catalog`);
   const warehouse = v.optString(o.warehouse, `${where}.warehouse`);
-  if (catalog === undefined && warehouse === undefined) v.fail(where, 'give catalog (sql:… or rest:…) or warehouse (a folder or s3:// prefix holding Iceberg and Paimon tables)');
-  if (catalog !== undefined && !/^(sql|rest):./.test(catalog)) v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
+  if (catalog === undefined && warehouse === undefined)
+    v.fail(
+      where,
+      'give catalog (sql:… or rest:…) or warehouse (a folder or s3:// prefix holding Iceberg and Paimon tables)',
+    );
+  if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
+    v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
   const kind: CatalogConfig['kind'] = catalog === undefined ? 'warehouse' : catalog.startsWith('sql:') ? 'sql' : 'rest';
-  const access: TableAccess = { ...parseAccess(ctx, o, where), ...(catalog ? { catalog: resolveCatalog(catalog, ctx.baseDir) } : {}) };
+  const access: TableAccess = {
+    ...parseAccess(ctx, o, where),
+    ...(catalog ? { catalog: resolveCatalog(catalog, ctx.baseDir) } : {}),
+  };
   // with a REST catalog, `warehouse` is the catalog's warehouse name, passed to /v1/config
   if (catalog !== undefined && warehouse !== undefined) access.warehouse = warehouse;
   const target = catalog !== undefined ? access.catalog! : resolveLocation(warehouse!, ctx.baseDir);
@@ -345,10 +437,21 @@ function parseHttp(v: Validator, raw: unknown, env: NodeJS.ProcessEnv): HttpConf
   if (port !== undefined && port > 65535) v.fail('http.port', `must be a port number (0-65535), got ${port}`);
   const fromEnv = env.FLOE_API_TOKEN?.trim() || undefined;
   const token = fromEnv ?? v.optString(o.token, 'http.token');
-  if (token !== undefined && token.length < 16) v.fail(fromEnv ? 'FLOE_API_TOKEN' : 'http.token', 'must be at least 16 characters (use a random value: openssl rand -hex 32)');
+  if (token !== undefined && token.length < 16)
+    v.fail(
+      fromEnv ? 'FLOE_API_TOKEN' : 'http.token',
+      'must be at least 16 characters (use a random value: openssl rand -hex 32)',
+    );
   const publicReads = v.optBool(o.publicReads, 'http.publicReads') ?? false;
-  const allowedHosts = o.allowedHosts === undefined ? [] : v.stringList(o.allowedHosts, 'http.allowedHosts').map((h) => h.toLowerCase());
-  return { host, ...(port !== undefined ? { port } : {}), ...(token !== undefined ? { token } : {}), publicReads, allowedHosts };
+  const allowedHosts =
+    o.allowedHosts === undefined ? [] : v.stringList(o.allowedHosts, 'http.allowedHosts').map((h) => h.toLowerCase());
+  return {
+    host,
+    ...(port !== undefined ? { port } : {}),
+    ...(token !== undefined ? { token } : {}),
+    publicReads,
+    allowedHosts,
+  };
 }
 
 function parseWebhook(v: Validator, raw: unknown): WebhookConfig {
@@ -361,11 +464,16 @@ function parseWebhook(v: Validator, raw: unknown): WebhookConfig {
   } catch {
     v.fail('webhook.url', `"${url}" is not an http(s) URL`);
   }
-  return { url, retries: v.optInt(o.retries, 'webhook.retries', 0) ?? 3, timeoutMs: v.optDuration(o.timeout, 'webhook.timeout') ?? 10_000 };
+  return {
+    url,
+    retries: v.optInt(o.retries, 'webhook.retries', 0) ?? 3,
+    timeoutMs: v.optDuration(o.timeout, 'webhook.timeout') ?? 10_000,
+  };
 }
 
 function checkName(v: Validator, name: string, at: string): void {
-  if (!/^[A-Za-z0-9._-]+$/.test(name) || /^\.+$/.test(name)) v.fail(at, `"${name}" may only hold letters, digits, ".", "_" and "-" and not be only dots (it names URLs)`);
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || /^\.+$/.test(name))
+    v.fail(at, `"${name}" may only hold letters, digits, ".", "_" and "-" and not be only dots (it names URLs)`);
 }
 
 /**
@@ -386,7 +494,14 @@ export function globMatch(pattern: string, name: string): boolean {
   return new RegExp(`^${re}$`).test(name);
 }
 
-function parseJob(v: Validator, kind: JobKind, raw: unknown, where: string, timezone: string, sizes: { at: string; text: string }[]): JobConfig | undefined {
+function parseJob(
+  v: Validator,
+  kind: JobKind,
+  raw: unknown,
+  where: string,
+  timezone: string,
+  sizes: { at: string; text: string }[],
+): JobConfig | undefined {
   // shorthand: `expire: daily`
   const o = typeof raw === 'string' ? { schedule: raw } : v.object(raw, where);
   const common = ['schedule', 'enabled', 'dryRun', 'lease'];
@@ -397,12 +512,15 @@ function parseJob(v: Validator, kind: JobKind, raw: unknown, where: string, time
   };
   v.keys(o, where, [...common, ...specific[kind]]);
   if (v.optBool(o.enabled, `${where}.enabled`) === false) return undefined;
-  const schedule = wrap(v, () => parseSchedule(v.string(o.schedule, `${where}.schedule`), `${v.source}: ${where}.schedule`, timezone));
+  const schedule = wrap(v, () =>
+    parseSchedule(v.string(o.schedule, `${where}.schedule`), `${v.source}: ${where}.schedule`, timezone),
+  );
   const job: JobConfig = { kind, schedule, dryRun: v.optBool(o.dryRun, `${where}.dryRun`) ?? false };
   if (v.optBool(o.lease, `${where}.lease`) === false) job.lease = false;
   if (kind === 'compact') {
     const strategy = v.optString(o.strategy, `${where}.strategy`);
-    if (strategy !== undefined && strategy !== 'tiered' && strategy !== 'binpack') v.fail(`${where}.strategy`, `must be tiered or binpack, got "${strategy}"`);
+    if (strategy !== undefined && strategy !== 'tiered' && strategy !== 'binpack')
+      v.fail(`${where}.strategy`, `must be tiered or binpack, got "${strategy}"`);
     const targetSize = v.optString(o.targetSize, `${where}.targetSize`, true);
     if (targetSize !== undefined) sizes.push({ at: `${where}.targetSize`, text: targetSize });
     const c: CompactJobOptions = {};
@@ -432,16 +550,24 @@ function parseJob(v: Validator, kind: JobKind, raw: unknown, where: string, time
     if (olderThan !== undefined) {
       // the CLI's safety rule, checked at load so the service does not fail every week at run time
       const ms = parseDurationMs(olderThan);
-      if (ms === undefined) v.fail(`${where}.olderThan`, `must be a duration (e.g. 7d) in a service config: a fixed time would stop moving`);
+      if (ms === undefined)
+        v.fail(
+          `${where}.olderThan`,
+          `must be a duration (e.g. 7d) in a service config: a fixed time would stop moving`,
+        );
       r.olderThan = olderThan;
     }
     const force = v.optBool(o.force, `${where}.force`);
     if (force !== undefined) r.force = force;
     if (r.olderThan !== undefined && !r.force && parseDurationMs(r.olderThan)! < 86_400_000) {
-      v.fail(`${where}.olderThan`, `"${r.olderThan}" is shorter than 24h; set force: true only when no writer can be running`);
+      v.fail(
+        `${where}.olderThan`,
+        `"${r.olderThan}" is shorter than 24h; set force: true only when no writer can be running`,
+      );
     }
     const pm = v.optString(o.prefixMismatch, `${where}.prefixMismatch`);
-    if (pm !== undefined && !['error', 'ignore', 'delete'].includes(pm)) v.fail(`${where}.prefixMismatch`, `must be error, ignore or delete, got "${pm}"`);
+    if (pm !== undefined && !['error', 'ignore', 'delete'].includes(pm))
+      v.fail(`${where}.prefixMismatch`, `must be error, ignore or delete, got "${pm}"`);
     if (pm !== undefined) r.prefixMismatch = pm as 'error' | 'ignore' | 'delete';
     job.removeOrphans = r;
   }
@@ -495,22 +621,27 @@ class Validator {
   constructor(readonly source: string) {}
 
   fail(key: string, message: string): never {
-    throw new FloeError('InvalidArgument', `${this.source}: ${key ? `${key}: ` : ''}${message}`, { context: { file: this.source, key } });
+    throw new FloeError('InvalidArgument', `${this.source}: ${key ? `${key}: ` : ''}${message}`, {
+      context: { file: this.source, key },
+    });
   }
 
   object(x: unknown, key: string): Record<string, unknown> {
-    if (x === null || typeof x !== 'object' || Array.isArray(x)) this.fail(key, `must be a mapping, got ${describe(x)}`);
+    if (x === null || typeof x !== 'object' || Array.isArray(x))
+      this.fail(key, `must be a mapping, got ${describe(x)}`);
     return x as Record<string, unknown>;
   }
 
   keys(o: Record<string, unknown>, key: string, allowed: readonly string[]): void {
     for (const k of Object.keys(o)) {
-      if (!allowed.includes(k)) this.fail(key ? `${key}.${k}` : k, `unknown key (expected one of: ${allowed.join(', ')})`);
+      if (!allowed.includes(k))
+        this.fail(key ? `${key}.${k}` : k, `unknown key (expected one of: ${allowed.join(', ')})`);
     }
   }
 
   string(x: unknown, key: string): string {
-    if (typeof x !== 'string' || x.trim() === '') this.fail(key, x === undefined ? 'is required' : `must be a non-empty string, got ${describe(x)}`);
+    if (typeof x !== 'string' || x.trim() === '')
+      this.fail(key, x === undefined ? 'is required' : `must be a non-empty string, got ${describe(x)}`);
     return x;
   }
 
@@ -523,7 +654,8 @@ class Validator {
 
   optInt(x: unknown, key: string, min: number): number | undefined {
     if (x === undefined) return undefined;
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < min) this.fail(key, `must be an integer ≥ ${min}, got ${describe(x)}`);
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min)
+      this.fail(key, `must be an integer ≥ ${min}, got ${describe(x)}`);
     return x;
   }
 
@@ -567,7 +699,8 @@ class Validator {
     const o = this.object(x, key);
     const out: Record<string, string> = {};
     for (const [k, val] of Object.entries(o)) {
-      if (!['string', 'number', 'boolean'].includes(typeof val)) this.fail(`${key}.${k}`, `must be a string, number or boolean, got ${describe(val)}`);
+      if (!['string', 'number', 'boolean'].includes(typeof val))
+        this.fail(`${key}.${k}`, `must be a string, number or boolean, got ${describe(val)}`);
       out[k] = String(val);
     }
     return out;

@@ -61,7 +61,9 @@ function layout(title: string, body: string, opts: { signedIn?: boolean } = {}):
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)} · floe</title><style>${CSS}</style></head><body>
 <header><a class="brand" href="/">floe</a><span class="sub">self-optimizing table maintenance</span>${
-    opts.signedIn === false ? '' : `<form method="post" action="/logout"><button type="submit" style="padding:4px 10px;font-weight:500">Sign out</button></form>`
+    opts.signedIn === false
+      ? ''
+      : `<form method="post" action="/logout"><button type="submit" style="padding:4px 10px;font-weight:500">Sign out</button></form>`
   }</header>
 <main>${body}</main>${SCRIPT}</body></html>`;
 }
@@ -126,13 +128,18 @@ function statusBadges(t: TableListEntry): string {
   if (t.paused) out.push('<span class="badge b-warn">paused</span>');
   if (t.running) out.push(`<span class="badge b-info">running ${e(t.running.job)}</span>`);
   const failing = Object.entries(t.jobs).filter(([, j]) => j.consecutiveFailures > 0);
-  for (const [k, j] of failing) out.push(`<span class="badge b-fail" title="${e(j.lastError ?? '')}">${e(k)} failing ×${j.consecutiveFailures}</span>`);
+  for (const [k, j] of failing)
+    out.push(
+      `<span class="badge b-fail" title="${e(j.lastError ?? '')}">${e(k)} failing ×${j.consecutiveFailures}</span>`,
+    );
   if (out.length === 0) out.push('<span class="badge b-ok">ok</span>');
   return out.join(' ');
 }
 
 export function renderTableListPage(tables: TableListEntry[], health: Record<string, unknown>): string {
-  const sorted = [...tables].sort((a, b) => (a.health?.score ?? 101) - (b.health?.score ?? 101) || a.name.localeCompare(b.name));
+  const sorted = [...tables].sort(
+    (a, b) => (a.health?.score ?? 101) - (b.health?.score ?? 101) || a.name.localeCompare(b.name),
+  );
   const rows = sorted.map((t) => {
     const compact = t.jobs.compact;
     const nextDue = Object.values(t.jobs)
@@ -178,7 +185,10 @@ function compactTime(iso: string): string {
 
 function shortTime(iso: string): string {
   if (!iso || iso === 'never') return 'never';
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z').replace(/:\d\dZ$/, ' UTC');
+  return iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:\d\dZ$/, ' UTC');
 }
 
 const outcomeBadge = (r: RunRecord) =>
@@ -188,7 +198,8 @@ function renderPlan(plan: PlanSummary | undefined, title: string, note: string):
   if (!plan) return `<div class="card"><h2>${e(title)}</h2><p class="muted">${e(note)}</p></div>`;
   const tasks = plan.taskList
     .map(
-      (t) => `<details><summary><span class="badge b-info">${e(t.kind)}</span> <span class="mono">${e(t.partition)}</span> — ${t.inputFiles} files, ${formatBytes(t.inputBytes)}${t.deletes ? `, ${t.deletes} delete files` : ''}</summary>${trail(t.trail)}</details>`,
+      (t) =>
+        `<details><summary><span class="badge b-info">${e(t.kind)}</span> <span class="mono">${e(t.partition)}</span> — ${t.inputFiles} files, ${formatBytes(t.inputBytes)}${t.deletes ? `, ${t.deletes} delete files` : ''}</summary>${trail(t.trail)}</details>`,
     )
     .join('');
   return `<div class="card plan"><h2>${e(title)}</h2><p class="muted">${e(note)} Planner <b>${e(plan.planner)}</b>: ${plan.tasks} task(s), ${plan.inputFiles} input files, ${formatBytes(plan.inputBytes)}.</p>
@@ -196,9 +207,15 @@ function renderPlan(plan: PlanSummary | undefined, title: string, note: string):
 }
 
 const trail = (steps: PlanSummary['trail']) =>
-  steps.length === 0 ? '<p class="muted">no decisions recorded</p>' : `<ul class="trail">${steps.map((s) => `<li class="${e(s.outcome)}"><span class="gate">${e(s.gate)}</span>${e(s.detail)}</li>`).join('')}</ul>`;
+  steps.length === 0
+    ? '<p class="muted">no decisions recorded</p>'
+    : `<ul class="trail">${steps.map((s) => `<li class="${e(s.outcome)}"><span class="gate">${e(s.gate)}</span>${e(s.detail)}</li>`).join('')}</ul>`;
 
-export function renderTablePage(t: TableListEntry, detail: (TableDetail & { paused: boolean }) | { error: string }, runs: RunRecord[]): string {
+export function renderTablePage(
+  t: TableListEntry,
+  detail: (TableDetail & { paused: boolean }) | { error: string },
+  runs: RunRecord[],
+): string {
   const name = encodeURIComponent(t.name);
   const ok = !('error' in detail);
   const d = ok ? (detail as TableDetail) : undefined;
@@ -219,7 +236,9 @@ export function renderTablePage(t: TableListEntry, detail: (TableDetail & { paus
     .map(
       ([k, j]) =>
         `<tr><td><b>${e(k)}</b></td><td class="mono">${e(j.schedule)}</td><td>${j.nextDueAt ? e(shortTime(j.nextDueAt)) : t.running?.job === k ? 'running' : '—'}</td><td>${j.lastSuccessAt ? e(shortTime(j.lastSuccessAt)) : '<span class="muted">never</span>'}</td><td>${j.consecutiveFailures}</td><td>${
-          t.jobs[k] && k !== 'compact' ? `<button data-post="/api/tables/${name}/run/${e(k)}?dryRun=true" data-reload>Dry run</button>` : ''
+          t.jobs[k] && k !== 'compact'
+            ? `<button data-post="/api/tables/${name}/run/${e(k)}?dryRun=true" data-reload>Dry run</button>`
+            : ''
         }${j.lastError ? `<div class="error" style="font-size:12px">${e(j.lastError.slice(0, 300))}</div>` : ''}</td></tr>`,
     )
     .join('')}</tbody></table></div>`;
@@ -252,7 +271,10 @@ export function renderTablePage(t: TableListEntry, detail: (TableDetail & { paus
       kinds.length === 0
         ? '<p class="muted">No live delete files.</p>'
         : `<p>${kinds.map(([k, v]) => `<span class="badge b-muted">${e(k)}: ${v.files} files, ${v.records} rows, ${formatBytes(v.bytes)}</span>`).join(' ')}</p><details><summary>Files (${Math.min(d.deleteFiles.files.length, 100)} of ${d.deleteFiles.count})</summary><table class="list"><thead><tr><th>Kind</th><th>Partition</th><th class="num">Rows</th><th class="num">Size</th><th>Path</th></tr></thead><tbody>${d.deleteFiles.files
-            .map((f) => `<tr><td>${e(f.kind)}</td><td class="mono">${e(f.partition)}</td><td class="num">${f.records}</td><td class="num">${formatBytes(f.bytes)}</td><td class="mono">${e(f.path)}</td></tr>`)
+            .map(
+              (f) =>
+                `<tr><td>${e(f.kind)}</td><td class="mono">${e(f.partition)}</td><td class="num">${f.records}</td><td class="num">${formatBytes(f.bytes)}</td><td class="mono">${e(f.path)}</td></tr>`,
+            )
             .join('')}</tbody></table></details>`
     }</div>`;
   } else {
@@ -263,7 +285,9 @@ export function renderTablePage(t: TableListEntry, detail: (TableDetail & { paus
   const plans = `<div class="grid2">${renderPlan(d?.pendingPlan, 'Pending plan', d?.pendingPlanError ? `The dry run failed: ${d.pendingPlanError}` : 'What a compaction would do now (dry run).')}${renderPlan(
     lastReal?.plan,
     'Last plan',
-    lastReal ? `Run #${lastReal.id} at ${shortTime(new Date(lastReal.startedAtMs).toISOString())}, ${lastReal.outcome}.` : 'No compaction has committed yet.',
+    lastReal
+      ? `Run #${lastReal.id} at ${shortTime(new Date(lastReal.startedAtMs).toISOString())}, ${lastReal.outcome}.`
+      : 'No compaction has committed yet.',
   )}</div>`;
 
   const history = `<div class="card" style="margin-top:18px"><h2>Run history</h2>${
@@ -289,7 +313,9 @@ const arrow = (a?: number, b?: number) => (a === undefined ? '—' : `${a} → $
 export function historySeries(runs: RunRecord[]): Series[] {
   const files: Series = { name: 'data files', color: '#3b6fd8', points: [] };
   const deletes: Series = { name: 'delete files', color: '#d64545', points: [] };
-  const chronological = runs.filter((r) => r.job === 'compact' && !r.dryRun && r.filesBefore !== undefined).sort((a, b) => a.startedAtMs - b.startedAtMs);
+  const chronological = runs
+    .filter((r) => r.job === 'compact' && !r.dryRun && r.filesBefore !== undefined)
+    .sort((a, b) => a.startedAtMs - b.startedAtMs);
   for (const r of chronological) {
     files.points.push({ x: r.startedAtMs, y: r.filesBefore! });
     if (r.filesAfter !== undefined) files.points.push({ x: r.finishedAtMs, y: r.filesAfter });

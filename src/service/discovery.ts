@@ -37,7 +37,10 @@ export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
   }
   if (c.kind === 'rest') {
     const { listRestCatalogTables } = await import('../../connectors/catalog/list-tables.js');
-    const ids = await listRestCatalogTables(c.target.replace(/^rest:/, ''), { ...(c.access.token ? { token: c.access.token } : {}), ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}) });
+    const ids = await listRestCatalogTables(c.target.replace(/^rest:/, ''), {
+      ...(c.access.token ? { token: c.access.token } : {}),
+      ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
+    });
     return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'iceberg' }));
   }
   return listWarehouse(c.target, c.depth, c.access.locationMap);
@@ -47,7 +50,11 @@ export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
  * Table roots under a warehouse prefix: a folder with `metadata/*.metadata.json` (Iceberg) or
  * `schema/schema-<n>` (Paimon), at most `depth` folders below the prefix.
  */
-export async function listWarehouse(location: string, depth: number, locationMap: string[] = []): Promise<DiscoveredRef[]> {
+export async function listWarehouse(
+  location: string,
+  depth: number,
+  locationMap: string[] = [],
+): Promise<DiscoveredRef[]> {
   const { paimonFileIO } = await import('../cli/paimon-view.js');
   const files = paimonFileIO(locationMap);
   try {
@@ -76,7 +83,10 @@ export async function listWarehouse(location: string, depth: number, locationMap
 }
 
 /** A table's own properties (Iceberg table properties, Paimon table options). */
-export async function readTableProperties(cfg: Pick<TableConfig, 'table' | 'access'>, format?: 'iceberg' | 'paimon'): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
+export async function readTableProperties(
+  cfg: Pick<TableConfig, 'table' | 'access'>,
+  format?: 'iceberg' | 'paimon',
+): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
   if (!cfg.access.catalog) {
     const { detectPaimon, paimonFileIO } = await import('../cli/paimon-view.js');
     const files = paimonFileIO(cfg.access.locationMap);
@@ -127,7 +137,9 @@ export class Discovery {
   start(): void {
     const ms = this.service.config.discoveryIntervalMs;
     this.timer = setInterval(() => {
-      this.refresh().catch((e: unknown) => this.log('error', 'discovery-failed', { error: e instanceof Error ? e.message : String(e) }));
+      this.refresh().catch((e: unknown) =>
+        this.log('error', 'discovery-failed', { error: e instanceof Error ? e.message : String(e) }),
+      );
     }, ms);
     this.timer.unref();
   }
@@ -154,14 +166,23 @@ export class Discovery {
       } catch (e) {
         const error = e instanceof Error ? e.message : String(e);
         errors.push({ catalog: c.name, error });
-        this.log('warn', 'discovery-list-failed', { catalog: c.name, error, keeping: this.lastListing.get(c.name)?.length ?? 0 });
+        this.log('warn', 'discovery-list-failed', {
+          catalog: c.name,
+          error,
+          keeping: this.lastListing.get(c.name)?.length ?? 0,
+        });
         refs = this.lastListing.get(c.name) ?? [];
       }
       for (const r of refs) {
         if (!c.include.some((p) => globMatch(p, r.rel)) || c.exclude.some((p) => globMatch(p, r.rel))) continue;
         const name = discoveredName(c.name, r.rel);
         if (names.has(name)) {
-          this.log('warn', 'discovery-name-clash', { catalog: c.name, table: r.ref, name, reason: 'another table already has this name; this one is skipped' });
+          this.log('warn', 'discovery-name-clash', {
+            catalog: c.name,
+            table: r.ref,
+            name,
+            reason: 'another table already has this name; this one is skipped',
+          });
           continue;
         }
         const overrides = cfg.overrides.filter((o) => globMatch(o.match, name));
@@ -185,7 +206,11 @@ export class Discovery {
       } catch (e) {
         // an unreadable table stays managed: its jobs fail visibly, which is what an operator needs to see
         keep.push(t);
-        if (!(e instanceof FloeError) || e.kind !== 'NotFound') this.log('warn', 'discovery-read-failed', { table: t.name, error: e instanceof Error ? e.message : String(e) });
+        if (!(e instanceof FloeError) || e.kind !== 'NotFound')
+          this.log('warn', 'discovery-read-failed', {
+            table: t.name,
+            error: e instanceof Error ? e.message : String(e),
+          });
       }
     }
     await this.service.syncTables(keep, optedOut);

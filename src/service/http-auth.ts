@@ -16,7 +16,8 @@ import type { HttpConfig } from './config.js';
 
 export const SESSION_COOKIE = 'floe_session';
 
-export type AuthResult = { ok: true; via: 'bearer' | 'cookie' | 'public' } | { ok: false; status: 401 | 403; error: string };
+export type AuthResult =
+  { ok: true; via: 'bearer' | 'cookie' | 'public' } | { ok: false; status: 401 | 403; error: string };
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -35,7 +36,8 @@ export class HttpGuard {
     this.hosts = new Set(names.flatMap((n) => [`${n}:${port}`, ...(port === 80 ? [n] : [])]));
     for (const h of cfg.allowedHosts) this.hosts.add(h.toLowerCase());
     this.tokenDigest = cfg.token === undefined ? undefined : digest(cfg.token);
-    this.sessionValue = cfg.token === undefined ? undefined : digest(`floe-dashboard-session:${cfg.token}`).toString('hex');
+    this.sessionValue =
+      cfg.token === undefined ? undefined : digest(`floe-dashboard-session:${cfg.token}`).toString('hex');
   }
 
   get tokenConfigured(): boolean {
@@ -46,7 +48,8 @@ export class HttpGuard {
   checkOrigin(req: IncomingMessage): string | null {
     const host = req.headers.host?.toLowerCase();
     if (!host) return 'the request has no Host header';
-    if (!this.hosts.has(host)) return `Host "${host}" is not this server (accepted: ${[...this.hosts].join(', ')}; add others with http.allowedHosts)`;
+    if (!this.hosts.has(host))
+      return `Host "${host}" is not this server (accepted: ${[...this.hosts].join(', ')}; add others with http.allowedHosts)`;
     const origin = req.headers.origin;
     if (origin !== undefined) {
       let originHost: string | undefined;
@@ -68,8 +71,14 @@ export class HttpGuard {
     if (header !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!m) return { ok: false, status: 401, error: 'Authorization must be "Bearer <token>"' };
-      if (!this.tokenDigest) return { ok: false, status: 401, error: 'no API token is configured on the server (set FLOE_API_TOKEN or http.token)' };
-      if (!timingSafeEqual(digest(m[1]!), this.tokenDigest)) return { ok: false, status: 401, error: 'wrong API token' };
+      if (!this.tokenDigest)
+        return {
+          ok: false,
+          status: 401,
+          error: 'no API token is configured on the server (set FLOE_API_TOKEN or http.token)',
+        };
+      if (!timingSafeEqual(digest(m[1]!), this.tokenDigest))
+        return { ok: false, status: 401, error: 'wrong API token' };
       return { ok: true, via: 'bearer' };
     }
     const cookie = this.sessionCookie(req);
@@ -78,12 +87,18 @@ export class HttpGuard {
       const b = Buffer.from(this.sessionValue);
       if (a.length === b.length && timingSafeEqual(a, b)) {
         // a browser always sends Origin on POST; a missing one means the cookie is being replayed from elsewhere
-        if (mutating && req.headers.origin === undefined) return { ok: false, status: 403, error: 'a cookie-authenticated POST needs an Origin header' };
+        if (mutating && req.headers.origin === undefined)
+          return { ok: false, status: 403, error: 'a cookie-authenticated POST needs an Origin header' };
         return { ok: true, via: 'cookie' };
       }
     }
     if (!mutating && this.cfg.publicReads) return { ok: true, via: 'public' };
-    if (!this.tokenDigest) return { ok: false, status: 401, error: 'no API token is configured on the server: set FLOE_API_TOKEN or http.token' };
+    if (!this.tokenDigest)
+      return {
+        ok: false,
+        status: 401,
+        error: 'no API token is configured on the server: set FLOE_API_TOKEN or http.token',
+      };
     return { ok: false, status: 401, error: 'missing credentials: send Authorization: Bearer <token>' };
   }
 

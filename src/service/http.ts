@@ -45,7 +45,11 @@ class HttpError extends Error {
   }
 }
 
-export async function startHttpEndpoint(service: MaintenanceService, port: number, options: HttpOptions = {}): Promise<HttpEndpoint> {
+export async function startHttpEndpoint(
+  service: MaintenanceService,
+  port: number,
+  options: HttpOptions = {},
+): Promise<HttpEndpoint> {
   const defaults: HttpConfig = { host: '127.0.0.1', publicReads: false, allowedHosts: [] };
   const cfg: HttpConfig = { ...defaults, ...(service.config.http as HttpConfig | undefined), ...options.http };
   const api = options.api ?? new ServiceApi(service);
@@ -97,7 +101,15 @@ interface Ctx {
   query: URLSearchParams;
 }
 
-const TRIGGER_STATUS: Record<TriggerOutcome['status'], number> = { accepted: 202, 'unknown-table': 404, 'unknown-job': 404, running: 409, queued: 409, paused: 409, stopping: 503 };
+const TRIGGER_STATUS: Record<TriggerOutcome['status'], number> = {
+  accepted: 202,
+  'unknown-table': 404,
+  'unknown-job': 404,
+  running: 409,
+  queued: 409,
+  paused: 409,
+  stopping: 503,
+};
 
 function boolParam(q: URLSearchParams, key: string): boolean | undefined {
   const v = q.get(key);
@@ -111,7 +123,8 @@ function intParam(q: URLSearchParams, key: string, min: number, max: number): nu
   const v = q.get(key);
   if (v === null) return undefined;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new HttpError(400, `${key} must be an integer from ${min} to ${max}, got "${v}"`);
+  if (!/^\d+$/.test(v) || n < min || n > max)
+    throw new HttpError(400, `${key} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
 }
 
@@ -154,7 +167,11 @@ const ROUTES: Route[] = [
         ctx.api.runs(name, 200),
       ]);
       const entry = (await ctx.api.listTables()).find((t) => t.name === name)!;
-      html(ctx.res, 200, renderTablePage(entry, detail instanceof Error ? { error: detail.message } : detail!, runs ?? []));
+      html(
+        ctx.res,
+        200,
+        renderTablePage(entry, detail instanceof Error ? { error: detail.message } : detail!, runs ?? []),
+      );
     },
   },
   {
@@ -177,7 +194,13 @@ const ROUTES: Route[] = [
       ctx.res.end(ctx.service.metricsText());
     },
   },
-  { method: 'GET', pattern: ['api', 'tables'], mutating: false, query: [], run: async (ctx) => json(ctx.res, 200, { tables: await ctx.api.listTables() }) },
+  {
+    method: 'GET',
+    pattern: ['api', 'tables'],
+    mutating: false,
+    query: [],
+    run: async (ctx) => json(ctx.res, 200, { tables: await ctx.api.listTables() }),
+  },
   {
     method: 'GET',
     pattern: ['api', 'tables', ':name'],
@@ -201,13 +224,25 @@ const ROUTES: Route[] = [
       json(ctx.res, 200, { table: name, runs });
     },
   },
-  { method: 'POST', pattern: ['api', 'tables', ':name', 'run', ':job'], mutating: true, query: ['dryRun'], run: trigger },
+  {
+    method: 'POST',
+    pattern: ['api', 'tables', ':name', 'run', ':job'],
+    mutating: true,
+    query: ['dryRun'],
+    run: trigger,
+  },
   { method: 'POST', pattern: ['run', ':name', ':job'], mutating: true, query: ['dryRun'], run: trigger },
   { method: 'POST', pattern: ['api', 'tables', ':name', 'pause'], mutating: true, query: [], run: pause(true) },
   { method: 'POST', pattern: ['api', 'tables', ':name', 'resume'], mutating: true, query: [], run: pause(false) },
 ];
 
-async function handle(service: MaintenanceService, api: ServiceApi, guard: HttpGuard, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  service: MaintenanceService,
+  api: ServiceApi,
+  guard: HttpGuard,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   res.setHeader('x-content-type-options', 'nosniff');
   // not no-referrer: with it, browsers send `Origin: null` on form posts, which the origin check refuses
   res.setHeader('referrer-policy', 'same-origin');
@@ -236,13 +271,23 @@ async function handle(service: MaintenanceService, api: ServiceApi, guard: HttpG
     }
     const body = new URLSearchParams(await readBody(req, 4096));
     const session = guard.login(body.get('token') ?? '');
-    if (!session) return html(res, 401, renderLoginPage(guard.tokenConfigured ? 'That token is not right.' : 'No API token is configured on the server (FLOE_API_TOKEN or http.token).'));
+    if (!session)
+      return html(
+        res,
+        401,
+        renderLoginPage(
+          guard.tokenConfigured
+            ? 'That token is not right.'
+            : 'No API token is configured on the server (FLOE_API_TOKEN or http.token).',
+        ),
+      );
     return redirect(res, '/', `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`);
   }
   req.resume();
 
   const matches = ROUTES.map((r) => ({ r, params: match(r.pattern, segments) })).filter((m) => m.params !== undefined);
-  if (matches.length === 0) return json(res, 404, { error: `no route ${req.method} ${rawPath} (see GET /api/tables, /health, /metrics)` });
+  if (matches.length === 0)
+    return json(res, 404, { error: `no route ${req.method} ${rawPath} (see GET /api/tables, /health, /metrics)` });
   const hit = matches.find((m) => m.r.method === req.method);
   if (!hit) {
     const allow = [...new Set(matches.map((m) => m.r.method))].join(', ');
@@ -252,11 +297,18 @@ async function handle(service: MaintenanceService, api: ServiceApi, guard: HttpG
   if (!auth.ok) {
     const isPage = req.method === 'GET' && (segments.length === 0 || segments[0] === 'tables');
     if (isPage && auth.status === 401) return html(res, 401, renderLoginPage());
-    return json(res, auth.status, { error: auth.error }, auth.status === 401 ? { 'www-authenticate': 'Bearer realm="floe"' } : {});
+    return json(
+      res,
+      auth.status,
+      { error: auth.error },
+      auth.status === 401 ? { 'www-authenticate': 'Bearer realm="floe"' } : {},
+    );
   }
   for (const k of query.keys()) {
     if (!hit.r.query.includes(k)) {
-      return json(res, 400, { error: `unknown query parameter "${k}"${hit.r.query.length ? ` (accepted: ${hit.r.query.join(', ')})` : ' (none accepted here)'}` });
+      return json(res, 400, {
+        error: `unknown query parameter "${k}"${hit.r.query.length ? ` (accepted: ${hit.r.query.join(', ')})` : ' (none accepted here)'}`,
+      });
     }
   }
   await hit.r.run({ service, api, guard, req, res, params: hit.params!, query });
@@ -316,7 +368,8 @@ function html(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     // inline script and style only; nothing is loaded from elsewhere
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy':
+      "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     'x-frame-options': 'DENY',
   });
   res.end(body);

@@ -1,9 +1,26 @@
 /** `floe serve` and the host seam: one maintenance job as a plain async function. */
 export { runMaintenanceJob, JOB_KINDS } from './job.js';
-export type { JobKind, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions } from './job.js';
+export type {
+  JobKind,
+  MaintenanceJobSpec,
+  MaintenanceJobResult,
+  RunJobOptions,
+  TableAccess,
+  CompactJobOptions,
+  ExpireJobOptions,
+  RemoveOrphansJobOptions,
+} from './job.js';
 export type { PlanSummary } from './job-types.js';
 export { loadServiceConfig, parseServiceConfig } from './config.js';
-export type { ServiceConfig, TableConfig, JobConfig, CatalogConfig, OverrideConfig, HttpConfig, WebhookConfig } from './config.js';
+export type {
+  ServiceConfig,
+  TableConfig,
+  JobConfig,
+  CatalogConfig,
+  OverrideConfig,
+  HttpConfig,
+  WebhookConfig,
+} from './config.js';
 export { MaintenanceService, systemClock, stdoutLog } from './service.js';
 export type { Clock, RunJob, LogSink, LogEntry, ServiceOptions, TriggerOutcome, OnceSummary } from './service.js';
 export { StateStore } from './state.js';

@@ -112,7 +112,15 @@ export interface PlanSummary {
   inputBytes: number;
   trail: DecisionStepJson[];
   /** At most 50 tasks (`tasks` has the full count). */
-  taskList: { id: string; kind: string; partition: string; inputFiles: number; inputBytes: number; deletes: number; trail: DecisionStepJson[] }[];
+  taskList: {
+    id: string;
+    kind: string;
+    partition: string;
+    inputFiles: number;
+    inputBytes: number;
+    deletes: number;
+    trail: DecisionStepJson[];
+  }[];
 }
 
 export interface RunJobOptions {

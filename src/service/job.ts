@@ -9,7 +9,14 @@
  */
 import { FloeError } from '../errors.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
-import { JOB_KINDS, type JobKind, type MaintenanceJobResult, type MaintenanceJobSpec, type RunJobOptions, type TableAccess } from './job-types.js';
+import {
+  JOB_KINDS,
+  type JobKind,
+  type MaintenanceJobResult,
+  type MaintenanceJobSpec,
+  type RunJobOptions,
+  type TableAccess,
+} from './job-types.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../orchestration/compact-iceberg.js';
 import { compactPaimon, type PaimonCompactReport } from '../orchestration/compact-paimon.js';
 import { openIcebergForWrite, requireCommitOps, type AccessOptions } from '../cli/table-access.js';
@@ -27,9 +34,21 @@ import { withCliLease } from '../distributed/cli-lease.js';
 import { withLeaseSignal } from '../distributed/table-lease.js';
 
 export { JOB_KINDS } from './job-types.js';
-export type { JobKind, TableAccess, CompactJobOptions, ExpireJobOptions, RemoveOrphansJobOptions, MaintenanceJobSpec, MaintenanceJobResult, RunJobOptions } from './job-types.js';
+export type {
+  JobKind,
+  TableAccess,
+  CompactJobOptions,
+  ExpireJobOptions,
+  RemoveOrphansJobOptions,
+  MaintenanceJobSpec,
+  MaintenanceJobResult,
+  RunJobOptions,
+} from './job-types.js';
 
-export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOptions = {}): Promise<MaintenanceJobResult> {
+export async function runMaintenanceJob(
+  spec: MaintenanceJobSpec,
+  opts: RunJobOptions = {},
+): Promise<MaintenanceJobResult> {
   const startedAtMs = Date.now();
   checkAborted(spec, opts.signal);
   const access = spec.access ?? {};
@@ -38,8 +57,15 @@ export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOp
     case 'compact':
       // the table lease around the whole job (expire and remove-orphans take it in their actions)
       return finish(
-        await withCliLease(spec.table, { ...access, dryRun: !!spec.dryRun, ...(spec.lease === false ? { lease: false } : {}) }, 'compact', (scope) =>
-          compact(spec, access, { ...opts, ...(withLeaseSignal(opts.signal, scope) ? { signal: withLeaseSignal(opts.signal, scope)! } : {}) }),
+        await withCliLease(
+          spec.table,
+          { ...access, dryRun: !!spec.dryRun, ...(spec.lease === false ? { lease: false } : {}) },
+          'compact',
+          (scope) =>
+            compact(spec, access, {
+              ...opts,
+              ...(withLeaseSignal(opts.signal, scope) ? { signal: withLeaseSignal(opts.signal, scope)! } : {}),
+            }),
         ),
         startedAtMs,
       );
@@ -70,13 +96,19 @@ export async function runMaintenanceJob(spec: MaintenanceJobSpec, opts: RunJobOp
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
     default:
-      throw new FloeError('InvalidArgument', `unknown job "${String(spec.job)}" for table ${spec.table} (expected ${JOB_KINDS.join(', ')})`);
+      throw new FloeError(
+        'InvalidArgument',
+        `unknown job "${String(spec.job)}" for table ${spec.table} (expected ${JOB_KINDS.join(', ')})`,
+      );
   }
 }
 
 function checkAborted(spec: MaintenanceJobSpec, signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
-    throw new FloeError('Transient', `${spec.job} of ${spec.table} was cancelled before it started`, { context: { table: spec.table, job: spec.job }, retryable: true });
+    throw new FloeError('Transient', `${spec.job} of ${spec.table} was cancelled before it started`, {
+      context: { table: spec.table, job: spec.job },
+      retryable: true,
+    });
   }
 }
 
@@ -96,7 +128,9 @@ async function formatOf(table: string, access: TableAccess): Promise<TableFormat
 }
 
 function fromMaintenance(r: MaintenanceReport, format: TableFormat) {
-  const expired = Array.isArray(r.details.expiredSnapshots) ? (r.details.expiredSnapshots as unknown[]).map(String) : [];
+  const expired = Array.isArray(r.details.expiredSnapshots)
+    ? (r.details.expiredSnapshots as unknown[]).map(String)
+    : [];
   const deleted = new Set(r.deleted);
   return {
     format,
@@ -112,11 +146,24 @@ function fromMaintenance(r: MaintenanceReport, format: TableFormat) {
   };
 }
 
-async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJobOptions): Promise<Omit<MaintenanceJobResult, 'durationMs'>> {
+async function compact(
+  spec: MaintenanceJobSpec,
+  access: TableAccess,
+  opts: RunJobOptions,
+): Promise<Omit<MaintenanceJobResult, 'durationMs'>> {
   const c = spec.compact ?? {};
   const properties = { ...(spec.properties ?? {}) };
   const startedAtMs = Date.now();
-  const base = { table: spec.table, job: 'compact' as const, dryRun: !!spec.dryRun, startedAtMs, expiredSnapshotIds: [], bytesDeleted: 0, filesDeleted: 0, warnings: [] as string[] };
+  const base = {
+    table: spec.table,
+    job: 'compact' as const,
+    dryRun: !!spec.dryRun,
+    startedAtMs,
+    expiredSnapshotIds: [],
+    bytesDeleted: 0,
+    filesDeleted: 0,
+    warnings: [] as string[],
+  };
   const warn = (listener: ProgressListener | undefined): ProgressListener => {
     const emit = safeEmitter(listener);
     return (e) => {
@@ -198,7 +245,11 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
       ...(r.after ? { filesAfter: r.after.dataFiles } : r.dryRun ? {} : { filesAfter: r.before.dataFiles }),
       bytesBefore: r.before.dataBytes,
       deleteFilesBefore: r.before.deleteFiles,
-      ...(r.after ? { bytesAfter: r.after.dataBytes, deleteFilesAfter: r.after.deleteFiles } : r.dryRun ? {} : { bytesAfter: r.before.dataBytes, deleteFilesAfter: r.before.deleteFiles }),
+      ...(r.after
+        ? { bytesAfter: r.after.dataBytes, deleteFilesAfter: r.after.deleteFiles }
+        : r.dryRun
+          ? {}
+          : { bytesAfter: r.before.dataBytes, deleteFilesAfter: r.before.deleteFiles }),
       rowsIn: r.rowsIn,
       rowsOut: r.rowsOut,
       plan: icebergPlanSummary(r.plan),
@@ -211,7 +262,10 @@ async function compact(spec: MaintenanceJobSpec, access: TableAccess, opts: RunJ
 }
 
 const stepJson = (d: DecisionStep) => ({ gate: d.gate, detail: d.detail, outcome: d.outcome });
-const partitionText = (p: readonly unknown[]) => (p.length === 0 ? '(unpartitioned)' : p.map((x) => (typeof x === 'bigint' ? x.toString() : JSON.stringify(x) ?? 'null')).join(', '));
+const partitionText = (p: readonly unknown[]) =>
+  p.length === 0
+    ? '(unpartitioned)'
+    : p.map((x) => (typeof x === 'bigint' ? x.toString() : (JSON.stringify(x) ?? 'null'))).join(', ');
 
 export function icebergPlanSummary(plan: Plan): PlanSummary {
   return {
@@ -239,7 +293,17 @@ function paimonPlanSummary(r: PaimonCompactReport): PlanSummary {
     tasks: picked.length,
     inputFiles: picked.reduce((n, b) => n + b.filesBefore.length, 0),
     inputBytes: picked.reduce((n, b) => n + b.runs.reduce((m, run) => m + run.bytes, 0), 0),
-    trail: r.buckets.filter((b) => !b.compact).slice(0, 20).flatMap((b) => b.decision.slice(-1).map((d) => ({ ...stepJson(d), detail: `partition ${partitionText(b.partition)} bucket ${b.bucket}: ${d.detail}` }))),
+    trail: r.buckets
+      .filter((b) => !b.compact)
+      .slice(0, 20)
+      .flatMap((b) =>
+        b.decision
+          .slice(-1)
+          .map((d) => ({
+            ...stepJson(d),
+            detail: `partition ${partitionText(b.partition)} bucket ${b.bucket}: ${d.detail}`,
+          })),
+      ),
     taskList: picked.slice(0, 50).map((b) => ({
       id: `bucket-${partitionText(b.partition)}-${b.bucket}`,
       kind: b.outputLevel === undefined ? 'compact' : `to level ${b.outputLevel}`,

@@ -114,8 +114,15 @@ export class MetricsRegistry {
   render(): string {
     const out: string[] = [];
     const series = [...this.jobs.values()];
-    const head = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    const family = (name: string, type: 'counter' | 'gauge', help: string, value: (c: JobCounters) => number | undefined, compactOnly = false) => {
+    const head = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string) =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    const family = (
+      name: string,
+      type: 'counter' | 'gauge',
+      help: string,
+      value: (c: JobCounters) => number | undefined,
+      compactOnly = false,
+    ) => {
       head(name, type, help);
       for (const s of series) {
         if (compactOnly && s.job !== 'compact') continue;
@@ -125,27 +132,68 @@ export class MetricsRegistry {
         out.push(`${name}{${labels}} ${v}`);
       }
     };
-    family('floe_job_runs_total', 'counter', 'Maintenance jobs finished since the service started, successful or not.', (c) => c.runs);
-    family('floe_job_failures_total', 'counter', 'Maintenance jobs that failed (fully or in part) since the service started.', (c) => c.failures);
+    family(
+      'floe_job_runs_total',
+      'counter',
+      'Maintenance jobs finished since the service started, successful or not.',
+      (c) => c.runs,
+    );
+    family(
+      'floe_job_failures_total',
+      'counter',
+      'Maintenance jobs that failed (fully or in part) since the service started.',
+      (c) => c.failures,
+    );
     family('floe_bytes_read_total', 'counter', 'Bytes of data files read by compaction.', (c) => c.bytesRead);
-    family('floe_bytes_rewritten_total', 'counter', 'Bytes of data files written by compaction.', (c) => c.bytesWritten);
-    family('floe_bytes_deleted_total', 'counter', 'Bytes of files deleted by expire and remove-orphans.', (c) => c.bytesDeleted);
+    family(
+      'floe_bytes_rewritten_total',
+      'counter',
+      'Bytes of data files written by compaction.',
+      (c) => c.bytesWritten,
+    );
+    family(
+      'floe_bytes_deleted_total',
+      'counter',
+      'Bytes of files deleted by expire and remove-orphans.',
+      (c) => c.bytesDeleted,
+    );
     family('floe_files_deleted_total', 'counter', 'Files deleted by expire and remove-orphans.', (c) => c.filesDeleted);
     family('floe_job_running', 'gauge', '1 while the job runs.', (c) => (c.running ? 1 : 0));
-    family('floe_job_consecutive_failures', 'gauge', 'Failures since the last success (drives the backoff).', (c) => c.consecutiveFailures);
-    family('floe_job_last_duration_seconds', 'gauge', 'Duration of the last run.', (c) => (c.lastDurationMs === undefined ? undefined : c.lastDurationMs / 1000));
-    family('floe_job_last_success_timestamp_seconds', 'gauge', 'Start of the last successful run, Unix time.', (c) => (c.lastSuccessStartMs === undefined ? undefined : c.lastSuccessStartMs / 1000));
+    family(
+      'floe_job_consecutive_failures',
+      'gauge',
+      'Failures since the last success (drives the backoff).',
+      (c) => c.consecutiveFailures,
+    );
+    family('floe_job_last_duration_seconds', 'gauge', 'Duration of the last run.', (c) =>
+      c.lastDurationMs === undefined ? undefined : c.lastDurationMs / 1000,
+    );
+    family('floe_job_last_success_timestamp_seconds', 'gauge', 'Start of the last successful run, Unix time.', (c) =>
+      c.lastSuccessStartMs === undefined ? undefined : c.lastSuccessStartMs / 1000,
+    );
     head('floe_job_duration_seconds', 'histogram', 'Duration of finished maintenance jobs.');
     for (const s of series) {
       const l = `table="${esc(s.table)}",job="${esc(s.job)}"`;
-      DURATION_BUCKETS_S.forEach((le, i) => out.push(`floe_job_duration_seconds_bucket{${l},le="${le}"} ${s.c.durationBuckets[i]}`));
+      DURATION_BUCKETS_S.forEach((le, i) =>
+        out.push(`floe_job_duration_seconds_bucket{${l},le="${le}"} ${s.c.durationBuckets[i]}`),
+      );
       out.push(`floe_job_duration_seconds_bucket{${l},le="+Inf"} ${s.c.runs}`);
       out.push(`floe_job_duration_seconds_sum{${l}} ${round(s.c.durationSum)}`);
       out.push(`floe_job_duration_seconds_count{${l}} ${s.c.runs}`);
     }
-    family('floe_data_files_before', 'gauge', 'Live data files before the last compaction.', (c) => c.filesBefore, true);
+    family(
+      'floe_data_files_before',
+      'gauge',
+      'Live data files before the last compaction.',
+      (c) => c.filesBefore,
+      true,
+    );
     family('floe_data_files_after', 'gauge', 'Live data files after the last compaction.', (c) => c.filesAfter, true);
-    const tableFamily = (name: string, help: string, value: (t: { paused: boolean; gauges?: TableGauges }) => number | undefined) => {
+    const tableFamily = (
+      name: string,
+      help: string,
+      value: (t: { paused: boolean; gauges?: TableGauges }) => number | undefined,
+    ) => {
       head(name, 'gauge', help);
       for (const [table, t] of this.tables) {
         const v = value(t);
@@ -153,11 +201,23 @@ export class MetricsRegistry {
       }
     };
     tableFamily('floe_table_paused', '1 while the table is paused (no scheduled runs).', (t) => (t.paused ? 1 : 0));
-    tableFamily('floe_table_health_score', 'Health score of the table (0-100, 100 = nothing to compact), as last read.', (t) => t.gauges?.healthScore);
+    tableFamily(
+      'floe_table_health_score',
+      'Health score of the table (0-100, 100 = nothing to compact), as last read.',
+      (t) => t.gauges?.healthScore,
+    );
     tableFamily('floe_table_data_files', 'Live data files, as last read.', (t) => t.gauges?.dataFiles);
     tableFamily('floe_table_data_bytes', 'Bytes of live data files, as last read.', (t) => t.gauges?.dataBytes);
-    tableFamily('floe_table_delete_files', 'Live delete files (position, equality, deletion vectors), as last read.', (t) => t.gauges?.deleteFiles);
-    tableFamily('floe_table_small_files', 'Live data files below the undersized threshold, as last read.', (t) => t.gauges?.smallFiles);
+    tableFamily(
+      'floe_table_delete_files',
+      'Live delete files (position, equality, deletion vectors), as last read.',
+      (t) => t.gauges?.deleteFiles,
+    );
+    tableFamily(
+      'floe_table_small_files',
+      'Live data files below the undersized threshold, as last read.',
+      (t) => t.gauges?.smallFiles,
+    );
     return `${out.join('\n')}\n`;
   }
 }

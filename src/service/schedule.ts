@@ -27,7 +27,8 @@ export function parseSchedule(text: string, where: string, timezone = 'UTC'): Sc
   if (named !== undefined) return { kind: 'interval', everyMs: named, text: t };
   const interval = parseDurationMs(t.replace(/^every\s+/i, ''));
   if (interval !== undefined) {
-    if (interval < 1000) throw new FloeError('InvalidArgument', `${where}: interval "${text}" is shorter than one second`);
+    if (interval < 1000)
+      throw new FloeError('InvalidArgument', `${where}: interval "${text}" is shorter than one second`);
     return { kind: 'interval', everyMs: interval, text: t };
   }
   const fields = t.split(/\s+/);
@@ -37,7 +38,10 @@ export function parseSchedule(text: string, where: string, timezone = 'UTC'): Sc
       const cron = new Cron(t, { paused: true, timezone });
       return { kind: 'cron', expression: t, timezone, cron, text: t };
     } catch (e) {
-      throw new FloeError('InvalidArgument', `${where}: "${text}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)})`);
+      throw new FloeError(
+        'InvalidArgument',
+        `${where}: "${text}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)})`,
+      );
     }
   }
   throw new FloeError(
@@ -51,7 +55,12 @@ export function parseSchedule(text: string, where: string, timezone = 'UTC'): Sc
  * (never ran: now). Cron: the first fire time after the last run (never ran: the first one after
  * `firstSeenMs`, when the service first saw the schedule; without it, now).
  */
-export function nextDueMs(schedule: Schedule, lastSuccessStartMs: number | undefined, nowMs: number, firstSeenMs?: number): number {
+export function nextDueMs(
+  schedule: Schedule,
+  lastSuccessStartMs: number | undefined,
+  nowMs: number,
+  firstSeenMs?: number,
+): number {
   if (lastSuccessStartMs === undefined) {
     if (schedule.kind !== 'cron' || firstSeenMs === undefined) return nowMs;
     lastSuccessStartMs = firstSeenMs;

@@ -90,7 +90,11 @@ const LEASE_RETRY_MS = 30_000;
 export type TriggerOutcome =
   | { status: 'accepted'; started: true; dryRun: boolean }
   | { status: 'accepted'; started: false; dryRun: boolean; reason: string }
-  | { status: 'unknown-table' | 'unknown-job' | 'running' | 'queued' | 'paused' | 'stopping'; started: false; reason: string };
+  | {
+      status: 'unknown-table' | 'unknown-job' | 'running' | 'queued' | 'paused' | 'stopping';
+      started: false;
+      reason: string;
+    };
 
 /** Summary of a finished run as the scheduler hands it to the store, metrics and webhooks. */
 export interface FinishedRun {
@@ -134,7 +138,9 @@ export class MaintenanceService {
     this.log = options.log ?? stdoutLog;
     this.store = options.store;
     this.maxSleepMs = options.maxSleepMs ?? 60_000;
-    this.webhook = config.webhook ? new WebhookNotifier(config.webhook, (level, event, fields) => this.emit(level, event, fields), options.fetch) : undefined;
+    this.webhook = config.webhook
+      ? new WebhookNotifier(config.webhook, (level, event, fields) => this.emit(level, event, fields), options.fetch)
+      : undefined;
   }
 
   /** The state database, when the store is one (run history, pause, tables under management). */
@@ -153,7 +159,8 @@ export class MaintenanceService {
       this.store = db;
       if (this.config.stateDir) {
         const imported = await db.importJsonDir(this.config.stateDir);
-        if (imported.length) this.emit('info', 'state-migrated', { from: this.config.stateDir, to: db.description, tables: imported });
+        if (imported.length)
+          this.emit('info', 'state-migrated', { from: this.config.stateDir, to: db.description, tables: imported });
       }
     }
     this.leased = this.db?.sql.dialect === 'postgres';
@@ -172,7 +179,10 @@ export class MaintenanceService {
    * the new configuration, and ones no longer listed are retired (after their running job, if any).
    * `optedOut` tables are retired with that reason recorded.
    */
-  async syncTables(cfgs: readonly TableConfig[], optedOut: ReadonlyMap<string, { location: string; source: string; reason: string }> = new Map()): Promise<void> {
+  async syncTables(
+    cfgs: readonly TableConfig[],
+    optedOut: ReadonlyMap<string, { location: string; source: string; reason: string }> = new Map(),
+  ): Promise<void> {
     const now = this.clock.now();
     const db = this.db;
     const rows = new Map((db ? await db.tableRows() : []).map((r) => [r.name, r]));
@@ -183,7 +193,8 @@ export class MaintenanceService {
         const state = (await this.store!.load(cfg.name)) ?? emptyTableState(cfg.table);
         t = { cfg, state, forced: new Map(), paused: rows.get(cfg.name)?.paused ?? false };
         this.tables.set(cfg.name, t);
-        if (this.mode !== 'new') this.emit('info', 'table-added', { table: cfg.name, location: cfg.table, source: cfg.source });
+        if (this.mode !== 'new')
+          this.emit('info', 'table-added', { table: cfg.name, location: cfg.table, source: cfg.source });
       } else {
         t.cfg = cfg;
         t.retiring = false;
@@ -201,7 +212,14 @@ export class MaintenanceService {
         this.metrics.declare(cfg.name, j.kind, s, true);
       }
       this.metrics.setPaused(cfg.name, t.paused);
-      await db?.upsertTable({ name: cfg.name, location: cfg.table, ...(cfg.format ? { format: cfg.format } : {}), source: cfg.source, status: 'active', lastSeenMs: now });
+      await db?.upsertTable({
+        name: cfg.name,
+        location: cfg.table,
+        ...(cfg.format ? { format: cfg.format } : {}),
+        source: cfg.source,
+        status: 'active',
+        lastSeenMs: now,
+      });
       // a schedule seen for the first time is remembered (a cron job's first run counts from it)
       if (firstSeen && !t.running) await this.store!.save(cfg.name, t.state);
     }
@@ -215,11 +233,27 @@ export class MaintenanceService {
         this.metrics.forget(name);
       }
       this.emit('info', 'table-retired', { table: name, location: t.cfg.table, reason: why });
-      await db?.upsertTable({ name, location: t.cfg.table, source: t.cfg.source, status: optedOut.has(name) ? 'opted-out' : 'retired', statusReason: why, lastSeenMs: now, retiredAtMs: now });
+      await db?.upsertTable({
+        name,
+        location: t.cfg.table,
+        source: t.cfg.source,
+        status: optedOut.has(name) ? 'opted-out' : 'retired',
+        statusReason: why,
+        lastSeenMs: now,
+        retiredAtMs: now,
+      });
     }
     for (const [name, o] of optedOut) {
       if (this.tables.has(name) || rows.get(name)?.status === 'opted-out') continue;
-      await db?.upsertTable({ name, location: o.location, source: o.source, status: 'opted-out', statusReason: o.reason, lastSeenMs: now, retiredAtMs: now });
+      await db?.upsertTable({
+        name,
+        location: o.location,
+        source: o.source,
+        status: 'opted-out',
+        statusReason: o.reason,
+        lastSeenMs: now,
+        retiredAtMs: now,
+      });
     }
     if (this.mode === 'serving') this.tick();
   }
@@ -254,7 +288,11 @@ export class MaintenanceService {
   /** Long-running mode: checks now and then whenever something can next become due. */
   start(): void {
     this.mode = 'serving';
-    this.emit('info', 'service-start', { tables: this.config.tables.map((t) => t.name), concurrency: this.config.concurrency, stateDir: this.config.stateDir });
+    this.emit('info', 'service-start', {
+      tables: this.config.tables.map((t) => t.name),
+      concurrency: this.config.concurrency,
+      stateDir: this.config.stateDir,
+    });
     this.tick();
   }
 
@@ -286,18 +324,35 @@ export class MaintenanceService {
    * (default: the job's configured mode) plans and reports without committing or deleting anything.
    */
   trigger(tableName: string, kind: string, opts: { dryRun?: boolean } = {}): TriggerOutcome {
-    if (this.mode === 'stopping' || this.mode === 'stopped') return { status: 'stopping', started: false, reason: 'the service is shutting down' };
+    if (this.mode === 'stopping' || this.mode === 'stopped')
+      return { status: 'stopping', started: false, reason: 'the service is shutting down' };
     const t = this.tables.get(tableName);
-    if (!t) return { status: 'unknown-table', started: false, reason: `no table named "${tableName}" is under management` };
+    if (!t)
+      return { status: 'unknown-table', started: false, reason: `no table named "${tableName}" is under management` };
     const jc = t.cfg.jobs.find((j) => j.kind === kind);
     if (!jc) {
-      return { status: 'unknown-job', started: false, reason: `table ${tableName} has no ${kind} job (configured: ${t.cfg.jobs.map((j) => j.kind).join(', ')})` };
+      return {
+        status: 'unknown-job',
+        started: false,
+        reason: `table ${tableName} has no ${kind} job (configured: ${t.cfg.jobs.map((j) => j.kind).join(', ')})`,
+      };
     }
     const job = kind as JobKind;
     const dryRun = opts.dryRun ?? jc.dryRun;
-    if (t.paused && !dryRun) return { status: 'paused', started: false, reason: `table ${tableName} is paused; resume it first (a dry run is allowed)` };
-    if (t.running?.job === job) return { status: 'running', started: false, reason: `${job} of ${tableName} is already running since ${iso(t.running.startedAtMs)}` };
-    if (t.forced.has(job)) return { status: 'queued', started: false, reason: `${job} of ${tableName} is already queued` };
+    if (t.paused && !dryRun)
+      return {
+        status: 'paused',
+        started: false,
+        reason: `table ${tableName} is paused; resume it first (a dry run is allowed)`,
+      };
+    if (t.running?.job === job)
+      return {
+        status: 'running',
+        started: false,
+        reason: `${job} of ${tableName} is already running since ${iso(t.running.startedAtMs)}`,
+      };
+    if (t.forced.has(job))
+      return { status: 'queued', started: false, reason: `${job} of ${tableName} is already queued` };
     t.forced.set(job, { dryRun });
     this.pump();
     this.arm();
@@ -318,7 +373,10 @@ export class MaintenanceService {
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.timer = undefined;
     const running = [...this.tables.values()].filter((t) => t.running);
-    this.emit('info', 'service-stopping', { running: running.map((t) => `${t.cfg.name}/${t.running!.job}`), timeoutMs });
+    this.emit('info', 'service-stopping', {
+      running: running.map((t) => `${t.cfg.name}/${t.running!.job}`),
+      timeoutMs,
+    });
     let timeout: unknown;
     const timedOut = await Promise.race([
       Promise.all(running.map((t) => t.running!.done)).then(() => false),
@@ -390,7 +448,8 @@ export class MaintenanceService {
   /** When job `j` of `t` is next due: its schedule from the last success (or the last skipped occurrence), gated by backoff. */
   private dueAt(t: TableRuntime, j: JobConfig, now: number): number {
     const s = t.state.jobs[j.kind];
-    const base = s?.lastSuccessStartMs === undefined ? undefined : Math.max(s.lastSuccessStartMs, s.skippedThroughMs ?? -Infinity);
+    const base =
+      s?.lastSuccessStartMs === undefined ? undefined : Math.max(s.lastSuccessStartMs, s.skippedThroughMs ?? -Infinity);
     let due = nextDueMs(j.schedule, base, now, s?.firstSeenMs);
     if (s && s.consecutiveFailures > 0 && s.retryAtMs !== undefined) due = Math.max(due, s.retryAtMs);
     return due;
@@ -415,7 +474,11 @@ export class MaintenanceService {
         if (t.paused && !forced) continue;
         const dueAt = forced ? -Infinity : this.dueAt(t, j, now);
         if (dueAt > now) continue;
-        const reason: StartReason = forced ? 'manual' : (t.state.jobs[j.kind]?.consecutiveFailures ?? 0) > 0 ? 'retry' : 'scheduled';
+        const reason: StartReason = forced
+          ? 'manual'
+          : (t.state.jobs[j.kind]?.consecutiveFailures ?? 0) > 0
+            ? 'retry'
+            : 'scheduled';
         if (!best || dueAt < best.dueAt) best = { t, j, dueAt, reason };
       }
       if (best) candidates.push(best);
@@ -438,7 +501,11 @@ export class MaintenanceService {
       const j = t.cfg.jobs.find((x) => x.kind === r.job)!;
       let passed: number | undefined;
       let count = 0;
-      for (let next = nextDueMs(j.schedule, r.skippedThroughMs ?? r.startedAtMs, now); next <= now && count < 10_000; next = nextDueMs(j.schedule, next, now)) {
+      for (
+        let next = nextDueMs(j.schedule, r.skippedThroughMs ?? r.startedAtMs, now);
+        next <= now && count < 10_000;
+        next = nextDueMs(j.schedule, next, now)
+      ) {
         passed = next;
         count++;
       }
@@ -470,7 +537,13 @@ export class MaintenanceService {
     if (t.cfg.jobTimeoutMs !== undefined) {
       running.timeoutTimer = this.clock.setTimer(() => {
         running.timedOut = true;
-        this.emit('warn', 'job-timeout', { table: name, job: j.kind, limitMs: t.cfg.jobTimeoutMs, reason: 'wall-clock limit reached; cancelling (a commit in flight finishes or leaves only unreferenced files)' });
+        this.emit('warn', 'job-timeout', {
+          table: name,
+          job: j.kind,
+          limitMs: t.cfg.jobTimeoutMs,
+          reason:
+            'wall-clock limit reached; cancelling (a commit in flight finishes or leaves only unreferenced files)',
+        });
         abort.abort(new Error(`${j.kind} of ${name} exceeded its wall-clock limit of ${t.cfg.jobTimeoutMs} ms`));
       }, t.cfg.jobTimeoutMs);
     }
@@ -483,7 +556,13 @@ export class MaintenanceService {
    * so two replicas never work on one table at once; the lease holder re-reads the shared state and runs
    * only what is still due. The lease is released before the next job is picked.
    */
-  private async execute(t: TableRuntime, j: JobConfig, r: Running, spec: MaintenanceJobSpec, forced: { dryRun: boolean } | undefined): Promise<void> {
+  private async execute(
+    t: TableRuntime,
+    j: JobConfig,
+    r: Running,
+    spec: MaintenanceJobSpec,
+    forced: { dryRun: boolean } | undefined,
+  ): Promise<void> {
     const name = t.cfg.name;
     const db = this.leased ? this.db : undefined;
     let beat: NodeJS.Timeout | undefined;
@@ -507,7 +586,8 @@ export class MaintenanceService {
       }
       const fresh = await db.load(name).catch(() => undefined);
       if (fresh) {
-        for (const [k, v] of Object.entries(fresh.jobs) as [JobKind, JobState][]) t.state.jobs[k] = { ...v, firstSeenMs: v.firstSeenMs ?? t.state.jobs[k]?.firstSeenMs ?? r.startedAtMs };
+        for (const [k, v] of Object.entries(fresh.jobs) as [JobKind, JobState][])
+          t.state.jobs[k] = { ...v, firstSeenMs: v.firstSeenMs ?? t.state.jobs[k]?.firstSeenMs ?? r.startedAtMs };
         if (fresh.tiered) t.state.tiered = fresh.tiered;
         else delete t.state.tiered;
         spec = { ...spec, ...(t.state.tiered ? { tieredState: t.state.tiered } : {}) };
@@ -517,11 +597,21 @@ export class MaintenanceService {
         return this.defer(t, j, r, undefined, 'another replica already ran it');
       }
       if (!r.dryRunOverride) t.state.jobs[j.kind]!.lastStartMs = r.startedAtMs;
-      beat = setInterval(() => void db.acquireLease(name, db.replica, this.clock.now(), LEASE_TTL_MS).catch(() => undefined), LEASE_TTL_MS / 3);
+      beat = setInterval(
+        () => void db.acquireLease(name, db.replica, this.clock.now(), LEASE_TTL_MS).catch(() => undefined),
+        LEASE_TTL_MS / 3,
+      );
       beat.unref();
     }
     const s = t.state.jobs[j.kind]!;
-    this.emit('info', 'job-start', { table: name, location: t.cfg.table, job: j.kind, reason: r.reason, attempt: s.consecutiveFailures + 1, dryRun: spec.dryRun });
+    this.emit('info', 'job-start', {
+      table: name,
+      location: t.cfg.table,
+      job: j.kind,
+      reason: r.reason,
+      attempt: s.consecutiveFailures + 1,
+      dryRun: spec.dryRun,
+    });
     const onProgress = (e: ProgressEvent) => this.onProgress(name, j.kind, e);
     let result: MaintenanceJobResult | undefined;
     let error: unknown;
@@ -544,7 +634,12 @@ export class MaintenanceService {
     t.running = undefined;
     t.leaseBlockedUntilMs = this.clock.now() + LEASE_RETRY_MS;
     if (forced) t.forced.set(j.kind, forced);
-    this.emit('info', 'job-deferred', { table: t.cfg.name, job: j.kind, reason: why, retryAt: iso(t.leaseBlockedUntilMs) });
+    this.emit('info', 'job-deferred', {
+      table: t.cfg.name,
+      job: j.kind,
+      reason: why,
+      retryAt: iso(t.leaseBlockedUntilMs),
+    });
     if (this.mode === 'serving') this.tick();
   }
 
@@ -552,7 +647,10 @@ export class MaintenanceService {
   specFor(tableName: string, kind: JobKind): MaintenanceJobSpec {
     const t = this.tables.get(tableName);
     if (!t) throw new FloeError('NotFound', `no table named "${tableName}" is under management`);
-    return this.buildSpec(t, t.cfg.jobs.find((x) => x.kind === kind) ?? { kind, dryRun: true, schedule: t.cfg.jobs[0]!.schedule });
+    return this.buildSpec(
+      t,
+      t.cfg.jobs.find((x) => x.kind === kind) ?? { kind, dryRun: true, schedule: t.cfg.jobs[0]!.schedule },
+    );
   }
 
   private buildSpec(t: TableRuntime, j: JobConfig): MaintenanceJobSpec {
@@ -562,7 +660,15 @@ export class MaintenanceService {
       properties['self-optimizing.max-input-file-size-per-thread'] ??= String(t.cfg.maxBytesPerRun);
       properties['self-optimizing.available-cores'] ??= '1';
     }
-    const compact = j.kind === 'compact' ? { ...(j.compact ?? {}), ...(t.cfg.concurrency !== undefined && j.compact?.maxConcurrentGroups === undefined ? { maxConcurrentGroups: t.cfg.concurrency } : {}) } : undefined;
+    const compact =
+      j.kind === 'compact'
+        ? {
+            ...(j.compact ?? {}),
+            ...(t.cfg.concurrency !== undefined && j.compact?.maxConcurrentGroups === undefined
+              ? { maxConcurrentGroups: t.cfg.concurrency }
+              : {}),
+          }
+        : undefined;
     return {
       table: t.cfg.table,
       job: j.kind,
@@ -577,7 +683,13 @@ export class MaintenanceService {
     };
   }
 
-  private async finishJob(t: TableRuntime, j: JobConfig, r: Running, result: MaintenanceJobResult | undefined, error: unknown): Promise<void> {
+  private async finishJob(
+    t: TableRuntime,
+    j: JobConfig,
+    r: Running,
+    result: MaintenanceJobResult | undefined,
+    error: unknown,
+  ): Promise<void> {
     const now = this.clock.now();
     if (r.timeoutTimer !== undefined) this.clock.clearTimer(r.timeoutTimer);
     this.noteSkips(now); // occurrences that passed during the run are skipped, not run right after it
@@ -596,7 +708,11 @@ export class MaintenanceService {
         job: j.kind,
         startedAtMs: r.startedAtMs,
         durationMs: now - r.startedAtMs,
-        error: r.timedOut ? `cancelled: exceeded the wall-clock limit of ${t.cfg.jobTimeoutMs} ms (${message})` : cancelled ? `cancelled (${message})` : message,
+        error: r.timedOut
+          ? `cancelled: exceeded the wall-clock limit of ${t.cfg.jobTimeoutMs} ms (${message})`
+          : cancelled
+            ? `cancelled (${message})`
+            : message,
         ...(isFloeError(error) ? { errorKind: error.kind, retryable: error.retryable } : {}),
       };
     }
@@ -617,7 +733,12 @@ export class MaintenanceService {
       }
     }
     if (outcome.ok) this.emit('info', 'job-finish', fields);
-    else this.emit('error', 'job-failed', { ...fields, consecutiveFailures: s.consecutiveFailures, ...(s.retryAtMs !== undefined ? { retryAt: iso(s.retryAtMs) } : {}) });
+    else
+      this.emit('error', 'job-failed', {
+        ...fields,
+        consecutiveFailures: s.consecutiveFailures,
+        ...(s.retryAtMs !== undefined ? { retryAt: iso(s.retryAtMs) } : {}),
+      });
     this.metrics.record(t.cfg.name, j.kind, outcome, s);
     this.metrics.setRunning(t.cfg.name, j.kind, false);
     if (this.mode === 'once') this.onceOutcomes.push(outcome);
@@ -625,14 +746,24 @@ export class MaintenanceService {
     const record = runRecord(t.cfg.name, r, outcome, now, !!result?.dryRun || r.dryRunOverride || j.dryRun);
     if (this.webhook && !r.dryRunOverride) {
       const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
-      if (!outcome.ok) this.webhook.notify({ event: 'job-failed', ...base, consecutiveFailures: s.consecutiveFailures, error: record.error ?? 'failed' });
-      else if (failuresBefore > 0) this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
+      if (!outcome.ok)
+        this.webhook.notify({
+          event: 'job-failed',
+          ...base,
+          consecutiveFailures: s.consecutiveFailures,
+          error: record.error ?? 'failed',
+        });
+      else if (failuresBefore > 0)
+        this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
     }
     try {
       await this.store!.save(t.cfg.name, t.state);
       await this.db?.recordRun(record);
     } catch (e) {
-      this.emit('error', 'state-write-failed', { table: t.cfg.name, error: e instanceof Error ? e.message : String(e) });
+      this.emit('error', 'state-write-failed', {
+        table: t.cfg.name,
+        error: e instanceof Error ? e.message : String(e),
+      });
     }
     for (const l of this.onRunFinished) {
       try {
@@ -650,8 +781,10 @@ export class MaintenanceService {
 
   private onProgress(table: string, job: JobKind, e: ProgressEvent): void {
     // commits and warnings are worth a line; per-file events would drown the log
-    if (e.type === 'commit') this.emit('info', 'job-commit', { table, job, snapshotId: e.snapshotId, attempt: e.attempt, groups: e.groups });
-    else if (e.type === 'commit-retry') this.emit('warn', 'job-commit-retry', { table, job, attempt: e.attempt, reason: e.reason });
+    if (e.type === 'commit')
+      this.emit('info', 'job-commit', { table, job, snapshotId: e.snapshotId, attempt: e.attempt, groups: e.groups });
+    else if (e.type === 'commit-retry')
+      this.emit('warn', 'job-commit-retry', { table, job, attempt: e.attempt, reason: e.reason });
     else if (e.type === 'message' && e.level === 'warn') this.emit('warn', 'job-warning', { table, job, text: e.text });
   }
 
@@ -668,7 +801,8 @@ export class MaintenanceService {
         earliest = Math.min(earliest, nextDueMs(j.schedule, t.running.skippedThroughMs ?? t.running.startedAtMs, now));
       } else if (slotsFree && !t.paused) {
         // with every slot busy, only a finishing job can start another: it ticks itself
-        for (const j of t.cfg.jobs) earliest = Math.min(earliest, Math.max(this.dueAt(t, j, now), t.leaseBlockedUntilMs ?? 0));
+        for (const j of t.cfg.jobs)
+          earliest = Math.min(earliest, Math.max(this.dueAt(t, j, now), t.leaseBlockedUntilMs ?? 0));
       }
     }
     const delay = Math.min(this.maxSleepMs, Math.max(50, earliest - now));
@@ -693,7 +827,8 @@ export class MaintenanceService {
 }
 
 function summary(o: JobOutcome): Record<string, unknown> {
-  if ('error' in o) return { ok: false, durationMs: o.durationMs, error: o.error, ...(o.errorKind ? { errorKind: o.errorKind } : {}) };
+  if ('error' in o)
+    return { ok: false, durationMs: o.durationMs, error: o.error, ...(o.errorKind ? { errorKind: o.errorKind } : {}) };
   return {
     ok: o.ok,
     format: o.format,
@@ -713,7 +848,15 @@ function summary(o: JobOutcome): Record<string, unknown> {
 }
 
 function runRecord(table: string, r: Running, o: JobOutcome, finishedAtMs: number, dryRun: boolean): RunRecord {
-  const base = { table, job: r.job, reason: r.reason, dryRun, startedAtMs: r.startedAtMs, finishedAtMs, durationMs: o.durationMs };
+  const base = {
+    table,
+    job: r.job,
+    reason: r.reason,
+    dryRun,
+    startedAtMs: r.startedAtMs,
+    finishedAtMs,
+    durationMs: o.durationMs,
+  };
   if ('error' in o) {
     const outcome: RunOutcome = r.timedOut || r.abort.signal.aborted ? 'cancelled' : 'failed';
     return { ...base, outcome, error: o.error, snapshotIds: [] };
@@ -730,7 +873,16 @@ function runRecord(table: string, r: Running, o: JobOutcome, finishedAtMs: numbe
     ...(o.failures.length ? { error: o.failures.slice(0, 5).join('; ') } : {}),
     ...(o.warnings.length ? { warnings: o.warnings } : {}),
   };
-  for (const k of ['filesBefore', 'filesAfter', 'bytesBefore', 'bytesAfter', 'deleteFilesBefore', 'deleteFilesAfter', 'rowsIn', 'rowsOut'] as const) {
+  for (const k of [
+    'filesBefore',
+    'filesAfter',
+    'bytesBefore',
+    'bytesAfter',
+    'deleteFilesBefore',
+    'deleteFilesAfter',
+    'rowsIn',
+    'rowsOut',
+  ] as const) {
     if (o[k] !== undefined) rec[k] = o[k];
   }
   if (o.plan) rec.plan = o.plan;

@@ -12,7 +12,14 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { hostname } from 'node:os';
 import { migrate, openStateSql, type SqlParam, type StateSql } from './state-sql.js';
-import { StateStore, STATE_VERSION, type JobOutcome, type JobState, type TableState, type TableStateStore } from './state.js';
+import {
+  StateStore,
+  STATE_VERSION,
+  type JobOutcome,
+  type JobState,
+  type TableState,
+  type TableStateStore,
+} from './state.js';
 import { JOB_KINDS, type JobKind, type PlanSummary } from './job-types.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled';
@@ -104,8 +111,13 @@ export class DbStateStore implements TableStateStore {
   // ---------------------------------------------------------------- schedule + planner state
 
   async load(name: string): Promise<TableState | undefined> {
-    const rows = await this.sql.all<Record<string, unknown>>('SELECT * FROM floe_schedule_state WHERE table_name = ?', [name]);
-    const planner = await this.sql.all<{ state_json: string }>('SELECT state_json FROM floe_planner_state WHERE table_name = ?', [name]);
+    const rows = await this.sql.all<Record<string, unknown>>('SELECT * FROM floe_schedule_state WHERE table_name = ?', [
+      name,
+    ]);
+    const planner = await this.sql.all<{ state_json: string }>(
+      'SELECT state_json FROM floe_planner_state WHERE table_name = ?',
+      [name],
+    );
     const tables = await this.sql.all<{ location: string }>('SELECT location FROM floe_tables WHERE name = ?', [name]);
     if (rows.length === 0 && planner.length === 0) return undefined;
     const state: TableState = { version: STATE_VERSION, table: tables[0]?.location ?? name, jobs: {} };
@@ -171,10 +183,16 @@ export class DbStateStore implements TableStateStore {
       const q = `INSERT INTO floe_runs (${cols.map((c) => c[0]).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
       const ret = this.sql.dialect === 'postgres' ? ' RETURNING id' : '';
       if (ret) {
-        const rows = await this.sql.all<{ id: string | number }>(q + ret, cols.map((c) => c[1]));
+        const rows = await this.sql.all<{ id: string | number }>(
+          q + ret,
+          cols.map((c) => c[1]),
+        );
         return Number(rows[0]!.id);
       }
-      await this.sql.run(q, cols.map((c) => c[1]));
+      await this.sql.run(
+        q,
+        cols.map((c) => c[1]),
+      );
       const rows = await this.sql.all<{ id: number }>('SELECT last_insert_rowid() AS id');
       return Number(rows[0]!.id);
     });
@@ -182,7 +200,10 @@ export class DbStateStore implements TableStateStore {
 
   /** Newest first. */
   async runs(table: string, limit = 100): Promise<RunRecord[]> {
-    const rows = await this.sql.all<Record<string, unknown>>('SELECT * FROM floe_runs WHERE table_name = ? ORDER BY started_ms DESC, id DESC LIMIT ?', [table, limit]);
+    const rows = await this.sql.all<Record<string, unknown>>(
+      'SELECT * FROM floe_runs WHERE table_name = ? ORDER BY started_ms DESC, id DESC LIMIT ?',
+      [table, limit],
+    );
     return rows.map(runFromRow);
   }
 
@@ -200,7 +221,10 @@ export class DbStateStore implements TableStateStore {
       [table, owner, nowMs, nowMs + ttlMs, nowMs, owner],
     );
     if (changed > 0) return undefined;
-    const rows = await this.sql.all<{ owner: string; expires_ms: string | number }>('SELECT owner, expires_ms FROM floe_leases WHERE table_name = ?', [table]);
+    const rows = await this.sql.all<{ owner: string; expires_ms: string | number }>(
+      'SELECT owner, expires_ms FROM floe_leases WHERE table_name = ?',
+      [table],
+    );
     return rows[0] ? `${rows[0].owner} until ${new Date(Number(rows[0].expires_ms)).toISOString()}` : 'another replica';
   }
 
@@ -218,19 +242,35 @@ export class DbStateStore implements TableStateStore {
          ON CONFLICT (name) DO UPDATE SET location = excluded.location, format = COALESCE(excluded.format, floe_tables.format),
            source = excluded.source, status = excluded.status, status_reason = excluded.status_reason,
            last_seen_ms = excluded.last_seen_ms, retired_at_ms = excluded.retired_at_ms`,
-        [t.name, t.location, t.format ?? null, t.source, t.status, t.statusReason ?? null, t.lastSeenMs, t.lastSeenMs, t.retiredAtMs ?? null],
+        [
+          t.name,
+          t.location,
+          t.format ?? null,
+          t.source,
+          t.status,
+          t.statusReason ?? null,
+          t.lastSeenMs,
+          t.lastSeenMs,
+          t.retiredAtMs ?? null,
+        ],
       );
     });
   }
 
   setPaused(name: string, paused: boolean, atMs: number): Promise<void> {
     return this.write(async () => {
-      await this.sql.run('UPDATE floe_tables SET paused = ?, paused_at_ms = ? WHERE name = ?', [paused ? 1 : 0, paused ? atMs : null, name]);
+      await this.sql.run('UPDATE floe_tables SET paused = ?, paused_at_ms = ? WHERE name = ?', [
+        paused ? 1 : 0,
+        paused ? atMs : null,
+        name,
+      ]);
     });
   }
 
   async isPaused(name: string): Promise<boolean> {
-    const rows = await this.sql.all<{ paused: number | string }>('SELECT paused FROM floe_tables WHERE name = ?', [name]);
+    const rows = await this.sql.all<{ paused: number | string }>('SELECT paused FROM floe_tables WHERE name = ?', [
+      name,
+    ]);
     return rows.length > 0 && Number(rows[0]!.paused) === 1;
   }
 
@@ -277,7 +317,12 @@ export class DbStateStore implements TableStateStore {
       await this.save(name, state);
       imported.push(name);
     }
-    await this.write(() => this.sql.run('INSERT INTO floe_meta (key, value) VALUES (?, ?)', [key, JSON.stringify({ atMs: Date.now(), tables: imported })]));
+    await this.write(() =>
+      this.sql.run('INSERT INTO floe_meta (key, value) VALUES (?, ?)', [
+        key,
+        JSON.stringify({ atMs: Date.now(), tables: imported }),
+      ]),
+    );
     return imported;
   }
 }

@@ -9,7 +9,14 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { FloeError } from '../errors.js';
-import { describeSqlTarget, parseSqlTarget, pgStatements, postgresError, type PgQueryable, type SqlParam } from '../../connectors/catalog/sql-connection.js';
+import {
+  describeSqlTarget,
+  parseSqlTarget,
+  pgStatements,
+  postgresError,
+  type PgQueryable,
+  type SqlParam,
+} from '../../connectors/catalog/sql-connection.js';
 
 export type { SqlParam };
 
@@ -38,9 +45,16 @@ function openSqlite(file: string): StateSql {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
   } catch (e) {
-    throw new FloeError('AccessDenied', `cannot open service state database ${file}: ${(e as Error).message}`, { context: { file }, cause: e });
+    throw new FloeError('AccessDenied', `cannot open service state database ${file}: ${(e as Error).message}`, {
+      context: { file },
+      cause: e,
+    });
   }
-  const wrap = (e: unknown) => new FloeError('Corrupt', `service state database ${file}: ${(e as Error).message}`, { context: { file }, cause: e });
+  const wrap = (e: unknown) =>
+    new FloeError('Corrupt', `service state database ${file}: ${(e as Error).message}`, {
+      context: { file },
+      cause: e,
+    });
   const sql: StateSql = {
     dialect: 'sqlite',
     description: file,
@@ -98,7 +112,10 @@ async function openPostgres(url: string): Promise<StateSql> {
   pool.on('error', () => undefined);
   const wrap = (e: unknown) => {
     const f = e instanceof FloeError ? e : postgresError(e, description, t.host, t.port);
-    return new FloeError(f.kind, f.message.replace(/^SQL catalog /, 'service state database '), { cause: e, retryable: f.retryable });
+    return new FloeError(f.kind, f.message.replace(/^SQL catalog /, 'service state database '), {
+      cause: e,
+      retryable: f.retryable,
+    });
   };
   const over = (c: PgQueryable): Omit<StateSql, 'transaction' | 'close'> => {
     const st = pgStatements(c, wrap);
@@ -138,7 +155,6 @@ async function openPostgres(url: string): Promise<StateSql> {
   await sql.all('SELECT 1 AS one');
   return sql;
 }
-
 
 // ------------------------------------------------------------------ migrations
 
@@ -234,17 +250,26 @@ export async function migrate(sql: StateSql, nowMs = Date.now()): Promise<number
   return sql.transaction(async (tx) => {
     // a fixed key: every replica of every floe serializes its migrations on it
     if (tx.dialect === 'postgres') await tx.all('SELECT pg_advisory_xact_lock(727465001) AS locked');
-    await tx.run(`CREATE TABLE IF NOT EXISTS floe_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)`);
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS floe_schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)`,
+    );
     const rows = await tx.all<{ v: number | string | null }>('SELECT MAX(version) AS v FROM floe_schema_version');
     const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
     if (current > SCHEMA_VERSION) {
-      throw new FloeError('Unsupported', `service state database ${sql.description} has schema version ${current}, written by a newer floe (this one knows up to ${SCHEMA_VERSION})`);
+      throw new FloeError(
+        'Unsupported',
+        `service state database ${sql.description} has schema version ${current}, written by a newer floe (this one knows up to ${SCHEMA_VERSION})`,
+      );
     }
     const applied: number[] = [];
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
       for (const st of m.statements(tx.dialect)) await tx.run(st);
-      await tx.run('INSERT INTO floe_schema_version (version, description, applied_at_ms) VALUES (?, ?, ?)', [m.version, m.description, nowMs]);
+      await tx.run('INSERT INTO floe_schema_version (version, description, applied_at_ms) VALUES (?, ?, ?)', [
+        m.version,
+        m.description,
+        nowMs,
+      ]);
       applied.push(m.version);
     }
     return applied;

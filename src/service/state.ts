@@ -18,7 +18,16 @@ export const STATE_VERSION = 1;
 /** The last result as kept in state, logs and `/health`: the job result, or the error that ended it. */
 export type JobOutcome =
   | ({ ok: boolean } & Omit<MaintenanceJobResult, 'tieredState' | 'ok'>)
-  | { ok: false; table: string; job: JobKind; startedAtMs: number; durationMs: number; error: string; errorKind?: string; retryable?: boolean };
+  | {
+      ok: false;
+      table: string;
+      job: JobKind;
+      startedAtMs: number;
+      durationMs: number;
+      error: string;
+      errorKind?: string;
+      retryable?: boolean;
+    };
 
 export interface JobState {
   /** When the service first saw this job's schedule: a cron job that never ran waits for its first fire after it. */
@@ -71,20 +80,35 @@ export class StateStore implements TableStateStore {
       text = await readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new FloeError('AccessDenied', `cannot read service state ${file}: ${(e as Error).message}`, { context: { file }, cause: e });
+      throw new FloeError('AccessDenied', `cannot read service state ${file}: ${(e as Error).message}`, {
+        context: { file },
+        cause: e,
+      });
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      throw new FloeError('Corrupt', `service state ${file} is not JSON (${(e as Error).message}); move it away to start this table afresh`, { context: { file }, cause: e });
+      throw new FloeError(
+        'Corrupt',
+        `service state ${file} is not JSON (${(e as Error).message}); move it away to start this table afresh`,
+        { context: { file }, cause: e },
+      );
     }
     const s = raw as Partial<TableState>;
     if (!s || typeof s !== 'object' || typeof s.jobs !== 'object' || s.jobs === null || typeof s.version !== 'number') {
-      throw new FloeError('Corrupt', `service state ${file} has no version/jobs; move it away to start this table afresh`, { context: { file } });
+      throw new FloeError(
+        'Corrupt',
+        `service state ${file} has no version/jobs; move it away to start this table afresh`,
+        { context: { file } },
+      );
     }
     if (s.version > STATE_VERSION) {
-      throw new FloeError('Unsupported', `service state ${file} has version ${s.version}, written by a newer floe (this one reads ${STATE_VERSION})`, { context: { file } });
+      throw new FloeError(
+        'Unsupported',
+        `service state ${file} has version ${s.version}, written by a newer floe (this one reads ${STATE_VERSION})`,
+        { context: { file } },
+      );
     }
     return s as TableState;
   }
@@ -118,6 +142,9 @@ async function writeAtomically(file: string, text: string): Promise<void> {
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw new FloeError('AccessDenied', `cannot write service state ${file}: ${(e as Error).message}`, { context: { file }, cause: e });
+    throw new FloeError('AccessDenied', `cannot write service state ${file}: ${(e as Error).message}`, {
+      context: { file },
+      cause: e,
+    });
   }
 }

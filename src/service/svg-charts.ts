@@ -3,7 +3,8 @@
  * histograms) and a line chart over time (files and delete files from run history). Output is a string
  * of SVG markup, every label escaped.
  */
-export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 export interface BarChartOptions {
   width?: number;
@@ -25,7 +26,9 @@ export function barChart(values: number[], labels: string[], o: BarChartOptions 
   const top = ticks[ticks.length - 1]!;
   const bw = w / Math.max(1, values.length);
   const out: string[] = [];
-  out.push(`<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(o.title ?? 'bar chart')}">`);
+  out.push(
+    `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(o.title ?? 'bar chart')}">`,
+  );
   if (o.title) out.push(`<text x="${pad.left}" y="16" class="chart-title">${escapeHtml(o.title)}</text>`);
   for (const t of ticks) {
     const y = pad.top + h - (t / top) * h;
@@ -36,9 +39,16 @@ export function barChart(values: number[], labels: string[], o: BarChartOptions 
     const bh = (v / top) * h;
     const x = pad.left + i * bw + bw * 0.12;
     const color = o.accent?.indexes.includes(i) ? o.accent.color : (o.color ?? '#3b6fd8');
-    out.push(`<rect x="${f(x)}" y="${f(pad.top + h - bh)}" width="${f(bw * 0.76)}" height="${f(Math.max(bh, v > 0 ? 1 : 0))}" fill="${color}" rx="2"><title>${escapeHtml(labels[i] ?? '')}: ${v}</title></rect>`);
-    if (v > 0) out.push(`<text x="${f(x + bw * 0.38)}" y="${f(pad.top + h - bh - 4)}" class="value" text-anchor="middle">${fmtNum(v)}</text>`);
-    out.push(`<text x="${f(x + bw * 0.38)}" y="${f(pad.top + h + 16)}" class="tick" text-anchor="middle">${escapeHtml(labels[i] ?? '')}</text>`);
+    out.push(
+      `<rect x="${f(x)}" y="${f(pad.top + h - bh)}" width="${f(bw * 0.76)}" height="${f(Math.max(bh, v > 0 ? 1 : 0))}" fill="${color}" rx="2"><title>${escapeHtml(labels[i] ?? '')}: ${v}</title></rect>`,
+    );
+    if (v > 0)
+      out.push(
+        `<text x="${f(x + bw * 0.38)}" y="${f(pad.top + h - bh - 4)}" class="value" text-anchor="middle">${fmtNum(v)}</text>`,
+      );
+    out.push(
+      `<text x="${f(x + bw * 0.38)}" y="${f(pad.top + h + 16)}" class="tick" text-anchor="middle">${escapeHtml(labels[i] ?? '')}</text>`,
+    );
   });
   out.push(`<line x1="${pad.left}" x2="${pad.left + w}" y1="${pad.top + h}" y2="${pad.top + h}" class="axis"/>`);
   out.push('</svg>');
@@ -53,16 +63,23 @@ export interface Series {
 }
 
 /** x values are epoch ms. An empty chart says so instead of drawing axes around nothing. */
-export function lineChart(series: Series[], o: { width?: number; height?: number; title?: string; empty?: string } = {}): string {
+export function lineChart(
+  series: Series[],
+  o: { width?: number; height?: number; title?: string; empty?: string } = {},
+): string {
   const width = o.width ?? 620;
   const height = o.height ?? 220;
   const pad = { left: 44, right: 14, top: o.title ? 44 : 28, bottom: 30 };
   const all = series.flatMap((s) => s.points);
   const out: string[] = [];
-  out.push(`<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(o.title ?? 'line chart')}">`);
+  out.push(
+    `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(o.title ?? 'line chart')}">`,
+  );
   if (o.title) out.push(`<text x="${pad.left}" y="16" class="chart-title">${escapeHtml(o.title)}</text>`);
   if (all.length === 0) {
-    out.push(`<text x="${width / 2}" y="${height / 2}" class="empty" text-anchor="middle">${escapeHtml(o.empty ?? 'no data yet')}</text></svg>`);
+    out.push(
+      `<text x="${width / 2}" y="${height / 2}" class="empty" text-anchor="middle">${escapeHtml(o.empty ?? 'no data yet')}</text></svg>`,
+    );
     return out.join('');
   }
   const w = width - pad.left - pad.right;
@@ -83,17 +100,26 @@ export function lineChart(series: Series[], o: { width?: number; height?: number
   }
   for (const frac of [0, 0.5, 1]) {
     const x = x0 + frac * (x1 - x0);
-    out.push(`<text x="${f(X(x))}" y="${pad.top + h + 18}" class="tick" text-anchor="${frac === 0 ? 'start' : frac === 1 ? 'end' : 'middle'}">${escapeHtml(fmtTime(x, x1 - x0))}</text>`);
+    out.push(
+      `<text x="${f(X(x))}" y="${pad.top + h + 18}" class="tick" text-anchor="${frac === 0 ? 'start' : frac === 1 ? 'end' : 'middle'}">${escapeHtml(fmtTime(x, x1 - x0))}</text>`,
+    );
   }
   out.push(`<line x1="${pad.left}" x2="${pad.left + w}" y1="${pad.top + h}" y2="${pad.top + h}" class="axis"/>`);
   series.forEach((s, i) => {
     if (s.points.length === 0) return;
     const d = s.points.map((p, k) => `${k === 0 ? 'M' : 'L'}${f(X(p.x))},${f(Y(p.y))}`).join(' ');
-    out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`);
-    for (const p of s.points) out.push(`<circle cx="${f(X(p.x))}" cy="${f(Y(p.y))}" r="3" fill="${s.color}"><title>${escapeHtml(s.name)}: ${p.y} at ${new Date(p.x).toISOString()}</title></circle>`);
+    out.push(
+      `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
+    );
+    for (const p of s.points)
+      out.push(
+        `<circle cx="${f(X(p.x))}" cy="${f(Y(p.y))}" r="3" fill="${s.color}"><title>${escapeHtml(s.name)}: ${p.y} at ${new Date(p.x).toISOString()}</title></circle>`,
+      );
     // legend, top right
     const lx = pad.left + w - (series.length - i) * 130 + 10;
-    out.push(`<rect x="${lx}" y="${pad.top - 18}" width="12" height="4" y-offset="0" fill="${s.color}"/><text x="${lx + 16}" y="${pad.top - 13}" class="legend">${escapeHtml(s.name)}</text>`);
+    out.push(
+      `<rect x="${lx}" y="${pad.top - 18}" width="12" height="4" y-offset="0" fill="${s.color}"/><text x="${lx + 16}" y="${pad.top - 13}" class="legend">${escapeHtml(s.name)}</text>`,
+    );
   });
   out.push('</svg>');
   return out.join('');

@@ -71,7 +71,10 @@ export interface TableDetail {
   pendingPlanError?: string;
 }
 
-const partText = (p: readonly unknown[]) => (p.length === 0 ? '(unpartitioned)' : p.map((x) => (typeof x === 'bigint' ? x.toString() : JSON.stringify(x) ?? 'null')).join(', '));
+const partText = (p: readonly unknown[]) =>
+  p.length === 0
+    ? '(unpartitioned)'
+    : p.map((x) => (typeof x === 'bigint' ? x.toString() : (JSON.stringify(x) ?? 'null'))).join(', ');
 
 export function bucketOf(sizeBytes: number): number {
   return SIZE_BUCKETS.findIndex((b) => sizeBytes < b.maxBytes);
@@ -130,7 +133,14 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
     const k = partitionKey(specId, p as never);
     let d = parts.get(k);
     if (!d) {
-      d = { partition: partText(p), dataFiles: 0, dataBytes: 0, deleteFiles: 0, score: scoreByKey.get(k) ?? 100, histogram: SIZE_BUCKETS.map(() => 0) };
+      d = {
+        partition: partText(p),
+        dataFiles: 0,
+        dataBytes: 0,
+        deleteFiles: 0,
+        score: scoreByKey.get(k) ?? 100,
+        histogram: SIZE_BUCKETS.map(() => 0),
+      };
       parts.set(k, d);
     }
     return d;
@@ -161,7 +171,12 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
     formatVersion: model.formatVersion,
     currentSnapshotId: model.currentSnapshotId === undefined ? null : model.currentSnapshotId.toString(),
     snapshotCount: model.snapshots.length,
-    snapshots: snapshots.map((s) => ({ snapshotId: s.snapshotId.toString(), timestampMs: s.timestampMs, operation: s.operation, summary: pick(s.summary) })),
+    snapshots: snapshots.map((s) => ({
+      snapshotId: s.snapshotId.toString(),
+      timestampMs: s.timestampMs,
+      operation: s.operation,
+      summary: pick(s.summary),
+    })),
     health: healthSummary(model, nowMs),
     sizeBuckets: SIZE_BUCKETS.map((b) => b.label),
     sizeBucketsShort: SIZE_BUCKETS.map((b) => b.short),
@@ -172,7 +187,15 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
       count: model.deleteFiles.length,
       bytes: model.deleteFiles.reduce((n, f) => n + f.sizeBytes, 0),
       byKind,
-      files: model.deleteFiles.slice(0, 100).map((f) => ({ path: f.path, kind: f.content, records: f.recordCount, bytes: f.sizeBytes, partition: partText(f.partition) })),
+      files: model.deleteFiles
+        .slice(0, 100)
+        .map((f) => ({
+          path: f.path,
+          kind: f.content,
+          records: f.recordCount,
+          bytes: f.sizeBytes,
+          partition: partText(f.partition),
+        })),
     },
     properties: model.properties,
   };
@@ -180,6 +203,17 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
 
 /** Snapshot summaries carry dozens of keys; the counts people look at are enough here. */
 function pick(summary: Record<string, string>): Record<string, string> {
-  const keep = ['added-data-files', 'deleted-data-files', 'added-delete-files', 'removed-delete-files', 'total-data-files', 'total-delete-files', 'added-records', 'total-records', 'engine-name', 'floe.version'];
+  const keep = [
+    'added-data-files',
+    'deleted-data-files',
+    'added-delete-files',
+    'removed-delete-files',
+    'total-data-files',
+    'total-delete-files',
+    'added-records',
+    'total-records',
+    'engine-name',
+    'floe.version',
+  ];
   return Object.fromEntries(Object.entries(summary).filter(([k]) => keep.includes(k)));
 }

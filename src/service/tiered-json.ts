@@ -14,7 +14,9 @@ export function encodeTieredState(s: TieredState): TieredStateJson {
   return {
     ...(s.table ? { table: { ...s.table } } : {}),
     ...(s.partitions ? { partitions: structuredClone(s.partitions) } : {}),
-    ...(s.lastOptimizedSnapshotId !== undefined ? { lastOptimizedSnapshotId: s.lastOptimizedSnapshotId.toString() } : {}),
+    ...(s.lastOptimizedSnapshotId !== undefined
+      ? { lastOptimizedSnapshotId: s.lastOptimizedSnapshotId.toString() }
+      : {}),
   };
 }
 

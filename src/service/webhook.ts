@@ -56,7 +56,13 @@ export class WebhookNotifier {
         });
         await res.arrayBuffer().catch(() => undefined);
         if (res.ok) {
-          this.log('info', 'webhook-delivered', { table: e.table, job: e.job, notification: e.event, attempt, status: res.status });
+          this.log('info', 'webhook-delivered', {
+            table: e.table,
+            job: e.job,
+            notification: e.event,
+            attempt,
+            status: res.status,
+          });
           return;
         }
         lastError = `HTTP ${res.status}`;
@@ -67,7 +73,13 @@ export class WebhookNotifier {
       }
       if (attempt <= this.cfg.retries) await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** (attempt - 1)));
     }
-    this.log('warn', 'webhook-failed', { table: e.table, job: e.job, notification: e.event, url: redact(this.cfg.url), error: lastError });
+    this.log('warn', 'webhook-failed', {
+      table: e.table,
+      job: e.job,
+      notification: e.event,
+      url: redact(this.cfg.url),
+      error: lastError,
+    });
   }
 }
 

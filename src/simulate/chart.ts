@@ -15,7 +15,18 @@
 import { formatBytes } from '../util/units.js';
 import type { PolicyResult, SimulationReport, TimelinePoint } from './types.js';
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+const PALETTE = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#7f7f7f',
+  '#bcbd22',
+];
 /** Dash patterns, in the same order as the palette: a line drawn over another leaves gaps it shows through. */
 const DASHES = ['', '10 5', '3 4', '12 5 3 5', '7 7', '2 6', '14 4 2 4 2 4', '8 3', '1 4', '5 4 1 4'];
 const WIDTH = 960;
@@ -25,7 +36,12 @@ const LABEL_GAP = 13;
 const INSET = 6;
 
 export function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** About five round tick values covering [0, max]. */
@@ -131,7 +147,10 @@ function axis(p: Panel, results: readonly PolicyResult[]): { ticks: number[]; la
 }
 
 function sameSeries(a: PolicyResult, b: PolicyResult, metric: Metric): boolean {
-  return a.timeline.length === b.timeline.length && a.timeline.every((p, i) => p.minute === b.timeline[i]!.minute && p[metric] === b.timeline[i]![metric]);
+  return (
+    a.timeline.length === b.timeline.length &&
+    a.timeline.every((p, i) => p.minute === b.timeline[i]!.minute && p[metric] === b.timeline[i]![metric])
+  );
 }
 
 /** Each policy's end label; a line identical to an earlier one's says "(= that one)". */
@@ -160,23 +179,33 @@ function renderPanel(p: Panel, results: readonly PolicyResult[], maxMinute: numb
   const x = (m: number) => x0 + (maxMinute > 0 ? (m / maxMinute) * plotW : 0);
 
   const out: string[] = [];
-  out.push(`<text x="${x0}" y="${p.top + 24}" font-size="15" font-weight="bold">${escapeXml(p.title)}${log ? ' (log scale)' : ''}</text>`);
+  out.push(
+    `<text x="${x0}" y="${p.top + 24}" font-size="15" font-weight="bold">${escapeXml(p.title)}${log ? ' (log scale)' : ''}</text>`,
+  );
   ticks.forEach((t, i) => {
     const yy = y(t).toFixed(1);
     out.push(`<line x1="${x0}" y1="${yy}" x2="${x0 + plotW}" y2="${yy}" stroke="#e5e5e5"/>`);
-    out.push(`<text class="tick" data-axis="y" x="${x0 - 6}" y="${yy}" font-size="11" text-anchor="end" dominant-baseline="middle">${escapeXml(labels[i]!)}</text>`);
+    out.push(
+      `<text class="tick" data-axis="y" x="${x0 - 6}" y="${yy}" font-size="11" text-anchor="end" dominant-baseline="middle">${escapeXml(labels[i]!)}</text>`,
+    );
   });
   for (const m of niceTicks(maxMinute)) {
     if (m > maxMinute) continue;
     const xx = x(m).toFixed(1);
     out.push(`<line x1="${xx}" y1="${y0 + plotH}" x2="${xx}" y2="${y0 + plotH + 4}" stroke="#333"/>`);
-    out.push(`<text class="tick" data-axis="x" x="${xx}" y="${y0 + plotH + 16}" font-size="11" text-anchor="middle">${m}</text>`);
+    out.push(
+      `<text class="tick" data-axis="x" x="${xx}" y="${y0 + plotH + 16}" font-size="11" text-anchor="middle">${m}</text>`,
+    );
   }
-  out.push(`<text x="${x0 + plotW / 2}" y="${y0 + plotH + 32}" font-size="11" text-anchor="middle">simulated minute</text>`);
+  out.push(
+    `<text x="${x0 + plotW / 2}" y="${y0 + plotH + 32}" font-size="11" text-anchor="middle">simulated minute</text>`,
+  );
   out.push(`<rect x="${x0}" y="${y0}" width="${plotW}" height="${plotH}" fill="none" stroke="#333"/>`);
   const ends: number[] = [];
   results.forEach((r, i) => {
-    const points = r.timeline.map((pt: TimelinePoint) => `${x(pt.minute).toFixed(1)},${y(pt[p.metric]).toFixed(1)}`).join(' ');
+    const points = r.timeline
+      .map((pt: TimelinePoint) => `${x(pt.minute).toFixed(1)},${y(pt[p.metric]).toFixed(1)}`)
+      .join(' ');
     const dash = DASHES[i % DASHES.length]!;
     out.push(
       `<polyline class="series" data-policy="${escapeXml(r.policy)}" data-metric="${p.metric}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" ` +
@@ -192,7 +221,9 @@ function renderPanel(p: Panel, results: readonly PolicyResult[], maxMinute: numb
   results.forEach((r, i) => {
     const colour = PALETTE[i % PALETTE.length];
     const lx = x0 + plotW + 14;
-    out.push(`<line x1="${x0 + plotW + 1}" y1="${ends[i]!.toFixed(1)}" x2="${lx - 2}" y2="${placed[i]!.toFixed(1)}" stroke="${colour}" stroke-width="1"/>`);
+    out.push(
+      `<line x1="${x0 + plotW + 1}" y1="${ends[i]!.toFixed(1)}" x2="${lx - 2}" y2="${placed[i]!.toFixed(1)}" stroke="${colour}" stroke-width="1"/>`,
+    );
     out.push(
       `<text class="end-label" data-policy="${escapeXml(r.policy)}" x="${lx}" y="${placed[i]!.toFixed(1)}" font-size="11.5" fill="${colour}" dominant-baseline="middle">${escapeXml(names[i]!)}</text>`,
     );
@@ -210,13 +241,21 @@ export function renderChart(report: SimulationReport): string {
   const logBytes = finals.length > 1 && Math.max(...finals) / Math.min(...finals) > 100;
   const hasDeletes = results.some((r) => r.timeline.some((p) => p.deleteFiles > 0));
   // The end labels need room: widen the right margin for long policy names (about 6.5 px per character).
-  const metrics: Metric[] = ['liveDataFiles', ...(hasDeletes ? ['deleteFiles' as const] : []), 'cumulativeBytesWritten'];
+  const metrics: Metric[] = [
+    'liveDataFiles',
+    ...(hasDeletes ? ['deleteFiles' as const] : []),
+    'cumulativeBytesWritten',
+  ];
   const longest = Math.max(0, ...metrics.flatMap((m) => endLabels(results, m).map((l) => l.length)));
   const right = Math.min(WIDTH / 2, Math.max(MARGIN.right, 24 + Math.ceil(longest * 6.5)));
   const panels: Omit<Panel, 'top' | 'right'>[] = [
     { title: 'Live data files', metric: 'liveDataFiles', kind: 'count' },
     ...(hasDeletes ? [{ title: 'Live delete files', metric: 'deleteFiles' as const, kind: 'count' as const }] : []),
-    { title: 'Cumulative bytes written by compaction', metric: 'cumulativeBytesWritten', kind: logBytes ? 'log-bytes' : 'bytes' },
+    {
+      title: 'Cumulative bytes written by compaction',
+      metric: 'cumulativeBytesWritten',
+      kind: logBytes ? 'log-bytes' : 'bytes',
+    },
   ];
   const height = panels.length * PANEL_H + 40;
   const parts: string[] = [

@@ -78,10 +78,14 @@ export function simulatePolicy(stream: CommitStream, policy: Policy, options: Si
       try {
         plan = runner.plan(table.toModel(), nowMs);
       } catch (e) {
-        throw new FloeError('Internal', `simulation ${stream.name}, policy ${policy.name}: planner failed at minute ${t / MINUTE_MS}: ${(e as Error).message}`, {
-          context: { policy: policy.name, minute: t / MINUTE_MS },
-          cause: e,
-        });
+        throw new FloeError(
+          'Internal',
+          `simulation ${stream.name}, policy ${policy.name}: planner failed at minute ${t / MINUTE_MS}: ${(e as Error).message}`,
+          {
+            context: { policy: policy.name, minute: t / MINUTE_MS },
+            cause: e,
+          },
+        );
       }
       plannerMillis += performance.now() - t0;
       const liveFiles = table.data.size + table.deletes.size;
@@ -143,10 +147,15 @@ export function writeAmplification(compactionBytesWritten: number, bytesIngested
 }
 
 /** Runs every policy against the same stream (each on its own fresh table). */
-export function simulate(stream: CommitStream, policies: readonly Policy[], options: SimulateOptions = {}): SimulationReport {
+export function simulate(
+  stream: CommitStream,
+  policies: readonly Policy[],
+  options: SimulateOptions = {},
+): SimulationReport {
   const names = new Set<string>();
   for (const p of policies) {
-    if (names.has(p.name)) throw new FloeError('InvalidArgument', `simulation ${stream.name}: two policies are named "${p.name}"`);
+    if (names.has(p.name))
+      throw new FloeError('InvalidArgument', `simulation ${stream.name}: two policies are named "${p.name}"`);
     names.add(p.name);
   }
   return {

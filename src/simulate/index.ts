@@ -4,7 +4,14 @@ export { normalizeStream, loadStreamFile } from './stream.js';
 export { normalizePolicy, loadPolicyFile } from './policy.js';
 export { SimTable, share, type LiveDataFile, type LiveDeleteFile, type PlanEffect } from './sim-table.js';
 export { Scheduler, describeSchedule } from './schedule.js';
-export { simulate, simulatePolicy, writeAmplification, DEFAULT_START_MS, type PlannerRunner, type SimulateOptions } from './engine.js';
+export {
+  simulate,
+  simulatePolicy,
+  writeAmplification,
+  DEFAULT_START_MS,
+  type PlannerRunner,
+  type SimulateOptions,
+} from './engine.js';
 export { plannerFor } from './planners.js';
 export { percentile, summarize } from './stats.js';
 export { renderReport, reportJson, renderTable, formatBytes } from './report.js';

@@ -24,14 +24,17 @@ function invalid(source: string, what: string): FloeError {
 export function normalizePolicy(spec: PolicySpec, source = spec?.name ?? '<policy>'): Policy {
   if (spec === null || typeof spec !== 'object') throw invalid(source, 'must be an object');
   if (typeof spec.name !== 'string' || spec.name === '') throw invalid(source, '"name" must be a non-empty string');
-  if (!PLANNERS.includes(spec.planner)) throw invalid(source, `"planner" must be one of ${PLANNERS.join(', ')}, got ${JSON.stringify(spec.planner)}`);
+  if (!PLANNERS.includes(spec.planner))
+    throw invalid(source, `"planner" must be one of ${PLANNERS.join(', ')}, got ${JSON.stringify(spec.planner)}`);
   const properties: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.properties ?? {})) {
-    if (!['string', 'number', 'boolean', 'bigint'].includes(typeof v)) throw invalid(source, `property ${k} must be a scalar`);
+    if (!['string', 'number', 'boolean', 'bigint'].includes(typeof v))
+      throw invalid(source, `property ${k} must be a scalar`);
     properties[k] = String(v);
   }
   const kind = spec.schedule?.kind ?? 'periodic';
-  if (kind !== 'periodic' && kind !== 'on-change') throw invalid(source, `schedule.kind must be periodic or on-change, got ${JSON.stringify(kind)}`);
+  if (kind !== 'periodic' && kind !== 'on-change')
+    throw invalid(source, `schedule.kind must be periodic or on-change, got ${JSON.stringify(kind)}`);
   const everyMinutes = Number(spec.schedule?.everyMinutes ?? 1);
   if (!Number.isFinite(everyMinutes) || everyMinutes <= 0) throw invalid(source, `schedule.everyMinutes must be > 0`);
   const schedule: Schedule = { kind, everyMinutes };
@@ -44,7 +47,10 @@ export async function loadPolicyFile(path: string): Promise<Policy> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new FloeError('NotFound', `policy ${path}: cannot read (${(e as Error).message})`, { context: { file: path }, cause: e });
+    throw new FloeError('NotFound', `policy ${path}: cannot read (${(e as Error).message})`, {
+      context: { file: path },
+      cause: e,
+    });
   }
   let spec: unknown;
   try {

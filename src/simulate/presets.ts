@@ -69,7 +69,8 @@ const AMORO_STUDY: PolicySpec = {
  */
 const FLOE_TIERED: PolicySpec = {
   name: 'floe-tiered',
-  description: 'floe tiered (minor trigger 12, size-tiered fragment merge, batched eq→pos conversion, checked every minute)',
+  description:
+    'floe tiered (minor trigger 12, size-tiered fragment merge, batched eq→pos conversion, checked every minute)',
   planner: 'tiered',
   // size tiers: a grown fragment is re-merged only once as many bytes of smaller fragments have gathered
   // (Paimon's size-ratio rule, ratio 1%), which keeps write amplification logarithmic instead of quadratic
@@ -138,7 +139,9 @@ export function upsertStreamSpec(): CommitStreamSpec {
         writer: 'flink-upsert',
         data: [{ sizeBytes: Math.round(upsertsPerFile * bytesPerRow), records: upsertsPerFile, count: 8 }],
         // One 8-byte key per row plus file overhead.
-        equalityDeletes: [{ sizeBytes: upsertsPerFile * 8 + 4 * KiB, records: upsertsPerFile, deletesRows: upsertsPerFile, count: 8 }],
+        equalityDeletes: [
+          { sizeBytes: upsertsPerFile * 8 + 4 * KiB, records: upsertsPerFile, deletesRows: upsertsPerFile, count: 8 },
+        ],
         positionDeletes: [{ target: 0, count: 8, records: twice, sizeBytes: twice * 8 + KiB }],
         repeat: { everyMinutes: 1, times: 60 },
       },
@@ -157,7 +160,14 @@ function build(name: string, spec: CommitStreamSpec, policies: PolicySpec[]): Pr
 
 const PRESETS: Record<string, () => Preset> = {
   'append-1h': () =>
-    build('append-1h', appendStreamSpec(), [NO_COMPACTION, sparkBinpack(1), sparkBinpack(10), sparkBinpack(60), AMORO_STUDY, FLOE_TIERED]),
+    build('append-1h', appendStreamSpec(), [
+      NO_COMPACTION,
+      sparkBinpack(1),
+      sparkBinpack(10),
+      sparkBinpack(60),
+      AMORO_STUDY,
+      FLOE_TIERED,
+    ]),
   'upsert-1h': () =>
     build('upsert-1h', upsertStreamSpec(), [
       NO_COMPACTION,
@@ -184,6 +194,7 @@ export function isPreset(name: string): boolean {
 
 export function getPreset(name: string): Preset {
   const make = PRESETS[name];
-  if (!make) throw new FloeError('InvalidArgument', `unknown simulation preset "${name}" (known: ${presetNames().join(', ')})`);
+  if (!make)
+    throw new FloeError('InvalidArgument', `unknown simulation preset "${name}" (known: ${presetNames().join(', ')})`);
   return make();
 }

@@ -25,7 +25,10 @@ function fmtRatio(x: number): string {
 export function renderTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -71,12 +74,16 @@ export function renderReport(report: SimulationReport): string {
     'read cost = bytes read + a charge per committed run and per live file then + one per file a task opens',
     '  (sizeModel runCostBytes 256 KiB, runCostBytesPerLiveFile 1 KiB, fileOpenCostBytes 64 KiB by default);',
     'query penalty = delete files a reader merges per live data file (Iceberg association rules);',
-    'file counts are sampled every simulated minute, before that minute\'s compaction (p95 nearest-rank);',
+    "file counts are sampled every simulated minute, before that minute's compaction (p95 nearest-rank);",
     'final files = data + delete files at the end of the run.',
   ];
   const bad = results.filter((r) => r.violations.length > 0);
   for (const r of bad) {
-    lines.push('', `${r.policy}: ${r.violations.length} plan violation(s):`, ...r.violations.slice(0, 5).map((v) => `  ${v}`));
+    lines.push(
+      '',
+      `${r.policy}: ${r.violations.length} plan violation(s):`,
+      ...r.violations.slice(0, 5).map((v) => `  ${v}`),
+    );
   }
   return lines.join('\n');
 }

@@ -10,7 +10,14 @@
  * sequence number: outputs carry the data sequence number the plan was made at, so equality deletes of
  * that age or older no longer apply to them (their rows were dropped while rewriting).
  */
-import type { DataFile, DeleteFile, EqualityDeleteFile, PositionDeleteFile, Snapshot, TableModel } from '../model/index.js';
+import type {
+  DataFile,
+  DeleteFile,
+  EqualityDeleteFile,
+  PositionDeleteFile,
+  Snapshot,
+  TableModel,
+} from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { conversionReadBytes } from '../planning/tiered/planner.js';
 import { buildDeleteIndex } from '../planning/deletes.js';
@@ -108,7 +115,10 @@ export class SimTable {
    */
   deletesPerDataFile(): number {
     if (this.data.size === 0) return 0;
-    const index = buildDeleteIndex(this.specs(), Array.from(this.deletes.values(), (d) => d.file));
+    const index = buildDeleteIndex(
+      this.specs(),
+      Array.from(this.deletes.values(), (d) => d.file),
+    );
     let n = 0;
     for (const f of this.data.values()) n += index.forDataFile(f.file).length;
     return n / this.data.size;
@@ -130,7 +140,12 @@ export class SimTable {
       { id: 2, name: 'payload', required: false, type: { kind: 'primitive' as const, name: 'string' as const } },
     ];
     if (this.stream.partitioned) {
-      fields.push({ id: 3, name: 'part', required: false, type: { kind: 'primitive' as const, name: 'string' as const } });
+      fields.push({
+        id: 3,
+        name: 'part',
+        required: false,
+        type: { kind: 'primitive' as const, name: 'string' as const },
+      });
     }
     const current = this.snapshots[this.snapshots.length - 1];
     return {
@@ -300,7 +315,8 @@ export class SimTable {
       for (const input of task.inputs) {
         const live = this.data.get(input.path);
         if (!live) effect.violations.push(`task ${task.id}: input ${input.path} is not a live data file`);
-        else if (consumed.has(input.path)) effect.violations.push(`task ${task.id}: input ${input.path} is already used by another task`);
+        else if (consumed.has(input.path))
+          effect.violations.push(`task ${task.id}: input ${input.path} is already used by another task`);
         else {
           consumed.add(input.path);
           inputs.push(live);
@@ -312,8 +328,7 @@ export class SimTable {
         if (this.deletes.has(d.path)) {
           effect.bytesRead += d.sizeBytes;
           effect.filesOpened++;
-        }
-        else effect.violations.push(`task ${task.id}: delete ${d.path} is not a live delete file`);
+        } else effect.violations.push(`task ${task.id}: delete ${d.path} is not a live delete file`);
       }
       if (task.kind === 'eq-to-pos') this.convertToPositionDeletes(task, inputs, taskDeletes, startingSeq, seq, effect);
       else this.rewrite(task, inputs, taskDeletes, startingSeq, seq, effect);
@@ -329,7 +344,9 @@ export class SimTable {
         const f = this.data.get(hitPath);
         const rows = f?.deletedBy.get(d.path) ?? 0;
         if (f && rows > 0) {
-          effect.violations.push(`removing ${d.path} resurrects ${rows} deleted rows of ${hitPath}, which survives the plan`);
+          effect.violations.push(
+            `removing ${d.path} resurrects ${rows} deleted rows of ${hitPath}, which survives the plan`,
+          );
           f.deletedBy.delete(d.path);
           f.deletedRows -= rows;
         }
@@ -368,7 +385,9 @@ export class SimTable {
       }
       for (const [delPath, rows] of f.deletedBy) {
         if (rows > 0 && !taskDeletes.has(delPath)) {
-          effect.violations.push(`task ${task.id}: ${f.file.path} is rewritten without applying ${delPath} (${rows} rows)`);
+          effect.violations.push(
+            `task ${task.id}: ${f.file.path} is rewritten without applying ${delPath} (${rows} rows)`,
+          );
         }
       }
       effect.bytesRead += f.file.sizeBytes;
@@ -414,7 +433,9 @@ export class SimTable {
     for (const f of inputs) {
       // Only the key columns are read (ranged reads of their column chunks): their real share when the
       // file carries column sizes, else the stream's keyColumnReadFraction.
-      effect.bytesRead += f.file.stats?.columnSizes ? conversionReadBytes(f.file, task.deletes) : f.file.sizeBytes * sm.keyColumnReadFraction;
+      effect.bytesRead += f.file.stats?.columnSizes
+        ? conversionReadBytes(f.file, task.deletes)
+        : f.file.sizeBytes * sm.keyColumnReadFraction;
       let moved = 0;
       for (const [delPath, rows] of f.deletedBy) {
         if (!taskDeletes.has(delPath)) continue;

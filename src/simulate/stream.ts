@@ -25,7 +25,8 @@ function invalid(source: string, what: string): FloeError {
 
 function num(source: string, where: string, v: unknown, opts: { min?: number; integer?: boolean } = {}): number {
   const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n)) throw invalid(source, `${where} must be a number, got ${JSON.stringify(String(v))}`);
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw invalid(source, `${where} must be a number, got ${JSON.stringify(String(v))}`);
   if (opts.integer && !Number.isInteger(n)) throw invalid(source, `${where} must be an integer, got ${n}`);
   if (opts.min !== undefined && n < opts.min) throw invalid(source, `${where} must be ≥ ${opts.min}, got ${n}`);
   return n;
@@ -107,7 +108,10 @@ export function normalizeStream(spec: CommitStreamSpec, source = spec?.name ?? '
       const w = `${where}.equalityDeletes[${i}]`;
       const count = d.count === undefined ? 1 : num(source, `${w}.count`, d.count, { min: 0, integer: true });
       const records = num(source, `${w}.records`, d.records, { min: 1, integer: true });
-      const deletesRows = d.deletesRows === undefined ? records : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
+      const deletesRows =
+        d.deletesRows === undefined
+          ? records
+          : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
       const sizeBytes = num(source, `${w}.sizeBytes`, d.sizeBytes, { min: 1, integer: true });
       const partition = partitionOf(source, w, d.partition);
       for (let k = 0; k < count; k++) {
@@ -120,13 +124,20 @@ export function normalizeStream(spec: CommitStreamSpec, source = spec?.name ?? '
       const w = `${where}.positionDeletes[${i}]`;
       const count = d.count === undefined ? 1 : num(source, `${w}.count`, d.count, { min: 0, integer: true });
       const records = num(source, `${w}.records`, d.records, { min: 1, integer: true });
-      const deletesRows = d.deletesRows === undefined ? records : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
+      const deletesRows =
+        d.deletesRows === undefined
+          ? records
+          : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
       const sizeBytes = num(source, `${w}.sizeBytes`, d.sizeBytes, { min: 1, integer: true });
       for (let k = 0; k < count; k++) {
         let targetId: string;
         if (typeof d.target === 'number') {
           const target = data[num(source, `${w}.target`, d.target, { min: 0, integer: true }) + k];
-          if (!target) throw invalid(source, `${w}: target index ${d.target + k} is outside this commit's ${data.length} data files`);
+          if (!target)
+            throw invalid(
+              source,
+              `${w}: target index ${d.target + k} is outside this commit's ${data.length} data files`,
+            );
           targetId = target.id;
         } else if (typeof d.target === 'string') {
           if (count !== 1) throw invalid(source, `${w}: a string target needs count 1`);
@@ -165,7 +176,10 @@ export async function loadStreamFile(path: string): Promise<CommitStream> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new FloeError('NotFound', `commit stream ${path}: cannot read (${(e as Error).message})`, { context: { file: path }, cause: e });
+    throw new FloeError('NotFound', `commit stream ${path}: cannot read (${(e as Error).message})`, {
+      context: { file: path },
+      cause: e,
+    });
   }
   let spec: unknown;
   try {

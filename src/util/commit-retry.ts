@@ -14,7 +14,12 @@ export interface CommitRetryPolicy {
 }
 
 /** Iceberg's TableProperties defaults. */
-export const ICEBERG_COMMIT_RETRY_DEFAULTS: CommitRetryPolicy = { numRetries: 4, minWaitMs: 100, maxWaitMs: 60_000, totalTimeoutMs: 1_800_000 };
+export const ICEBERG_COMMIT_RETRY_DEFAULTS: CommitRetryPolicy = {
+  numRetries: 4,
+  minWaitMs: 100,
+  maxWaitMs: 60_000,
+  totalTimeoutMs: 1_800_000,
+};
 
 const KEYS: Record<keyof CommitRetryPolicy, string> = {
   numRetries: 'commit.retry.num-retries',
@@ -27,16 +32,23 @@ const KEYS: Record<keyof CommitRetryPolicy, string> = {
  * The policy from Iceberg table properties. A value that is not a non-negative integer is refused (Java's
  * PropertyUtil would throw NumberFormatException) rather than silently replaced by a default.
  */
-export function icebergCommitRetryPolicy(props: Readonly<Record<string, string | undefined>>, table: string): CommitRetryPolicy {
+export function icebergCommitRetryPolicy(
+  props: Readonly<Record<string, string | undefined>>,
+  table: string,
+): CommitRetryPolicy {
   const out = { ...ICEBERG_COMMIT_RETRY_DEFAULTS };
   for (const [field, key] of Object.entries(KEYS) as [keyof CommitRetryPolicy, string][]) {
     const raw = props[key];
     if (raw === undefined) continue;
     const text = String(raw).trim();
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-      throw new FloeError('InvalidArgument', `table ${table}: property ${key}=${JSON.stringify(raw)} is not a non-negative integer`, {
-        context: { table, property: key, value: raw },
-      });
+      throw new FloeError(
+        'InvalidArgument',
+        `table ${table}: property ${key}=${JSON.stringify(raw)} is not a non-negative integer`,
+        {
+          context: { table, property: key, value: raw },
+        },
+      );
     }
     out[field] = Number(text);
   }
@@ -52,7 +64,11 @@ export interface CommitLoopHooks {
   random?: () => number;
 }
 
-export function commitBackoffMs(policy: CommitRetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function commitBackoffMs(
+  policy: CommitRetryPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const wait = Math.min(policy.maxWaitMs, policy.minWaitMs * 2 ** Math.min(attempt - 1, 30));
   return Math.floor(wait * (0.5 + random() / 2));
 }
@@ -65,7 +81,11 @@ export function isRetryableConflict(e: unknown): e is FloeError {
 }
 
 /** Runs `attempt(1)`, `attempt(2)` … until one succeeds or a failure is not a retryable conflict. */
-export async function runCommitLoop<T>(policy: CommitRetryPolicy, attempt: (n: number) => Promise<T>, hooks: CommitLoopHooks = {}): Promise<T> {
+export async function runCommitLoop<T>(
+  policy: CommitRetryPolicy,
+  attempt: (n: number) => Promise<T>,
+  hooks: CommitLoopHooks = {},
+): Promise<T> {
   const now = hooks.now ?? Date.now;
   const sleep = hooks.sleep ?? defaultSleep;
   const started = now();

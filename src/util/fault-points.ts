@@ -25,7 +25,9 @@ export function faultPoint(name: FaultPoint): void {
   if (armed === null) {
     armed = process.env.FLOE_FAULT_KILL_AT || undefined;
     if (armed !== undefined && !(FAULT_POINTS as readonly string[]).includes(armed)) {
-      process.stderr.write(`floe: FLOE_FAULT_KILL_AT=${armed} names no kill point (known: ${FAULT_POINTS.join(', ')})\n`);
+      process.stderr.write(
+        `floe: FLOE_FAULT_KILL_AT=${armed} names no kill point (known: ${FAULT_POINTS.join(', ')})\n`,
+      );
     }
   }
   if (armed !== name) return;

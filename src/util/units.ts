@@ -68,9 +68,15 @@ export function parseDurationMs(text: string, o: UnitParseOptions = {}): number 
   if (ms !== undefined) return ms;
   const what = o.what ? `${o.what}: ` : '';
   if (NUMBER.test(text.trim())) {
-    throw new FloeError('InvalidArgument', `${what}"${text}" has no unit; write e.g. ${text.trim()}d, ${text.trim()}h, ${text.trim()}min or ${text.trim()}ms`);
+    throw new FloeError(
+      'InvalidArgument',
+      `${what}"${text}" has no unit; write e.g. ${text.trim()}d, ${text.trim()}h, ${text.trim()}min or ${text.trim()}ms`,
+    );
   }
-  throw new FloeError('InvalidArgument', `${what}"${text}" is not a duration (e.g. 5d, 36h, 1d12h, 1.5h, 30 min, 2w, 500ms)`);
+  throw new FloeError(
+    'InvalidArgument',
+    `${what}"${text}" is not a duration (e.g. 5d, 36h, 1d12h, 1.5h, 30 min, 2w, 500ms)`,
+  );
 }
 
 /** Bytes for a size ("128MB", "512m", "1GiB", "1.5 g"); throws InvalidArgument (naming `what`) otherwise. */
@@ -80,7 +86,10 @@ export function parseSizeBytes(text: string, o: UnitParseOptions = {}): number {
   if (m) {
     const unit = m[2]!;
     if (unit === '' && o.bare === undefined) {
-      throw new FloeError('InvalidArgument', `${what}"${text}" has no unit; write e.g. ${m[1]}MB, ${m[1]}KB, ${m[1]}GB or ${m[1]}B`);
+      throw new FloeError(
+        'InvalidArgument',
+        `${what}"${text}" has no unit; write e.g. ${m[1]}MB, ${m[1]}KB, ${m[1]}GB or ${m[1]}B`,
+      );
     }
     const f = unit === '' ? (o.bare === 'mb' ? 1024 ** 2 : 1) : unitFactor(SIZE_UNITS, unit);
     if (f !== undefined) {
@@ -99,7 +108,10 @@ export function parseTargetSize(text: string, what: string, force: boolean): num
   const bytes = parseSizeBytes(text, { what });
   if (bytes <= 0) throw new FloeError('InvalidArgument', `${what}: must be more than 0 bytes`);
   if (bytes < MIN_TARGET_SIZE_BYTES && !force) {
-    throw new FloeError('InvalidArgument', `${what}: ${formatBytes(bytes)} is below ${formatBytes(MIN_TARGET_SIZE_BYTES)}, which would write very small files; add --force if you mean it`);
+    throw new FloeError(
+      'InvalidArgument',
+      `${what}: ${formatBytes(bytes)} is below ${formatBytes(MIN_TARGET_SIZE_BYTES)}, which would write very small files; add --force if you mean it`,
+    );
   }
   return bytes;
 }
@@ -129,7 +141,8 @@ export function formatBytes(n: number | bigint | undefined, o: FormatBytesOption
   let text: string;
   if (precision === 'trim') text = Number.isInteger(v) ? String(v) : v.toFixed(2).replace(/\.?0+$/, '');
   else if (u === 0) text = String(Math.round(v));
-  else if (precision === 'sig3') text = Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+  else if (precision === 'sig3')
+    text = Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
   else text = v.toFixed(1);
   return `${text} ${names[u]}`;
 }

@@ -26,7 +26,10 @@ import { localCommitIO } from '../iceberg-write/synthetic-table.js';
 import { catalogTable, createCatalogDb, insertRow, metadataFiles, regionRewrite, rowsOf, tmp } from './support.js';
 
 /** What the next UPDATE does: apply and lose the answer, lose it without applying, or answer normally. */
-type SqlFault = { kind: 'apply-then-drop'; after?: (c: SqlConnection, ours: string) => Promise<void> } | { kind: 'drop-before-apply' } | undefined;
+type SqlFault =
+  | { kind: 'apply-then-drop'; after?: (c: SqlConnection, ours: string) => Promise<void> }
+  | { kind: 'drop-before-apply' }
+  | undefined;
 let sqlFault: SqlFault;
 
 vi.mock('../../connectors/catalog/sql-connection.js', async (importOriginal) => {
@@ -41,13 +44,18 @@ vi.mock('../../connectors/catalog/sql-connection.js', async (importOriginal) => 
       const fault = /^UPDATE iceberg_tables/.test(sql) ? sqlFault : undefined;
       if (!fault) return c.execute(sql, params);
       sqlFault = undefined;
-      if (fault.kind === 'drop-before-apply') throw new Error('Connection terminated unexpectedly (simulated, before the UPDATE ran)');
+      if (fault.kind === 'drop-before-apply')
+        throw new Error('Connection terminated unexpectedly (simulated, before the UPDATE ran)');
       await c.execute(sql, params);
       await fault.after?.(c, String(params![0]));
       throw new Error('Connection terminated unexpectedly (simulated, after the UPDATE was applied)');
     },
   });
-  return { ...real, openSqlConnection: async (...a: Parameters<typeof real.openSqlConnection>) => wrap(await real.openSqlConnection(...a)) };
+  return {
+    ...real,
+    openSqlConnection: async (...a: Parameters<typeof real.openSqlConnection>) =>
+      wrap(await real.openSqlConnection(...a)),
+  };
 });
 
 const ID = { namespace: ['db'], name: 't' };
@@ -57,7 +65,13 @@ async function sqlSetup() {
   const t = await catalogTable(root);
   const db = path.join(root, 'catalog.db');
   createCatalogDb(db);
-  insertRow(db, { catalog_name: 'c', table_namespace: 'db', table_name: 't', metadata_location: t.metadataFile, previous_metadata_location: null });
+  insertRow(db, {
+    catalog_name: 'c',
+    table_namespace: 'db',
+    table_name: 't',
+    metadata_location: t.metadataFile,
+    previous_metadata_location: null,
+  });
   const io = localCommitIO(root);
   return { root, db, ...t, io, ops: new SqlTableOperations(io, db, ID, undefined) };
 }
@@ -91,10 +105,16 @@ describe('SQL catalog: a lost answer to the pointer UPDATE', () => {
       kind: 'apply-then-drop',
       after: async (c, ours) => {
         const md = parseJsonLossless(readFileSync(ours, 'utf8')) as Record<string, unknown>;
-        md['metadata-log'] = [...((md['metadata-log'] as unknown[]) ?? []), { 'timestamp-ms': 1, 'metadata-file': ours }];
+        md['metadata-log'] = [
+          ...((md['metadata-log'] as unknown[]) ?? []),
+          { 'timestamp-ms': 1, 'metadata-file': ours },
+        ];
         theirs = path.join(s.loc, 'metadata', '00009-bbbbbbbb-0000-4000-8000-000000000009.metadata.json');
         writeFileSync(theirs, stringifyJsonLossless(md, 2));
-        await c.execute('UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?', [theirs, ours]);
+        await c.execute('UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?', [
+          theirs,
+          ours,
+        ]);
       },
     };
     const res = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu'));
@@ -108,7 +128,9 @@ describe('SQL catalog: a lost answer to the pointer UPDATE', () => {
     const s = await sqlSetup();
     const before = metadataFiles(s.loc);
     sqlFault = { kind: 'drop-before-apply' };
-    const e = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu')).catch((x: unknown) => x);
+    const e = await new IcebergRewriteCommitter(s.io, s.ops)
+      .commit(regionRewrite(s.loc, s.files, 'eu'))
+      .catch((x: unknown) => x);
     expect(isFloeError(e)).toBe(true);
     expect(isCommitStateUnknown(e)).toBe(false);
     expect((e as Error).message).toContain('nothing was committed');
@@ -145,13 +167,16 @@ async function statefulCatalog(metadataFile: string, fault: RestFault) {
         res.end(text);
       };
       if (req.url!.startsWith('/v1/config')) return send(200, '{"defaults":{},"overrides":{}}');
-      const body = () => `{"metadata-location":${JSON.stringify(location)},"metadata":${stringifyJsonLossless(current)}}`;
+      const body = () =>
+        `{"metadata-location":${JSON.stringify(location)},"metadata":${stringifyJsonLossless(current)}}`;
       if (req.method === 'GET') return send(200, body());
       posts++;
       bodies.push(Buffer.concat(chunks).toString('utf8'));
       const first = posts === 1;
       if (first && fault === 'reset-before-apply') return req.socket.destroy();
-      const commit = parseJsonLossless(Buffer.concat(chunks).toString('utf8')) as { updates: Record<string, unknown>[] };
+      const commit = parseJsonLossless(Buffer.concat(chunks).toString('utf8')) as {
+        updates: Record<string, unknown>[];
+      };
       const next = structuredClone(current);
       for (const u of commit.updates) {
         if (u.action === 'add-snapshot') {
@@ -159,20 +184,29 @@ async function statefulCatalog(metadataFile: string, fault: RestFault) {
           next.snapshots = [...((next.snapshots as unknown[]) ?? []), snap];
           next['last-sequence-number'] = snap['sequence-number'];
         } else if (u.action === 'set-snapshot-ref') {
-          next.refs = { ...((next.refs as Record<string, unknown>) ?? {}), [String(u['ref-name'])]: { type: u.type, 'snapshot-id': u['snapshot-id'] } };
+          next.refs = {
+            ...((next.refs as Record<string, unknown>) ?? {}),
+            [String(u['ref-name'])]: { type: u.type, 'snapshot-id': u['snapshot-id'] },
+          };
           if (u['ref-name'] === 'main') next['current-snapshot-id'] = u['snapshot-id'];
         }
       }
       current = next;
       location = path.join(path.dirname(metadataFile), `0000${version++}-server.metadata.json`);
-      if (first && fault === 'apply-then-500') return send(500, '{"error":{"message":"simulated","type":"ServerError","code":500}}');
+      if (first && fault === 'apply-then-500')
+        return send(500, '{"error":{"message":"simulated","type":"ServerError","code":500}}');
       if (first && fault === 'apply-then-reset') return req.socket.destroy();
       return send(200, body());
     });
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, posts: () => posts, current: () => current, bodies };
+  return {
+    uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts: () => posts,
+    current: () => current,
+    bodies,
+  };
 }
 
 async function restSetup(fault: RestFault) {
@@ -191,19 +225,26 @@ async function catalogTableReadable(current: Record<string, unknown>, where: str
 }
 
 describe('REST catalog: a lost answer to the commit', () => {
-  it.each<RestFault>(['apply-then-500', 'apply-then-reset'])('%s: the reloaded table shows our snapshot → committed, files kept', async (fault) => {
-    const s = await restSetup(fault);
-    const res = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu'));
-    expect(s.fake.posts()).toBe(1);
-    expect(res.attempts).toBe(1);
-    const us = s.files.filter((f) => f.region === 'us').map((f) => f.path);
-    expect(await catalogTableReadable(s.fake.current(), 'fake REST catalog')).toEqual([`${s.loc}/data/eu-compacted.parquet`, ...us].sort());
-  });
+  it.each<RestFault>(['apply-then-500', 'apply-then-reset'])(
+    '%s: the reloaded table shows our snapshot → committed, files kept',
+    async (fault) => {
+      const s = await restSetup(fault);
+      const res = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu'));
+      expect(s.fake.posts()).toBe(1);
+      expect(res.attempts).toBe(1);
+      const us = s.files.filter((f) => f.region === 'us').map((f) => f.path);
+      expect(await catalogTableReadable(s.fake.current(), 'fake REST catalog')).toEqual(
+        [`${s.loc}/data/eu-compacted.parquet`, ...us].sort(),
+      );
+    },
+  );
 
   it('reset before the catalog applied it: state unknown (the catalog might still), every written file kept', async () => {
     const s = await restSetup('reset-before-apply');
     const before = parseMetadata(s.fake.current(), 'fake');
-    const e = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu')).catch((x: unknown) => x);
+    const e = await new IcebergRewriteCommitter(s.io, s.ops)
+      .commit(regionRewrite(s.loc, s.files, 'eu'))
+      .catch((x: unknown) => x);
     expect(isCommitStateUnknown(e)).toBe(true);
     expect(s.fake.posts()).toBe(1);
     expect(parseMetadata(s.fake.current(), 'fake').currentSnapshotId).toBe(before.currentSnapshotId);
@@ -211,7 +252,9 @@ describe('REST catalog: a lost answer to the commit', () => {
     const posted = parseJsonLossless(s.fake.bodies[0]!) as { updates: { snapshot?: Record<string, unknown> }[] };
     const list = String(posted.updates[0]!.snapshot!['manifest-list']);
     expect(existsSync(list)).toBe(true);
-    for (const m of readAvroContainer(readFileSync(list), list).records.map((r) => normalizeManifestFile(r).manifest_path)) expect(existsSync(m)).toBe(true);
+    for (const m of readAvroContainer(readFileSync(list), list).records.map(
+      (r) => normalizeManifestFile(r).manifest_path,
+    ))
+      expect(existsSync(m)).toBe(true);
   });
 });
-

@@ -9,7 +9,10 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { expireAction, register as registerExpire } from '../../src/cli/commands/expire.js';
 import { removeOrphansAction, register as registerRemoveOrphans } from '../../src/cli/commands/remove-orphans.js';
-import { register as registerRewriteManifests, rewriteManifestsAction } from '../../src/cli/commands/rewrite-manifests.js';
+import {
+  register as registerRewriteManifests,
+  rewriteManifestsAction,
+} from '../../src/cli/commands/rewrite-manifests.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { isFloeError } from '../../src/errors.js';
 import { buildTable } from '../iceberg-write/synthetic-table.js';
@@ -23,12 +26,31 @@ async function setup() {
   const root = tmp('floe-maint-catalog-');
   const loc0 = path.join(root, 'db', 't');
   const files = data(loc0, 2, 'eu');
-  const loc = await buildTable(root, { partitioned: true, data: files, deletes: [{ path: `${loc0}/data/pos-0.parquet`, region: 'eu', rows: 1, size: 100, content: 1, referencedDataFile: files[0]!.path }] });
+  const loc = await buildTable(root, {
+    partitioned: true,
+    data: files,
+    deletes: [
+      {
+        path: `${loc0}/data/pos-0.parquet`,
+        region: 'eu',
+        rows: 1,
+        size: 100,
+        content: 1,
+        referencedDataFile: files[0]!.path,
+      },
+    ],
+  });
   const current = path.join(loc, 'metadata', '00003-5c6d7e8f-0000-4000-8000-000000000003.metadata.json');
   copyFileSync(path.join(loc, 'metadata', 'v1.metadata.json'), current);
   const db = path.join(root, 'catalog.db');
   createCatalogDb(db);
-  insertRow(db, { catalog_name: 'prod', table_namespace: 'db', table_name: 't', metadata_location: current, previous_metadata_location: null });
+  insertRow(db, {
+    catalog_name: 'prod',
+    table_namespace: 'db',
+    table_name: 't',
+    metadata_location: current,
+    previous_metadata_location: null,
+  });
   return { loc, db, current };
 }
 
@@ -59,11 +81,13 @@ describe('maintenance commands with --catalog sql:', () => {
     expect(existsSync(path.join(s.loc, 'metadata', `m-${S1}.avro`))).toBe(true);
   });
 
-  it('remove-orphans --dry-run reads the valid set from the catalog\'s metadata: the unreferenced v1 copy is the orphan', async () => {
+  it("remove-orphans --dry-run reads the valid set from the catalog's metadata: the unreferenced v1 copy is the orphan", async () => {
     const s = await setup();
     const r = await removeOrphansAction('db.t', { catalog: `sql:${s.db}`, dryRun: true, olderThan: '0s', force: true });
     // buildTable's own v1.metadata.json is not in the catalog's chain (the row names the 00003 copy)
-    expect(r.candidates.map((c) => c.location.replace(/^file:\/\//, ''))).toEqual([path.join(s.loc, 'metadata', 'v1.metadata.json')]);
+    expect(r.candidates.map((c) => c.location.replace(/^file:\/\//, ''))).toEqual([
+      path.join(s.loc, 'metadata', 'v1.metadata.json'),
+    ]);
     expect(r.deleted).toEqual([]);
     expect(rowsOf(s.db)[0]!.metadata_location).toBe(s.current);
   });
@@ -77,7 +101,12 @@ describe('maintenance commands with --catalog sql:', () => {
 
   it('a catalog-name that holds no such table is NotFound', async () => {
     const s = await setup();
-    const e = await expireAction('db.t', { catalog: `sql:${s.db}`, catalogName: 'staging', retainLast: '1', olderThan: '0s' }).catch((x: unknown) => x);
+    const e = await expireAction('db.t', {
+      catalog: `sql:${s.db}`,
+      catalogName: 'staging',
+      retainLast: '1',
+      olderThan: '0s',
+    }).catch((x: unknown) => x);
     expect(isFloeError(e, 'NotFound')).toBe(true);
     expect((e as Error).message).toContain('db.t');
     expect(rowsOf(s.db)[0]!.metadata_location).toBe(s.current);

@@ -55,11 +55,24 @@ async function fakeCatalog(metadataFile: string, postStatuses: number[]): Promis
       if (req.url!.startsWith('/v1/config')) return send(200, { defaults: {}, overrides: { prefix: 'wh/main' } });
       if (req.method === 'GET') {
         // raw text splice keeps snapshot ids > 2^53 exact
-        return send(200, `{"metadata-location":${JSON.stringify(metadataFile)},"metadata":${readFileSync(metadataFile, 'utf8')}}`);
+        return send(
+          200,
+          `{"metadata-location":${JSON.stringify(metadataFile)},"metadata":${readFileSync(metadataFile, 'utf8')}}`,
+        );
       }
       const status = postStatuses.shift() ?? 500;
-      if (status === 200) return send(200, { 'metadata-location': `${path.dirname(metadataFile)}/00008-from-server.metadata.json`, metadata: {} });
-      return send(status, { error: { message: `simulated ${status}`, type: status === 409 ? 'CommitFailedException' : 'ServerError', code: status } });
+      if (status === 200)
+        return send(200, {
+          'metadata-location': `${path.dirname(metadataFile)}/00008-from-server.metadata.json`,
+          metadata: {},
+        });
+      return send(status, {
+        error: {
+          message: `simulated ${status}`,
+          type: status === 409 ? 'CommitFailedException' : 'ServerError',
+          code: status,
+        },
+      });
     });
   });
   servers.push(server);
@@ -73,7 +86,11 @@ async function setup(postStatuses: number[], token?: string) {
   const t = await catalogTable(root);
   const fake = await fakeCatalog(t.metadataFile, postStatuses);
   const io = localCommitIO(root);
-  const ops = new RestTableOperations(io, { namespace: ['db', 'sales'], name: 't' }, { uri: fake.uri, ...(token ? { token } : {}) });
+  const ops = new RestTableOperations(
+    io,
+    { namespace: ['db', 'sales'], name: 't' },
+    { uri: fake.uri, ...(token ? { token } : {}) },
+  );
   return { ...t, fake, io, ops };
 }
 
@@ -107,10 +124,15 @@ describe('RestTableOperations (in-process fake catalog)', () => {
     expect(BigInt(snap['sequence-number'] as number)).toBe(2n);
     expect((snap.summary as Record<string, string>).operation).toBe('replace');
     expect(existsSync(String(snap['manifest-list']))).toBe(true);
-    expect(body.updates[1]).toEqual({ action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': res.snapshotId });
+    expect(body.updates[1]).toEqual({
+      action: 'set-snapshot-ref',
+      'ref-name': 'main',
+      type: 'branch',
+      'snapshot-id': res.snapshotId,
+    });
   });
 
-  it('409 is a conflict: the attempt\'s files are removed, the table reloaded and the commit retried', async () => {
+  it("409 is a conflict: the attempt's files are removed, the table reloaded and the commit retried", async () => {
     const s = await setup([409, 200]);
     const res = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu'));
     expect(res.attempts).toBe(2);
@@ -127,14 +149,18 @@ describe('RestTableOperations (in-process fake catalog)', () => {
   for (const status of [500, 502, 503, 504]) {
     it(`${status} leaves the commit state unknown, does not retry, and keeps every written file`, async () => {
       const s = await setup([status]);
-      const e = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu')).catch((x: unknown) => x);
+      const e = await new IcebergRewriteCommitter(s.io, s.ops)
+        .commit(regionRewrite(s.loc, s.files, 'eu'))
+        .catch((x: unknown) => x);
       expect(isCommitStateUnknown(e)).toBe(true);
       expect(s.fake.posts()).toHaveLength(1);
       const snap = bodyOf(s.fake.posts()[0]!).updates[0]!.snapshot as Record<string, unknown>;
       const list = String(snap['manifest-list']);
       expect(existsSync(list)).toBe(true);
       // and so are the manifests it names (the rewrite's new one among them)
-      const manifests = readAvroContainer(readFileSync(list), list).records.map((r) => normalizeManifestFile(r).manifest_path);
+      const manifests = readAvroContainer(readFileSync(list), list).records.map(
+        (r) => normalizeManifestFile(r).manifest_path,
+      );
       expect(manifests.length).toBeGreaterThan(0);
       for (const m of manifests) expect(existsSync(m)).toBe(true);
       expect(manifests.filter((m) => !m.endsWith(`m-${FIRST_SNAPSHOT}.avro`)).length).toBeGreaterThan(0);
@@ -142,9 +168,14 @@ describe('RestTableOperations (in-process fake catalog)', () => {
   }
 
   it('other 4xx are not conflicts (no retry): 400 InvalidArgument, 403 AccessDenied', async () => {
-    for (const [status, kind] of [[400, 'InvalidArgument'], [403, 'AccessDenied']] as const) {
+    for (const [status, kind] of [
+      [400, 'InvalidArgument'],
+      [403, 'AccessDenied'],
+    ] as const) {
       const s = await setup([status]);
-      const e = await new IcebergRewriteCommitter(s.io, s.ops).commit(regionRewrite(s.loc, s.files, 'eu')).catch((x: unknown) => x);
+      const e = await new IcebergRewriteCommitter(s.io, s.ops)
+        .commit(regionRewrite(s.loc, s.files, 'eu'))
+        .catch((x: unknown) => x);
       expect(isFloeError(e, kind)).toBe(true);
       expect(s.fake.posts()).toHaveLength(1);
     }
@@ -152,13 +183,24 @@ describe('RestTableOperations (in-process fake catalog)', () => {
 });
 
 describe('restChanges', () => {
-  const snap = (id: bigint, parent?: bigint) => ({ 'snapshot-id': id, ...(parent ? { 'parent-snapshot-id': parent } : {}), 'sequence-number': 1n, 'timestamp-ms': 1, 'manifest-list': `s${id}.avro`, summary: { operation: 'append' } });
+  const snap = (id: bigint, parent?: bigint) => ({
+    'snapshot-id': id,
+    ...(parent ? { 'parent-snapshot-id': parent } : {}),
+    'sequence-number': 1n,
+    'timestamp-ms': 1,
+    'manifest-list': `s${id}.avro`,
+    summary: { operation: 'append' },
+  });
   const A = 9_007_199_254_740_993n;
   const B = 9_007_199_254_740_995n;
   const C = 9_007_199_254_740_997n;
 
   it('expiry: removed snapshots become remove-snapshots; unchanged refs need no requirement', () => {
-    const base = { 'table-uuid': 'u-1', snapshots: [snap(A), snap(B, A), snap(C, B)], refs: { main: { 'snapshot-id': C, type: 'branch' } } };
+    const base = {
+      'table-uuid': 'u-1',
+      snapshots: [snap(A), snap(B, A), snap(C, B)],
+      refs: { main: { 'snapshot-id': C, type: 'branch' } },
+    };
     const next = { ...base, snapshots: [snap(C, B)] };
     expect(restChanges(base, next)).toEqual({
       requirements: [{ type: 'assert-table-uuid', uuid: 'u-1' }],
@@ -167,8 +209,15 @@ describe('restChanges', () => {
   });
 
   it('a new ref asserts that it did not exist (snapshot-id null); a dropped ref is removed', () => {
-    const base = { 'table-uuid': 'u-1', snapshots: [snap(A)], refs: { main: { 'snapshot-id': A, type: 'branch' }, old: { 'snapshot-id': A, type: 'tag' } } };
-    const next = { ...base, refs: { main: { 'snapshot-id': A, type: 'branch' }, v1: { 'snapshot-id': A, type: 'tag' } } };
+    const base = {
+      'table-uuid': 'u-1',
+      snapshots: [snap(A)],
+      refs: { main: { 'snapshot-id': A, type: 'branch' }, old: { 'snapshot-id': A, type: 'tag' } },
+    };
+    const next = {
+      ...base,
+      refs: { main: { 'snapshot-id': A, type: 'branch' }, v1: { 'snapshot-id': A, type: 'tag' } },
+    };
     expect(restChanges(base, next)).toEqual({
       requirements: [
         { type: 'assert-table-uuid', uuid: 'u-1' },

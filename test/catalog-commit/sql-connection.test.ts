@@ -10,12 +10,23 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
-import { describeSqlTarget, numberPlaceholders, openSqlConnection, parseSqlTarget, postgresError, redactUrl } from '../../connectors/catalog/sql-connection.js';
+import {
+  describeSqlTarget,
+  numberPlaceholders,
+  openSqlConnection,
+  parseSqlTarget,
+  postgresError,
+  redactUrl,
+} from '../../connectors/catalog/sql-connection.js';
 import { isFloeError, type FloeError } from '../../src/errors.js';
 import { localCommitIO } from '../iceberg-write/synthetic-table.js';
 import { catalogTable, createCatalogDb, insertRow, tmp } from './support.js';
 
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as FloeError);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as FloeError,
+  );
 
 describe('parseSqlTarget', () => {
   it('SQLite: plain paths, SQLAlchemy sqlite:///, sqlite:, JDBC jdbc:sqlite:', () => {
@@ -27,7 +38,14 @@ describe('parseSqlTarget', () => {
   });
 
   it('postgresql:// and postgres:// with user, password, port, database', () => {
-    const want = { dialect: 'postgres', host: 'db.example', port: 6543, database: 'cat', user: 'ice', password: 'p@ss:w/rd' };
+    const want = {
+      dialect: 'postgres',
+      host: 'db.example',
+      port: 6543,
+      database: 'cat',
+      user: 'ice',
+      password: 'p@ss:w/rd',
+    };
     expect(parseSqlTarget('postgresql://ice:p%40ss%3Aw%2Frd@db.example:6543/cat')).toEqual(want);
     expect(parseSqlTarget('postgres://ice:p%40ss%3Aw%2Frd@db.example:6543/cat')).toEqual(want);
     // SQLAlchemy URLs name the driver: PyIceberg SqlCatalog configs
@@ -35,11 +53,19 @@ describe('parseSqlTarget', () => {
   });
 
   it('defaults: port 5432, database = user name (libpq), no password', () => {
-    expect(parseSqlTarget('postgresql://ice@h')).toEqual({ dialect: 'postgres', host: 'h', port: 5432, database: 'ice', user: 'ice' });
+    expect(parseSqlTarget('postgresql://ice@h')).toEqual({
+      dialect: 'postgres',
+      host: 'h',
+      port: 5432,
+      database: 'ice',
+      user: 'ice',
+    });
   });
 
   it('JDBC: jdbc:postgresql://host:port/db?user=…&password=…&currentSchema=…&sslmode=require', () => {
-    expect(parseSqlTarget('jdbc:postgresql://h:5433/cat?user=ice&password=s3cret&currentSchema=iceberg&sslmode=require')).toEqual({
+    expect(
+      parseSqlTarget('jdbc:postgresql://h:5433/cat?user=ice&password=s3cret&currentSchema=iceberg&sslmode=require'),
+    ).toEqual({
       dialect: 'postgres',
       host: 'h',
       port: 5433,
@@ -70,14 +96,20 @@ describe('parseSqlTarget', () => {
 
 describe('messages never carry the password', () => {
   it('describeSqlTarget keeps user, host, port and database only', () => {
-    expect(describeSqlTarget(parseSqlTarget('postgresql://ice:hunter2@h:6543/cat'))).toBe('sql:postgresql://ice@h:6543/cat');
-    expect(describeSqlTarget(parseSqlTarget('jdbc:postgresql://h/cat?user=ice&password=hunter2'))).toBe('sql:postgresql://ice@h:5432/cat');
+    expect(describeSqlTarget(parseSqlTarget('postgresql://ice:hunter2@h:6543/cat'))).toBe(
+      'sql:postgresql://ice@h:6543/cat',
+    );
+    expect(describeSqlTarget(parseSqlTarget('jdbc:postgresql://h/cat?user=ice&password=hunter2'))).toBe(
+      'sql:postgresql://ice@h:5432/cat',
+    );
     expect(describeSqlTarget(parseSqlTarget('/tmp/c.db'))).toBe('sql:/tmp/c.db');
   });
 
   it('redactUrl masks user-info and ?password= passwords', () => {
     expect(redactUrl('postgresql://ice:hunter2@h/cat')).toBe('postgresql://ice:***@h/cat');
-    expect(redactUrl('jdbc:postgresql://h/cat?user=ice&password=hunter2&ssl=true')).toBe('jdbc:postgresql://h/cat?user=ice&password=***&ssl=true');
+    expect(redactUrl('jdbc:postgresql://h/cat?user=ice&password=hunter2&ssl=true')).toBe(
+      'jdbc:postgresql://h/cat?user=ice&password=***&ssl=true',
+    );
   });
 });
 
@@ -90,7 +122,13 @@ describe('numberPlaceholders', () => {
 });
 
 describe('postgresError', () => {
-  const kind = (e: object) => postgresError(Object.assign(new Error((e as { message?: string }).message ?? 'x'), e), 'sql:postgresql://u@h:5432/d', 'h', 5432);
+  const kind = (e: object) =>
+    postgresError(
+      Object.assign(new Error((e as { message?: string }).message ?? 'x'), e),
+      'sql:postgresql://u@h:5432/d',
+      'h',
+      5432,
+    );
   it('maps SQLSTATE and socket codes to floe kinds, naming host and port', () => {
     const denied = kind({ code: '28P01', message: 'password authentication failed for user "u"' });
     expect(denied.kind).toBe('AccessDenied');
@@ -101,7 +139,9 @@ describe('postgresError', () => {
     expect(refused.kind).toBe('Transient');
     expect(refused.retryable).toBe(true);
     expect(refused.message).toContain('cannot reach PostgreSQL at h:5432');
-    expect(kind({ code: '57P01', message: 'terminating connection due to administrator command' }).kind).toBe('Transient');
+    expect(kind({ code: '57P01', message: 'terminating connection due to administrator command' }).kind).toBe(
+      'Transient',
+    );
     expect(kind({ code: '42P01', message: 'relation "iceberg_tables" does not exist' }).kind).toBe('Corrupt');
   });
 });
@@ -110,15 +150,37 @@ describe('SQLite SqlConnection', () => {
   it('query / execute / columns over a JdbcCatalog-layout file', async () => {
     const db = path.join(tmp(), 'c.db');
     createCatalogDb(db);
-    insertRow(db, { catalog_name: 'c', table_namespace: 'ns', table_name: 't', metadata_location: 'm1', previous_metadata_location: null });
+    insertRow(db, {
+      catalog_name: 'c',
+      table_namespace: 'ns',
+      table_name: 't',
+      metadata_location: 'm1',
+      previous_metadata_location: null,
+    });
     const conn = await openSqlConnection(`sqlite:///${db}`);
     try {
       expect(conn.description).toBe(`sql:${db}`);
-      expect(await conn.columns('iceberg_tables')).toEqual(['catalog_name', 'table_namespace', 'table_name', 'metadata_location', 'previous_metadata_location', 'iceberg_type']);
+      expect(await conn.columns('iceberg_tables')).toEqual([
+        'catalog_name',
+        'table_namespace',
+        'table_name',
+        'metadata_location',
+        'previous_metadata_location',
+        'iceberg_type',
+      ]);
       expect(await conn.columns('nope')).toEqual([]);
-      expect(await conn.execute('UPDATE iceberg_tables SET metadata_location = ? WHERE metadata_location = ?', ['m2', 'm1'])).toBe(1);
-      expect(await conn.execute('UPDATE iceberg_tables SET metadata_location = ? WHERE metadata_location = ?', ['m3', 'm1'])).toBe(0);
-      expect(await conn.query<{ metadata_location: string }>('SELECT metadata_location FROM iceberg_tables WHERE table_name = ?', ['t'])).toEqual([{ metadata_location: 'm2' }]);
+      expect(
+        await conn.execute('UPDATE iceberg_tables SET metadata_location = ? WHERE metadata_location = ?', ['m2', 'm1']),
+      ).toBe(1);
+      expect(
+        await conn.execute('UPDATE iceberg_tables SET metadata_location = ? WHERE metadata_location = ?', ['m3', 'm1']),
+      ).toBe(0);
+      expect(
+        await conn.query<{ metadata_location: string }>(
+          'SELECT metadata_location FROM iceberg_tables WHERE table_name = ?',
+          ['t'],
+        ),
+      ).toEqual([{ metadata_location: 'm2' }]);
     } finally {
       await conn.close();
     }
@@ -142,7 +204,12 @@ describe('SqlTableOperations on an unreachable Postgres', () => {
     const root = tmp();
     const t = await catalogTable(root);
     const io = localCommitIO(root);
-    const ops = new SqlTableOperations(io, `postgresql://ice:hunter2@127.0.0.1:${port}/cat`, { namespace: ['db'], name: 't' }, undefined);
+    const ops = new SqlTableOperations(
+      io,
+      `postgresql://ice:hunter2@127.0.0.1:${port}/cat`,
+      { namespace: ['db'], name: 't' },
+      undefined,
+    );
     const r = await caught(ops.refresh());
     expect(isFloeError(r, 'Transient')).toBe(true);
     expect(r!.message).toContain(`127.0.0.1:${port}`);

@@ -16,18 +16,37 @@ import { findSnapshot, parseMetadataBytes } from '../../connectors/iceberg/metad
 import { LocalIcebergIO } from '../../connectors/iceberg/io.js';
 import { isFloeError } from '../../src/errors.js';
 import { localCommitIO } from '../iceberg-write/synthetic-table.js';
-import { FIRST_SNAPSHOT, catalogTable, createCatalogDb, insertRow, metadataFiles, regionRewrite, rowsOf, tmp } from './support.js';
+import {
+  FIRST_SNAPSHOT,
+  catalogTable,
+  createCatalogDb,
+  insertRow,
+  metadataFiles,
+  regionRewrite,
+  rowsOf,
+  tmp,
+} from './support.js';
 
 const ID = { namespace: ['db'], name: 't' };
 /** Java BaseMetastoreTableOperations / PyIceberg: `%05d-<uuid>.metadata.json`, version = previous + 1. */
-const metastoreName = (version: number) => new RegExp(`/metadata/${String(version).padStart(5, '0')}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.metadata\\.json$`);
+const metastoreName = (version: number) =>
+  new RegExp(
+    `/metadata/${String(version).padStart(5, '0')}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.metadata\\.json$`,
+  );
 
 async function setup(catalogs: string[] = ['oracle']) {
   const root = tmp();
   const t = await catalogTable(root);
   const db = path.join(root, 'catalog.db');
   createCatalogDb(db);
-  for (const c of catalogs) insertRow(db, { catalog_name: c, table_namespace: 'db', table_name: 't', metadata_location: t.metadataFile, previous_metadata_location: null });
+  for (const c of catalogs)
+    insertRow(db, {
+      catalog_name: c,
+      table_namespace: 'db',
+      table_name: 't',
+      metadata_location: t.metadataFile,
+      previous_metadata_location: null,
+    });
   return { root, db, ...t, io: localCommitIO(root) };
 }
 
@@ -70,10 +89,15 @@ describe('SqlTableOperations (SQLite catalog)', () => {
     // another writer publishes first
     const winner = path.join(s.loc, 'metadata', '00008-aaaaaaaa-0000-4000-8000-000000000008.metadata.json');
     const db = new Database(s.db);
-    db.prepare('UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?').run(winner, s.metadataFile);
+    db.prepare('UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?').run(
+      winner,
+      s.metadataFile,
+    );
     db.close();
     const before = metadataFiles(s.loc);
-    const e = await ops.commit(base, { ...base.metadata, 'last-updated-ms': 1_800_000_000_000 }).catch((x: unknown) => x);
+    const e = await ops
+      .commit(base, { ...base.metadata, 'last-updated-ms': 1_800_000_000_000 })
+      .catch((x: unknown) => x);
     expect(isFloeError(e, 'CommitConflict')).toBe(true);
     expect((e as Error).message).toContain('sql:');
     expect(rowsOf(s.db)[0]!.metadata_location).toBe(winner);
@@ -112,7 +136,10 @@ describe('SqlTableOperations (SQLite catalog)', () => {
     expect(res.metadataLocation).toMatch(metastoreName(9)); // 7 → other writer's 8 → ours 9
     expect(row!.previous_metadata_location).toMatch(metastoreName(8));
     // both rewrites are live: the other writer's snapshot is our parent
-    expect(await liveDataPaths(res.metadataLocation)).toEqual([`${s.loc}/data/eu-compacted.parquet`, `${s.loc}/data/us-compacted.parquet`]);
+    expect(await liveDataPaths(res.metadataLocation)).toEqual([
+      `${s.loc}/data/eu-compacted.parquet`,
+      `${s.loc}/data/us-compacted.parquet`,
+    ]);
     const md = parseMetadataBytes(readFileSync(res.metadataLocation), res.metadataLocation);
     const parent = findSnapshot(md, res.snapshotId).parentSnapshotId!;
     expect(parent).not.toBe(FIRST_SNAPSHOT);
@@ -133,12 +160,16 @@ describe('SqlTableOperations (SQLite catalog)', () => {
   it('a failing UPDATE whose pointer is unchanged on re-read (SQLite: the statement rolled back) is a plain failure; its file is removed', async () => {
     const s = await setup();
     const db = new Database(s.db);
-    db.exec(`CREATE TRIGGER refuse BEFORE UPDATE ON iceberg_tables BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`);
+    db.exec(
+      `CREATE TRIGGER refuse BEFORE UPDATE ON iceberg_tables BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`,
+    );
     db.close();
     const ops = new SqlTableOperations(s.io, s.db, ID, undefined);
     const base = await ops.refresh();
     const before = metadataFiles(s.loc);
-    const e = await ops.commit(base, { ...base.metadata, 'last-updated-ms': 1_800_000_000_000 }).catch((x: unknown) => x);
+    const e = await ops
+      .commit(base, { ...base.metadata, 'last-updated-ms': 1_800_000_000_000 })
+      .catch((x: unknown) => x);
     expect(isFloeError(e)).toBe(true);
     expect(isCommitStateUnknown(e)).toBe(false);
     expect((e as Error).message).toContain('disk I/O error (simulated)');
@@ -149,7 +180,9 @@ describe('SqlTableOperations (SQLite catalog)', () => {
 
   it('a missing table is NotFound and names the table and the catalog file', async () => {
     const s = await setup();
-    const e = await new SqlTableOperations(s.io, s.db, { namespace: ['db'], name: 'nope' }, undefined).refresh().catch((x: unknown) => x);
+    const e = await new SqlTableOperations(s.io, s.db, { namespace: ['db'], name: 'nope' }, undefined)
+      .refresh()
+      .catch((x: unknown) => x);
     expect(isFloeError(e, 'NotFound')).toBe(true);
     expect((e as Error).message).toContain('db.nope');
     expect((e as Error).message).toContain(s.db);

@@ -48,7 +48,9 @@ export function rowsOf(file: string): CatalogRow[] {
   const db = new Database(file, { readonly: true });
   try {
     return db
-      .prepare(`SELECT catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location FROM iceberg_tables ORDER BY catalog_name`)
+      .prepare(
+        `SELECT catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location FROM iceberg_tables ORDER BY catalog_name`,
+      )
       .all() as CatalogRow[];
   } finally {
     db.close();
@@ -56,10 +58,23 @@ export function rowsOf(file: string): CatalogRow[] {
 }
 
 export const data = (loc: string, n: number, region: string): SyntheticFile[] =>
-  Array.from({ length: n }, (_, i) => ({ path: `${loc}/data/${region}-${i}.parquet`, region, rows: 10 + i, size: 1000 + i }));
+  Array.from({ length: n }, (_, i) => ({
+    path: `${loc}/data/${region}-${i}.parquet`,
+    region,
+    rows: 10 + i,
+    size: 1000 + i,
+  }));
 
 export function output(loc: string, name: string, rows: number, from: string): NewContentFile {
-  return { content: 0, path: `${loc}/data/${name}.parquet`, format: 'PARQUET', recordCount: rows, sizeBytes: 5000, specId: 0, partitionOf: from };
+  return {
+    content: 0,
+    path: `${loc}/data/${name}.parquet`,
+    format: 'PARQUET',
+    recordCount: rows,
+    sizeBytes: 5000,
+    specId: 0,
+    partitionOf: from,
+  };
 }
 
 /** The first snapshot id buildTable writes (beyond 2^53 on purpose). */
@@ -70,7 +85,9 @@ export const TABLE_UUID = '0f8f2f6e-6a35-4a0c-9a52-2f5f0c3d2a11';
  * A partitioned synthetic table (3 eu + 2 us files) whose metadata is published under a metastore-style
  * name `00007-<uuid>.metadata.json`, as a catalog-managed table's would be. Returns its location and that file.
  */
-export async function catalogTable(root: string): Promise<{ loc: string; metadataFile: string; files: SyntheticFile[] }> {
+export async function catalogTable(
+  root: string,
+): Promise<{ loc: string; metadataFile: string; files: SyntheticFile[] }> {
   const loc0 = path.join(root, 'db', 't');
   const files = [...data(loc0, 3, 'eu'), ...data(loc0, 2, 'us')];
   const loc = await buildTable(root, { partitioned: true, data: files });
@@ -85,10 +102,20 @@ export function regionRewrite(loc: string, files: SyntheticFile[], region: strin
   const rows = inputs.reduce((n, f) => n + f.rows, 0);
   return {
     baseSnapshotId: FIRST_SNAPSHOT,
-    groups: [{ id: region, replacedDataFiles: inputs.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, `${region}-compacted`, rows, inputs[0]!.path)], addedDeleteFiles: [] }],
+    groups: [
+      {
+        id: region,
+        replacedDataFiles: inputs.map((f) => f.path),
+        removedDeleteFiles: [],
+        addedDataFiles: [output(loc, `${region}-compacted`, rows, inputs[0]!.path)],
+        addedDeleteFiles: [],
+      },
+    ],
   };
 }
 
 export function metadataFiles(loc: string): string[] {
-  return readdirSync(path.join(loc, 'metadata')).filter((n) => n.endsWith('.metadata.json')).sort();
+  return readdirSync(path.join(loc, 'metadata'))
+    .filter((n) => n.endsWith('.metadata.json'))
+    .sort();
 }

@@ -45,7 +45,12 @@ describe('commander errors are usage errors (exit 2, was 1)', () => {
     const r = await floe('compact', iceberg.dir, '--no-such-flag', '--json');
     expect(r.code).toBe(2);
     const doc = resultOf(r.stdout);
-    expect(doc).toMatchObject({ command: 'compact', exitCode: 2, status: 'usage-error', error: { kind: 'InvalidArgument' } });
+    expect(doc).toMatchObject({
+      command: 'compact',
+      exitCode: 2,
+      status: 'usage-error',
+      error: { kind: 'InvalidArgument' },
+    });
   });
 });
 
@@ -53,7 +58,13 @@ describe('-o keys: the known set comes from the planners; unknown keys are refus
   it('the known set holds every key the planners read', () => {
     const ice = knownOptionKeys('iceberg');
     for (const k of [...Object.values(TIERED_KEYS), ...Object.values(BINPACK_KEYS)]) expect(ice.has(k), k).toBe(true);
-    for (const k of ['partial-progress.enabled', 'max-concurrent-file-group-rewrites', 'remove-dangling-deletes', 'floe.rewrite.stitch.enabled']) expect(ice.has(k), k).toBe(true);
+    for (const k of [
+      'partial-progress.enabled',
+      'max-concurrent-file-group-rewrites',
+      'remove-dangling-deletes',
+      'floe.rewrite.stitch.enabled',
+    ])
+      expect(ice.has(k), k).toBe(true);
     const pai = knownOptionKeys('paimon');
     for (const k of UNIVERSAL_OPTION_KEYS) expect(pai.has(k), k).toBe(true);
     expect(pai.has('target-file-size')).toBe(true);
@@ -70,7 +81,9 @@ describe('-o keys: the known set comes from the planners; unknown keys are refus
     expect(r.stderr).toMatch(/did you mean self-optimizing\.fragment-ratio\?/);
     const p = await floe('compact', paimon.dir, '-o', 'num-sorted-run.compaction-triger=3', '--dry-run');
     expect(p.code).toBe(2);
-    expect(p.stderr).toMatch(/unknown option for Paimon compaction — did you mean num-sorted-run\.compaction-trigger\?/);
+    expect(p.stderr).toMatch(
+      /unknown option for Paimon compaction — did you mean num-sorted-run\.compaction-trigger\?/,
+    );
   });
   it('a key of the other format names it', async () => {
     const r = await floe('compact', paimon.dir, '-o', 'self-optimizing.target-size=134217728', '--dry-run');
@@ -78,8 +91,32 @@ describe('-o keys: the known set comes from the planners; unknown keys are refus
     expect(r.stderr).toMatch(/applies to Iceberg tables; the table is Paimon/);
   });
   it('known keys are accepted (Iceberg and Paimon)', async () => {
-    expect((await floe('compact', iceberg.dir, '-o', 'self-optimizing.minor.trigger.file-count=2', '--dry-run', '--progress', 'none')).code).toBe(0);
-    expect((await floe('compact', paimon.dir, '-o', 'num-sorted-run.compaction-trigger=3', '--dry-run', '--progress', 'none')).code).toBe(0);
+    expect(
+      (
+        await floe(
+          'compact',
+          iceberg.dir,
+          '-o',
+          'self-optimizing.minor.trigger.file-count=2',
+          '--dry-run',
+          '--progress',
+          'none',
+        )
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await floe(
+          'compact',
+          paimon.dir,
+          '-o',
+          'num-sorted-run.compaction-trigger=3',
+          '--dry-run',
+          '--progress',
+          'none',
+        )
+      ).code,
+    ).toBe(0);
   });
 });
 
@@ -116,12 +153,24 @@ describe('options that do not apply to the table format are refused, naming it (
 
 describe('--where and --full reach the job on both formats (13.1)', () => {
   it('Paimon --full --where "f1 = 20" compacts only that partition', async () => {
-    const r = await floe('compact', paimon.dir, '--full', '--where', 'f1 = 20', '--dry-run', '--json', '--progress', 'none');
+    const r = await floe(
+      'compact',
+      paimon.dir,
+      '--full',
+      '--where',
+      'f1 = 20',
+      '--dry-run',
+      '--json',
+      '--progress',
+      'none',
+    );
     expect(r.code, r.stderr).toBe(0);
     const doc = resultOf(r.stdout) as { paimon: { buckets: { partition: unknown[]; compact: boolean }[] } };
     const chosen = doc.paimon.buckets.filter((b) => b.compact).map((b) => JSON.stringify(b.partition));
     expect(chosen.every((p) => p === '[20]')).toBe(true);
-    expect(doc.paimon.buckets.filter((b) => JSON.stringify(b.partition) === '[10]').every((b) => !b.compact)).toBe(true);
+    expect(doc.paimon.buckets.filter((b) => JSON.stringify(b.partition) === '[10]').every((b) => !b.compact)).toBe(
+      true,
+    );
   });
   it('Paimon --where on a non-partition column is refused (exit 2)', async () => {
     const r = await floe('compact', paimon.dir, '--where', 'f3 > 1', '--dry-run');
@@ -137,21 +186,71 @@ describe('--where and --full reach the job on both formats (13.1)', () => {
 });
 
 describe('flag names (13.17)', () => {
-  it('--only-dangling-deletes is floe\'s "only drop dangling deletes"; Spark\'s --remove-dangling-deletes keeps Spark\'s meaning', async () => {
+  it("--only-dangling-deletes is floe's \"only drop dangling deletes\"; Spark's --remove-dangling-deletes keeps Spark's meaning", async () => {
     const eager = ['-o', 'self-optimizing.minor.trigger.file-count=2'];
-    const only = await floe('compact', smallFiles.dir, '--only-dangling-deletes', ...eager, '--dry-run', '--json', '--progress', 'none');
+    const only = await floe(
+      'compact',
+      smallFiles.dir,
+      '--only-dangling-deletes',
+      ...eager,
+      '--dry-run',
+      '--json',
+      '--progress',
+      'none',
+    );
     expect(only.code).toBe(0);
     expect(resultOf(only.stdout).tasks).toEqual([]); // rewrites nothing
-    const spark = await floe('compact', smallFiles.dir, '--remove-dangling-deletes', ...eager, '--dry-run', '--json', '--progress', 'none');
+    const spark = await floe(
+      'compact',
+      smallFiles.dir,
+      '--remove-dangling-deletes',
+      ...eager,
+      '--dry-run',
+      '--json',
+      '--progress',
+      'none',
+    );
     expect(spark.code).toBe(0);
     expect((resultOf(spark.stdout).tasks as unknown[]).length).toBeGreaterThan(0); // rewrites, then drops
     const clash = await floe('compact', iceberg.dir, '--remove-dangling-deletes', '--no-dangling-deletes', '--dry-run');
     expect(clash.code).toBe(2);
   });
-  it('Spark\'s max-concurrent-file-group-rewrites is accepted as flag and as -o; both together are refused', async () => {
-    expect((await floe('compact', iceberg.dir, '--max-concurrent-file-group-rewrites', '3', '--dry-run', '--progress', 'none')).code).toBe(0);
-    expect((await floe('compact', iceberg.dir, '-o', 'max-concurrent-file-group-rewrites=3', '--dry-run', '--progress', 'none')).code).toBe(0);
-    const both = await floe('compact', iceberg.dir, '--max-concurrent-groups', '2', '-o', 'max-concurrent-file-group-rewrites=3', '--dry-run');
+  it("Spark's max-concurrent-file-group-rewrites is accepted as flag and as -o; both together are refused", async () => {
+    expect(
+      (
+        await floe(
+          'compact',
+          iceberg.dir,
+          '--max-concurrent-file-group-rewrites',
+          '3',
+          '--dry-run',
+          '--progress',
+          'none',
+        )
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await floe(
+          'compact',
+          iceberg.dir,
+          '-o',
+          'max-concurrent-file-group-rewrites=3',
+          '--dry-run',
+          '--progress',
+          'none',
+        )
+      ).code,
+    ).toBe(0);
+    const both = await floe(
+      'compact',
+      iceberg.dir,
+      '--max-concurrent-groups',
+      '2',
+      '-o',
+      'max-concurrent-file-group-rewrites=3',
+      '--dry-run',
+    );
     expect(both.code).toBe(2);
     const zero = await floe('compact', iceberg.dir, '--max-concurrent-groups', '0', '--dry-run');
     expect(zero.code).toBe(2);

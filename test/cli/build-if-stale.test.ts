@@ -42,7 +42,9 @@ describe('build only when sources changed', () => {
     expect(staleReason(root)).toBe('source files were added or removed');
   });
   it('npm run demo uses it instead of an unconditional build', () => {
-    const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(pkg.scripts.demo).toMatch(/^node scripts\/build-if-stale\.mjs && node dist\/src\/cli\/main\.js demo/);
     expect(pkg.scripts.demo).not.toMatch(/npm run build/);
   });

@@ -11,7 +11,8 @@ const pos = copyFixture('impala/iceberg_v2_partitioned_position_deletes');
 afterAll(() => pos.cleanup());
 const quiet = ['--json', '--progress', 'none'];
 
-const deleteFiles = async (dir: string) => (await loadTableModel(await openIcebergTable(dir))).deleteFiles.map((d) => d.path).sort();
+const deleteFiles = async (dir: string) =>
+  (await loadTableModel(await openIcebergTable(dir))).deleteFiles.map((d) => d.path).sort();
 
 describe('compact --deletes-only', () => {
   it('dry run, then a real run with -o rewrite-all=true: schema-valid, delete files only', async () => {
@@ -32,7 +33,10 @@ describe('compact --deletes-only', () => {
     expect((r.tasks as { outcome: string }[]).every((t) => t.outcome === 'committed')).toBe(true);
     expect((r.snapshots as string[]).length).toBe(1);
     expect(await deleteFiles(pos.dir)).not.toEqual(before);
-    expect((await loadTableModel(await openIcebergTable(pos.dir))).dataFiles.map((f) => f.path).sort(), 'no data rewritten').toEqual(dataBefore);
+    expect(
+      (await loadTableModel(await openIcebergTable(pos.dir))).dataFiles.map((f) => f.path).sort(),
+      'no data rewritten',
+    ).toEqual(dataBefore);
   });
 
   for (const flag of [['--full'], ['--strategy', 'binpack'], ['--only-dangling-deletes'], ['--partial-progress']]) {

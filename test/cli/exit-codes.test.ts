@@ -11,12 +11,22 @@ import { newReport } from '../../src/maintenance/report.js';
 import { FloeError } from '../../src/errors.js';
 
 const compact = (snapshots: string[], failed: number): CompactResult =>
-  ({ snapshots, failedTasks: Array.from({ length: failed }, (_v, i) => ({ id: `t${i}`, reason: 'boom' })) }) as unknown as CompactResult;
+  ({
+    snapshots,
+    failedTasks: Array.from({ length: failed }, (_v, i) => ({ id: `t${i}`, reason: 'boom' })),
+  }) as unknown as CompactResult;
 
 describe('exit codes', () => {
   it('are the documented numbers', () => {
     expect(EXIT).toEqual({ ok: 0, failed: 1, usage: 2, partial: 3, busy: 75, cancelled: 130 });
-    expect([0, 1, 2, 3, 75, 130].map(statusOf)).toEqual(['ok', 'failed', 'usage-error', 'partial', 'busy', 'cancelled']);
+    expect([0, 1, 2, 3, 75, 130].map(statusOf)).toEqual([
+      'ok',
+      'failed',
+      'usage-error',
+      'partial',
+      'busy',
+      'cancelled',
+    ]);
   });
   it('compact: 3 only when a snapshot was committed', () => {
     expect(compactExitCode(compact(['1'], 0))).toBe(0);

@@ -30,7 +30,13 @@ describe('inspect --json', () => {
     const r = await floe('inspect', pos.dir, '--json');
     expect(r.code).toBe(0);
     const doc = resultOf(r.stdout);
-    expect(doc).toMatchObject({ schemaVersion: RESULT_SCHEMA_ID, command: 'inspect', exitCode: 0, status: 'ok', format: 'iceberg' });
+    expect(doc).toMatchObject({
+      schemaVersion: RESULT_SCHEMA_ID,
+      command: 'inspect',
+      exitCode: 0,
+      status: 'ok',
+      format: 'iceberg',
+    });
     expect(doc.currentSnapshotId).toBe('8885697082976537578');
     expect(doc.inspectedSnapshotId).toBe('8885697082976537578');
     expect((doc.refs as { snapshotId: unknown }[])[0]!.snapshotId).toBe('8885697082976537578');
@@ -46,7 +52,14 @@ describe('inspect --json', () => {
 
 describe('compact --json', () => {
   it('Iceberg dry run: planned tasks, schema-valid', async () => {
-    const r = await floe('compact', small.dir, '--dry-run', '-o', 'self-optimizing.minor.trigger.file-count=2', ...quiet);
+    const r = await floe(
+      'compact',
+      small.dir,
+      '--dry-run',
+      '-o',
+      'self-optimizing.minor.trigger.file-count=2',
+      ...quiet,
+    );
     expect(r.code).toBe(0);
     const doc = resultOf(r.stdout);
     expect(doc).toMatchObject({ command: 'compact', format: 'iceberg', dryRun: true, snapshots: [] });
@@ -70,15 +83,26 @@ describe('compact --json', () => {
     expect((b.tasks as { outcome: string }[]).length).toBeGreaterThan(0);
     expect((b.tasks as { outcome: string }[]).every((t) => t.outcome === 'committed')).toBe(true);
     // the shared fields are the same set for both formats (format-specific detail lives under plan / paimon)
-    const shared = (d: Record<string, unknown>) => Object.keys(d).filter((k) => k !== 'plan' && k !== 'paimon').sort();
+    const shared = (d: Record<string, unknown>) =>
+      Object.keys(d)
+        .filter((k) => k !== 'plan' && k !== 'paimon')
+        .sort();
     expect(shared(b)).toEqual(shared(a));
-    expect(Object.keys((b.before as object))).toEqual(Object.keys(a.before as object));
+    expect(Object.keys(b.before as object)).toEqual(Object.keys(a.before as object));
   });
 
   it('stdout holds exactly one document while progress lines go to stderr', async () => {
     const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
     try {
-      const r = await floe('compact', t.dir, '-o', 'self-optimizing.minor.trigger.file-count=2', '--json', '--progress', 'json');
+      const r = await floe(
+        'compact',
+        t.dir,
+        '-o',
+        'self-optimizing.minor.trigger.file-count=2',
+        '--json',
+        '--progress',
+        'json',
+      );
       expect(r.code).toBe(0);
       resultOf(r.stdout); // one JSON text, nothing else
       const lines = r.stderr.trim().split('\n');
@@ -100,7 +124,12 @@ describe('compact --json', () => {
           }
         },
       },
-      'compact', small.dir, '--dry-run', '--json', '--progress', 'json',
+      'compact',
+      small.dir,
+      '--dry-run',
+      '--json',
+      '--progress',
+      'json',
     );
     expect(strays).toBe(1);
     expect(r.code).toBe(0);
@@ -113,7 +142,10 @@ describe('compact --json', () => {
     try {
       const opened = await openIcebergForWrite(t.dir, {});
       try {
-        const report = await compactIceberg(opened.table, opened.io, opened.ops!, { dryRun: true, options: { 'self-optimizing.minor.trigger.file-count': '2' } });
+        const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
+          dryRun: true,
+          options: { 'self-optimizing.minor.trigger.file-count': '2' },
+        });
         const doc = JSON.parse(JSON.stringify(resultDocument('compact', 0, icebergCompactResult(report))));
         expect(schemaErrors(doc)).toBeUndefined();
       } finally {
@@ -127,10 +159,39 @@ describe('compact --json', () => {
   it('a skipped task is named with the reason the job gave (v3 eq→pos is no longer skipped: issue 14.2)', () => {
     const why = 'cancelled before its commit; its output was removed';
     const report = {
-      table: 't', dryRun: false, snapshots: [], committedTasks: [], failedTasks: [], danglingDeletes: [],
-      tasks: [{ id: 'eq-1', kind: 'eq-to-pos', outcome: 'skipped', reason: why }], skippedTasks: [{ id: 'eq-1', reason: why }],
-      before: { dataFiles: 1, dataBytes: 1, deleteFiles: 1, deleteBytes: 1, records: 1 }, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0, durationMs: 0,
-      plan: { planner: 'tiered', plannedAtMs: 0, removableDeletes: [], trail: [], tasks: [{ id: 'eq-1', kind: 'eq-to-pos', partition: [], inputs: [], inputBytes: 0, deletes: [], removableDeletes: [], targetFileSizeBytes: 1, trail: [] }] },
+      table: 't',
+      dryRun: false,
+      snapshots: [],
+      committedTasks: [],
+      failedTasks: [],
+      danglingDeletes: [],
+      tasks: [{ id: 'eq-1', kind: 'eq-to-pos', outcome: 'skipped', reason: why }],
+      skippedTasks: [{ id: 'eq-1', reason: why }],
+      before: { dataFiles: 1, dataBytes: 1, deleteFiles: 1, deleteBytes: 1, records: 1 },
+      bytesRead: 0,
+      bytesWritten: 0,
+      rowsIn: 0,
+      rowsOut: 0,
+      durationMs: 0,
+      plan: {
+        planner: 'tiered',
+        plannedAtMs: 0,
+        removableDeletes: [],
+        trail: [],
+        tasks: [
+          {
+            id: 'eq-1',
+            kind: 'eq-to-pos',
+            partition: [],
+            inputs: [],
+            inputBytes: 0,
+            deletes: [],
+            removableDeletes: [],
+            targetFileSizeBytes: 1,
+            trail: [],
+          },
+        ],
+      },
     } as unknown as Parameters<typeof icebergCompactResult>[0];
     const r = icebergCompactResult(report, 3);
     expect(r.tasks[0]).toMatchObject({ id: 'eq-1', outcome: 'skipped' });
@@ -151,12 +212,33 @@ describe('maintenance commands --json', () => {
     expect(doc).toMatchObject({ command: cmd, dryRun: true, deleted: [] });
   });
   it('expire --dry-run lists manifest lists with their size, not "?"', async () => {
-    const r = await floe('expire', pos.dir, '--dry-run', '--older-than', '1d', '--retain-last', '1', '--json', '--progress', 'none');
+    const r = await floe(
+      'expire',
+      pos.dir,
+      '--dry-run',
+      '--older-than',
+      '1d',
+      '--retain-last',
+      '1',
+      '--json',
+      '--progress',
+      'none',
+    );
     const doc = resultOf(r.stdout);
     const lists = (doc.candidates as { kind: string; bytes?: number }[]).filter((c) => c.kind === 'manifest-list');
     expect(lists.length).toBeGreaterThan(0);
     for (const c of lists) expect(c.bytes).toBeGreaterThan(0);
-    const text = await floe('expire', pos.dir, '--dry-run', '--older-than', '1d', '--retain-last', '1', '--progress', 'none');
+    const text = await floe(
+      'expire',
+      pos.dir,
+      '--dry-run',
+      '--older-than',
+      '1d',
+      '--retain-last',
+      '1',
+      '--progress',
+      'none',
+    );
     expect(text.stdout).not.toMatch(/manifest-list\t\?\t/);
   });
   it('Paimon expire --dry-run: manifests and snapshot files with their size, not 0 B', async () => {
@@ -204,6 +286,11 @@ describe('other commands', () => {
   it('a failing command with --json prints an error document (exit 1)', async () => {
     const r = await floe('inspect', path.join(scratch, 'missing'), '--json');
     expect(r.code).toBe(1);
-    expect(resultOf(r.stdout)).toMatchObject({ command: 'inspect', exitCode: 1, status: 'failed', error: { kind: 'NotFound' } });
+    expect(resultOf(r.stdout)).toMatchObject({
+      command: 'inspect',
+      exitCode: 1,
+      status: 'failed',
+      error: { kind: 'NotFound' },
+    });
   });
 });

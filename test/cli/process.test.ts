@@ -42,7 +42,19 @@ describe('lazy command loading', () => {
   });
   it('floe --help still lists every command', async () => {
     const r = await spawnFloe(['--help']);
-    for (const c of ['inspect', 'scan', 'compact', 'expire', 'remove-orphans', 'rewrite-manifests', 'plan', 'simulate', 'demo', 'serve']) expect(r.stdout).toContain(c);
+    for (const c of [
+      'inspect',
+      'scan',
+      'compact',
+      'expire',
+      'remove-orphans',
+      'rewrite-manifests',
+      'plan',
+      'simulate',
+      'demo',
+      'serve',
+    ])
+      expect(r.stdout).toContain(c);
   });
 });
 
@@ -70,14 +82,20 @@ describe('the AWS SDK Node-version warning', () => {
   });
   it('(the same run with the SDK switch turned off prints it: the test can fail)', async () => {
     if (Number(process.versions.node.split('.')[0]) >= 22) return; // the SDK only warns below Node 22
-    const r = await spawnFloe(['inspect', 's3://bucket/db/t'], { env: { ...s3env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'false' } });
+    const r = await spawnFloe(['inspect', 's3://bucket/db/t'], {
+      env: { ...s3env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'false' },
+    });
     expect(r.stderr).toMatch(/NodeVersionSupportWarning|no longer support Node/);
   });
 });
 
 describe('Ctrl-C during compaction', () => {
   // (the table lease, `.floe/lease.json`, is left behind released — not table content)
-  const listing = (dir: string) => readdirSync(dir, { recursive: true }).map(String).filter((p) => p !== '.floe' && !p.startsWith('.floe/')).sort();
+  const listing = (dir: string) =>
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((p) => p !== '.floe' && !p.startsWith('.floe/'))
+      .sort();
 
   it('SIGINT right after planning: "cancelled, nothing committed", exit 130, the table as it was', async () => {
     const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
@@ -93,7 +111,12 @@ describe('Ctrl-C during compaction', () => {
             }
           },
         },
-        'compact', t.dir, '-o', 'self-optimizing.minor.trigger.file-count=2', '--progress', 'json',
+        'compact',
+        t.dir,
+        '-o',
+        'self-optimizing.minor.trigger.file-count=2',
+        '--progress',
+        'json',
       );
       expect(sent).toBe(true);
       expect(r.code).toBe(130);

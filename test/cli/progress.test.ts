@@ -26,14 +26,31 @@ describe('the bar', () => {
     expect(last).toMatch(/1\.0 MiB\/s/);
     expect(last).toMatch(/ETA 3s/);
     t = 4000;
-    for (const f of ['f2', 'f3', 'f4']) p.listener({ type: 'file-read', taskId: 'a', path: f, bytes: 1024 * 1024, rows: 10 });
+    for (const f of ['f2', 'f3', 'f4'])
+      p.listener({ type: 'file-read', taskId: 'a', path: f, bytes: 1024 * 1024, rows: 10 });
     // every byte read, but outputs are still being written: not 100 %
     last = s.chunks.at(-1)!;
     expect(last).toMatch(/99%/);
     expect(last).not.toMatch(/100%/);
     p.listener({ type: 'file-written', taskId: 'a', path: 'o1', bytes: 3 * 1024 * 1024, rows: 40 });
-    p.listener({ type: 'task-done', taskId: 'a', outputFiles: 1, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0 });
-    p.listener({ type: 'task-done', taskId: 'b', outputFiles: 1, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0 });
+    p.listener({
+      type: 'task-done',
+      taskId: 'a',
+      outputFiles: 1,
+      bytesRead: 0,
+      bytesWritten: 0,
+      rowsIn: 0,
+      rowsOut: 0,
+    });
+    p.listener({
+      type: 'task-done',
+      taskId: 'b',
+      outputFiles: 1,
+      bytesRead: 0,
+      bytesWritten: 0,
+      rowsIn: 0,
+      rowsOut: 0,
+    });
     last = s.chunks.at(-1)!;
     expect(last).toMatch(/99%.*committing/);
     p.listener({ type: 'commit', snapshotId: '9007199254740993', attempt: 1, groups: 2 });
@@ -53,9 +70,21 @@ describe('JSON lines', () => {
     p.listener({ type: 'file-read', taskId: 'a', path: 'f1', bytes: 100, rows: 1 }); // within the interval: no line
     t = 1500;
     p.listener({ type: 'file-read', taskId: 'a', path: 'f2', bytes: 100, rows: 1 }); // a periodic line
-    p.listener({ type: 'task-done', taskId: 'a', outputFiles: 1, bytesRead: 0, bytesWritten: 0, rowsIn: 0, rowsOut: 0 });
+    p.listener({
+      type: 'task-done',
+      taskId: 'a',
+      outputFiles: 1,
+      bytesRead: 0,
+      bytesWritten: 0,
+      rowsIn: 0,
+      rowsOut: 0,
+    });
     p.finish();
-    const lines = s.chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = s.chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.event)).toEqual(['plan', 'file-read', 'task-done', 'finish']);
     expect(lines[1]).toMatchObject({ progress: 'compact', bytesRead: 200, bytesTotal: 300, tasks: 1, fraction: 0.666 });
     expect(lines[1]!.etaSeconds).toBe(1);
@@ -81,12 +110,16 @@ describe('every long command reports progress on stderr', () => {
     try {
       const r = await floe(cmd, t.dir, ...extra, '--progress', 'json');
       expect(r.code, r.stderr).toBe(0);
-      const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { progress: string; event: string });
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { progress: string; event: string });
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.every((l) => l.progress === cmd)).toBe(true);
       expect(lines.at(-1)!.event).toBe('finish');
       if (cmd === 'scan') expect(lines.at(-1)).toMatchObject({ rows: 10 });
-      else if (cmd !== 'compact') expect((lines.at(-1) as unknown as { filesRead: number }).filesRead).toBeGreaterThan(0);
+      else if (cmd !== 'compact')
+        expect((lines.at(-1) as unknown as { filesRead: number }).filesRead).toBeGreaterThan(0);
     } finally {
       t.cleanup();
     }

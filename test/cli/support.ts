@@ -60,13 +60,25 @@ export function floeWith(o: { onStderr?: (chunk: string) => void }, ...args: str
 }
 
 /** `floe <args>` as a child process (node + tsx on the sources). */
-export function spawnFloe(args: string[], o: { env?: Record<string, string>; nodeArgs?: string[]; onSpawn?: (pid: number) => void; onStderr?: (text: string) => void } = {}): Promise<FloeRun & { signal: NodeJS.Signals | null }> {
+export function spawnFloe(
+  args: string[],
+  o: {
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    onSpawn?: (pid: number) => void;
+    onStderr?: (text: string) => void;
+  } = {},
+): Promise<FloeRun & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, FLOE_DEBUG: '', ...o.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(o.nodeArgs ?? []), '--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), ...args],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, FLOE_DEBUG: '', ...o.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -90,9 +102,13 @@ const validate = ajv.compile(schema);
  */
 export function resultOf(stdout: string): Record<string, unknown> {
   const doc = JSON.parse(stdout) as Record<string, unknown>; // throws on "Extra data" (two documents)
-  if (!validate(doc)) throw new Error(`result does not match schema/floe-result.schema.json: ${ajv.errorsText(validate.errors)}\n${stdout.slice(0, 2000)}`);
+  if (!validate(doc))
+    throw new Error(
+      `result does not match schema/floe-result.schema.json: ${ajv.errorsText(validate.errors)}\n${stdout.slice(0, 2000)}`,
+    );
   const walk = (v: unknown, where: string): void => {
-    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) throw new Error(`${where}: integer ${v} beyond 2^53 is not a string`);
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v))
+      throw new Error(`${where}: integer ${v} beyond 2^53 is not a string`);
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}[${i}]`));
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`);
   };

@@ -3,7 +3,13 @@
  * command line (`--older-than 5` was epoch 5 ms, `--target-size 1` planned 1-byte files).
  */
 import { describe, expect, it } from 'vitest';
-import { formatBytes, parseDurationMs, parseSizeBytes, parseTargetSize, tryParseDurationMs } from '../../src/util/units.js';
+import {
+  formatBytes,
+  parseDurationMs,
+  parseSizeBytes,
+  parseTargetSize,
+  tryParseDurationMs,
+} from '../../src/util/units.js';
 import { parseDurationMs as paimonDuration, parseMemorySize } from '../../src/planning/universal/options.js';
 import { parseDurationMs as maintenanceDuration, parseCutoff } from '../../src/maintenance/duration.js';
 import { parsePaimonDuration } from '../../connectors/paimon/expire.js';
@@ -34,7 +40,9 @@ describe('one duration grammar (Paimon names, compound parts)', () => {
   });
 
   it('a bare number is refused unless the caller says it is milliseconds (Paimon table options)', () => {
-    expect(() => parseDurationMs('5', { what: '--older-than' })).toThrow(/--older-than: "5" has no unit; write e\.g\. 5d, 5h/);
+    expect(() => parseDurationMs('5', { what: '--older-than' })).toThrow(
+      /--older-than: "5" has no unit; write e\.g\. 5d, 5h/,
+    );
     expect(tryParseDurationMs('5')).toBeUndefined();
     expect(paimonDuration('5000')).toBe(5000);
     expect(parsePaimonDuration('5000', 'snapshot.time-retained')).toBe(5000);
@@ -58,7 +66,9 @@ describe('one size parser and one formatBytes', () => {
     expect(parseSizeBytes('1GiB')).toBe(2 ** 30);
     expect(parseSizeBytes('1.5 g')).toBe(1.5 * 2 ** 30);
     expect(parseSizeBytes('64 KB')).toBe(65_536);
-    expect(() => parseSizeBytes('1', { what: '--target-size' })).toThrow(/--target-size: "1" has no unit; write e\.g\. 1MB/);
+    expect(() => parseSizeBytes('1', { what: '--target-size' })).toThrow(
+      /--target-size: "1" has no unit; write e\.g\. 1MB/,
+    );
     expect(parseMemorySize('512')).toBe(512); // Paimon options: bare = bytes, as MemorySize.parse
     expect(parseMemorySize('10', 'mb')).toBe(10 * 2 ** 20);
   });
@@ -107,7 +117,16 @@ describe('on the command line (exit 2, nothing read)', () => {
       const small = await floe('compact', t.dir, '--target-size', '512KB', '--dry-run');
       expect(small.code).toBe(2);
       expect(small.stderr).toMatch(/--force/);
-      const forced = await floe('compact', t.dir, '--target-size', '512KB', '--force', '--dry-run', '--progress', 'none');
+      const forced = await floe(
+        'compact',
+        t.dir,
+        '--target-size',
+        '512KB',
+        '--force',
+        '--dry-run',
+        '--progress',
+        'none',
+      );
       expect(forced.code).toBe(0);
       expect(forced.stdout).toMatch(/target 512\.0 KiB|dry run/);
     } finally {
@@ -120,7 +139,10 @@ describe('on the command line (exit 2, nothing read)', () => {
       const r = await floe('compact', t.dir, '-o', 'self-optimizing.target-size=1', '--dry-run');
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/-o self-optimizing\.target-size=1: 1 B is below 1\.0 MiB/);
-      expect((await floe('compact', t.dir, '-o', 'self-optimizing.target-size=1048576', '--dry-run', '--progress', 'none')).code).toBe(0);
+      expect(
+        (await floe('compact', t.dir, '-o', 'self-optimizing.target-size=1048576', '--dry-run', '--progress', 'none'))
+          .code,
+      ).toBe(0);
     } finally {
       t.cleanup();
     }

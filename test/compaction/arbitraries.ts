@@ -12,7 +12,9 @@ const TWO53 = 2n ** 53n;
 export const LONG_KEYS: bigint[] = [1n, 2n, TWO53, TWO53 + 1n, -(TWO53 + 1n), 2n ** 63n - 1n, -(2n ** 63n)];
 /** Unscaled decimal(38,10) values: pairs 1 apart at 38 digits, and the extremes. */
 const BIG = 1234567890123456789_0000000001n;
-export const DECIMAL_KEYS: string[] = [BIG, BIG + 1n, -BIG, 0n, 1n, 10n ** 38n - 1n, -(10n ** 38n - 1n)].map((u) => decimalText(u));
+export const DECIMAL_KEYS: string[] = [BIG, BIG + 1n, -BIG, 0n, 1n, 10n ** 38n - 1n, -(10n ** 38n - 1n)].map((u) =>
+  decimalText(u),
+);
 export const STRINGS = ['', 'x', 'ä', '東京', '😀', 'a\u0000b', 'line\nbreak', 'é' /* e + combining acute */];
 export const PARTS = ['a', 'ü', '東京'];
 
@@ -26,7 +28,10 @@ export const decimalArb = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...DECIMAL_KEYS) },
   { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 38n - 1n), max: 10n ** 38n - 1n }).map((u) => decimalText(u)) },
 );
-export const stringArb = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...STRINGS) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }) });
+export const stringArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...STRINGS) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }) },
+);
 
 /** `partNull`: whether the partition column may be NULL (a NULL partition value). */
 export function rowArb(partNull = true): fc.Arbitrary<Row> {
@@ -41,7 +46,11 @@ export function rowArb(partNull = true): fc.Arbitrary<Row> {
 
 /** Equality-delete column sets; a partitioned table's deletes must name the partition column. */
 export const UNPARTITIONED_SHAPES: Column[][] = [['id'], ['d'], ['id', 's'], ['s', 'v'], ['part', 'id']];
-export const PARTITIONED_SHAPES: Column[][] = [['part', 'id'], ['part', 'd'], ['part', 'id', 's']];
+export const PARTITIONED_SHAPES: Column[][] = [
+  ['part', 'id'],
+  ['part', 'd'],
+  ['part', 'id', 's'],
+];
 
 /** A delete key: a live row's key when `fromRow` hits (present), else a random row's (usually absent). */
 export interface KeySource {
@@ -85,9 +94,24 @@ export const EQ_TO_POS_OPTIONS: Record<string, string> = {
   'self-optimizing.full.trigger.interval': '-1',
 };
 export const compactionArb: fc.Arbitrary<CompactionSpec> = fc.oneof(
-  fc.record({ strategy: fc.constant('tiered' as const), options: fc.constant(EQ_TO_POS_OPTIONS), partialProgress: fc.boolean(), maxConcurrentGroups: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ strategy: fc.constant('tiered' as const), options: tieredOptions, partialProgress: fc.boolean(), maxConcurrentGroups: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ strategy: fc.constant('binpack' as const), options: binpackOptions, partialProgress: fc.boolean(), maxConcurrentGroups: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    strategy: fc.constant('tiered' as const),
+    options: fc.constant(EQ_TO_POS_OPTIONS),
+    partialProgress: fc.boolean(),
+    maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    strategy: fc.constant('tiered' as const),
+    options: tieredOptions,
+    partialProgress: fc.boolean(),
+    maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    strategy: fc.constant('binpack' as const),
+    options: binpackOptions,
+    partialProgress: fc.boolean(),
+    maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
+  }),
 );
 
 /** A compaction that rewrites every data file (and applies every delete) whatever the table looks like. */
@@ -100,7 +124,10 @@ export const fullCompactionArb: fc.Arbitrary<CompactionSpec> = fc.oneof(
   }),
   fc.record({
     strategy: fc.constant('tiered' as const),
-    options: fc.constant({ 'self-optimizing.minor.trigger.file-count': '1', 'self-optimizing.full.trigger.interval': '1' }),
+    options: fc.constant({
+      'self-optimizing.minor.trigger.file-count': '1',
+      'self-optimizing.full.trigger.interval': '1',
+    }),
     partialProgress: fc.boolean(),
     maxConcurrentGroups: fc.integer({ min: 1, max: 2 }),
   }),
@@ -108,7 +135,13 @@ export const fullCompactionArb: fc.Arbitrary<CompactionSpec> = fc.oneof(
 
 export function historyArb(partitioned: boolean, maxOps: number): fc.Arbitrary<Op[]> {
   const writeOp: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 6 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('append' as const),
+        rows: fc.array(rowArb(), { minLength: 1, maxLength: 6 }),
+      }),
+    },
     {
       weight: 3,
       arbitrary: fc.record({
@@ -121,10 +154,14 @@ export function historyArb(partitioned: boolean, maxOps: number): fc.Arbitrary<O
   );
   // 0–2 compactions at random points
   return fc
-    .tuple(fc.array(writeOp, { minLength: 2, maxLength: maxOps }), fc.array(fc.tuple(fc.nat(maxOps), compactionArb), { maxLength: 2 }))
+    .tuple(
+      fc.array(writeOp, { minLength: 2, maxLength: maxOps }),
+      fc.array(fc.tuple(fc.nat(maxOps), compactionArb), { maxLength: 2 }),
+    )
     .map(([writes, compactions]) => {
       const ops: Op[] = [...writes];
-      for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0])) ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
+      for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0]))
+        ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
       return ops;
     });
 }
@@ -149,7 +186,15 @@ export const partialCompactionArb: fc.Arbitrary<CompactionSpec> = fc.oneof(
       maxConcurrentGroups: fc.integer({ min: 1, max: 3 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ strategy: fc.constant('tiered' as const), options: fc.constant(EQ_TO_POS_OPTIONS), partialProgress: fc.boolean(), maxConcurrentGroups: fc.integer({ min: 1, max: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      strategy: fc.constant('tiered' as const),
+      options: fc.constant(EQ_TO_POS_OPTIONS),
+      partialProgress: fc.boolean(),
+      maxConcurrentGroups: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
   // bin-pack: files between 0.75× and 1.8× the target stay (unless their deletes reach the threshold)
   {
     weight: 3,
@@ -190,8 +235,22 @@ export function withUniqueV(ops: Op[]): Op[] {
 export function positionalHistoryArb(partitioned: boolean, maxOps: number): fc.Arbitrary<Op[]> {
   const targetArb = fc.record({ file: fc.nat(50), positions: fc.array(fc.nat(5000), { minLength: 1, maxLength: 3 }) });
   const writeOp: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 4 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('bulk' as const), count: fc.integer({ min: 800, max: 4000 }), part: fc.constantFrom(...PARTS), row: rowArb() }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('append' as const),
+        rows: fc.array(rowArb(), { minLength: 1, maxLength: 4 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('bulk' as const),
+        count: fc.integer({ min: 800, max: 4000 }),
+        part: fc.constantFrom(...PARTS),
+        row: rowArb(),
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -201,23 +260,46 @@ export function positionalHistoryArb(partitioned: boolean, maxOps: number): fc.A
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('upsert' as const), target: keySourceArb, row: rowArb() }) },
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('positional' as const), targets: fc.array(targetArb, { minLength: 2, maxLength: 5 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('positional' as const),
+        targets: fc.array(targetArb, { minLength: 2, maxLength: 5 }),
+      }),
+    },
   );
   // every table starts with a larger file, a few small ones and one positional delete across several of them
   // (one shared Puffin file on v3), so compactions that rewrite some files and not others meet shared DVs
   const prefix: fc.Arbitrary<Op[]> = fc
     .tuple(
-      fc.record({ kind: fc.constant('bulk' as const), count: fc.integer({ min: 1500, max: 3500 }), part: fc.constantFrom(...PARTS), row: rowArb() }),
-      fc.array(fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 3 }) }), { minLength: 3, maxLength: 5 }),
-      fc.record({ kind: fc.constant('positional' as const), targets: fc.array(targetArb, { minLength: 3, maxLength: 6 }) }),
+      fc.record({
+        kind: fc.constant('bulk' as const),
+        count: fc.integer({ min: 1500, max: 3500 }),
+        part: fc.constantFrom(...PARTS),
+        row: rowArb(),
+      }),
+      fc.array(
+        fc.record({ kind: fc.constant('append' as const), rows: fc.array(rowArb(), { minLength: 1, maxLength: 3 }) }),
+        { minLength: 3, maxLength: 5 },
+      ),
+      fc.record({
+        kind: fc.constant('positional' as const),
+        targets: fc.array(targetArb, { minLength: 3, maxLength: 6 }),
+      }),
     )
     .map(([bulk, appends, positional]): Op[] => [bulk, ...appends, positional]);
   // 0–2 compactions at random points, and always one at the end (after the last positional delete)
   return fc
-    .tuple(prefix, fc.array(writeOp, { minLength: 1, maxLength: maxOps }), fc.array(fc.tuple(fc.nat(maxOps), partialCompactionArb), { maxLength: 2 }), partialCompactionArb)
+    .tuple(
+      prefix,
+      fc.array(writeOp, { minLength: 1, maxLength: maxOps }),
+      fc.array(fc.tuple(fc.nat(maxOps), partialCompactionArb), { maxLength: 2 }),
+      partialCompactionArb,
+    )
     .map(([start, writes, compactions, last]) => {
       const ops: Op[] = [...start, ...writes];
-      for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0])) ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
+      for (const [at, spec] of [...compactions].sort((a, b) => b[0] - a[0]))
+        ops.splice(Math.min(at, ops.length), 0, { kind: 'compact', spec });
       ops.push({ kind: 'compact', spec: last });
       return withUniqueV(ops);
     });

@@ -54,31 +54,46 @@ async function state(dir: string): Promise<{ deletes: string[]; rows: number }> 
 
 describe('one run drops every delete file its plan calls removable (issue 13.7)', () => {
   for (const [name, opts] of [
-    ['tiered, rewrite + eq→pos tasks per partition (target 4 KiB)', { options: { 'self-optimizing.target-size': '4096' } }],
+    [
+      'tiered, rewrite + eq→pos tasks per partition (target 4 KiB)',
+      { options: { 'self-optimizing.target-size': '4096' } },
+    ],
     ['tiered, eq→pos only (target 2 KiB)', { options: { 'self-optimizing.target-size': '2048' } }],
     ['tiered, the demo settings', { options: { 'self-optimizing.target-size': String(4 << 20) } }],
     ['bin-pack', { strategy: 'binpack', options: { 'target-file-size-bytes': '8192', 'min-input-files': '2' } }],
   ] as [string, CompactOptions][]) {
-    it(name, async () => {
-      const dir = await demoCopy(name.replace(/\W+/g, '-'));
-      const before = await state(dir);
-      expect(before.deletes.length).toBe(30);
-      const report = await compact(dir, opts);
-      expect(report.failedTasks).toEqual([]);
-      const promised = new Set([...report.plan.removableDeletes, ...report.plan.tasks.flatMap((t) => t.removableDeletes)].map(deleteFileId));
-      const after = await state(dir);
-      expect(after.rows, 'live rows unchanged').toBe(before.rows);
-      expect(after.deletes.filter((d) => promised.has(d)), 'delete files the plan called removable that are still live').toEqual([]);
-      // what is left are only the position deletes this run's eq→pos tasks wrote
-      const original = new Set(before.deletes);
-      if (report.plan.removableDeletes.length === before.deletes.length) {
-        expect(after.deletes.filter((d) => original.has(d)), 'every original delete file is gone').toEqual([]);
-      }
-      expect(report.after?.deleteFiles).toBe(after.deletes.length);
-      // a second run has nothing of the first plan's removable deletes left to drop
-      const again = await compact(dir, opts);
-      expect([...again.plan.removableDeletes].map(deleteFileId).filter((d) => promised.has(d))).toEqual([]);
-      expect((await state(dir)).rows).toBe(before.rows);
-    }, 120_000);
+    it(
+      name,
+      async () => {
+        const dir = await demoCopy(name.replace(/\W+/g, '-'));
+        const before = await state(dir);
+        expect(before.deletes.length).toBe(30);
+        const report = await compact(dir, opts);
+        expect(report.failedTasks).toEqual([]);
+        const promised = new Set(
+          [...report.plan.removableDeletes, ...report.plan.tasks.flatMap((t) => t.removableDeletes)].map(deleteFileId),
+        );
+        const after = await state(dir);
+        expect(after.rows, 'live rows unchanged').toBe(before.rows);
+        expect(
+          after.deletes.filter((d) => promised.has(d)),
+          'delete files the plan called removable that are still live',
+        ).toEqual([]);
+        // what is left are only the position deletes this run's eq→pos tasks wrote
+        const original = new Set(before.deletes);
+        if (report.plan.removableDeletes.length === before.deletes.length) {
+          expect(
+            after.deletes.filter((d) => original.has(d)),
+            'every original delete file is gone',
+          ).toEqual([]);
+        }
+        expect(report.after?.deleteFiles).toBe(after.deletes.length);
+        // a second run has nothing of the first plan's removable deletes left to drop
+        const again = await compact(dir, opts);
+        expect([...again.plan.removableDeletes].map(deleteFileId).filter((d) => promised.has(d))).toEqual([]);
+        expect((await state(dir)).rows).toBe(before.rows);
+      },
+      120_000,
+    );
   }
 });

@@ -54,10 +54,34 @@ async function issueTable(): Promise<{ t: TestTable; large: string; small: strin
 }
 
 const SPECS: [string, CompactionSpec][] = [
-  ['tiered, --target-size 256KB', { strategy: 'tiered', options: { 'self-optimizing.target-size': String(256 * 1024) }, partialProgress: false, maxConcurrentGroups: 1 }],
-  ['tiered, partial progress', { strategy: 'tiered', options: { 'self-optimizing.target-size': String(256 * 1024) }, partialProgress: true, maxConcurrentGroups: 2 }],
+  [
+    'tiered, --target-size 256KB',
+    {
+      strategy: 'tiered',
+      options: { 'self-optimizing.target-size': String(256 * 1024) },
+      partialProgress: false,
+      maxConcurrentGroups: 1,
+    },
+  ],
+  [
+    'tiered, partial progress',
+    {
+      strategy: 'tiered',
+      options: { 'self-optimizing.target-size': String(256 * 1024) },
+      partialProgress: true,
+      maxConcurrentGroups: 2,
+    },
+  ],
   // bin-pack with a target between the small files and the large one: only the small files are rewritten
-  ['bin-pack', { strategy: 'binpack', options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' }, partialProgress: false, maxConcurrentGroups: 1 }],
+  [
+    'bin-pack',
+    {
+      strategy: 'binpack',
+      options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' },
+      partialProgress: false,
+      maxConcurrentGroups: 1,
+    },
+  ],
 ];
 
 describe('v3: DVs shared in one Puffin file, partial rewrite (issue 9.0)', () => {
@@ -66,21 +90,38 @@ describe('v3: DVs shared in one Puffin file, partial rewrite (issue 9.0)', () =>
       const { t, large, small } = await issueTable();
       const report = await t.compact(spec);
       expect(report.failedTasks).toEqual([]);
-      const rewritten = new Set(report.plan.tasks.filter((x) => x.kind !== 'eq-to-pos' && report.committedTasks.includes(x.id)).flatMap((x) => x.inputs.map((f) => f.path)));
+      const rewritten = new Set(
+        report.plan.tasks
+          .filter((x) => x.kind !== 'eq-to-pos' && report.committedTasks.includes(x.id))
+          .flatMap((x) => x.inputs.map((f) => f.path)),
+      );
       expect(rewritten.has(large), 'the larger file is not rewritten').toBe(false);
-      expect(small.some((p) => rewritten.has(p)), 'small files are rewritten').toBe(true);
+      expect(
+        small.some((p) => rewritten.has(p)),
+        'small files are rewritten',
+      ).toBe(true);
       expect(await t.scan(), 'live rows after compaction').toEqual(t.model.expected());
       const { data, deletes } = await liveFiles(t);
       expect(data.some((f) => f.path === large)).toBe(true);
       // what the plan said it would drop is gone — and it promised nothing that the skipped eq→pos needed
-      const promised = new Set([...report.plan.removableDeletes, ...report.plan.tasks.flatMap((x) => x.removableDeletes)].map(deleteFileId));
-      expect(deletes.map(deleteFileId).filter((d) => promised.has(d)), 'promised removable but still live').toEqual([]);
+      const promised = new Set(
+        [...report.plan.removableDeletes, ...report.plan.tasks.flatMap((x) => x.removableDeletes)].map(deleteFileId),
+      );
+      expect(
+        deletes.map(deleteFileId).filter((d) => promised.has(d)),
+        'promised removable but still live',
+      ).toEqual([]);
       const dvs = deletes.filter((d) => d.content === 'deletion-vector');
-      expect(dvs.map((d) => (d.content === 'deletion-vector' ? d.referencedDataFile : '')), 'only the DV of the file that was not rewritten stays').toEqual([large]);
+      expect(
+        dvs.map((d) => (d.content === 'deletion-vector' ? d.referencedDataFile : '')),
+        'only the DV of the file that was not rewritten stays',
+      ).toEqual([large]);
       // the summary counts a DV by its blob, not by the Puffin file it shares (as Java does)
       const table = await openIcebergTable(t.dir, { io: t.io });
       const current = table.metadata.snapshots.find((x) => x.snapshotId === table.metadata.currentSnapshotId)!;
-      const expectedSize = data.reduce((n, f) => n + f.sizeBytes, 0) + deletes.reduce((n, d) => n + (d.content === 'deletion-vector' ? d.contentSizeBytes : d.sizeBytes), 0);
+      const expectedSize =
+        data.reduce((n, f) => n + f.sizeBytes, 0) +
+        deletes.reduce((n, d) => n + (d.content === 'deletion-vector' ? d.contentSizeBytes : d.sizeBytes), 0);
       expect(current.summary['total-files-size'], 'total-files-size').toBe(String(expectedSize));
       await t.compact(spec); // and again, from the compacted state
       expect(await t.scan(), 'live rows after a second compaction').toEqual(t.model.expected());
@@ -98,7 +139,11 @@ describe('v2: a position delete file naming several data files, partial rewrite'
       const { data } = await liveFiles(t);
       const large = data.find((f) => f.recordCount === 8000)!.path;
       const small = data.filter((f) => f.path !== large).map((f) => f.path);
-      await commitPositionDeletes(t, [{ file: large, positions: [3, 7000] }, { file: small[0]!, positions: [1] }, { file: small[3]!, positions: [0] }]);
+      await commitPositionDeletes(t, [
+        { file: large, positions: [3, 7000] },
+        { file: small[0]!, positions: [1] },
+        { file: small[3]!, positions: [0] },
+      ]);
       const posFile = (await liveFiles(t)).deletes.find((d) => d.content === 'position-deletes')!;
       expect(await t.scan(), 'before compaction').toEqual(t.model.expected());
       const report = await t.compact(spec);
@@ -108,8 +153,14 @@ describe('v2: a position delete file naming several data files, partial rewrite'
       const after = await liveFiles(t);
       // it may go only when no file it names survives unconverted: the larger file rewritten, or its deletes
       // moved into a new position delete file by a committed eq→pos task
-      const converted = report.plan.tasks.some((x) => x.kind === 'eq-to-pos' && report.committedTasks.includes(x.id) && x.inputs.some((f) => f.path === large));
-      if (after.data.some((f) => f.path === large) && !converted) expect(after.deletes.map((d) => d.path), 'the position delete file stays').toContain(posFile.path);
+      const converted = report.plan.tasks.some(
+        (x) => x.kind === 'eq-to-pos' && report.committedTasks.includes(x.id) && x.inputs.some((f) => f.path === large),
+      );
+      if (after.data.some((f) => f.path === large) && !converted)
+        expect(
+          after.deletes.map((d) => d.path),
+          'the position delete file stays',
+        ).toContain(posFile.path);
       if (!after.deletes.some((d) => d.path === posFile.path)) {
         expect(after.data.some((f) => f.path === large) ? converted : true, 'dropped only after conversion').toBe(true);
       }

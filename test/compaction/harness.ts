@@ -16,7 +16,16 @@ import { compactIceberg, type CompactReport } from '../../src/orchestration/comp
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
-import { COLUMNS, DECIMAL_SCALE, RowModel, canonicalRows, columnIndex, type Column, type Row, type Value } from './model.js';
+import {
+  COLUMNS,
+  DECIMAL_SCALE,
+  RowModel,
+  canonicalRows,
+  columnIndex,
+  type Column,
+  type Row,
+  type Value,
+} from './model.js';
 
 const long = { kind: 'primitive', name: 'long' } as const;
 const str = { kind: 'primitive', name: 'string' } as const;
@@ -24,7 +33,12 @@ const str = { kind: 'primitive', name: 'string' } as const;
 export const FIELDS: Field[] = [
   { id: 1, name: 'id', required: false, type: long },
   { id: 2, name: 'part', required: false, type: str },
-  { id: 3, name: 'd', required: false, type: { kind: 'primitive', name: 'decimal', precision: 38, scale: DECIMAL_SCALE } },
+  {
+    id: 3,
+    name: 'd',
+    required: false,
+    type: { kind: 'primitive', name: 'decimal', precision: 38, scale: DECIMAL_SCALE },
+  },
   { id: 4, name: 's', required: false, type: str },
   { id: 5, name: 'v', required: false, type: long },
 ];
@@ -60,7 +74,11 @@ export class TestTable {
   static async create(shape: TableShape): Promise<TestTable> {
     const root = mkdtempSync(path.join(tmpdir(), 'floe-compaction-prop-'));
     const t = new TestTable(root, path.join(root, 't'), shape);
-    await createIcebergTable(t.io, t.dir, { formatVersion: shape.formatVersion, fields: FIELDS, partitionBy: shape.partitioned ? ['part'] : [] });
+    await createIcebergTable(t.io, t.dir, {
+      formatVersion: shape.formatVersion,
+      fields: FIELDS,
+      partitionBy: shape.partitioned ? ['part'] : [],
+    });
     return t;
   }
 
@@ -70,14 +88,23 @@ export class TestTable {
   }
 
   async append(rows: readonly Row[]): Promise<bigint> {
-    const id = await appendRows(this.io, this.dir, rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]]))));
+    const id = await appendRows(
+      this.io,
+      this.dir,
+      rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]]))),
+    );
     this.model.append(rows);
     this.history.set(id, this.model.expected());
     return id;
   }
 
   async deleteEq(columns: readonly Column[], keys: readonly (readonly Value[])[]): Promise<bigint> {
-    const id = await deleteByEquality(this.io, this.dir, [...columns], keys.map((k) => [...k]));
+    const id = await deleteByEquality(
+      this.io,
+      this.dir,
+      [...columns],
+      keys.map((k) => [...k]),
+    );
     this.model.deleteWhere(columns, keys);
     this.history.set(id, this.model.expected());
     return id;
@@ -140,6 +167,11 @@ export class TestTable {
   async fileStats(): Promise<{ data: number; deletes: number; dataSeqs: bigint[]; lastSeq: bigint }> {
     const table = await openIcebergTable(this.dir, { io: this.io });
     const m = await loadTableModel(table);
-    return { data: m.dataFiles.length, deletes: m.deleteFiles.length, dataSeqs: m.dataFiles.map((f) => f.dataSequenceNumber), lastSeq: m.lastSequenceNumber };
+    return {
+      data: m.dataFiles.length,
+      deletes: m.deleteFiles.length,
+      dataSeqs: m.dataFiles.map((f) => f.dataSequenceNumber),
+      lastSeq: m.lastSequenceNumber,
+    };
   }
 }

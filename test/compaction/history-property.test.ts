@@ -24,18 +24,22 @@ const SHAPES: (TableShape & { runs: number })[] = [
 
 describe('compaction never loses or resurrects a row (random histories)', () => {
   for (const shape of SHAPES) {
-    it(`v${shape.formatVersion} ${shape.partitioned ? 'partitioned' : 'unpartitioned'}`, async () => {
-      await fc.assert(
-        fc.asyncProperty(historyArb(shape.partitioned, OPS), async (ops) => {
-          const t = await TestTable.create(shape);
-          try {
-            await runHistory(t, ops);
-          } finally {
-            t.dispose();
-          }
-        }),
-        { numRuns: Math.round(shape.runs * SCALE) },
-      );
-    }, 120_000 * SCALE);
+    it(
+      `v${shape.formatVersion} ${shape.partitioned ? 'partitioned' : 'unpartitioned'}`,
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(historyArb(shape.partitioned, OPS), async (ops) => {
+            const t = await TestTable.create(shape);
+            try {
+              await runHistory(t, ops);
+            } finally {
+              t.dispose();
+            }
+          }),
+          { numRuns: Math.round(shape.runs * SCALE) },
+        );
+      },
+      120_000 * SCALE,
+    );
   }
 });

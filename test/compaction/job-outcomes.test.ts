@@ -20,7 +20,12 @@ import { isFloeError } from '../../src/errors.js';
 import { FloeError } from '../../src/errors.js';
 import type { CommitIO, TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
-import { cleanup as cleanupPaimon, copyFixture, fixtures as paimonFixtures, hasFixtures as hasPaimonFixtures } from '../paimon-compact/helpers.js';
+import {
+  cleanup as cleanupPaimon,
+  copyFixture,
+  fixtures as paimonFixtures,
+  hasFixtures as hasPaimonFixtures,
+} from '../paimon-compact/helpers.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 
 let seq = 0n;
@@ -42,8 +47,16 @@ async function make(formatVersion: 2 | 3, partitioned: boolean): Promise<TestTab
 /** Three partitions of four small files each, an equality delete in each: three minor tasks. */
 async function threePartitions(formatVersion: 2 | 3 = 2): Promise<TestTable> {
   const t = await make(formatVersion, true);
-  for (const part of ['a', 'b', 'c']) for (let k = 0; k < 4; k++) await t.append([row(k * 10, part), row(k * 10 + 1, part)]);
-  await t.deleteEq(['part', 'id'], [['a', 10n], ['b', 21n], ['c', 0n]]);
+  for (const part of ['a', 'b', 'c'])
+    for (let k = 0; k < 4; k++) await t.append([row(k * 10, part), row(k * 10 + 1, part)]);
+  await t.deleteEq(
+    ['part', 'id'],
+    [
+      ['a', 10n],
+      ['b', 21n],
+      ['c', 0n],
+    ],
+  );
   return t;
 }
 
@@ -90,7 +103,12 @@ async function run(
   io.read = (l: string) => (isData(l) && dataReads.push(l), readFile(l));
   io.readRange = (l: string, o: number, n: number) => (isData(l) && dataReads.push(l), readRange(l, o, n));
   try {
-    const report = await compactIceberg(opened.table, wrap.out ? wrap.out(counted) : counted, wrap.ops ? wrap.ops(opened.ops!) : opened.ops!, opts);
+    const report = await compactIceberg(
+      opened.table,
+      wrap.out ? wrap.out(counted) : counted,
+      wrap.ops ? wrap.ops(opened.ops!) : opened.ops!,
+      opts,
+    );
     return { report, writes, dataReads };
   } catch (error) {
     return { error, writes, dataReads };
@@ -154,7 +172,14 @@ describe('committability is checked before anything is written (issue 13.15)', (
     rmSync(path.join(md, 'version-hint.text'));
     for (const f of readdirSync(md)) {
       const m = /^v(\d+)\.metadata\.json$/.exec(f);
-      if (m) renameSync(path.join(md, f), path.join(md, `${m[1]!.padStart(5, '0')}-0b4c8a6e-4a55-4d3e-9f1e-5c0ffee0000${m[1]!.slice(-1)}.metadata.json`));
+      if (m)
+        renameSync(
+          path.join(md, f),
+          path.join(
+            md,
+            `${m[1]!.padStart(5, '0')}-0b4c8a6e-4a55-4d3e-9f1e-5c0ffee0000${m[1]!.slice(-1)}.metadata.json`,
+          ),
+        );
     }
     const before = filesUnder(t.dir);
     const r = await run(t, {});
@@ -213,9 +238,15 @@ describe('cancelling a compaction (issue 13.16)', () => {
           if (e.type === 'task-done') ac.abort(new Error('SIGINT'));
         },
       });
-      expect((r.error as FloeError | undefined)?.context, String(r.error)).toMatchObject({ cancelled: true, committed: false });
+      expect((r.error as FloeError | undefined)?.context, String(r.error)).toMatchObject({
+        cancelled: true,
+        committed: false,
+      });
       expect((r.error as Error).message).toMatch(/nothing committed, the 1 file\(s\) it wrote were removed/);
-      expect(r.writes.some((w) => w.endsWith('.parquet')), 'an output was written before the cancel').toBe(true);
+      expect(
+        r.writes.some((w) => w.endsWith('.parquet')),
+        'an output was written before the cancel',
+      ).toBe(true);
       expect(await t.currentSnapshotId()).toBe(snapshot);
       expect(filesUnder(t.dir), 'no file of the run is left').toEqual(before);
       expect(await t.scan()).toEqual(t.model.expected());
@@ -225,15 +256,19 @@ describe('cancelling a compaction (issue 13.16)', () => {
   it('cancelled while the commit is being published: the commit finishes and the result says so', async () => {
     const t = await threePartitions();
     const ac = new AbortController();
-    const r = await run(t, { signal: ac.signal }, {
-      ops: (ops) => ({
-        refresh: () => ops.refresh(),
-        commit: async (b, n) => {
-          ac.abort(new Error('SIGINT'));
-          return ops.commit(b, n);
-        },
-      }),
-    });
+    const r = await run(
+      t,
+      { signal: ac.signal },
+      {
+        ops: (ops) => ({
+          refresh: () => ops.refresh(),
+          commit: async (b, n) => {
+            ac.abort(new Error('SIGINT'));
+            return ops.commit(b, n);
+          },
+        }),
+      },
+    );
     expect(r.error).toBeUndefined();
     const report = r.report!;
     expect(report.snapshots.length).toBe(1);
@@ -248,7 +283,12 @@ describe('cancelling a compaction (issue 13.16)', () => {
   it('partial progress, cancelled after the first group committed: that one stays, the rest is skipped and removed', async () => {
     const t = await threePartitions();
     const ac = new AbortController();
-    const r = await run(t, { signal: ac.signal, partialProgress: true, maxConcurrentGroups: 1, onProgress: (e) => e.type === 'commit' && ac.abort(new Error('SIGINT')) });
+    const r = await run(t, {
+      signal: ac.signal,
+      partialProgress: true,
+      maxConcurrentGroups: 1,
+      onProgress: (e) => e.type === 'commit' && ac.abort(new Error('SIGINT')),
+    });
     expect(r.error).toBeUndefined();
     const report = r.report!;
     expect(report.snapshots.length).toBe(1);
@@ -270,7 +310,10 @@ describe('cancelling a compaction (issue 13.16)', () => {
     const snapshot = (await openPaimonTable(dir)).snapshot!.id;
     const ac = new AbortController();
     ac.abort(new Error('SIGINT'));
-    const e = await compactPaimon(dir, { full: true, signal: ac.signal }).then(() => undefined, (x: unknown) => x);
+    const e = await compactPaimon(dir, { full: true, signal: ac.signal }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect((e as FloeError | undefined)?.context).toMatchObject({ cancelled: true, committed: false });
     expect((await openPaimonTable(dir)).snapshot!.id).toBe(snapshot);
     expect(filesUnder(dir)).toEqual(before);

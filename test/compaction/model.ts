@@ -16,7 +16,13 @@ export type Value = bigint | string | null;
 /** Column order of the test table (ids 1..5). */
 export const COLUMNS = ['id', 'part', 'd', 's', 'v'] as const;
 export type Column = (typeof COLUMNS)[number];
-export type Row = readonly [id: bigint | null, part: string | null, d: string | null, s: string | null, v: bigint | null];
+export type Row = readonly [
+  id: bigint | null,
+  part: string | null,
+  d: string | null,
+  s: string | null,
+  v: bigint | null,
+];
 
 export const DECIMAL_SCALE = 10;
 

@@ -33,7 +33,9 @@ export interface DvTarget {
 /** The `v` column of a data file, position by position (unique per written row in DV histories). */
 export async function vColumn(t: TestTable, file: DataFile): Promise<(bigint | null)[]> {
   const pq = openParquet(await t.io.read(file.path), file.path);
-  const rows = await readColumnsById(pq, [{ id: 5, name: 'v', required: false, type: { kind: 'primitive', name: 'long' } }]);
+  const rows = await readColumnsById(pq, [
+    { id: 5, name: 'v', required: false, type: { kind: 'primitive', name: 'long' } },
+  ]);
   return rows.map((r) => (r[0] === undefined || r[0] === null ? null : BigInt(r[0] as bigint)));
 }
 
@@ -64,7 +66,9 @@ export async function commitDeletionVectors(t: TestTable, targets: readonly DvTa
     // A Puffin file that holds a DV being replaced is retired whole: its other DVs move into the new file.
     // Both the entry ids and the bare path are named, so the commit is right whichever way the committer
     // identifies DV entries — the table this writes never depends on the code under test.
-    const retired = new Set([...byFile.keys()].map((f) => dvOf.get(f.path)?.path).filter((p): p is string => p !== undefined));
+    const retired = new Set(
+      [...byFile.keys()].map((f) => dvOf.get(f.path)?.path).filter((p): p is string => p !== undefined),
+    );
     const liveByPath = new Map(files.map((f) => [f.path, f]));
     const inputs: { referencedDataFile: string; positions: number[] }[] = [];
     const owners = new Map<string, DataFile>();
@@ -108,7 +112,9 @@ export async function commitDeletionVectors(t: TestTable, targets: readonly DvTa
     });
     const res = await new IcebergRewriteCommitter(opened.io, opened.ops!).commit({
       baseSnapshotId: model.currentSnapshotId,
-      groups: [{ id: 'dv', replacedDataFiles: [], removedDeleteFiles: replaced, addedDataFiles: [], addedDeleteFiles: added }],
+      groups: [
+        { id: 'dv', replacedDataFiles: [], removedDeleteFiles: replaced, addedDataFiles: [], addedDeleteFiles: added },
+      ],
       useStartingSequenceNumber: false,
       summary: { 'floe.test': 'deletion-vectors' },
     });
@@ -130,10 +136,23 @@ async function positionDeleteParquet(rows: { path: string; pos: number }[]): Pro
     new arrow.Field('file_path', new arrow.Utf8(), false, new Map([['PARQUET:field_id', String(FILE_PATH_ID)]])),
     new arrow.Field('pos', new arrow.Int64(), false, new Map([['PARQUET:field_id', String(POS_ID)]])),
   ]);
-  const paths = arrow.vectorFromArray(rows.map((r) => r.path), new arrow.Utf8());
+  const paths = arrow.vectorFromArray(
+    rows.map((r) => r.path),
+    new arrow.Utf8(),
+  );
   const pos = arrow.makeVector(BigInt64Array.from(rows, (r) => BigInt(r.pos)));
-  const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children: [paths.data[0]!, pos.data[0]!] }));
-  return (await writeParquet(new arrow.Table(schema, [batch]), 'position deletes', { codec: 'zstd', createdBy: 'floe-tests' })).bytes;
+  const batch = new arrow.RecordBatch(
+    schema,
+    arrow.makeData({
+      type: new arrow.Struct(schema.fields),
+      length: rows.length,
+      nullCount: 0,
+      children: [paths.data[0]!, pos.data[0]!],
+    }),
+  );
+  return (
+    await writeParquet(new arrow.Table(schema, [batch]), 'position deletes', { codec: 'zstd', createdBy: 'floe-tests' })
+  ).bytes;
 }
 
 /**
@@ -167,11 +186,21 @@ export async function commitPositionDeletes(t: TestTable, targets: readonly DvTa
       const bytes = await positionDeleteParquet(rows);
       const location = `${opened.table.metadata.location.replace(/\/$/, '')}/data/${randomUUID()}-pos-delete.parquet`;
       await opened.io.createNew(location, bytes);
-      added.push({ content: 1, path: location, format: 'PARQUET', recordCount: rows.length, sizeBytes: bytes.length, specId: anchor.specId, partitionOf: anchor.path });
+      added.push({
+        content: 1,
+        path: location,
+        format: 'PARQUET',
+        recordCount: rows.length,
+        sizeBytes: bytes.length,
+        specId: anchor.specId,
+        partitionOf: anchor.path,
+      });
     }
     const res = await new IcebergRewriteCommitter(opened.io, opened.ops!).commit({
       baseSnapshotId: model.currentSnapshotId,
-      groups: [{ id: 'pos', replacedDataFiles: [], removedDeleteFiles: [], addedDataFiles: [], addedDeleteFiles: added }],
+      groups: [
+        { id: 'pos', replacedDataFiles: [], removedDeleteFiles: [], addedDataFiles: [], addedDeleteFiles: added },
+      ],
       useStartingSequenceNumber: false,
       summary: { 'floe.test': 'position-deletes' },
     });

@@ -24,18 +24,22 @@ const SHAPES: (TableShape & { runs: number })[] = [
 
 describe('compaction with positional deletes never loses or resurrects a row (random histories)', () => {
   for (const shape of SHAPES) {
-    it(`v${shape.formatVersion} ${shape.partitioned ? 'partitioned' : 'unpartitioned'}: ${shape.formatVersion >= 3 ? 'DVs shared in one Puffin file' : 'position delete files over several data files'}`, async () => {
-      await fc.assert(
-        fc.asyncProperty(positionalHistoryArb(shape.partitioned, OPS), async (ops) => {
-          const t = await TestTable.create(shape);
-          try {
-            await runHistory(t, ops);
-          } finally {
-            t.dispose();
-          }
-        }),
-        { numRuns: Math.round(shape.runs * SCALE) },
-      );
-    }, 240_000 * SCALE);
+    it(
+      `v${shape.formatVersion} ${shape.partitioned ? 'partitioned' : 'unpartitioned'}: ${shape.formatVersion >= 3 ? 'DVs shared in one Puffin file' : 'position delete files over several data files'}`,
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(positionalHistoryArb(shape.partitioned, OPS), async (ops) => {
+            const t = await TestTable.create(shape);
+            try {
+              await runHistory(t, ops);
+            } finally {
+              t.dispose();
+            }
+          }),
+          { numRuns: Math.round(shape.runs * SCALE) },
+        );
+      },
+      240_000 * SCALE,
+    );
   }
 });

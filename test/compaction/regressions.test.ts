@@ -19,7 +19,12 @@ import { findSnapshot } from '../../connectors/iceberg/metadata.js';
 import { TestTable } from './harness.js';
 import { canonicalRows, type Row } from './model.js';
 
-const FULL = { strategy: 'binpack' as const, options: { 'rewrite-all': 'true', 'min-input-files': '1' }, partialProgress: false, maxConcurrentGroups: 1 };
+const FULL = {
+  strategy: 'binpack' as const,
+  options: { 'rewrite-all': 'true', 'min-input-files': '1' },
+  partialProgress: false,
+  maxConcurrentGroups: 1,
+};
 
 let t: TestTable | undefined;
 afterEach(() => {
@@ -68,7 +73,8 @@ describe('compaction regressions', () => {
     try {
       const io = new TableFileIO(files);
       const dir = path.join(root, 't');
-      const dec = (precision: number, scale: number) => ({ kind: 'primitive', name: 'decimal', precision, scale }) as const;
+      const dec = (precision: number, scale: number) =>
+        ({ kind: 'primitive', name: 'decimal', precision, scale }) as const;
       await createIcebergTable(io, dir, {
         formatVersion: 2,
         fields: [
@@ -85,7 +91,12 @@ describe('compaction regressions', () => {
       await appendRows(io, dir, rows);
       const table0 = await openIcebergTable(dir, { io });
       const physical = new Set<string>();
-      const live = await liveFilesOf(io, table0.metadata, findSnapshot(table0.metadata, table0.metadata.currentSnapshotId!), allFieldsById(table0.metadata));
+      const live = await liveFilesOf(
+        io,
+        table0.metadata,
+        findSnapshot(table0.metadata, table0.metadata.currentSnapshotId!),
+        allFieldsById(table0.metadata),
+      );
       for (const df of live.dataFiles) {
         const pq = openParquet(await io.read(df.path), df.path);
         for (const c of pq.root.children) physical.add(`${c.el.name}:${c.el.type}`);

@@ -11,7 +11,10 @@ import { expectAtMostOneDvPerDataFile } from './run-history.js';
 import type { Row } from './model.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { openIcebergForWrite } from '../../src/cli/table-access.js';
-import { rewritePositionDeletes, type RewritePositionDeletesOptions } from '../../src/orchestration/rewrite-position-deletes.js';
+import {
+  rewritePositionDeletes,
+  type RewritePositionDeletesOptions,
+} from '../../src/orchestration/rewrite-position-deletes.js';
 import type { CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import type { DataFile, DeleteFile } from '../../src/model/index.js';
 import { deleteFileId } from '../../src/planning/deletes.js';
@@ -31,7 +34,11 @@ async function live(t: TestTable): Promise<{ data: DataFile[]; deletes: DeleteFi
 }
 
 /** `concurrent` runs once, after planning, before floe's commit reads the table (a racing writer). */
-async function run(t: TestTable, opts: RewritePositionDeletesOptions = {}, concurrent?: (t: TestTable) => Promise<unknown>): Promise<CompactReport> {
+async function run(
+  t: TestTable,
+  opts: RewritePositionDeletesOptions = {},
+  concurrent?: (t: TestTable) => Promise<unknown>,
+): Promise<CompactReport> {
   const opened = await openIcebergForWrite(t.dir, {});
   try {
     let pending = concurrent;
@@ -66,7 +73,11 @@ describe('v2: small position delete files merge per partition (issue 14.3)', () 
     const t = await TestTable.create({ formatVersion: 2, partitioned: false });
     open.push(t);
     for (let k = 0; k < 3; k++) await t.append(Array.from({ length: 50 }, (_, i) => row(k * 100 + i)));
-    for (let k = 0; k < 5; k++) await commitPositionDeletes(t, [{ file: k % 3, positions: [k, k + 10] }, { file: (k + 1) % 3, positions: [k + 20] }]);
+    for (let k = 0; k < 5; k++)
+      await commitPositionDeletes(t, [
+        { file: k % 3, positions: [k, k + 10] },
+        { file: (k + 1) % 3, positions: [k + 20] },
+      ]);
     const before = await live(t);
     expect(before.deletes.filter((d) => d.content === 'position-deletes').length).toBe(5);
     const expected = t.model.expected();
@@ -110,9 +121,18 @@ describe('v2: small position delete files merge per partition (issue 14.3)', () 
     const { data } = await live(t);
     const large = data.find((f) => f.recordCount === 8000)!.path;
     const small = data.filter((f) => f.path !== large).map((f) => f.path);
-    for (let k = 0; k < 5; k++) await commitPositionDeletes(t, [{ file: large, positions: [k] }, { file: small[k % 4]!, positions: [0] }]);
+    for (let k = 0; k < 5; k++)
+      await commitPositionDeletes(t, [
+        { file: large, positions: [k] },
+        { file: small[k % 4]!, positions: [0] },
+      ]);
     // bin-pack rewrites the small files (and applies their deletes); the position delete files stay for the large one
-    const c = await t.compact({ strategy: 'binpack', options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' }, partialProgress: false, maxConcurrentGroups: 1 });
+    const c = await t.compact({
+      strategy: 'binpack',
+      options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' },
+      partialProgress: false,
+      maxConcurrentGroups: 1,
+    });
     expect(c.failedTasks).toEqual([]);
     const mid = await live(t);
     expect(mid.deletes.length).toBe(5);
@@ -136,12 +156,23 @@ describe('v3: DVs of mostly dead Puffin files move to a new one (issue 14.3)', (
     const large = data.find((f) => f.recordCount === 8000)!.path;
     const small = data.filter((f) => f.path !== large).map((f) => f.path);
     // the small files' DVs hold many positions… of two-row files: make the large one's DV the small blob
-    await commitDeletionVectors(t, [{ file: large, positions: [5] }, ...small.map((f) => ({ file: f, positions: [0, 1] }))]);
+    await commitDeletionVectors(t, [
+      { file: large, positions: [5] },
+      ...small.map((f) => ({ file: f, positions: [0, 1] })),
+    ]);
     const puffin = (await live(t)).deletes.find((d) => d.content === 'deletion-vector')!.path;
-    const c = await t.compact({ strategy: 'binpack', options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' }, partialProgress: false, maxConcurrentGroups: 1 });
+    const c = await t.compact({
+      strategy: 'binpack',
+      options: { 'target-file-size-bytes': String(40 * 1024), 'min-input-files': '2' },
+      partialProgress: false,
+      maxConcurrentGroups: 1,
+    });
     expect(c.failedTasks).toEqual([]);
     const mid = await live(t);
-    expect(mid.deletes.map((d) => d.path), 'the old Puffin file is still referenced by the large file’s DV').toEqual([puffin]);
+    expect(
+      mid.deletes.map((d) => d.path),
+      'the old Puffin file is still referenced by the large file’s DV',
+    ).toEqual([puffin]);
     const report = await run(t);
     expect(report.failedTasks).toEqual([]);
     expect(report.committedTasks.length).toBe(1);
@@ -162,8 +193,13 @@ describe('v3: DVs of mostly dead Puffin files move to a new one (issue 14.3)', (
     const t = await TestTable.create({ formatVersion: 3, partitioned: false });
     open.push(t);
     for (let k = 0; k < 2; k++) await t.append(Array.from({ length: 30 }, (_, i) => row(k * 100 + i)));
-    await commitDeletionVectors(t, [{ file: 0, positions: [1] }, { file: 1, positions: [2] }]);
-    const report = await run(t, { options: { 'rewrite-all': 'true' } }, (x) => commitDeletionVectors(x, [{ file: 0, positions: [7] }]));
+    await commitDeletionVectors(t, [
+      { file: 0, positions: [1] },
+      { file: 1, positions: [2] },
+    ]);
+    const report = await run(t, { options: { 'rewrite-all': 'true' } }, (x) =>
+      commitDeletionVectors(x, [{ file: 0, positions: [7] }]),
+    );
     expect(report.failedTasks.map((f) => f.reason).join(' ')).toMatch(/replaced by a concurrent commit/);
     expect(await t.scan(), 'the concurrent delete stays').toEqual(t.model.expected());
     await expectAtMostOneDvPerDataFile(t, 'a conflicting rewrite-position-deletes');
@@ -174,13 +210,22 @@ describe('v3: DVs of mostly dead Puffin files move to a new one (issue 14.3)', (
     open.push(t);
     for (let k = 0; k < 2; k++) await t.append(Array.from({ length: 30 }, (_, i) => row(k * 100 + i)));
     // legacy v2-style position delete files on a v3 table (as an upgraded table may hold)
-    await commitPositionDeletes(t, [{ file: 0, positions: [1, 2] }, { file: 1, positions: [3] }]);
+    await commitPositionDeletes(t, [
+      { file: 0, positions: [1, 2] },
+      { file: 1, positions: [3] },
+    ]);
     const before = await live(t);
-    expect(before.deletes.map((d) => d.content), 'a position delete file on the v3 table').toEqual(['position-deletes']);
+    expect(
+      before.deletes.map((d) => d.content),
+      'a position delete file on the v3 table',
+    ).toEqual(['position-deletes']);
     const report = await run(t);
     expect(report.failedTasks).toEqual([]);
     const after = await live(t);
-    expect(after.deletes.map((d) => d.content), 'one DV per data file instead').toEqual(['deletion-vector', 'deletion-vector']);
+    expect(
+      after.deletes.map((d) => d.content),
+      'one DV per data file instead',
+    ).toEqual(['deletion-vector', 'deletion-vector']);
     expect(await currentOperation(t)).toBe('replace');
     await expectAtMostOneDvPerDataFile(t, 'rewrite-position-deletes');
     expect(await t.scan()).toEqual(t.model.expected());

@@ -31,8 +31,12 @@ export async function expectTimeTravel(t: TestTable, what: string): Promise<void
 export async function expectAtMostOneDvPerDataFile(t: TestTable, what: string): Promise<void> {
   const m = await loadTableModel(await openIcebergTable(t.dir, { io: t.io }));
   const count = new Map<string, number>();
-  for (const d of m.deleteFiles) if (d.content === 'deletion-vector') count.set(d.referencedDataFile, (count.get(d.referencedDataFile) ?? 0) + 1);
-  expect([...count].filter(([, n]) => n > 1), `data files with several DVs after ${what}`).toEqual([]);
+  for (const d of m.deleteFiles)
+    if (d.content === 'deletion-vector') count.set(d.referencedDataFile, (count.get(d.referencedDataFile) ?? 0) + 1);
+  expect(
+    [...count].filter(([, n]) => n > 1),
+    `data files with several DVs after ${what}`,
+  ).toEqual([]);
 }
 
 export async function applyOp(t: TestTable, op: Op, step: number): Promise<void> {
@@ -53,7 +57,15 @@ export async function applyOp(t: TestTable, op: Op, step: number): Promise<void>
   } else if (op.kind === 'bulk') {
     const base = op.row[4] ?? 0n;
     const part = t.shape.partitioned ? op.part : op.row[1];
-    await t.append(Array.from({ length: op.count }, (_, i): Row => [BigInt(i), part, op.row[2], `bulk-${base}-${i}`, base + BigInt(i)]));
+    await t.append(
+      Array.from({ length: op.count }, (_, i): Row => [
+        BigInt(i),
+        part,
+        op.row[2],
+        `bulk-${base}-${i}`,
+        base + BigInt(i),
+      ]),
+    );
   } else if (op.kind === 'positional') {
     // v3: deletion vectors, all in one Puffin file; v2: position delete files naming several data files
     if (t.shape.formatVersion >= 3) await commitDeletionVectors(t, op.targets);

@@ -30,18 +30,29 @@ async function live(t: TestTable): Promise<{ data: DataFile[]; deletes: DeleteFi
   return { data: m.dataFiles, deletes: m.deleteFiles, nextRowId: (table.metadata as { nextRowId?: bigint }).nextRowId };
 }
 
-const dvsOf = (deletes: DeleteFile[]): DeletionVectorFile[] => deletes.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector');
+const dvsOf = (deletes: DeleteFile[]): DeletionVectorFile[] =>
+  deletes.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector');
 
 async function positionsOf(t: TestTable, dv: DeletionVectorFile): Promise<number[]> {
   const bytes = await t.io.read(dv.path);
   return decodeDeletionVector(bytes.subarray(dv.contentOffset, dv.contentOffset + dv.contentSizeBytes), dv.path);
 }
 
-const TIERED: CompactionSpec = { strategy: 'tiered', options: { 'self-optimizing.target-size': String(256 * 1024) }, partialProgress: false, maxConcurrentGroups: 1 };
+const TIERED: CompactionSpec = {
+  strategy: 'tiered',
+  options: { 'self-optimizing.target-size': String(256 * 1024) },
+  partialProgress: false,
+  maxConcurrentGroups: 1,
+};
 /** Only conversion: Amoro's convert-at-every-minor, and no small files to merge. */
 const CONVERT_ONLY: CompactionSpec = {
   strategy: 'tiered',
-  options: { 'self-optimizing.target-size': String(256 * 1024), 'self-optimizing.minor.eq-to-pos.delete-ratio': '-1', 'self-optimizing.minor.trigger.interval': '0', 'self-optimizing.minor.trigger.file-count': '1' },
+  options: {
+    'self-optimizing.target-size': String(256 * 1024),
+    'self-optimizing.minor.eq-to-pos.delete-ratio': '-1',
+    'self-optimizing.minor.trigger.interval': '0',
+    'self-optimizing.minor.trigger.file-count': '1',
+  },
   partialProgress: false,
   maxConcurrentGroups: 1,
 };
@@ -84,7 +95,10 @@ describe('v3: equality→position conversion writes deletion vectors (issue 14.2
     expect(deleteFileId(dv)).not.toBe(deleteFileId(oldDv));
     expect(dv.path).toMatch(/\.puffin$/);
     // rows 7 and 5000 (equality-deleted; v is unique per row, position = id here) and the old 11, 4000
-    const v = await vColumn(t, after.data.find((f) => f.path === large)!);
+    const v = await vColumn(
+      t,
+      after.data.find((f) => f.path === large)!,
+    );
     const expected = [7, 11, 4000, 5000];
     expect(await positionsOf(t, dv)).toEqual(expected);
     expect(v.length).toBe(8000);
@@ -92,7 +106,11 @@ describe('v3: equality→position conversion writes deletion vectors (issue 14.2
     // the footer lists the blob where the manifest says, with the properties Java's reader needs
     const footer = readPuffinFooter(await t.io.read(dv.path), dv.path);
     const blob = footer.blobs.find((b) => b.offset === dv.contentOffset)!;
-    expect(blob).toMatchObject({ type: 'deletion-vector-v1', length: dv.contentSizeBytes, properties: { 'referenced-data-file': large, cardinality: String(expected.length) } });
+    expect(blob).toMatchObject({
+      type: 'deletion-vector-v1',
+      length: dv.contentSizeBytes,
+      properties: { 'referenced-data-file': large, cardinality: String(expected.length) },
+    });
     // the equality delete applied only to converted / rewritten files: gone
     expect(after.deletes.filter((d) => d.content === 'equality-deletes')).toEqual([]);
     await expectAtMostOneDvPerDataFile(t, 'compaction');
@@ -120,7 +138,8 @@ describe('v3: equality→position conversion writes deletion vectors (issue 14.2
     const m = await loadTableModel(table);
     const deleteManifests = m.manifests.filter((x) => x.content === 'deletes');
     expect(deleteManifests.length).toBeGreaterThan(0);
-    for (const mf of deleteManifests) expect(mf.firstRowId ?? null, `${mf.path}: first_row_id of a delete manifest`).toBeNull();
+    for (const mf of deleteManifests)
+      expect(mf.firstRowId ?? null, `${mf.path}: first_row_id of a delete manifest`).toBeNull();
     expect(await t.scan()).toEqual(t.model.expected());
   });
 
@@ -132,7 +151,9 @@ describe('v3: equality→position conversion writes deletion vectors (issue 14.2
     const report = await t.compact(CONVERT_ONLY, async (x) => {
       await commitDeletionVectors(x, [{ file: 0, positions: [100] }]);
     });
-    expect(report.failedTasks.map((f) => f.reason).join(' ')).toMatch(/position delete committed since|deletion vector/);
+    expect(report.failedTasks.map((f) => f.reason).join(' ')).toMatch(
+      /position delete committed since|deletion vector/,
+    );
     expect(await t.scan()).toEqual(t.model.expected());
     await expectAtMostOneDvPerDataFile(t, 'a conflicting compaction');
     // a second run converts on top of the concurrent DV

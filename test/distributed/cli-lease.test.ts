@@ -47,12 +47,19 @@ describe('CLI commands hold the table lease', () => {
     ['compact', paimon],
     ['expire', paimon],
   ] as const)('%s on a leased table exits 75 with "table busy", having written nothing', async (command, t) => {
-    const lease = await acquireTableLease(store, leaseKey(t.dir), { table: t.dir, job: 'compact', holder: 'worker-7', heartbeatMs: 0 });
+    const lease = await acquireTableLease(store, leaseKey(t.dir), {
+      table: t.dir,
+      job: 'compact',
+      holder: 'worker-7',
+      heartbeatMs: 0,
+    });
     try {
       const before = snapshotTree(t.dir);
       const r = await floe(command, t.dir, '--json');
       expect(r.code).toBe(75);
-      expect(r.stderr).toMatch(/table busy: .* is leased by worker-7 \(run [0-9a-f-]+, compact\) until \d{4}-\d\d-\d\dT[\d:.]+Z; nothing was written/);
+      expect(r.stderr).toMatch(
+        /table busy: .* is leased by worker-7 \(run [0-9a-f-]+, compact\) until \d{4}-\d\d-\d\dT[\d:.]+Z; nothing was written/,
+      );
       const doc = JSON.parse(r.stdout) as { exitCode: number; status: string; error: { message: string } };
       expect(doc).toMatchObject({ exitCode: 75, status: 'busy' });
       expect(snapshotTree(t.dir)).toEqual(before);
@@ -63,7 +70,12 @@ describe('CLI commands hold the table lease', () => {
   });
 
   it('--no-lease runs anyway; a dry run needs no lease', async () => {
-    const lease = await acquireTableLease(store, leaseKey(ice.dir), { table: ice.dir, job: 'compact', holder: 'elsewhere', heartbeatMs: 0 });
+    const lease = await acquireTableLease(store, leaseKey(ice.dir), {
+      table: ice.dir,
+      job: 'compact',
+      holder: 'elsewhere',
+      heartbeatMs: 0,
+    });
     try {
       expect((await floe('compact', ice.dir, '--dry-run', '--json')).code).toBe(0);
       expect((await floe('expire', ice.dir, '--no-lease', '--retain-last', '100', '--json')).code).toBe(0);
@@ -89,11 +101,18 @@ describe('CLI commands hold the table lease', () => {
 describe('runMaintenanceJob holds the table lease', () => {
   it('a leased table: compact, expire and remove-orphans fail "table busy" (context.busy) and write nothing; lease: false runs', async () => {
     const { runMaintenanceJob } = await import('../../src/service/job.js');
-    const lease = await acquireTableLease(store, leaseKey(ice.dir), { table: ice.dir, job: 'compact', holder: 'svc-2', heartbeatMs: 0 });
+    const lease = await acquireTableLease(store, leaseKey(ice.dir), {
+      table: ice.dir,
+      job: 'compact',
+      holder: 'svc-2',
+      heartbeatMs: 0,
+    });
     try {
       const before = snapshotTree(ice.dir);
       for (const job of ['compact', 'expire', 'remove-orphans'] as const) {
-        await expect(runMaintenanceJob({ table: ice.dir, job })).rejects.toMatchObject({ context: { busy: true, holder: 'svc-2' } });
+        await expect(runMaintenanceJob({ table: ice.dir, job })).rejects.toMatchObject({
+          context: { busy: true, holder: 'svc-2' },
+        });
       }
       expect(snapshotTree(ice.dir)).toEqual(before);
       const r = await runMaintenanceJob({ table: ice.dir, job: 'expire', lease: false, expire: { retainLast: 100 } });
@@ -103,19 +122,22 @@ describe('runMaintenanceJob holds the table lease', () => {
     }
     const r = await runMaintenanceJob({ table: ice.dir, job: 'compact', compact: { strategy: 'binpack' } });
     expect(r.ok).toBe(true);
-    expect((await readTableLease(store, leaseKey(ice.dir)))).toMatchObject({ job: 'compact' });
+    expect(await readTableLease(store, leaseKey(ice.dir))).toMatchObject({ job: 'compact' });
     expect((await readTableLease(store, leaseKey(ice.dir)))?.releasedAtMs).toBeDefined();
   });
 });
 
 describe('the lease is written only where a table is', () => {
-  it.each(['compact', 'expire', 'remove-orphans', 'rewrite-manifests'])('%s on a path that does not exist says so and creates nothing', async (command) => {
-    const missing = path.join(ice.dir, '..', `no-such-table-${command}`);
-    const r = await floe(command, missing);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${missing} does not exist`);
-    expect(() => statSync(missing)).toThrow(/ENOENT/);
-  });
+  it.each(['compact', 'expire', 'remove-orphans', 'rewrite-manifests'])(
+    '%s on a path that does not exist says so and creates nothing',
+    async (command) => {
+      const missing = path.join(ice.dir, '..', `no-such-table-${command}`);
+      const r = await floe(command, missing);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${missing} does not exist`);
+      expect(() => statSync(missing)).toThrow(/ENOENT/);
+    },
+  );
 });
 
 describe('a table refused for corrupt metadata gets no lease file', () => {
@@ -123,7 +145,10 @@ describe('a table refused for corrupt metadata gets no lease file', () => {
     const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
     try {
       const meta = path.join(t.dir, 'metadata', 'v7.metadata.json');
-      writeFileSync(meta, readFileSync(meta, 'utf8').replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : -7'));
+      writeFileSync(
+        meta,
+        readFileSync(meta, 'utf8').replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : -7'),
+      );
       const before = snapshotTree(t.dir);
       const r = await floe('compact', t.dir);
       expect(r.code).toBe(1);

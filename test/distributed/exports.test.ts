@@ -13,7 +13,10 @@ const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')
 
 describe('floe/bullmq', () => {
   it('is exported from the build of src/bindings/bullmq.ts, with optional peers', async () => {
-    expect(pkg.exports['./bullmq']).toEqual({ types: './dist/src/bindings/bullmq.d.ts', import: './dist/src/bindings/bullmq.js' });
+    expect(pkg.exports['./bullmq']).toEqual({
+      types: './dist/src/bindings/bullmq.d.ts',
+      import: './dist/src/bindings/bullmq.js',
+    });
     for (const p of ['bullmq', 'ioredis']) {
       expect(pkg.peerDependencies[p]).toBeDefined();
       expect(pkg.peerDependenciesMeta[p]?.optional).toBe(true);

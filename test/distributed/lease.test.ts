@@ -36,7 +36,9 @@ describe.each(stores)('table lease on the %s store', (_name, make) => {
   it('of many racing acquirers exactly one wins; the others get "table busy" (exit 75)', async () => {
     const store = await make();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: `w${i}`, heartbeatMs: 0 })),
+      Array.from({ length: 8 }, (_, i) =>
+        acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: `w${i}`, heartbeatMs: 0 }),
+      ),
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -55,17 +57,32 @@ describe.each(stores)('table lease on the %s store', (_name, make) => {
   it('renewal extends the expiry, release frees the table for the next job', async () => {
     const store = await make();
     const c = clock();
-    const a = await acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'a', ttlMs: 10_000, heartbeatMs: 0, now: c.now });
+    const a = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'compact',
+      holder: 'a',
+      ttlMs: 10_000,
+      heartbeatMs: 0,
+      now: c.now,
+    });
     const first = (await readTableLease(store, KEY))!.expiresAtMs;
     c.advance(8_000);
     await a.renew();
     const renewed = (await readTableLease(store, KEY))!;
     expect(renewed.expiresAtMs).toBe(first + 8_000);
     c.advance(8_000); // past the first expiry, inside the renewed one
-    await expect(acquireTableLease(store, KEY, { table: 't', job: 'expire', holder: 'b', heartbeatMs: 0, now: c.now })).rejects.toMatchObject({ context: { busy: true, holder: 'a' } });
+    await expect(
+      acquireTableLease(store, KEY, { table: 't', job: 'expire', holder: 'b', heartbeatMs: 0, now: c.now }),
+    ).rejects.toMatchObject({ context: { busy: true, holder: 'a' } });
     await a.release();
     expect((await readTableLease(store, KEY))!.releasedAtMs).toBeDefined();
-    const b = await acquireTableLease(store, KEY, { table: 't', job: 'expire', holder: 'b', heartbeatMs: 0, now: c.now });
+    const b = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'expire',
+      holder: 'b',
+      heartbeatMs: 0,
+      now: c.now,
+    });
     expect((await readTableLease(store, KEY))!.holder).toBe('b');
     await b.release();
   });
@@ -73,10 +90,26 @@ describe.each(stores)('table lease on the %s store', (_name, make) => {
   it('a stale lease is taken over by exactly one of racing takers, and the old holder learns it lost', async () => {
     const store = await make();
     const c = clock();
-    const old = await acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'dead', ttlMs: 5_000, heartbeatMs: 0, now: c.now });
+    const old = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'compact',
+      holder: 'dead',
+      ttlMs: 5_000,
+      heartbeatMs: 0,
+      now: c.now,
+    });
     c.advance(6_000);
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) => acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: `t${i}`, ttlMs: 5_000, heartbeatMs: 0, now: c.now })),
+      Array.from({ length: 6 }, (_, i) =>
+        acquireTableLease(store, KEY, {
+          table: 't',
+          job: 'compact',
+          holder: `t${i}`,
+          ttlMs: 5_000,
+          heartbeatMs: 0,
+          now: c.now,
+        }),
+      ),
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -96,14 +129,37 @@ describe.each(stores)('table lease on the %s store', (_name, make) => {
   it('a taker that died after claiming a stale lease does not block the table forever', async () => {
     const store = await make();
     const c = clock(Date.now());
-    const old = await acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'dead', ttlMs: 1, heartbeatMs: 0, now: c.now });
+    const old = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'compact',
+      holder: 'dead',
+      ttlMs: 1,
+      heartbeatMs: 0,
+      now: c.now,
+    });
     const rec = (await readTableLease(store, KEY))!;
     // the claim a crashed taker left behind, written long ago by the store's clock
     await store.put(`${KEY}.claim-${rec.token}-0`, 'x', { ifNoneMatch: '*' });
     c.advance(5_000);
-    await expect(acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'n', ttlMs: 60_000, heartbeatMs: 0, now: c.now })).rejects.toMatchObject({ context: { busy: true } });
+    await expect(
+      acquireTableLease(store, KEY, {
+        table: 't',
+        job: 'compact',
+        holder: 'n',
+        ttlMs: 60_000,
+        heartbeatMs: 0,
+        now: c.now,
+      }),
+    ).rejects.toMatchObject({ context: { busy: true } });
     c.advance(120_000); // the claim is older than a TTL now
-    const n = await acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'n', ttlMs: 60_000, heartbeatMs: 0, now: c.now });
+    const n = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'compact',
+      holder: 'n',
+      ttlMs: 60_000,
+      heartbeatMs: 0,
+      now: c.now,
+    });
     expect((await readTableLease(store, KEY))!.holder).toBe('n');
     await n.release();
     void old;
@@ -134,7 +190,9 @@ describe('withTableLease', () => {
     const io = new FileIO();
     const store = new MemoryObjectStore('memory://wh');
     io.mount('memory://wh', store);
-    await withTableLease('memory://wh/db/t', { job: 'compact', fileIO: io, enabled: false }, async (scope) => expect(scope.lease).toBeUndefined());
+    await withTableLease('memory://wh/db/t', { job: 'compact', fileIO: io, enabled: false }, async (scope) =>
+      expect(scope.lease).toBeUndefined(),
+    );
     expect(await store.exists('db/t/.floe/lease.json')).toBe(false);
   });
 });
@@ -142,8 +200,15 @@ describe('withTableLease', () => {
 describe.each(stores)('workers of one run sharing its lease on the %s store', (_name, make) => {
   it('renewing at the same moment never makes one of them think the lease was taken over', async () => {
     const store = await make();
-    const first = await acquireTableLease(store, KEY, { table: 't', job: 'compact', holder: 'run-owner', heartbeatMs: 0 });
-    const workers = await Promise.all(Array.from({ length: 4 }, () => adoptTableLease(store, KEY, { runId: first.runId, table: 't', heartbeatMs: 0 })));
+    const first = await acquireTableLease(store, KEY, {
+      table: 't',
+      job: 'compact',
+      holder: 'run-owner',
+      heartbeatMs: 0,
+    });
+    const workers = await Promise.all(
+      Array.from({ length: 4 }, () => adoptTableLease(store, KEY, { runId: first.runId, table: 't', heartbeatMs: 0 })),
+    );
     for (let round = 0; round < 10; round++) await Promise.all([first, ...workers].map((l) => l.renew()));
     expect([first, ...workers].map((l) => l.lost)).toEqual([false, false, false, false, false]);
     expect((await readTableLease(store, KEY))!.runId).toBe(first.runId);

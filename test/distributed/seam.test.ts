@@ -4,7 +4,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commitCompaction, planCompaction, rewriteGroup, RUN_ID_PROPERTY, type GroupOutput } from '../../src/distributed/seam.js';
+import {
+  commitCompaction,
+  planCompaction,
+  rewriteGroup,
+  RUN_ID_PROPERTY,
+  type GroupOutput,
+} from '../../src/distributed/seam.js';
 import type { MaintenanceJobSpec } from '../../src/service/job-types.js';
 import { smallTable, type SmallTable } from './small-table.js';
 
@@ -15,14 +21,22 @@ afterEach(() => {
 });
 
 const fsPath = (p: string) => (p.startsWith('file:') ? new URL(p).pathname : p);
-const dataFilesOnDisk = (dir: string) => readdirSync(path.join(dir, 'data'), { recursive: true }).map(String).filter((p) => p.endsWith('.parquet'));
+const dataFilesOnDisk = (dir: string) =>
+  readdirSync(path.join(dir, 'data'), { recursive: true })
+    .map(String)
+    .filter((p) => p.endsWith('.parquet'));
 
 describe('distributed seam (Iceberg)', () => {
   it('plans to a small reference, rewrites each group, commits once with the run id; rows unchanged', async () => {
     t = await smallTable();
     const rowsBefore = await t.rows();
     const before = await t.shape();
-    const spec: MaintenanceJobSpec = { table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } };
+    const spec: MaintenanceJobSpec = {
+      table: t.dir,
+      job: 'compact',
+      compact: { strategy: 'binpack' },
+      properties: { 'min-input-files': '2' },
+    };
     const ref = await planCompaction(spec, { runId: 'run-1' });
     expect(ref.taskIds.length).toBe(2);
     expect(JSON.stringify(ref).length).toBeLessThan(4000);
@@ -64,10 +78,15 @@ describe('distributed seam (Iceberg)', () => {
     expect(await t.rows()).toEqual(rowsBefore);
   });
 
-  it('without partial progress a missing group commits nothing; another run\'s files are never touched', async () => {
+  it("without partial progress a missing group commits nothing; another run's files are never touched", async () => {
     t = await smallTable();
     const rowsBefore = await t.rows();
-    const spec: MaintenanceJobSpec = { table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } };
+    const spec: MaintenanceJobSpec = {
+      table: t.dir,
+      job: 'compact',
+      compact: { strategy: 'binpack' },
+      properties: { 'min-input-files': '2' },
+    };
     const a = await planCompaction(spec, { runId: 'run-a' });
     const b = await planCompaction(spec, { runId: 'run-b' });
     const outA = await rewriteGroup(a, a.taskIds[0]!, { attemptId: 'x' });
@@ -84,10 +103,15 @@ describe('distributed seam (Iceberg)', () => {
 
   it('a cancelled rewrite removes what it wrote and throws the cancelled error', async () => {
     t = await smallTable();
-    const ref = await planCompaction({ table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } }, { runId: 'run-c' });
+    const ref = await planCompaction(
+      { table: t.dir, job: 'compact', compact: { strategy: 'binpack' }, properties: { 'min-input-files': '2' } },
+      { runId: 'run-c' },
+    );
     const ac = new AbortController();
     ac.abort(new Error('stop'));
-    await expect(rewriteGroup(ref, ref.taskIds[0]!, { attemptId: 'z', signal: ac.signal })).rejects.toMatchObject({ context: { cancelled: true } });
+    await expect(rewriteGroup(ref, ref.taskIds[0]!, { attemptId: 'z', signal: ac.signal })).rejects.toMatchObject({
+      context: { cancelled: true },
+    });
     expect(dataFilesOnDisk(t.dir).filter((p) => path.basename(p).startsWith('floe-run-'))).toEqual([]);
   });
 });

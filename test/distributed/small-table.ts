@@ -18,7 +18,10 @@ const FIELDS: Field[] = [
 export interface SmallTable {
   dir: string;
   rows(): Promise<string[]>;
-  shape(): Promise<{ dataFiles: number; snapshots: { id: string; operation: string; summary: Record<string, string> }[] }>;
+  shape(): Promise<{
+    dataFiles: number;
+    snapshots: { id: string; operation: string; summary: Record<string, string> }[];
+  }>;
   cleanup(): void;
 }
 
@@ -30,7 +33,15 @@ export async function smallTable(appends = 8, rowsPerAppend = 20): Promise<Small
   const io = new TableFileIO(files);
   await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS, partitionBy: ['region'] });
   for (let a = 0; a < appends; a++) {
-    await appendRows(io, dir, Array.from({ length: rowsPerAppend }, (_, i) => ({ id: BigInt(a * 1000 + i) * 3_000_000_000_000n, s: `row ${a}.${i}`, region: i % 2 ? 'eu' : 'us' })));
+    await appendRows(
+      io,
+      dir,
+      Array.from({ length: rowsPerAppend }, (_, i) => ({
+        id: BigInt(a * 1000 + i) * 3_000_000_000_000n,
+        s: `row ${a}.${i}`,
+        region: i % 2 ? 'eu' : 'us',
+      })),
+    );
   }
   return {
     dir,
@@ -46,7 +57,14 @@ export async function smallTable(appends = 8, rowsPerAppend = 20): Promise<Small
     async shape() {
       const table = await openIcebergTable(dir, { io });
       const m = await loadTableModel(table);
-      return { dataFiles: m.dataFiles.length, snapshots: table.metadata.snapshots.map((s) => ({ id: s.snapshotId.toString(), operation: s.operation, summary: s.summary })) };
+      return {
+        dataFiles: m.dataFiles.length,
+        snapshots: table.metadata.snapshots.map((s) => ({
+          id: s.snapshotId.toString(),
+          operation: s.operation,
+          summary: s.summary,
+        })),
+      };
     },
     cleanup() {
       files.destroy();

@@ -29,7 +29,14 @@ function thrown(fn: () => unknown): unknown {
 
 describe('protobuf wire decoding', () => {
   it('varints per the spec table', () => {
-    const cases: [number[], bigint][] = [[[0x00], 0n], [[0x01], 1n], [[0x7f], 127n], [[0x80, 0x01], 128n], [[0xff, 0x7f], 16383n], [[0x80, 0x80, 0x01], 16384n]];
+    const cases: [number[], bigint][] = [
+      [[0x00], 0n],
+      [[0x01], 1n],
+      [[0x7f], 127n],
+      [[0x80, 0x01], 128n],
+      [[0xff, 0x7f], 16383n],
+      [[0x80, 0x80, 0x01], 16384n],
+    ];
     for (const [bytes, v] of cases) expect(readVarint(Uint8Array.from(bytes), 0, 'f', 'x')).toEqual([v, bytes.length]);
     const max = u8(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01);
     expect(readVarint(max, 0, 'f', 'x')[0]).toBe(2n ** 64n - 1n);
@@ -52,7 +59,34 @@ describe('protobuf wire decoding', () => {
 
   it('nested and repeated messages, sint64 zig-zag, skipped fixed32/fixed64 fields, last value wins', () => {
     // field 3 (msg){field 1 = 5}, field 3 (msg){field 1 = 6}, field 9 fixed64, field 10 fixed32, field 2 sint 3 (-2), field 2 again 4 (2)
-    const bytes = u8(0x1a, 0x02, 0x08, 0x05, 0x1a, 0x02, 0x08, 0x06, 0x49, 1, 2, 3, 4, 5, 6, 7, 8, 0x55, 1, 2, 3, 4, 0x10, 0x03, 0x10, 0x04);
+    const bytes = u8(
+      0x1a,
+      0x02,
+      0x08,
+      0x05,
+      0x1a,
+      0x02,
+      0x08,
+      0x06,
+      0x49,
+      1,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8,
+      0x55,
+      1,
+      2,
+      3,
+      4,
+      0x10,
+      0x03,
+      0x10,
+      0x04,
+    );
     const p = new Proto(bytes, 'f.orc', 'msg');
     expect(p.repeatedMessages(3, 'inner').map((m) => m.uint(1))).toEqual([5, 6]);
     expect(p.sint64(2)).toBe(2n);
@@ -60,22 +94,66 @@ describe('protobuf wire decoding', () => {
   });
 
   it('malformed messages are Corrupt naming the file', () => {
-    for (const bad of [u8(0x12, 0x07, 0x61), u8(0x08), u8(0x08, 0x80), u8(0x0b, 0x00), u8(0x49, 1, 2), u8(0x00, 0x01)]) {
+    for (const bad of [
+      u8(0x12, 0x07, 0x61),
+      u8(0x08),
+      u8(0x08, 0x80),
+      u8(0x0b, 0x00),
+      u8(0x49, 1, 2),
+      u8(0x00, 0x01),
+    ]) {
       const err = thrown(() => parseMessage(bad, 'broken.orc', 'footer'));
       expect(isFloeError(err, 'Corrupt'), Buffer.from(bad).toString('hex')).toBe(true);
       expect((err as Error).message).toMatch(/broken\.orc/);
     }
     // a string where a varint belongs
-    expect(isFloeError(thrown(() => new Proto(u8(0x0a, 0x00), 'broken.orc', 'ps').uint(1)), 'Corrupt')).toBe(true);
+    expect(
+      isFloeError(
+        thrown(() => new Proto(u8(0x0a, 0x00), 'broken.orc', 'ps').uint(1)),
+        'Corrupt',
+      ),
+    ).toBe(true);
   });
 
   it('parses a hand-encoded postscript', () => {
     // footerLength 300 (08 ac 02), compression ZSTD (10 05), block 262144 (18 80 80 10), version [0,12] packed (22 02 00 0c),
     // metadataLength 0 (28 00), magic "ORC" as field 8000 (key 8000<<3|2 = 64002 = 82 f4 03)
-    const ps = u8(0x08, 0xac, 0x02, 0x10, 0x05, 0x18, 0x80, 0x80, 0x10, 0x22, 0x02, 0x00, 0x0c, 0x28, 0x00, 0x82, 0xf4, 0x03, 0x03, ...ascii('ORC'));
-    expect(parsePostScript(ps, 'p.orc')).toEqual({ footerLength: 300, compression: 5, compressionBlockSize: 262144, version: [0, 12], metadataLength: 0 });
+    const ps = u8(
+      0x08,
+      0xac,
+      0x02,
+      0x10,
+      0x05,
+      0x18,
+      0x80,
+      0x80,
+      0x10,
+      0x22,
+      0x02,
+      0x00,
+      0x0c,
+      0x28,
+      0x00,
+      0x82,
+      0xf4,
+      0x03,
+      0x03,
+      ...ascii('ORC'),
+    );
+    expect(parsePostScript(ps, 'p.orc')).toEqual({
+      footerLength: 300,
+      compression: 5,
+      compressionBlockSize: 262144,
+      version: [0, 12],
+      metadataLength: 0,
+    });
     const noMagic = ps.subarray(0, ps.length - 6);
-    expect(isFloeError(thrown(() => parsePostScript(noMagic, 'p.orc')), 'Corrupt')).toBe(true);
+    expect(
+      isFloeError(
+        thrown(() => parsePostScript(noMagic, 'p.orc')),
+        'Corrupt',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -88,8 +166,12 @@ describe('ORC compression chunks', () => {
 
   it('spec header examples: 5 original bytes = [0x0b, 0x00, 0x00]; 100000 compressed = [0x40, 0x0d, 0x03]', () => {
     const original = u8(0x0b, 0x00, 0x00, 1, 2, 3, 4, 5);
-    expect(Array.from(decompressOrc(CompressionKind.ZLIB, original, 262144, 'c.orc', 'footer'))).toEqual([1, 2, 3, 4, 5]);
-    const err = thrown(() => decompressOrc(CompressionKind.ZLIB, u8(0x40, 0x0d, 0x03, 0x00), 262144, 'c.orc', 'footer'));
+    expect(Array.from(decompressOrc(CompressionKind.ZLIB, original, 262144, 'c.orc', 'footer'))).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
+    const err = thrown(() =>
+      decompressOrc(CompressionKind.ZLIB, u8(0x40, 0x0d, 0x03, 0x00), 262144, 'c.orc', 'footer'),
+    );
     expect(isFloeError(err, 'Corrupt')).toBe(true);
     expect((err as Error).message).toMatch(/c\.orc.*100000 bytes/);
   });
@@ -97,9 +179,14 @@ describe('ORC compression chunks', () => {
   it('NONE passes bytes through; ZLIB is raw deflate; SNAPPY; ZSTD; chunks concatenate', async () => {
     expect(decompressOrc(CompressionKind.NONE, text, 0, 'c.orc', 's')).toBe(text);
     const half = text.length >> 1;
-    const zlib = Buffer.concat([chunk(deflateRawSync(text.subarray(0, half))), chunk(deflateRawSync(text.subarray(half)))]);
+    const zlib = Buffer.concat([
+      chunk(deflateRawSync(text.subarray(0, half))),
+      chunk(deflateRawSync(text.subarray(half))),
+    ]);
     expect(Buffer.from(decompressOrc(CompressionKind.ZLIB, zlib, 262144, 'c.orc', 's'))).toEqual(text);
-    expect(Buffer.from(decompressOrc(CompressionKind.SNAPPY, chunk(snappy.compress(text)), 262144, 'c.orc', 's'))).toEqual(text);
+    expect(
+      Buffer.from(decompressOrc(CompressionKind.SNAPPY, chunk(snappy.compress(text)), 262144, 'c.orc', 's')),
+    ).toEqual(text);
     await ensureZstdEncoder();
     const mixed = Buffer.concat([chunk(zstdCompress(text.subarray(0, half))), chunk(text.subarray(half), true)]);
     expect(Buffer.from(decompressOrc(CompressionKind.ZSTD, mixed, 262144, 'c.orc', 's'))).toEqual(text);
@@ -109,7 +196,9 @@ describe('ORC compression chunks', () => {
     // token 0x35: 3 literals "abc", match length 5+4 = 9 at offset 3; then token 0x10: 1 literal "x"
     const block = u8(0x35, ...ascii('abc'), 0x03, 0x00, 0x10, ...ascii('x'));
     expect(Buffer.from(lz4BlockDecompress(block, 64)).toString('latin1')).toBe('abcabcabcabcx');
-    expect(Buffer.from(decompressOrc(CompressionKind.LZ4, chunk(block), 64, 'c.orc', 's')).toString('latin1')).toBe('abcabcabcabcx');
+    expect(Buffer.from(decompressOrc(CompressionKind.LZ4, chunk(block), 64, 'c.orc', 's')).toString('latin1')).toBe(
+      'abcabcabcabcx',
+    );
     // literal length 15 + extension byte 5 = 20
     const long = u8(0xf0, 0x05, ...ascii('abcdefghijklmnopqrst'));
     expect(Buffer.from(lz4BlockDecompress(long, 64)).toString('latin1')).toBe('abcdefghijklmnopqrst');

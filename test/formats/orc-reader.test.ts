@@ -20,7 +20,8 @@ const snappy = require('snappyjs') as { compress(b: Uint8Array): Uint8Array };
 
 // ------------------------------------------------------------------------------------ a tiny ORC writer
 
-const cat = (parts: (Uint8Array | number[])[]) => Buffer.concat(parts.map((p) => Buffer.from(p instanceof Uint8Array ? p : Uint8Array.from(p))));
+const cat = (parts: (Uint8Array | number[])[]) =>
+  Buffer.concat(parts.map((p) => Buffer.from(p instanceof Uint8Array ? p : Uint8Array.from(p))));
 function varint(v: bigint | number): number[] {
   let x = BigInt(v);
   const out: number[] = [];
@@ -81,21 +82,84 @@ function intV2(values: bigint[], signed: boolean): number[] {
 // 7 f:tinyint; 8 g:binary; 9 h:map; 10 h.key:string; 11 h.value:int; 12 l:timestamp; 13 m:string(v1); 14 n:struct; 15 n.x:int
 const TYPES: [number, number[], string[]][] = [
   [12, [1, 2, 3, 5, 6, 7, 8, 9, 12, 13, 14], ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'l', 'm', 'n']],
-  [3, [], []], [7, [], []], [10, [4], []], [4, [], []], [0, [], []], [6, [], []], [1, [], []], [8, [], []],
-  [11, [10, 11], []], [7, [], []], [3, [], []], [9, [], []], [7, [], []], [12, [15], ['x']], [3, [], []],
+  [3, [], []],
+  [7, [], []],
+  [10, [4], []],
+  [4, [], []],
+  [0, [], []],
+  [6, [], []],
+  [1, [], []],
+  [8, [], []],
+  [11, [10, 11], []],
+  [7, [], []],
+  [3, [], []],
+  [9, [], []],
+  [7, [], []],
+  [12, [15], ['x']],
+  [3, [], []],
 ];
 const ENCODINGS = [0, 0, 3, 2, 2, 0, 0, 0, 2, 2, 2, 2, 2, 0, 0, 2];
 
-type Row = { a: number | null; b: string; c: bigint[] | null; d: boolean | null; e: number | null; f: number; g: Buffer | null; h: Record<string, number> | null; l: bigint | null; m: string; n: { x: number } | null };
+type Row = {
+  a: number | null;
+  b: string;
+  c: bigint[] | null;
+  d: boolean | null;
+  e: number | null;
+  f: number;
+  g: Buffer | null;
+  h: Record<string, number> | null;
+  l: bigint | null;
+  m: string;
+  n: { x: number } | null;
+};
 
 const TS_BASE_MS = BigInt(Date.UTC(2015, 0, 1));
 const STRIPES: Row[][] = [
   [
-    { a: 1, b: 'x', c: [1n, -2n], d: true, e: 1.5, f: -1, g: Buffer.from([1, 2]), h: { k: 1, j: -5 }, l: TS_BASE_MS + 5n, m: 'hello', n: { x: 9 } },
+    {
+      a: 1,
+      b: 'x',
+      c: [1n, -2n],
+      d: true,
+      e: 1.5,
+      f: -1,
+      g: Buffer.from([1, 2]),
+      h: { k: 1, j: -5 },
+      l: TS_BASE_MS + 5n,
+      m: 'hello',
+      n: { x: 9 },
+    },
     { a: null, b: 'yy', c: [], d: false, e: null, f: 127, g: null, h: {}, l: null, m: '', n: null },
-    { a: -7, b: 'x', c: null, d: null, e: -0.25, f: 0, g: Buffer.alloc(0), h: null, l: TS_BASE_MS + 86_400_000n * 365n, m: 'ünï', n: { x: -1 } },
+    {
+      a: -7,
+      b: 'x',
+      c: null,
+      d: null,
+      e: -0.25,
+      f: 0,
+      g: Buffer.alloc(0),
+      h: null,
+      l: TS_BASE_MS + 86_400_000n * 365n,
+      m: 'ünï',
+      n: { x: -1 },
+    },
   ],
-  [{ a: 2 ** 31 - 1, b: 'z', c: [2n ** 63n - 1n], d: true, e: 0, f: -128, g: Buffer.from('hi'), h: { a: 0 }, l: TS_BASE_MS - 1000n, m: 'last', n: { x: 0 } }],
+  [
+    {
+      a: 2 ** 31 - 1,
+      b: 'z',
+      c: [2n ** 63n - 1n],
+      d: true,
+      e: 0,
+      f: -128,
+      g: Buffer.from('hi'),
+      h: { a: 0 },
+      l: TS_BASE_MS - 1000n,
+      m: 'last',
+      n: { x: 0 },
+    },
+  ],
 ];
 
 /** Encodes one stripe's columns; returns [column, kind, bytes] streams in file order and the column encodings. */
@@ -106,37 +170,151 @@ function stripeStreams(rows: Row[]): [number, number, Buffer][] {
     if (vals.some((v) => v === null)) put(col, 0, boolRle(vals.map((v) => v !== null)));
     return vals.filter((v) => v !== null);
   };
-  const a = present(1, rows.map((r) => r.a)) as number[];
+  const a = present(
+    1,
+    rows.map((r) => r.a),
+  ) as number[];
   put(1, 1, intV1(a.map(BigInt), true));
   const dict = [...new Set(rows.map((r) => r.b))].sort();
-  put(2, 1, intV2(rows.map((r) => BigInt(dict.indexOf(r.b))), false));
+  put(
+    2,
+    1,
+    intV2(
+      rows.map((r) => BigInt(dict.indexOf(r.b))),
+      false,
+    ),
+  );
   put(2, 3, Buffer.from(dict.join(''), 'utf8'));
-  put(2, 2, intV2(dict.map((d) => BigInt(Buffer.byteLength(d))), false));
-  const c = present(3, rows.map((r) => r.c)) as bigint[][];
-  put(3, 2, intV2(c.map((l) => BigInt(l.length)), false));
+  put(
+    2,
+    2,
+    intV2(
+      dict.map((d) => BigInt(Buffer.byteLength(d))),
+      false,
+    ),
+  );
+  const c = present(
+    3,
+    rows.map((r) => r.c),
+  ) as bigint[][];
+  put(
+    3,
+    2,
+    intV2(
+      c.map((l) => BigInt(l.length)),
+      false,
+    ),
+  );
   put(4, 1, intV2(c.flat(), true));
-  const d = present(5, rows.map((r) => r.d)) as boolean[];
+  const d = present(
+    5,
+    rows.map((r) => r.d),
+  ) as boolean[];
   put(5, 1, boolRle(d));
-  const e = present(6, rows.map((r) => r.e)) as number[];
-  put(6, 1, cat(e.map((v) => { const b = Buffer.alloc(8); b.writeDoubleLE(v); return b; })));
+  const e = present(
+    6,
+    rows.map((r) => r.e),
+  ) as number[];
+  put(
+    6,
+    1,
+    cat(
+      e.map((v) => {
+        const b = Buffer.alloc(8);
+        b.writeDoubleLE(v);
+        return b;
+      }),
+    ),
+  );
   put(7, 1, byteRle(rows.map((r) => r.f & 0xff)));
-  const g = present(8, rows.map((r) => r.g)) as Buffer[];
-  put(8, 2, intV2(g.map((b) => BigInt(b.length)), false));
+  const g = present(
+    8,
+    rows.map((r) => r.g),
+  ) as Buffer[];
+  put(
+    8,
+    2,
+    intV2(
+      g.map((b) => BigInt(b.length)),
+      false,
+    ),
+  );
   put(8, 1, cat(g));
-  const h = present(9, rows.map((r) => r.h)) as Record<string, number>[];
-  put(9, 2, intV2(h.map((m) => BigInt(Object.keys(m).length)), false));
+  const h = present(
+    9,
+    rows.map((r) => r.h),
+  ) as Record<string, number>[];
+  put(
+    9,
+    2,
+    intV2(
+      h.map((m) => BigInt(Object.keys(m).length)),
+      false,
+    ),
+  );
   const keys = h.flatMap((m) => Object.keys(m));
-  put(10, 2, intV2(keys.map((k) => BigInt(Buffer.byteLength(k))), false));
+  put(
+    10,
+    2,
+    intV2(
+      keys.map((k) => BigInt(Buffer.byteLength(k))),
+      false,
+    ),
+  );
   put(10, 1, Buffer.from(keys.join(''), 'utf8'));
-  put(11, 1, intV2(h.flatMap((m) => Object.values(m).map(BigInt)), true));
-  const l = present(12, rows.map((r) => r.l)) as bigint[];
+  put(
+    11,
+    1,
+    intV2(
+      h.flatMap((m) => Object.values(m).map(BigInt)),
+      true,
+    ),
+  );
+  const l = present(
+    12,
+    rows.map((r) => r.l),
+  ) as bigint[];
   // seconds since 2015 (floored) and nanos with trailing zeros folded in: millis m → m*10^6 ns = m followed by 6 zeros
-  put(12, 1, intV2(l.map((ms) => (ms - TS_BASE_MS - (((ms % 1000n) + 1000n) % 1000n)) / 1000n), true));
-  put(12, 5, intV2(l.map((ms) => { const rem = ((ms % 1000n) + 1000n) % 1000n; return rem === 0n ? 0n : (rem << 3n) | 5n; }), false));
-  put(13, 2, intV1(rows.map((r) => BigInt(Buffer.byteLength(r.m))), false));
+  put(
+    12,
+    1,
+    intV2(
+      l.map((ms) => (ms - TS_BASE_MS - (((ms % 1000n) + 1000n) % 1000n)) / 1000n),
+      true,
+    ),
+  );
+  put(
+    12,
+    5,
+    intV2(
+      l.map((ms) => {
+        const rem = ((ms % 1000n) + 1000n) % 1000n;
+        return rem === 0n ? 0n : (rem << 3n) | 5n;
+      }),
+      false,
+    ),
+  );
+  put(
+    13,
+    2,
+    intV1(
+      rows.map((r) => BigInt(Buffer.byteLength(r.m))),
+      false,
+    ),
+  );
   put(13, 1, Buffer.from(rows.map((r) => r.m).join(''), 'utf8'));
-  const n = present(14, rows.map((r) => r.n)) as { x: number }[];
-  put(15, 1, intV2(n.map((v) => BigInt(v.x)), true));
+  const n = present(
+    14,
+    rows.map((r) => r.n),
+  ) as { x: number }[];
+  put(
+    15,
+    1,
+    intV2(
+      n.map((v) => BigInt(v.x)),
+      true,
+    ),
+  );
   return s;
 }
 
@@ -162,18 +340,61 @@ function buildOrc(kind: number, compress: Compress): Buffer {
   for (const rows of STRIPES) {
     const streams = stripeStreams(rows).map(([col, k, bytes]) => [col, k, frame(bytes, compress)] as const);
     const data = Buffer.concat(streams.map((s) => s[2]));
-    const sf = frame(cat([
-      ...streams.map(([col, k, b]) => pbBytes(1, cat([pbUint(1, k), pbUint(2, col), pbUint(3, b.length)]))),
-      ...ENCODINGS.map((enc, col) => pbBytes(2, cat([pbUint(1, enc), ...(enc === 3 ? [pbUint(2, new Set(rows.map((r) => r.b)).size)] : [])]))),
-      pbStr(3, 'UTC'),
-    ]), compress);
-    stripeInfos.push(pbBytes(3, cat([pbUint(1, offset), pbUint(2, 0), pbUint(3, data.length), pbUint(4, sf.length), pbUint(5, rows.length)])));
+    const sf = frame(
+      cat([
+        ...streams.map(([col, k, b]) => pbBytes(1, cat([pbUint(1, k), pbUint(2, col), pbUint(3, b.length)]))),
+        ...ENCODINGS.map((enc, col) =>
+          pbBytes(2, cat([pbUint(1, enc), ...(enc === 3 ? [pbUint(2, new Set(rows.map((r) => r.b)).size)] : [])])),
+        ),
+        pbStr(3, 'UTC'),
+      ]),
+      compress,
+    );
+    stripeInfos.push(
+      pbBytes(
+        3,
+        cat([pbUint(1, offset), pbUint(2, 0), pbUint(3, data.length), pbUint(4, sf.length), pbUint(5, rows.length)]),
+      ),
+    );
     parts.push(data, sf);
     offset += data.length + sf.length;
   }
-  const types = TYPES.map(([k, subs, names]) => pbBytes(4, cat([pbUint(1, k), ...(subs.length ? [pbBytes(2, subs.flatMap((x) => varint(x)))] : []), ...names.map((nm) => pbStr(3, nm))])));
-  const footer = frame(cat([pbUint(1, 3), pbUint(2, offset), ...stripeInfos, ...types, pbBytes(5, cat([pbStr(1, 'k'), pbStr(2, 'v')])), pbUint(6, STRIPES.flat().length)]), compress);
-  const ps = cat([pbUint(1, footer.length), pbUint(2, kind), pbUint(3, 262144), pbBytes(4, [0, 12]), pbUint(5, 0), pbStr(8000, 'ORC')]);
+  const types = TYPES.map(([k, subs, names]) =>
+    pbBytes(
+      4,
+      cat([
+        pbUint(1, k),
+        ...(subs.length
+          ? [
+              pbBytes(
+                2,
+                subs.flatMap((x) => varint(x)),
+              ),
+            ]
+          : []),
+        ...names.map((nm) => pbStr(3, nm)),
+      ]),
+    ),
+  );
+  const footer = frame(
+    cat([
+      pbUint(1, 3),
+      pbUint(2, offset),
+      ...stripeInfos,
+      ...types,
+      pbBytes(5, cat([pbStr(1, 'k'), pbStr(2, 'v')])),
+      pbUint(6, STRIPES.flat().length),
+    ]),
+    compress,
+  );
+  const ps = cat([
+    pbUint(1, footer.length),
+    pbUint(2, kind),
+    pbUint(3, 262144),
+    pbBytes(4, [0, 12]),
+    pbUint(5, 0),
+    pbStr(8000, 'ORC'),
+  ]);
   parts.push(footer, ps, Buffer.from([ps.length]));
   return Buffer.concat(parts);
 }
@@ -184,7 +405,10 @@ function lz4Literals(b: Buffer): Uint8Array {
   const ext: number[] = [];
   if (len >= 15) {
     let rest = len - 15;
-    while (rest >= 255) { ext.push(255); rest -= 255; }
+    while (rest >= 255) {
+      ext.push(255);
+      rest -= 255;
+    }
     ext.push(rest);
   }
   return cat([[Math.min(len, 15) << 4, ...ext], b]);
@@ -264,7 +488,10 @@ describe('readOrcFile on a hand-built file', () => {
         const err = thrown(() => readOrcFile(bad, 'flip.orc'));
         if (err === undefined) continue;
         failures++;
-        expect(isFloeError(err, 'Corrupt') || isFloeError(err, 'Unsupported'), `byte ${i} ^ ${flip}: ${String(err)}`).toBe(true);
+        expect(
+          isFloeError(err, 'Corrupt') || isFloeError(err, 'Unsupported'),
+          `byte ${i} ^ ${flip}: ${String(err)}`,
+        ).toBe(true);
       }
     }
     expect(failures).toBeGreaterThan(0);
@@ -278,7 +505,8 @@ const table = path.resolve(repoRoot, '../shared/fixtures/paimon-cpp/append_09');
 const have = existsSync(path.join(table, 'manifest'));
 
 const read = (name: string) => readOrcFile<Record<string, any>>(readFileSync(path.join(table, 'manifest', name)), name);
-const snapshot = (id: number) => JSON.parse(readFileSync(path.join(table, 'snapshot', `snapshot-${id}`), 'utf8')) as Record<string, any>;
+const snapshot = (id: number) =>
+  JSON.parse(readFileSync(path.join(table, 'snapshot', `snapshot-${id}`), 'utf8')) as Record<string, any>;
 /** Partition BinaryRow with one INT field: 4-byte arity, 8-byte null bitset, 8-byte slot holding the int (LE). */
 const partitionInt = (b: Buffer) => b.readInt32LE(12);
 
@@ -286,7 +514,8 @@ describe('append_09 ORC manifests', () => {
   const dataFiles = new Set<string>();
   if (have) {
     for (const part of readdirSync(table).filter((d) => d.startsWith('f1='))) {
-      for (const bucket of readdirSync(path.join(table, part))) for (const f of readdirSync(path.join(table, part, bucket))) dataFiles.add(`${part}/${bucket}/${f}`);
+      for (const bucket of readdirSync(path.join(table, part)))
+        for (const f of readdirSync(path.join(table, part, bucket))) dataFiles.add(`${part}/${bucket}/${f}`);
     }
   }
 
@@ -297,7 +526,16 @@ describe('append_09 ORC manifests', () => {
       const f = read(n);
       expect(f.compression).toBe('ZSTD');
       const root = f.types[0]!.fieldNames;
-      if (n.startsWith('manifest-list-')) expect(root).toEqual(['_VERSION', '_FILE_NAME', '_FILE_SIZE', '_NUM_ADDED_FILES', '_NUM_DELETED_FILES', '_PARTITION_STATS', '_SCHEMA_ID']);
+      if (n.startsWith('manifest-list-'))
+        expect(root).toEqual([
+          '_VERSION',
+          '_FILE_NAME',
+          '_FILE_SIZE',
+          '_NUM_ADDED_FILES',
+          '_NUM_DELETED_FILES',
+          '_PARTITION_STATS',
+          '_SCHEMA_ID',
+        ]);
       else expect(root).toEqual(['_VERSION', '_KIND', '_PARTITION', '_BUCKET', '_TOTAL_BUCKETS', '_FILE']);
     }
   });
@@ -323,8 +561,16 @@ describe('append_09 ORC manifests', () => {
     for (const n of readdirSync(path.join(table, 'manifest')).filter((x) => !x.startsWith('manifest-list-'))) {
       for (const e of read(n).rows) {
         expect(e._TOTAL_BUCKETS).toBe(2); // schema option bucket=2
-        expect(dataFiles.has(`f1=${partitionInt(e._PARTITION)}/bucket-${e._BUCKET}/${e._FILE._FILE_NAME}`), e._FILE._FILE_NAME).toBe(true);
-        expect(e._FILE._FILE_SIZE).toBe(BigInt(statSync(path.join(table, `f1=${partitionInt(e._PARTITION)}`, `bucket-${e._BUCKET}`, e._FILE._FILE_NAME)).size));
+        expect(
+          dataFiles.has(`f1=${partitionInt(e._PARTITION)}/bucket-${e._BUCKET}/${e._FILE._FILE_NAME}`),
+          e._FILE._FILE_NAME,
+        ).toBe(true);
+        expect(e._FILE._FILE_SIZE).toBe(
+          BigInt(
+            statSync(path.join(table, `f1=${partitionInt(e._PARTITION)}`, `bucket-${e._BUCKET}`, e._FILE._FILE_NAME))
+              .size,
+          ),
+        );
       }
     }
   });
@@ -332,12 +578,15 @@ describe('append_09 ORC manifests', () => {
   it('row counts add up to each snapshot JSON totalRecordCount and deltaRecordCount', () => {
     const net = (list: string) => {
       let n = 0n;
-      for (const m of read(list).rows) for (const e of read(m._FILE_NAME).rows) n += e._KIND === 0 ? e._FILE._ROW_COUNT : -e._FILE._ROW_COUNT;
+      for (const m of read(list).rows)
+        for (const e of read(m._FILE_NAME).rows) n += e._KIND === 0 ? e._FILE._ROW_COUNT : -e._FILE._ROW_COUNT;
       return n;
     };
     for (let id = 1; id <= 5; id++) {
       const s = snapshot(id);
-      expect(net(s.baseManifestList) + net(s.deltaManifestList), `snapshot ${id} total`).toBe(BigInt(s.totalRecordCount));
+      expect(net(s.baseManifestList) + net(s.deltaManifestList), `snapshot ${id} total`).toBe(
+        BigInt(s.totalRecordCount),
+      );
       expect(net(s.deltaManifestList), `snapshot ${id} delta`).toBe(BigInt(s.deltaRecordCount));
     }
   });

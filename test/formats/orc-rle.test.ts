@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { isFloeError } from '../../src/errors.js';
 import {
-  ByteCursor, closestFixedBits, decodeBooleanRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2, decodeWidth,
+  ByteCursor,
+  closestFixedBits,
+  decodeBooleanRle,
+  decodeByteRle,
+  decodeIntRleV1,
+  decodeIntRleV2,
+  decodeWidth,
 } from '../../connectors/formats/orc/rle.js';
 
 const cur = (bytes: number[]) => new ByteCursor(Uint8Array.from(bytes), 'test.orc', 'test stream');
@@ -49,7 +55,9 @@ describe('integer RLE v1 (spec examples)', () => {
     expect(nums(decodeIntRleV1(cur([0x61, 0x00, 0x07]), 100, false))).toEqual(new Array(100).fill(7));
   });
   it('100 down to 1 is [0x61, 0xff, 0x64]', () => {
-    expect(nums(decodeIntRleV1(cur([0x61, 0xff, 0x64]), 100, false))).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect(nums(decodeIntRleV1(cur([0x61, 0xff, 0x64]), 100, false))).toEqual(
+      Array.from({ length: 100 }, (_, i) => 100 - i),
+    );
   });
   it('[2, 3, 4, 7, 11] is [0xfb, 0x02, 0x03, 0x04, 0x07, 0x0b]', () => {
     expect(nums(decodeIntRleV1(cur([0xfb, 0x02, 0x03, 0x04, 0x07, 0x0b]), 5, false))).toEqual([2, 3, 4, 7, 11]);
@@ -58,7 +66,9 @@ describe('integer RLE v1 (spec examples)', () => {
     expect(nums(decodeIntRleV1(cur([0xfb, 0x00, 0x01, 0x02, 0x03, 0x04]), 5, true))).toEqual([0, -1, 1, -2, 2]);
   });
   it('multi-byte varints follow the spec table (128 = 0x80 0x01, 16384 = 0x80 0x80 0x01)', () => {
-    expect(nums(decodeIntRleV1(cur([0xfc, 0x7f, 0x80, 0x01, 0xff, 0x7f, 0x81, 0x80, 0x01]), 4, false))).toEqual([127, 128, 16383, 16385]);
+    expect(nums(decodeIntRleV1(cur([0xfc, 0x7f, 0x80, 0x01, 0xff, 0x7f, 0x81, 0x80, 0x01]), 4, false))).toEqual([
+      127, 128, 16383, 16385,
+    ]);
   });
   it('truncation is Corrupt', () => {
     expectCorrupt(() => decodeIntRleV1(cur([0xfb, 0x02, 0x03]), 5, false));
@@ -76,18 +86,25 @@ describe('integer RLE v2: the four sub-encodings (spec examples)', () => {
   });
   it('patched base: 2000-based sequence with the 1000000 outlier patched back', () => {
     const bytes = [
-      0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e,
-      0x78, 0x82, 0x8c, 0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8,
+      0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78,
+      0x82, 0x8c, 0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8,
     ];
-    const expected = [2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090, 2100, 2110, 2120, 2130, 2140, 2150, 2160, 2170, 2180, 2190];
+    const expected = [
+      2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090, 2100, 2110, 2120, 2130, 2140, 2150, 2160, 2170,
+      2180, 2190,
+    ];
     expect(nums(decodeIntRleV2(cur(bytes), 20, false))).toEqual(expected);
   });
   it('delta: the primes [2, 3, 5, …, 29]', () => {
-    expect(nums(decodeIntRleV2(cur([0xc6, 0x09, 0x02, 0x02, 0x22, 0x42, 0x42, 0x46]), 10, false))).toEqual([2, 3, 5, 7, 11, 13, 17, 19, 23, 29]);
+    expect(nums(decodeIntRleV2(cur([0xc6, 0x09, 0x02, 0x02, 0x22, 0x42, 0x42, 0x46]), 10, false))).toEqual([
+      2, 3, 5, 7, 11, 13, 17, 19, 23, 29,
+    ]);
   });
   it('groups follow one another in one stream', () => {
     const bytes = [0x0a, 0x27, 0x10, 0xc6, 0x09, 0x02, 0x02, 0x22, 0x42, 0x42, 0x46];
-    expect(nums(decodeIntRleV2(cur(bytes), 15, false))).toEqual([10000, 10000, 10000, 10000, 10000, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29]);
+    expect(nums(decodeIntRleV2(cur(bytes), 15, false))).toEqual([
+      10000, 10000, 10000, 10000, 10000, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29,
+    ]);
   });
 });
 
@@ -126,7 +143,23 @@ describe('integer RLE v2: hand-built groups (from the spec layout)', () => {
 
 describe('width tables', () => {
   it('the 5-bit width table of the spec', () => {
-    const table: [number, number][] = [[0, 1], [1, 2], [3, 4], [7, 8], [15, 16], [23, 24], [27, 32], [28, 40], [29, 48], [30, 56], [31, 64], [2, 3], [24, 26], [25, 28], [26, 30]];
+    const table: [number, number][] = [
+      [0, 1],
+      [1, 2],
+      [3, 4],
+      [7, 8],
+      [15, 16],
+      [23, 24],
+      [27, 32],
+      [28, 40],
+      [29, 48],
+      [30, 56],
+      [31, 64],
+      [2, 3],
+      [24, 26],
+      [25, 28],
+      [26, 30],
+    ];
     for (const [code, width] of table) expect(decodeWidth(code), `code ${code}`).toBe(width);
     expect(decodeWidth(0, true)).toBe(0);
   });

@@ -10,7 +10,10 @@ import { FloeError } from '../../src/errors.js';
 import { readParquetTable } from '../../connectors/formats/parquet/read.js';
 import { fixtures } from '../iceberg/helpers.js';
 
-const FILE = path.join(fixtures, 'impala/iceberg_v3_deletion_vectors/data/00000-0-ec047627-1122-495a-9b07-87e0c47aebbb-0-00001.parquet');
+const FILE = path.join(
+  fixtures,
+  'impala/iceberg_v3_deletion_vectors/data/00000-0-ec047627-1122-495a-9b07-87e0c47aebbb-0-00001.parquet',
+);
 
 describe('Parquet page headers are checked before arrow-rs reads the pages', () => {
   it('an intact file reads (control)', async () => {

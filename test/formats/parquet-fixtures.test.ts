@@ -48,7 +48,9 @@ describe('real Parquet files written by Spark / Java / Impala / Paimon / pyarrow
 
   it('projects Spark files by field id, not by their sanitised names', async () => {
     const dir = path.join(fixtures, 'icebird/spark_bunnies/data');
-    const data = readdirSync(dir).filter((n) => !n.includes('deletes')).map((n) => path.join(dir, n));
+    const data = readdirSync(dir)
+      .filter((n) => !n.includes('deletes'))
+      .map((n) => path.join(dir, n));
     let total = 0;
     for (const file of data) {
       const t = await readParquetTable(readFileSync(file), file, { fieldIds: [4, 1] });
@@ -61,7 +63,10 @@ describe('real Parquet files written by Spark / Java / Impala / Paimon / pyarrow
   });
 
   it('reads a position-delete file (reserved ids 2147483546/2147483545)', async () => {
-    const file = path.join(fixtures, 'icebird/spark_bunnies/data/00000-3-6fdcdaeb-591f-4ae0-a39a-75c7fba53907-00001-deletes.parquet');
+    const file = path.join(
+      fixtures,
+      'icebird/spark_bunnies/data/00000-3-6fdcdaeb-591f-4ae0-a39a-75c7fba53907-00001-deletes.parquet',
+    );
     const t = await readParquetTable(readFileSync(file), file);
     const fields: Field[] = [
       { id: 2147483546, name: 'file_path', required: true, type: { kind: 'primitive', name: 'string' } },
@@ -83,14 +88,25 @@ describe('real Parquet files written by Spark / Java / Impala / Paimon / pyarrow
     const rows: Record<string, unknown>[] = [];
     for (const name of readdirSync(dir).sort()) {
       const file = path.join(dir, name);
-      rows.push(...rowsFromArrow(castToSchema(await readParquetTable(readFileSync(file), file), current, file), current));
+      rows.push(
+        ...rowsFromArrow(castToSchema(await readParquetTable(readFileSync(file), file), current, file), current),
+      );
     }
-    expect(rows.sort((a, b) => (a.i as number) - (b.i as number))).toEqual([{ i: 1, j: -1 }, { i: 2, j: 2 }]);
+    expect(rows.sort((a, b) => (a.i as number) - (b.i as number))).toEqual([
+      { i: 1, j: -1 },
+      { i: 2, j: 2 },
+    ]);
   });
 
   it('reads Paimon 0.9 files without field ids through a name mapping', async () => {
     const dir = path.join(fixtures, 'paimon-cpp/pk_09');
-    const mapping = new Map([['f0', 0], ['f1', 1], ['f2', 2], ['f3', 3], ['_SEQUENCE_NUMBER', 2147483646]]);
+    const mapping = new Map([
+      ['f0', 0],
+      ['f1', 1],
+      ['f2', 2],
+      ['f3', 3],
+      ['_SEQUENCE_NUMBER', 2147483646],
+    ]);
     let rows = 0;
     for (const file of parquetFiles(dir)) {
       const bytes = readFileSync(file);
@@ -105,8 +121,9 @@ describe('real Parquet files written by Spark / Java / Impala / Paimon / pyarrow
   });
 
   it('reads Paimon files with field ids by id, including id 0', async () => {
-    const file = parquetFiles(path.join(fixtures, 'paimon-cpp/append_table_with_alter_table'))
-      .find((f) => f.includes('data-1aaec161'))!;
+    const file = parquetFiles(path.join(fixtures, 'paimon-cpp/append_table_with_alter_table')).find((f) =>
+      f.includes('data-1aaec161'),
+    )!;
     const t = await readParquetTable(readFileSync(file), file, { fieldIds: [0, 8] });
     expect(t.schema.fields.map((f) => f.name)).toEqual(['key0', 'e']);
   });

@@ -21,19 +21,36 @@ import { openParquet, readColumnsById } from '../../connectors/iceberg/parquet-r
 
 const p = (name: string, extra: Partial<Extract<FieldType, { kind: 'primitive' }>> = {}): FieldType =>
   ({ kind: 'primitive', name, ...extra }) as FieldType;
-const f = (id: number, name: string, type: FieldType, required = false, more: Partial<Field> = {}): Field =>
-  ({ id, name, type, required, ...more });
-const list = (elementId: number, element: FieldType): FieldType => ({ kind: 'list', elementId, element, elementRequired: false });
-const map = (keyId: number, key: FieldType, valueId: number, value: FieldType): FieldType =>
-  ({ kind: 'map', keyId, key, valueId, value, valueRequired: false });
+const f = (id: number, name: string, type: FieldType, required = false, more: Partial<Field> = {}): Field => ({
+  id,
+  name,
+  type,
+  required,
+  ...more,
+});
+const list = (elementId: number, element: FieldType): FieldType => ({
+  kind: 'list',
+  elementId,
+  element,
+  elementRequired: false,
+});
+const map = (keyId: number, key: FieldType, valueId: number, value: FieldType): FieldType => ({
+  kind: 'map',
+  keyId,
+  key,
+  valueId,
+  value,
+  valueRequired: false,
+});
 const struct = (...fields: Field[]): FieldType => ({ kind: 'struct', fields });
 
 const FIELDS: Field[] = [
   f(1, 'id', p('long'), true),
-  f(2, 'payload', struct(
-    f(20, 'a', p('int')),
-    f(21, 'inner', struct(f(22, 'deep', p('string')), f(23, 'score', p('double')))),
-  )),
+  f(
+    2,
+    'payload',
+    struct(f(20, 'a', p('int')), f(21, 'inner', struct(f(22, 'deep', p('string')), f(23, 'score', p('double'))))),
+  ),
   f(3, 'tags', list(30, p('long'))),
   f(4, 'attrs', map(40, p('string'), 41, struct(f(42, 'x', p('double')), f(43, 'ys', list(44, p('string')))))),
   f(5, 'items', list(50, struct(f(51, 'k', p('string')), f(52, 'nums', list(53, p('int')))))),
@@ -52,7 +69,10 @@ const ROWS: Record<string, unknown>[] = [
     id: 1n,
     payload: { a: 7, inner: { deep: 'héllo', score: 1.5 } },
     tags: [1n, -2n, 9223372036854775807n],
-    attrs: new Map([['k', { x: 0.25, ys: ['p', null] }], ['z', null]]),
+    attrs: new Map([
+      ['k', { x: 0.25, ys: ['p', null] }],
+      ['z', null],
+    ]),
     items: [{ k: 'a', nums: [1, null, 3] }, null, { k: null, nums: [] }],
     u: '123e4567-e89b-12d3-a456-426614174000',
     fx: new Uint8Array([1, 2, 255]),
@@ -64,8 +84,19 @@ const ROWS: Record<string, unknown>[] = [
     nothing: null,
   },
   {
-    id: 2n, payload: null, tags: null, attrs: null, items: null, u: null, fx: null, d38: null, bin: null,
-    ts: null, tsns: null, tstzns: null, nothing: null,
+    id: 2n,
+    payload: null,
+    tags: null,
+    attrs: null,
+    items: null,
+    u: null,
+    fx: null,
+    d38: null,
+    bin: null,
+    ts: null,
+    tsns: null,
+    tstzns: null,
+    nothing: null,
   },
   {
     id: 3n,
@@ -96,7 +127,7 @@ describe('nested and wide primitive types round trip through write → read → 
     expect(rows).toEqual(ROWS);
   });
 
-  it('writes Iceberg\'s nested Parquet layout: list/element, map key_value/key/value, field ids on every non-repeated level', async () => {
+  it("writes Iceberg's nested Parquet layout: list/element, map key_value/key/value, field ids on every non-repeated level", async () => {
     const { written } = await roundTrip(FIELDS, ROWS);
     const byName = new Map(written.footer.schema.map((n) => [n.name, n]));
     const attrs = byName.get('attrs')!;
@@ -113,17 +144,25 @@ describe('nested and wide primitive types round trip through write → read → 
     expect([element.name, element.fieldId]).toEqual(['element', 50]);
     expect(element.children!.map((c) => c.fieldId)).toEqual([51, 52]);
     // every leaf carries its Iceberg field id
-    expect(written.footer.leaves.map((l) => l.fieldId).sort((a, b) => a! - b!)).toEqual(
-      [1, 6, 7, 8, 9, 10, 11, 12, 20, 22, 23, 30, 40, 42, 44, 51, 53],
-    );
+    expect(written.footer.leaves.map((l) => l.fieldId).sort((a, b) => a! - b!)).toEqual([
+      1, 6, 7, 8, 9, 10, 11, 12, 20, 22, 23, 30, 40, 42, 44, 51, 53,
+    ]);
     // uuid carries the UUID logical type (Java's reader needs it to return java.util.UUID, not byte[]); fixed does not
-    expect(byName.get('u')!).toMatchObject({ physicalType: 'FIXED_LEN_BYTE_ARRAY', typeLength: 16, logicalType: { type: 'UUID' } });
+    expect(byName.get('u')!).toMatchObject({
+      physicalType: 'FIXED_LEN_BYTE_ARRAY',
+      typeLength: 16,
+      logicalType: { type: 'UUID' },
+    });
     expect(byName.get('fx')!.logicalType).toBeUndefined();
     // ns timestamps are INT64 TIMESTAMP(NANOS)
     const tsns = byName.get('tsns')!;
     expect(tsns.physicalType).toBe('INT64');
     expect(tsns.logicalType).toMatchObject({ type: 'TIMESTAMP', unit: 'NANOS', isAdjustedToUTC: false });
-    expect(byName.get('tstzns')!.logicalType).toMatchObject({ type: 'TIMESTAMP', unit: 'NANOS', isAdjustedToUTC: true });
+    expect(byName.get('tstzns')!.logicalType).toMatchObject({
+      type: 'TIMESTAMP',
+      unit: 'NANOS',
+      isAdjustedToUTC: true,
+    });
   });
 
   it('leaves v3 unknown columns out of the file and reads them back as null', async () => {
@@ -132,9 +171,15 @@ describe('nested and wide primitive types round trip through write → read → 
     expect(rows.map((r) => r.nothing)).toEqual([null, null, null]);
     // inside a struct too
     const fields = [f(1, 'id', p('long'), true), f(2, 's', struct(f(3, 'u', p('unknown')), f(4, 'v', p('int'))))];
-    const rt = await roundTrip(fields, [{ id: 1n, s: { u: null, v: 5 } }, { id: 2n, s: null }]);
+    const rt = await roundTrip(fields, [
+      { id: 1n, s: { u: null, v: 5 } },
+      { id: 2n, s: null },
+    ]);
     expect(rt.written.footer.leaves.map((l) => l.fieldId)).toEqual([1, 4]);
-    expect(rt.rows).toEqual([{ id: 1n, s: { u: null, v: 5 } }, { id: 2n, s: null }]);
+    expect(rt.rows).toEqual([
+      { id: 1n, s: { u: null, v: 5 } },
+      { id: 2n, s: null },
+    ]);
   });
 
   it('metrics follow Java 1.10: counts and bounds for struct leaves, only column sizes inside lists and maps', async () => {
@@ -186,9 +231,26 @@ describe('schema evolution inside nested types (matched by field id)', () => {
     const current: Field[] = [
       f(1, 'id', p('long'), true),
       // reordered, b renamed to bee, a widened int→long, c added with an initial default
-      f(2, 's', struct(f(4, 'bee', p('string')), f(12, 'c', p('string'), false, { initialDefault: 'dflt' }), f(3, 'a', p('long')))),
+      f(
+        2,
+        's',
+        struct(
+          f(4, 'bee', p('string')),
+          f(12, 'c', p('string'), false, { initialDefault: 'dflt' }),
+          f(3, 'a', p('long')),
+        ),
+      ),
       f(5, 'l', list(6, struct(f(7, 'x', p('long')), f(13, 'added', p('int'))))),
-      f(8, 'm', map(9, p('string'), 10, struct(f(11, 'y', p('double')), f(14, 'z', p('boolean'), false, { initialDefault: true })))),
+      f(
+        8,
+        'm',
+        map(
+          9,
+          p('string'),
+          10,
+          struct(f(11, 'y', p('double')), f(14, 'z', p('boolean'), false, { initialDefault: true })),
+        ),
+      ),
     ];
     const read = await readParquetTable(written.bytes, 'old.parquet');
     const rows = [...rowsFromArrow(castToSchema(read, current, 'old.parquet'), current)];
@@ -207,13 +269,19 @@ describe('schema evolution inside nested types (matched by field id)', () => {
 describe('the scan reader (hyparquet path) on nested columns', () => {
   it('reads every shape, matches struct children by id, fills added struct fields with their initial-default', async () => {
     const { written } = await roundTrip(FIELDS, ROWS);
-    const evolved = FIELDS.map((x) => (x.id === 2
-      ? f(2, 'payload', struct(
-        f(21, 'inner', struct(f(23, 'score', p('double')), f(22, 'deep_renamed', p('string')))),
-        f(20, 'a', p('int')),
-        f(99, 'added', p('long'), false, { initialDefault: 42 }),
-      ))
-      : x));
+    const evolved = FIELDS.map((x) =>
+      x.id === 2
+        ? f(
+            2,
+            'payload',
+            struct(
+              f(21, 'inner', struct(f(23, 'score', p('double')), f(22, 'deep_renamed', p('string')))),
+              f(20, 'a', p('int')),
+              f(99, 'added', p('long'), false, { initialDefault: 42 }),
+            ),
+          )
+        : x,
+    );
     const rows = await readColumnsById(openParquet(written.bytes, 'nested.parquet'), evolved);
     const byName = (r: unknown[]) => Object.fromEntries(evolved.map((x, i) => [x.name, r[i]]));
     const first = byName(rows[0]!);
@@ -237,9 +305,19 @@ describe('large and view Arrow layouts are narrowed without per-value strings', 
     const bytes = encoder.encode(words.map((w) => w ?? '').join(''));
     const offsets = new BigInt64Array(words.length + 1);
     let at = 0;
-    words.forEach((w, i) => { at += encoder.encode(w ?? '').length; offsets[i + 1] = BigInt(at); });
+    words.forEach((w, i) => {
+      at += encoder.encode(w ?? '').length;
+      offsets[i + 1] = BigInt(at);
+    });
     const nullBitmap = new Uint8Array([0b10111]);
-    return arrow.makeData({ type: new arrow.LargeUtf8(), length: words.length, nullCount: 1, nullBitmap, valueOffsets: offsets, data: bytes });
+    return arrow.makeData({
+      type: new arrow.LargeUtf8(),
+      length: words.length,
+      nullCount: 1,
+      nullBitmap,
+      valueOffsets: offsets,
+      data: bytes,
+    });
   }
 
   function utf8View(): arrow.Data {
@@ -251,15 +329,30 @@ describe('large and view Arrow layouts are narrowed without per-value strings', 
       const b = encoder.encode(w ?? '');
       dv.setInt32(i * 16, b.length, true);
       if (b.length <= 12) views.set(b, i * 16 + 4);
-      else { views.set(b.subarray(0, 4), i * 16 + 4); dv.setInt32(i * 16 + 8, 0, true); dv.setInt32(i * 16 + 12, 1, true); }
+      else {
+        views.set(b.subarray(0, 4), i * 16 + 4);
+        dv.setInt32(i * 16 + 8, 0, true);
+        dv.setInt32(i * 16 + 12, 1, true);
+      }
     });
-    return arrow.makeData({ type: new arrow.Utf8View(), length: words.length, nullBitmap: new Uint8Array([0b10111]), views, variadicBuffers: [long] } as never);
+    return arrow.makeData({
+      type: new arrow.Utf8View(),
+      length: words.length,
+      nullBitmap: new Uint8Array([0b10111]),
+      views,
+      variadicBuffers: [long],
+    } as never);
   }
 
   const stringField = [f(1, 's', p('string'))];
   const tableOf = (data: arrow.Data, name = 's', id = 1) => {
     const schema = new arrow.Schema([new arrow.Field(name, data.type, true, withFieldId(undefined, id))]);
-    return new arrow.Table(schema, [new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: data.length, nullCount: 0, children: [data] }))]);
+    return new arrow.Table(schema, [
+      new arrow.RecordBatch(
+        schema,
+        arrow.makeData({ type: new arrow.Struct(schema.fields), length: data.length, nullCount: 0, children: [data] }),
+      ),
+    ]);
   };
 
   it('LargeUtf8 → Utf8 shares the value bytes (zero-copy) and keeps every value', () => {
@@ -286,14 +379,26 @@ describe('large and view Arrow layouts are narrowed without per-value strings', 
   it('dictionary-encoded strings decode by byte gather', () => {
     const dict = arrow.vectorFromArray(['red', 'green', 'blue'], new arrow.Utf8());
     const indices = new Int32Array([2, 0, 0, 1, 2]);
-    const data = arrow.makeData({ type: new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()), length: 5, nullCount: 1, nullBitmap: new Uint8Array([0b11011]), data: indices, dictionary: dict });
+    const data = arrow.makeData({
+      type: new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()),
+      length: 5,
+      nullCount: 1,
+      nullBitmap: new Uint8Array([0b11011]),
+      data: indices,
+      dictionary: dict,
+    });
     const out = castToSchema(tableOf(data), stringField);
     expect([...rowsFromArrow(out, stringField)].map((r) => r.s)).toEqual(['blue', 'red', null, 'green', 'blue']);
   });
 
-  it('a file written with large_list<int64> / large_string / large_binary (pyarrow\'s layout) compacts into plain types', async () => {
+  it("a file written with large_list<int64> / large_string / large_binary (pyarrow's layout) compacts into plain types", async () => {
     // the failure PyIceberg tables hit: "cannot read LargeList<Int64> as List<Int64>"
-    const fields = [f(1, 'tags', list(2, p('long'))), f(3, 'name', p('string')), f(4, 'raw', p('binary')), f(5, 'nested', list(6, list(7, p('string'))))];
+    const fields = [
+      f(1, 'tags', list(2, p('long'))),
+      f(3, 'name', p('string')),
+      f(4, 'raw', p('binary')),
+      f(5, 'nested', list(6, list(7, p('string')))),
+    ];
     const rows = [
       { tags: [1n, 2n], name: 'a', raw: new Uint8Array([1]), nested: [['x', null], [], null] },
       { tags: null, name: null, raw: null, nested: null },
@@ -306,7 +411,12 @@ describe('large and view Arrow layouts are narrowed without per-value strings', 
     const read = await readParquetTable(bytes, 'pyarrow-like.parquet');
     expect(String(read.schema.fields[0]!.type)).toBe('LargeList<Int64>'); // the embedded Arrow schema wins
     const cast = castToSchema(read, fields, 'pyarrow-like.parquet');
-    expect(cast.schema.fields.map((x) => String(x.type))).toEqual(['List<Int64>', 'Utf8', 'Binary', 'List<List<Utf8>>']);
+    expect(cast.schema.fields.map((x) => String(x.type))).toEqual([
+      'List<Int64>',
+      'Utf8',
+      'Binary',
+      'List<List<Utf8>>',
+    ]);
     expect([...rowsFromArrow(cast, fields)]).toEqual(rows);
     // a slice (how deletes drop rows) narrows with rebased offsets and the validity bitmap's offset kept
     expect([...rowsFromArrow(castToSchema(read.slice(1), fields, 'sliced'), fields)]).toEqual(rows.slice(1));
@@ -336,13 +446,32 @@ function toLargeLayout(table: arrow.Table): arrow.Table {
       return new arrow.Data(convertType(t), d.offset, d.length, d.nullCount, [wide(), d.values, d.nullBitmap] as never);
     }
     if (arrow.DataType.isList(t)) {
-      return new arrow.Data(convertType(t), d.offset, d.length, d.nullCount, [wide(), undefined, d.nullBitmap] as never, [convert(d.children[0]!)]);
+      return new arrow.Data(
+        convertType(t),
+        d.offset,
+        d.length,
+        d.nullCount,
+        [wide(), undefined, d.nullBitmap] as never,
+        [convert(d.children[0]!)],
+      );
     }
     return d;
   };
   const fields = table.schema.fields.map((x) => new arrow.Field(x.name, convertType(x.type), x.nullable, x.metadata));
   const schema = new arrow.Schema(fields);
-  return new arrow.Table(schema, table.batches.map((b) => new arrow.RecordBatch(schema,
-    arrow.makeData({ type: new arrow.Struct(fields), length: b.numRows, nullCount: 0, children: b.data.children.map(convert) }))));
+  return new arrow.Table(
+    schema,
+    table.batches.map(
+      (b) =>
+        new arrow.RecordBatch(
+          schema,
+          arrow.makeData({
+            type: new arrow.Struct(fields),
+            length: b.numRows,
+            nullCount: 0,
+            children: b.data.children.map(convert),
+          }),
+        ),
+    ),
+  );
 }
-

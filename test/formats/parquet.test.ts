@@ -20,8 +20,13 @@ import {
 
 const p = (name: string, extra: Partial<Extract<FieldType, { kind: 'primitive' }>> = {}): FieldType =>
   ({ kind: 'primitive', name, ...extra }) as FieldType;
-const f = (id: number, name: string, type: FieldType, required = false, more: Partial<Field> = {}): Field =>
-  ({ id, name, type, required, ...more });
+const f = (id: number, name: string, type: FieldType, required = false, more: Partial<Field> = {}): Field => ({
+  id,
+  name,
+  type,
+  required,
+  ...more,
+});
 
 const ALL_FIELDS: Field[] = [
   f(1, 'b', p('boolean')),
@@ -49,21 +54,73 @@ const ALL_FIELDS: Field[] = [
 // Values chosen by hand to hit the edges: 38-digit decimals, longs beyond 2^53, sub-millisecond timestamps.
 const ROWS: Record<string, unknown>[] = [
   {
-    b: true, i: -2147483648, l: 9007199254740993n, fl: 1.5, db: -0.1,
-    d38: '1234567890123456789012345678.9012345678', d9: '-1234567.89', dt: 19000, tm: 86399999999n,
-    ts: 1700000000123456n, tstz: -1n, tsns: 1700000000123456789n, tstzns: -123456789n,
-    s: 'héllo wörld ✓', u: '0123abcd-4567-89ef-0123-456789abcdef', fx: new Uint8Array([0, 1, 2, 255]),
-    bin: new Uint8Array([9, 8, 7]), st: { x: 7, y: 'seven' }, ls: [1n, null, -(2n ** 63n)],
-    mp: new Map<string, number | null>([['a', 1.25], ['b', null]]),
+    b: true,
+    i: -2147483648,
+    l: 9007199254740993n,
+    fl: 1.5,
+    db: -0.1,
+    d38: '1234567890123456789012345678.9012345678',
+    d9: '-1234567.89',
+    dt: 19000,
+    tm: 86399999999n,
+    ts: 1700000000123456n,
+    tstz: -1n,
+    tsns: 1700000000123456789n,
+    tstzns: -123456789n,
+    s: 'héllo wörld ✓',
+    u: '0123abcd-4567-89ef-0123-456789abcdef',
+    fx: new Uint8Array([0, 1, 2, 255]),
+    bin: new Uint8Array([9, 8, 7]),
+    st: { x: 7, y: 'seven' },
+    ls: [1n, null, -(2n ** 63n)],
+    mp: new Map<string, number | null>([
+      ['a', 1.25],
+      ['b', null],
+    ]),
   },
   {
-    b: false, i: 2147483647, l: -(2n ** 63n), fl: null, db: null, d38: '-9999999999999999999999999999.9999999999',
-    d9: '0.00', dt: -719162, tm: 0n, ts: null, tstz: 253402300799999999n, tsns: null, tstzns: null, s: '',
-    u: null, fx: null, bin: new Uint8Array(0), st: null, ls: [], mp: new Map(),
+    b: false,
+    i: 2147483647,
+    l: -(2n ** 63n),
+    fl: null,
+    db: null,
+    d38: '-9999999999999999999999999999.9999999999',
+    d9: '0.00',
+    dt: -719162,
+    tm: 0n,
+    ts: null,
+    tstz: 253402300799999999n,
+    tsns: null,
+    tstzns: null,
+    s: '',
+    u: null,
+    fx: null,
+    bin: new Uint8Array(0),
+    st: null,
+    ls: [],
+    mp: new Map(),
   },
   {
-    b: null, i: null, l: 2n ** 63n - 1n, fl: null, db: null, d38: null, d9: null, dt: null, tm: null, ts: null,
-    tstz: null, tsns: null, tstzns: null, s: null, u: null, fx: null, bin: null, st: { x: null, y: null }, ls: null, mp: null,
+    b: null,
+    i: null,
+    l: 2n ** 63n - 1n,
+    fl: null,
+    db: null,
+    d38: null,
+    d9: null,
+    dt: null,
+    tm: null,
+    ts: null,
+    tstz: null,
+    tsns: null,
+    tstzns: null,
+    s: null,
+    u: null,
+    fx: null,
+    bin: null,
+    st: { x: null, y: null },
+    ls: null,
+    mp: null,
   },
 ];
 
@@ -77,14 +134,18 @@ describe('write → footer → read round trip', () => {
 
     // Footer checked with hyparquet directly (independent of our footer decoding).
     const meta = parquetMetadata(written.bytes);
-    const ids = meta.schema.slice(1).map((e) => e.field_id).filter((x) => x !== undefined);
+    const ids = meta.schema
+      .slice(1)
+      .map((e) => e.field_id)
+      .filter((x) => x !== undefined);
     expect(new Set(ids)).toEqual(new Set([...Array(25).keys()].map((i) => i + 1)));
     expect(meta.created_by?.startsWith('floe')).toBe(true);
     for (const rg of meta.row_groups) {
       for (const c of rg.columns) {
         expect(c.meta_data!.codec).toBe('ZSTD');
         for (const e of c.meta_data!.encodings) expect(ALLOWED_ENCODINGS.has(e)).toBe(true);
-        for (const s of c.meta_data!.encoding_stats ?? []) expect(['DATA_PAGE', 'DICTIONARY_PAGE']).toContain(s.page_type);
+        for (const s of c.meta_data!.encoding_stats ?? [])
+          expect(['DATA_PAGE', 'DICTIONARY_PAGE']).toContain(s.page_type);
       }
     }
     // Logical types as Iceberg's spec maps them.
@@ -118,7 +179,9 @@ describe('write → footer → read round trip', () => {
     const fields = [f(1, 'a', p('long'), true)];
     const rows = Array.from({ length: 10_000 }, (_, i) => ({ a: BigInt(i) }));
     // 8 bytes/row uncompressed → 8,000-byte target ⇒ 1,000-row groups.
-    const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(fields), rows), 'mem://rg', { rowGroupBytes: 8_000 });
+    const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(fields), rows), 'mem://rg', {
+      rowGroupBytes: 8_000,
+    });
     expect(w.footer.rowGroups.map((r) => r.numRows)).toEqual(Array(10).fill(1000));
     let seen = 0n;
     let count = 0;
@@ -135,8 +198,14 @@ describe('write → footer → read round trip', () => {
 
   it('supports snappy, gzip and uncompressed codecs', async () => {
     const fields = [f(1, 's', p('string'))];
-    for (const [codec, name] of [['snappy', 'SNAPPY'], ['gzip', 'GZIP'], ['uncompressed', 'UNCOMPRESSED']] as const) {
-      const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(fields), [{ s: 'a' }, { s: 'b' }]), 'mem://c', { codec });
+    for (const [codec, name] of [
+      ['snappy', 'SNAPPY'],
+      ['gzip', 'GZIP'],
+      ['uncompressed', 'UNCOMPRESSED'],
+    ] as const) {
+      const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(fields), [{ s: 'a' }, { s: 'b' }]), 'mem://c', {
+        codec,
+      });
       expect(w.footer.rowGroups[0]!.columns[0]!.codec).toBe(name);
       expect([...rowsFromArrow(await readParquetTable(w.bytes, 'mem://c'), fields)]).toEqual([{ s: 'a' }, { s: 'b' }]);
     }
@@ -147,7 +216,12 @@ describe('write → footer → read round trip', () => {
     const schema = arrowSchemaForIceberg(fields);
     const w = new ParquetWriter(schema, 'mem://stream', { maxRowGroupRows: 2500 });
     for (let b = 0; b < 5; b++) {
-      await w.write(tableFromRows(schema, Array.from({ length: 1000 }, (_, i) => ({ a: BigInt(b * 1000 + i), s: `r${b * 1000 + i}` }))));
+      await w.write(
+        tableFromRows(
+          schema,
+          Array.from({ length: 1000 }, (_, i) => ({ a: BigInt(b * 1000 + i), s: `r${b * 1000 + i}` })),
+        ),
+      );
     }
     const out = await w.finish();
     expect(out.footer.rowGroups.map((r) => r.numRows)).toEqual([2500, 2500]);
@@ -169,7 +243,14 @@ describe('write → footer → read round trip', () => {
     let seed = 42;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const batches = Array.from({ length: 20 }, (_, b) =>
-      tableFromRows(schema, Array.from({ length: 2000 }, (_, i) => ({ a: BigInt(b * 2000 + i), s: rnd().toString(36) + rnd().toString(36) }))));
+      tableFromRows(
+        schema,
+        Array.from({ length: 2000 }, (_, i) => ({
+          a: BigInt(b * 2000 + i),
+          s: rnd().toString(36) + rnd().toString(36),
+        })),
+      ),
+    );
     const target = 200_000;
     const files = await writeRolling(batches, target, { maxRowGroupRows: 5000 });
     expect(files.length).toBeGreaterThan(1);
@@ -195,11 +276,18 @@ describe('corrupt input', () => {
     ];
     for (const [bytes, name] of cases) {
       let err: unknown;
-      try { readParquetFooter(bytes, name); } catch (e) { err = e; }
+      try {
+        readParquetFooter(bytes, name);
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(FloeError);
       expect((err as FloeError).kind).toBe('Corrupt');
       expect((err as FloeError).message).toContain(name);
-      await expect(readParquetTable(bytes, name)).rejects.toMatchObject({ kind: 'Corrupt', message: expect.stringContaining(name) });
+      await expect(readParquetTable(bytes, name)).rejects.toMatchObject({
+        kind: 'Corrupt',
+        message: expect.stringContaining(name),
+      });
     }
     // A footer claiming more bytes than the file has.
     const bad = w.bytes.slice();
@@ -209,7 +297,7 @@ describe('corrupt input', () => {
 });
 
 describe('castToSchema', () => {
-  it('reorders, renames, fills added columns and promotes int→long, float→double, decimal(p)→decimal(p\')', async () => {
+  it("reorders, renames, fills added columns and promotes int→long, float→double, decimal(p)→decimal(p')", async () => {
     const old: Field[] = [
       f(1, 'id', p('int'), true),
       f(2, 'price', p('decimal', { precision: 9, scale: 2 })),
@@ -217,10 +305,13 @@ describe('castToSchema', () => {
       f(4, 'name', p('string')),
       f(5, 'nested', { kind: 'struct', fields: [f(6, 'n', p('int'))] }),
     ];
-    const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(old), [
-      { id: 1, price: '12.34', ratio: 0.5, name: 'a', nested: { n: 1 } },
-      { id: -2, price: null, ratio: null, name: null, nested: null },
-    ]), 'old.parquet');
+    const w = await writeParquet(
+      tableFromRows(arrowSchemaForIceberg(old), [
+        { id: 1, price: '12.34', ratio: 0.5, name: 'a', nested: { n: 1 } },
+        { id: -2, price: null, ratio: null, name: null, nested: null },
+      ]),
+      'old.parquet',
+    );
     const read = await readParquetTable(w.bytes, 'old.parquet');
     const current: Field[] = [
       f(4, 'label', p('string')), // renamed, moved first
@@ -230,14 +321,35 @@ describe('castToSchema', () => {
       f(7, 'added', p('long')),
       f(8, 'with_default', p('long'), false, { initialDefault: -1 }),
       f(9, 'day', p('date'), false, { initialDefault: '2024-03-20' }),
-      f(5, 'nested', { kind: 'struct', fields: [f(6, 'n', p('long')), f(10, 'm', p('string'), false, { initialDefault: 'z' })] }),
+      f(5, 'nested', {
+        kind: 'struct',
+        fields: [f(6, 'n', p('long')), f(10, 'm', p('string'), false, { initialDefault: 'z' })],
+      }),
     ];
     const cast = castToSchema(read, current, 'old.parquet');
-    expect(cast.schema.fields.map((x) => x.name)).toEqual(['label', 'id', 'price', 'ratio', 'added', 'with_default', 'day', 'nested']);
+    expect(cast.schema.fields.map((x) => x.name)).toEqual([
+      'label',
+      'id',
+      'price',
+      'ratio',
+      'added',
+      'with_default',
+      'day',
+      'nested',
+    ]);
     const rows = [...rowsFromArrow(cast, current)];
     // 2024-03-20 is 19802 days after 1970-01-01 (computed: (Date.UTC(2024,2,20))/86400000).
     expect(rows).toEqual([
-      { label: 'a', id: 1n, price: '12.34', ratio: 0.5, added: null, with_default: -1n, day: 19802, nested: { n: 1n, m: 'z' } },
+      {
+        label: 'a',
+        id: 1n,
+        price: '12.34',
+        ratio: 0.5,
+        added: null,
+        with_default: -1n,
+        day: 19802,
+        nested: { n: 1n, m: 'z' },
+      },
       { label: null, id: -2n, price: null, ratio: null, added: null, with_default: -1n, day: 19802, nested: null },
     ]);
     // The cast table is writable as-is and keeps the new ids.
@@ -246,9 +358,14 @@ describe('castToSchema', () => {
   });
 
   it('refuses narrowing and type changes, and missing required columns', async () => {
-    const w = await writeParquet(tableFromRows(arrowSchemaForIceberg([f(1, 'a', p('long'))]), [{ a: 1n }]), 'n.parquet');
+    const w = await writeParquet(
+      tableFromRows(arrowSchemaForIceberg([f(1, 'a', p('long'))]), [{ a: 1n }]),
+      'n.parquet',
+    );
     const t = await readParquetTable(w.bytes, 'n.parquet');
-    expect(() => castToSchema(t, [f(1, 'a', p('int'))], 'n.parquet')).toThrow(expect.objectContaining({ kind: 'Unsupported' }));
+    expect(() => castToSchema(t, [f(1, 'a', p('int'))], 'n.parquet')).toThrow(
+      expect.objectContaining({ kind: 'Unsupported' }),
+    );
     expect(() => castToSchema(t, [f(1, 'a', p('string'))], 'n.parquet')).toThrow(/n\.parquet/);
     expect(() => castToSchema(t, [f(2, 'b', p('long'), true)], 'n.parquet')).toThrow(/required/);
   });
@@ -308,7 +425,10 @@ describe('icebergMetricsFromFooter', () => {
     const w = await writeParquet(tableFromRows(arrowSchemaForIceberg(fields), rows), 'm.parquet');
     const m = icebergMetricsFromFooter(w.footer, fields, {
       mode: 'counts',
-      perColumn: new Map([[1, 'none'], [2, 'full']]),
+      perColumn: new Map([
+        [1, 'none'],
+        [2, 'full'],
+      ]),
       fieldMetrics: w.fieldMetrics,
     });
     expect(m.valueCounts.has(1)).toBe(false);

@@ -63,16 +63,28 @@ async function scan(dir: string, io: TableFileIO): Promise<string[]> {
   const t = await openIcebergTable(dir, { io });
   const out: string[] = [];
   for await (const b of scanTable(t)) {
-    for (const r of b.rows) out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && Number.isNaN(v) ? 'NaN' : v)));
+    for (const r of b.rows)
+      out.push(
+        JSON.stringify(r, (_k, v) =>
+          typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && Number.isNaN(v) ? 'NaN' : v,
+        ),
+      );
   }
   return out.sort();
 }
 
-async function compact(dir: string, options: Record<string, string>): Promise<{ report: CompactReport; events: ProgressEvent[] }> {
+async function compact(
+  dir: string,
+  options: Record<string, string>,
+): Promise<{ report: CompactReport; events: ProgressEvent[] }> {
   const opened = await openIcebergForWrite(dir, {});
   const events: ProgressEvent[] = [];
   try {
-    const report = await compactIceberg(opened.table, opened.io, opened.ops!, { strategy: 'binpack', options: { 'min-input-files': '2', ...options }, onProgress: (e) => events.push(e) });
+    const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
+      strategy: 'binpack',
+      options: { 'min-input-files': '2', ...options },
+      onProgress: (e) => events.push(e),
+    });
     return { report, events };
   } finally {
     opened.files.destroy();
@@ -89,7 +101,9 @@ describe('compaction with row-group stitching', () => {
     const { report, events } = await compact(dir, { 'floe.rewrite.stitch.min-row-group-bytes': '1' });
     expect(report.failedTasks).toEqual([]);
     expect(report.rowsOut).toBe(4500);
-    expect(messages(events).some((m) => /stitched 3 row group\(s\) from 3 file\(s\) without decoding/.test(m))).toBe(true);
+    expect(messages(events).some((m) => /stitched 3 row group\(s\) from 3 file\(s\) without decoding/.test(m))).toBe(
+      true,
+    );
     expect(report.plan.tasks[0]!.trail.some((s) => s.gate === 'stitch' && s.outcome === 'pick')).toBe(true);
 
     const model = await loadTableModel(await openIcebergTable(dir, { io }));
@@ -110,7 +124,10 @@ describe('compaction with row-group stitching', () => {
     await deleteByEquality(io, dir, ['id'], [[7n], [1600n]]);
     const before = await scan(dir, io);
     expect(before.length).toBe(4498);
-    const { report, events } = await compact(dir, { 'floe.rewrite.stitch.min-row-group-bytes': '1', 'floe.rewrite.stitch.enabled': 'true' });
+    const { report, events } = await compact(dir, {
+      'floe.rewrite.stitch.min-row-group-bytes': '1',
+      'floe.rewrite.stitch.enabled': 'true',
+    });
     expect(report.failedTasks).toEqual([]);
     expect(messages(events).some((m) => /without decoding/.test(m))).toBe(false);
     expect(messages(events).some((m) => /not stitched \(.*delete/.test(m))).toBe(true);
@@ -121,7 +138,9 @@ describe('compaction with row-group stitching', () => {
     const r2 = await compact(small.dir, {}); // default minimum: a quarter of 128 MiB
     expect(r2.report.failedTasks).toEqual([]);
     expect(messages(r2.events).some((m) => /without decoding/.test(m))).toBe(false);
-    expect(r2.report.plan.tasks[0]!.trail.some((s) => s.gate === 'stitch' && /row groups average/.test(s.detail))).toBe(true);
+    expect(r2.report.plan.tasks[0]!.trail.some((s) => s.gate === 'stitch' && /row groups average/.test(s.detail))).toBe(
+      true,
+    );
     expect(await scan(small.dir, small.io)).toEqual(smallBefore);
     const model = await loadTableModel(await openIcebergTable(small.dir, { io: small.io }));
     expect(model.dataFiles.length).toBe(1);

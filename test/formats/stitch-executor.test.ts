@@ -6,12 +6,26 @@ import { describe, expect, it } from 'vitest';
 import type * as arrow from 'apache-arrow';
 import { executeTasks, type RewriteAdapter, type StitchResult } from '../../src/execution/executor.js';
 import type { RewriteTask } from '../../src/planning/plan.js';
-import { arrowSchemaForIceberg, tableFromRows, writeParquet, type WrittenParquet } from '../../connectors/formats/parquet/index.js';
+import {
+  arrowSchemaForIceberg,
+  tableFromRows,
+  writeParquet,
+  type WrittenParquet,
+} from '../../connectors/formats/parquet/index.js';
 import type { ProgressEvent } from '../../src/execution/events.js';
 
 const schema = arrowSchemaForIceberg([{ id: 1, name: 'a', required: true, type: { kind: 'primitive', name: 'long' } }]);
 const task: RewriteTask = {
-  id: 't', kind: 'binpack', specId: 0, partition: [], inputs: [], deletes: [], removableDeletes: [], targetFileSizeBytes: 1 << 30, inputBytes: 0, trail: [],
+  id: 't',
+  kind: 'binpack',
+  specId: 0,
+  partition: [],
+  inputs: [],
+  deletes: [],
+  removableDeletes: [],
+  targetFileSizeBytes: 1 << 30,
+  inputBytes: 0,
+  trail: [],
 };
 
 function adapter(stitch: (store: (f: WrittenParquet) => Promise<void>) => Promise<StitchResult>) {
@@ -30,7 +44,9 @@ function adapter(stitch: (store: (f: WrittenParquet) => Promise<void>) => Promis
       stored.push(name);
       return { out: name, location: name, bytes: file.bytes.byteLength };
     },
-    async discardOutput(out) { discarded.push(out); },
+    async discardOutput(out) {
+      discarded.push(out);
+    },
     stitch: (_t, _s, store) => stitch(store),
   };
   return { a, stored, discarded, batches: () => batchesRead };
@@ -39,7 +55,10 @@ function adapter(stitch: (store: (f: WrittenParquet) => Promise<void>) => Promis
 describe('executor with a stitching adapter', () => {
   it('uses the stitched outputs and says so', async () => {
     const file = await writeParquet(tableFromRows(schema, [{ a: 5n }]), 'x');
-    const x = adapter(async (store) => { await store(file); return { stitched: true, rowGroups: 1 }; });
+    const x = adapter(async (store) => {
+      await store(file);
+      return { stitched: true, rowGroups: 1 };
+    });
     const events: ProgressEvent[] = [];
     const r = await executeTasks([task], x.a, { onProgress: (e) => events.push(e) });
     expect(r.failed).toEqual([]);
@@ -51,7 +70,10 @@ describe('executor with a stitching adapter', () => {
 
   it('discards what a failed attempt stored and rewrites, under fresh output names', async () => {
     const file = await writeParquet(tableFromRows(schema, [{ a: 5n }]), 'x');
-    const x = adapter(async (store) => { await store(file); return { stitched: false, reason: 'pages do not match', explain: true }; });
+    const x = adapter(async (store) => {
+      await store(file);
+      return { stitched: false, reason: 'pages do not match', explain: true };
+    });
     const events: ProgressEvent[] = [];
     const r = await executeTasks([task], x.a, { onProgress: (e) => events.push(e) });
     expect(r.failed).toEqual([]);

@@ -21,16 +21,28 @@ import {
   writeParquet,
   type ParquetWriteOptions,
 } from '../../connectors/formats/parquet/index.js';
-import { openStitchSource, ParquetStitcher, stitchParquet, stitchProblem, schemaSignature } from '../../connectors/formats/parquet/stitch.js';
+import {
+  openStitchSource,
+  ParquetStitcher,
+  stitchParquet,
+  stitchProblem,
+  schemaSignature,
+} from '../../connectors/formats/parquet/stitch.js';
 import { readThriftStruct, writeThriftStruct, TStruct } from '../../connectors/formats/parquet/stitch-thrift.js';
 import { floatFieldMetrics, floatMetricsFromInputs } from '../../connectors/formats/parquet/stitch-metrics.js';
-import { stitchBlocker, stitchPolicyFromProperties, stitchTask, type StitchTaskRequest } from '../../connectors/formats/parquet/stitch-task.js';
+import {
+  stitchBlocker,
+  stitchPolicyFromProperties,
+  stitchTask,
+  type StitchTaskRequest,
+} from '../../connectors/formats/parquet/stitch-task.js';
 import type { WrittenParquet } from '../../connectors/formats/parquet/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures');
 
-const p = (name: string, extra: Partial<Extract<FieldType, { kind: 'primitive' }>> = {}): FieldType => ({ kind: 'primitive', name, ...extra }) as FieldType;
+const p = (name: string, extra: Partial<Extract<FieldType, { kind: 'primitive' }>> = {}): FieldType =>
+  ({ kind: 'primitive', name, ...extra }) as FieldType;
 const f = (id: number, name: string, type: FieldType, required = false): Field => ({ id, name, type, required });
 
 const FIELDS: Field[] = [
@@ -79,7 +91,9 @@ function makeRows(n: number, seed: number, start: number): Record<string, unknow
       l: BigInt(id) * 9_007_199_254_741n,
       fl: maybe(k % 97 === 0 ? NaN : Math.fround((x - 0.5) * 1e6)),
       db: maybe(k % 89 === 0 ? NaN : k % 83 === 0 ? -0 : (x - 0.5) * 1e12),
-      d38: maybe(`${id % 2 ? '-' : ''}${Math.floor(x * 1e15)}${String(id).padStart(13, '0')}.${String(k % 10_000_000_000).padStart(10, '0')}`),
+      d38: maybe(
+        `${id % 2 ? '-' : ''}${Math.floor(x * 1e15)}${String(id).padStart(13, '0')}.${String(k % 10_000_000_000).padStart(10, '0')}`,
+      ),
       d9: maybe(`${Math.floor(x * 1e6)}.${String(k % 100).padStart(2, '0')}`),
       dt: maybe(Math.floor(x * 40_000) - 20_000),
       tm: maybe(BigInt(Math.floor(x * 86_399_999_999))),
@@ -92,14 +106,24 @@ function makeRows(n: number, seed: number, start: number): Record<string, unknow
       bin: maybe(new Uint8Array(Array.from({ length: id % 5 }, (_, j) => (id + j) & 255))),
       st: maybe({ x: maybe(id % 1000), y: maybe(k % 71 === 0 ? NaN : x * 3) }),
       ls: maybe(Array.from({ length: id % 4 }, (_, j) => (j === 1 ? null : BigInt(id * 10 + j)))),
-      mp: maybe(new Map<string, number | null>(Array.from({ length: id % 3 }, (_, j) => [`k${j}`, j === 1 ? null : Math.fround(x * j)]))),
+      mp: maybe(
+        new Map<string, number | null>(
+          Array.from({ length: id % 3 }, (_, j) => [`k${j}`, j === 1 ? null : Math.fround(x * j)]),
+        ),
+      ),
     };
   });
 }
 
 const WRITE: ParquetWriteOptions = { maxRowGroupRows: 400 };
 
-async function input(n: number, seed: number, start: number, opts: ParquetWriteOptions = WRITE, fields = FIELDS): Promise<WrittenParquet> {
+async function input(
+  n: number,
+  seed: number,
+  start: number,
+  opts: ParquetWriteOptions = WRITE,
+  fields = FIELDS,
+): Promise<WrittenParquet> {
   return writeParquet(tableFromRows(arrowSchemaForIceberg(fields), makeRows(n, seed, start)), `in-${seed}`, opts);
 }
 
@@ -121,7 +145,10 @@ describe('thrift compact protocol', () => {
     walk(fixtures);
     expect(files.length).toBeGreaterThan(20);
     const own = await input(900, 1, 0);
-    const all: [string, Uint8Array][] = [...files.map((x) => [x, new Uint8Array(readFileSync(x))] as [string, Uint8Array]), ['floe', own.bytes]];
+    const all: [string, Uint8Array][] = [
+      ...files.map((x) => [x, new Uint8Array(readFileSync(x))] as [string, Uint8Array]),
+      ['floe', own.bytes],
+    ];
     for (const [name, bytes] of all) {
       const len = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.byteLength - 8, true);
       const footer = bytes.subarray(bytes.byteLength - 8 - len, bytes.byteLength - 8);
@@ -136,7 +163,11 @@ describe('thrift compact protocol', () => {
       { id: 1, type: 5, value: -123456 },
       { id: 40, type: 6, value: -(2n ** 62n) },
       { id: 41, type: 8, value: new Uint8Array(300).fill(7) },
-      { id: 42, type: 9, value: { kind: 'list', wire: 9, elemType: 5, items: Array.from({ length: 20 }, (_, i) => i - 10) } },
+      {
+        id: 42,
+        type: 9,
+        value: { kind: 'list', wire: 9, elemType: 5, items: Array.from({ length: 20 }, (_, i) => i - 10) },
+      },
       { id: 43, type: 1, value: false },
       { id: 44, type: 4, value: -32768 },
     ]);
@@ -169,7 +200,10 @@ function lyingCopy(bytes: Uint8Array): Uint8Array {
 describe('stitchParquet', () => {
   it('reads back (parquet-wasm and hyparquet) as the inputs concatenated, every type included', async () => {
     const ins = [await input(1000, 1, 0), await input(350, 2, 1000), await input(820, 3, 1350)];
-    const out = stitchParquet(ins.map((w, i) => ({ bytes: w.bytes, file: `in${i}` })), { file: 'out' });
+    const out = stitchParquet(
+      ins.map((w, i) => ({ bytes: w.bytes, file: `in${i}` })),
+      { file: 'out' },
+    );
     expect(out.rowCount).toBe(2170);
     expect(out.footer.rowGroups.length).toBe(ins.reduce((s, w) => s + w.footer.rowGroups.length, 0));
 
@@ -191,7 +225,9 @@ describe('stitchParquet', () => {
   it('copies chunk bytes verbatim and points every offset at them', async () => {
     const ins = [await input(900, 4, 0), await input(500, 5, 900)];
     const out = stitchParquet(ins.map((w, i) => ({ bytes: w.bytes, file: `in${i}` })));
-    const meta = parquetMetadata(out.bytes.buffer.slice(out.bytes.byteOffset, out.bytes.byteOffset + out.bytes.byteLength) as ArrayBuffer);
+    const meta = parquetMetadata(
+      out.bytes.buffer.slice(out.bytes.byteOffset, out.bytes.byteOffset + out.bytes.byteLength) as ArrayBuffer,
+    );
     const srcGroups = ins.flatMap((w) => w.footer.rowGroups.map((rg) => ({ rg, bytes: w.bytes })));
     expect(meta.row_groups.length).toBe(srcGroups.length);
     expect(Number(meta.num_rows)).toBe(1400);
@@ -204,12 +240,17 @@ describe('stitchParquet', () => {
       rg.columns.forEach((cc, c) => {
         const md = cc.meta_data!;
         const s = src.rg.columns[c]!;
-        const start = md.dictionary_page_offset !== undefined ? Number(md.dictionary_page_offset) : Number(md.data_page_offset);
+        const start =
+          md.dictionary_page_offset !== undefined ? Number(md.dictionary_page_offset) : Number(md.data_page_offset);
         const len = Number(md.total_compressed_size);
         expect(start).toBe(prevEnd); // chunks are laid out back to back
         prevEnd = start + len;
         expect(len).toBe(s.totalCompressedSize);
-        expect(Buffer.from(out.bytes.subarray(start, start + len)).equals(Buffer.from(src.bytes.subarray(s.startOffset, s.startOffset + len)))).toBe(true);
+        expect(
+          Buffer.from(out.bytes.subarray(start, start + len)).equals(
+            Buffer.from(src.bytes.subarray(s.startOffset, s.startOffset + len)),
+          ),
+        ).toBe(true);
         expect(Number(md.data_page_offset) - start).toBe(s.dataPageOffset - s.startOffset);
         if (c === 0) expect(Number(rg.file_offset)).toBe(start);
       });
@@ -228,17 +269,22 @@ describe('stitchParquet', () => {
     }
   });
 
-  it('keeps statistics, field ids, schema and the first input\'s key/value metadata', async () => {
+  it("keeps statistics, field ids, schema and the first input's key/value metadata", async () => {
     const a = await input(600, 6, 0, { ...WRITE, keyValueMetadata: { 'iceberg.schema': '{"first":true}' } });
     const b = await input(600, 7, 600, { ...WRITE, keyValueMetadata: { 'iceberg.schema': '{"first":false}' } });
-    const out = stitchParquet([{ bytes: a.bytes, file: 'a' }, { bytes: b.bytes, file: 'b' }]);
+    const out = stitchParquet([
+      { bytes: a.bytes, file: 'a' },
+      { bytes: b.bytes, file: 'b' },
+    ]);
     expect(out.footer.keyValueMetadata.get('iceberg.schema')).toBe('{"first":true}');
     expect(schemaSignature(out.footer.schema)).toBe(schemaSignature(a.footer.schema));
     expect(out.footer.leaves.map((l) => l.fieldId)).toEqual(a.footer.leaves.map((l) => l.fieldId));
     const srcChunks = [...a.footer.rowGroups, ...b.footer.rowGroups].flatMap((rg) => rg.columns);
     const outChunks = out.footer.rowGroups.flatMap((rg) => rg.columns);
     expect(outChunks.map((c) => c.statistics)).toEqual(srcChunks.map((c) => c.statistics));
-    expect(outChunks.map((c) => [c.numValues, c.codec, c.encodings])).toEqual(srcChunks.map((c) => [c.numValues, c.codec, c.encodings]));
+    expect(outChunks.map((c) => [c.numValues, c.codec, c.encodings])).toEqual(
+      srcChunks.map((c) => [c.numValues, c.codec, c.encodings]),
+    );
   });
 
   it('gives the Iceberg metrics of a decode/encode rewrite of the same rows', async () => {
@@ -264,7 +310,9 @@ describe('stitchParquet', () => {
 
   it('stitches files written by Spark (parquet-mr 1.11) and reads back their rows', async () => {
     const dir = path.join(fixtures, 'impala/iceberg_partitioned/data/event_time_hour=2020-01-01-09/action=click');
-    const names = readdirSync(dir).filter((n) => n.endsWith('.parquet')).sort();
+    const names = readdirSync(dir)
+      .filter((n) => n.endsWith('.parquet'))
+      .sort();
     const ins = names.map((n) => ({ file: n, bytes: new Uint8Array(readFileSync(path.join(dir, n))) }));
     const out = stitchParquet(ins);
     const expected: Record<string, unknown>[] = [];
@@ -280,11 +328,20 @@ describe('stitchParquet', () => {
     const a = await input(100, 10, 0);
     const other = [f(1, 'b', p('boolean')), f(2, 'i', p('long'))];
     const b = await input(100, 11, 0, WRITE, other);
-    expect(() => stitchParquet([{ bytes: a.bytes, file: 'a.parquet' }, { bytes: b.bytes, file: 'b.parquet' }])).toThrow(/schema of b.parquet differs/);
+    expect(() =>
+      stitchParquet([
+        { bytes: a.bytes, file: 'a.parquet' },
+        { bytes: b.bytes, file: 'b.parquet' },
+      ]),
+    ).toThrow(/schema of b.parquet differs/);
 
     const liar = lyingCopy(a.bytes);
     let err: unknown;
-    try { new ParquetStitcher().add(openStitchSource(liar, 'liar.parquet')); } catch (e) { err = e; }
+    try {
+      new ParquetStitcher().add(openStitchSource(liar, 'liar.parquet'));
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(FloeError);
     expect((err as FloeError).kind).toBe('Corrupt');
     expect((err as FloeError).message).toMatch(/liar\.parquet/);
@@ -303,21 +360,37 @@ describe('stitchParquet', () => {
 
 describe('stitchTask (the rewrite decision)', () => {
   const files = new Map<string, Uint8Array>();
-  const request = (paths: string[], props: Record<string, string>, stored: WrittenParquet[], extra: Partial<StitchTaskRequest> = {}): StitchTaskRequest => ({
+  const request = (
+    paths: string[],
+    props: Record<string, string>,
+    stored: WrittenParquet[],
+    extra: Partial<StitchTaskRequest> = {},
+  ): StitchTaskRequest => ({
     name: 't1',
-    files: paths.map((x) => ({ path: x, sizeBytes: files.get(x)!.byteLength, recordCount: readParquetFooter(files.get(x)!, x).numRows })),
+    files: paths.map((x) => ({
+      path: x,
+      sizeBytes: files.get(x)!.byteLength,
+      recordCount: readParquetFooter(files.get(x)!, x).numRows,
+    })),
     read: async (x) => files.get(x)!,
     readRange: async (x, o, l) => files.get(x)!.slice(o, o + l),
     outputSchema: SCHEMA,
     policy: stitchPolicyFromProperties(props, 'zstd'),
     targetFileBytes: 1 << 30,
     onFileRead: () => {},
-    store: async (w) => { stored.push(w); },
+    store: async (w) => {
+      stored.push(w);
+    },
     ...extra,
   });
 
   it('stitches when safe and rolls outputs at the target size', async () => {
-    for (const [i, seed] of [[0, 20], [1, 21], [2, 22]] as const) files.set(`f${i}`, (await input(800, seed, i * 800)).bytes);
+    for (const [i, seed] of [
+      [0, 20],
+      [1, 21],
+      [2, 22],
+    ] as const)
+      files.set(`f${i}`, (await input(800, seed, i * 800)).bytes);
     const stored: WrittenParquet[] = [];
     const r = await stitchTask(request(['f0', 'f1', 'f2'], { 'floe.rewrite.stitch.min-row-group-bytes': '1' }, stored));
     expect(r).toMatchObject({ stitched: true, files: 3, outputs: 1 });
@@ -326,32 +399,61 @@ describe('stitchTask (the rewrite decision)', () => {
 
     const rolled: WrittenParquet[] = [];
     const target = Math.ceil(files.get('f0')!.byteLength / 2);
-    const r2 = await stitchTask(request(['f0', 'f1', 'f2'], { 'floe.rewrite.stitch.min-row-group-bytes': '1' }, rolled, { targetFileBytes: target }));
+    const r2 = await stitchTask(
+      request(['f0', 'f1', 'f2'], { 'floe.rewrite.stitch.min-row-group-bytes': '1' }, rolled, {
+        targetFileBytes: target,
+      }),
+    );
     expect(r2.stitched).toBe(true);
     expect(rolled.length).toBeGreaterThan(2);
     expect(rolled.reduce((s, w) => s + w.rowCount, 0)).toBe(2400);
     const all: Record<string, unknown>[] = [];
     for (const w of rolled) all.push(...rowsFromArrow(await readParquetTable(w.bytes, 'o'), FIELDS));
-    expect(all.map((x) => x.l)).toEqual([...makeRows(800, 20, 0), ...makeRows(800, 21, 800), ...makeRows(800, 22, 1600)].map((x) => x.l));
+    expect(all.map((x) => x.l)).toEqual(
+      [...makeRows(800, 20, 0), ...makeRows(800, 21, 800), ...makeRows(800, 22, 1600)].map((x) => x.l),
+    );
   });
 
-  it('falls back for tiny row groups, a disabled property, other codecs and schemas other than the table\'s', async () => {
+  it("falls back for tiny row groups, a disabled property, other codecs and schemas other than the table's", async () => {
     files.set('g0', (await input(300, 30, 0)).bytes);
     files.set('g1', (await input(300, 31, 300)).bytes);
     files.set('snappy', (await input(300, 32, 600, { ...WRITE, codec: 'snappy' })).bytes);
     const narrow = [f(1, 'b', p('boolean')), f(3, 'l', p('long'), true)];
     files.set('narrow', (await input(300, 33, 900, WRITE, narrow)).bytes);
     const none: WrittenParquet[] = [];
-    expect(await stitchBlocker(request(['g0', 'g1'], {}, none))).toMatch(/row groups average \d+ bytes, below 33554432/);
-    expect(await stitchBlocker(request(['g0', 'g1'], { 'write.parquet.row-group-size-bytes': '400', 'floe.rewrite.stitch.enabled': 'false' }, none))).toMatch(/enabled=false/);
+    expect(await stitchBlocker(request(['g0', 'g1'], {}, none))).toMatch(
+      /row groups average \d+ bytes, below 33554432/,
+    );
+    expect(
+      await stitchBlocker(
+        request(
+          ['g0', 'g1'],
+          { 'write.parquet.row-group-size-bytes': '400', 'floe.rewrite.stitch.enabled': 'false' },
+          none,
+        ),
+      ),
+    ).toMatch(/enabled=false/);
     const loose = { 'floe.rewrite.stitch.min-row-group-bytes': '1' };
     expect(await stitchBlocker(request(['g0', 'g1'], loose, none))).toBeUndefined();
     expect(await stitchBlocker(request(['g0', 'snappy'], loose, none))).toMatch(/codec SNAPPY/);
-    expect(await stitchBlocker(request(['narrow'], loose, none))).toMatch(/schema differs from the table's current schema/);
+    expect(await stitchBlocker(request(['narrow'], loose, none))).toMatch(
+      /schema differs from the table's current schema/,
+    );
     expect(await stitchBlocker(request(['g0', 'narrow'], loose, none))).toMatch(/differs/);
     // v3 lineage: the output schema has _row_id; inputs without it are not stitched
-    const lineage = [...FIELDS, f(2147483540, '_row_id', p('long')), f(2147483539, '_last_updated_sequence_number', p('long'))];
-    expect(await stitchBlocker(request(['g0'], loose, none, { outputSchema: arrowSchemaForIceberg(lineage), nonNullFieldIds: [2147483540, 2147483539] }))).toMatch(/2147483540 is not materialised/);
+    const lineage = [
+      ...FIELDS,
+      f(2147483540, '_row_id', p('long')),
+      f(2147483539, '_last_updated_sequence_number', p('long')),
+    ];
+    expect(
+      await stitchBlocker(
+        request(['g0'], loose, none, {
+          outputSchema: arrowSchemaForIceberg(lineage),
+          nonNullFieldIds: [2147483540, 2147483539],
+        }),
+      ),
+    ).toMatch(/2147483540 is not materialised/);
     expect(none).toEqual([]);
   });
 
@@ -363,14 +465,32 @@ describe('stitchTask (the rewrite decision)', () => {
     expect(await stitchBlocker(request(['h0', 'liar'], loose, stored))).toBeUndefined(); // footers alone look fine
     const r = await stitchTask(request(['h0', 'liar'], loose, stored, { targetFileBytes: 1 }));
     expect(r.stitched).toBe(false);
-    expect(r.stitched === false && r.reason).toMatch(/Parquet file liar cannot be stitched: .*(pages end at|page header)/);
+    expect(r.stitched === false && r.reason).toMatch(
+      /Parquet file liar cannot be stitched: .*(pages end at|page header)/,
+    );
     expect(stored.length).toBeGreaterThan(0); // h0's row groups were already stored: the caller discards them
   });
 
   it('stitches v3 files whose lineage columns are already non-null, and not those with nulls', async () => {
-    const lineage = [f(1, 'a', p('long'), true), f(2147483540, '_row_id', p('long')), f(2147483539, '_last_updated_sequence_number', p('long'))];
+    const lineage = [
+      f(1, 'a', p('long'), true),
+      f(2147483540, '_row_id', p('long')),
+      f(2147483539, '_last_updated_sequence_number', p('long')),
+    ];
     const schema = arrowSchemaForIceberg(lineage);
-    const mk = (start: number, nullAt: number) => writeParquet(tableFromRows(schema, Array.from({ length: 500 }, (_, k) => ({ a: BigInt(start + k), _row_id: k === nullAt ? null : BigInt(start + k), _last_updated_sequence_number: 3n }))), 'v3', WRITE);
+    const mk = (start: number, nullAt: number) =>
+      writeParquet(
+        tableFromRows(
+          schema,
+          Array.from({ length: 500 }, (_, k) => ({
+            a: BigInt(start + k),
+            _row_id: k === nullAt ? null : BigInt(start + k),
+            _last_updated_sequence_number: 3n,
+          })),
+        ),
+        'v3',
+        WRITE,
+      );
     files.set('v3a', (await mk(0, -1)).bytes);
     files.set('v3b', (await mk(500, -1)).bytes);
     files.set('v3null', (await mk(1000, 450)).bytes);
@@ -378,20 +498,31 @@ describe('stitchTask (the rewrite decision)', () => {
     const loose = { 'floe.rewrite.stitch.min-row-group-bytes': '1' };
     const stored: WrittenParquet[] = [];
     expect(await stitchTask(request(['v3a', 'v3b'], loose, stored, extra))).toMatchObject({ stitched: true });
-    expect(await stitchBlocker(request(['v3a', 'v3null'], loose, [], extra))).toMatch(/_row_id may hold nulls in row group 1/);
+    expect(await stitchBlocker(request(['v3a', 'v3null'], loose, [], extra))).toMatch(
+      /_row_id may hold nulls in row group 1/,
+    );
   });
 });
 
 describe('float metrics of a stitched file', () => {
-  it('merges the inputs\' manifest NaN counts and bounds, or refuses when they are incomplete', async () => {
+  it("merges the inputs' manifest NaN counts and bounds, or refuses when they are incomplete", async () => {
     const a = await input(500, 40, 0);
     const b = await input(500, 41, 500);
     const stats = (w: WrittenParquet) => {
       const m = icebergMetricsFromFooter(w.footer, FIELDS, { mode: 'full', fieldMetrics: w.fieldMetrics });
-      return { valueCounts: m.valueCounts, nullValueCounts: m.nullValueCounts, nanValueCounts: m.nanValueCounts, lowerBounds: m.lowerBounds, upperBounds: m.upperBounds };
+      return {
+        valueCounts: m.valueCounts,
+        nullValueCounts: m.nullValueCounts,
+        nanValueCounts: m.nanValueCounts,
+        lowerBounds: m.lowerBounds,
+        upperBounds: m.upperBounds,
+      };
     };
     const merged = floatMetricsFromInputs(SCHEMA, [stats(a), stats(b)]);
-    const out = stitchParquet([{ bytes: a.bytes, file: 'a' }, { bytes: b.bytes, file: 'b' }]);
+    const out = stitchParquet([
+      { bytes: a.bytes, file: 'a' },
+      { bytes: b.bytes, file: 'b' },
+    ]);
     const decoded = await floatFieldMetrics(out.bytes, 'out', SCHEMA);
     expect(merged).toBeDefined();
     // float ids: 4 (fl), 5 (db), 19 (st.y); 24 (mp.value) is inside a map, where Iceberg keeps no metrics

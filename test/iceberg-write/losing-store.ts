@@ -5,7 +5,18 @@
  * undecidable. The inner store (memory, local) is not modified.
  */
 import { FloeError } from '../../src/errors.js';
-import type { Body, DeleteManyResult, GetOptions, ListEntry, ListOptions, ObjectMeta, ObjectStore, PutOptions, PutResult, PutStreamOptions } from '../../connectors/storage/object-store.js';
+import type {
+  Body,
+  DeleteManyResult,
+  GetOptions,
+  ListEntry,
+  ListOptions,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  PutStreamOptions,
+} from '../../connectors/storage/object-store.js';
 
 export type LostResponse = 'reset' | 'retry-412';
 
@@ -31,7 +42,9 @@ export class LosingStore implements ObjectStore {
 
   private checkRead(key: string): void {
     if (this.rules.failRead?.(key)) {
-      throw new FloeError('Transient', `GET ${this.describe(key)}: connection reset (simulated)`, { context: { file: this.describe(key) } });
+      throw new FloeError('Transient', `GET ${this.describe(key)}: connection reset (simulated)`, {
+        context: { file: this.describe(key) },
+      });
     }
   }
 
@@ -56,13 +69,21 @@ export class LosingStore implements ObjectStore {
     if (how === undefined) return result;
     this.lost.push(key);
     if (how === 'reset') {
-      throw new FloeError('Transient', `PUT ${this.describe(key)}: connection reset after the request was sent (simulated; gave up after 6 attempts)`, {
-        context: { file: this.describe(key) },
-      });
+      throw new FloeError(
+        'Transient',
+        `PUT ${this.describe(key)}: connection reset after the request was sent (simulated; gave up after 6 attempts)`,
+        {
+          context: { file: this.describe(key) },
+        },
+      );
     }
-    throw new FloeError('PreconditionFailed', `conditional write to ${this.describe(key)} refused: object already exists (the retry of a lost PUT, simulated)`, {
-      context: { file: this.describe(key) },
-    });
+    throw new FloeError(
+      'PreconditionFailed',
+      `conditional write to ${this.describe(key)} refused: object already exists (the retry of a lost PUT, simulated)`,
+      {
+        context: { file: this.describe(key) },
+      },
+    );
   }
 
   putStream(key: string, body: AsyncIterable<Uint8Array>, options?: PutStreamOptions): Promise<PutResult> {

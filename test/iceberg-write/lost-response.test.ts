@@ -57,25 +57,32 @@ async function readable(loc: string, version: number): Promise<string[]> {
 }
 
 describe('a lost response to the commit write (filesystem table)', () => {
-  it.each<LostResponse>(['retry-412', 'reset'])('%s: the commit is recognised as ours and the table reads back', async (how) => {
-    const root = tmp();
-    const loc0 = path.join(root, 'db', 't');
-    const files = [...data(loc0, 3, 'eu'), ...data(loc0, 2, 'us')];
-    const loc = await buildTable(root, { partitioned: true, data: files });
-    const store = new LosingStore(new LocalObjectStore(root), { losePut: loseFirst(/metadata\/v2\.metadata\.json$/, how) });
-    const io = losingIO(root, store);
-    const committer = new IcebergRewriteCommitter(io, new FilesystemTableOperations(io, `${loc}/metadata`));
+  it.each<LostResponse>(['retry-412', 'reset'])(
+    '%s: the commit is recognised as ours and the table reads back',
+    async (how) => {
+      const root = tmp();
+      const loc0 = path.join(root, 'db', 't');
+      const files = [...data(loc0, 3, 'eu'), ...data(loc0, 2, 'us')];
+      const loc = await buildTable(root, { partitioned: true, data: files });
+      const store = new LosingStore(new LocalObjectStore(root), {
+        losePut: loseFirst(/metadata\/v2\.metadata\.json$/, how),
+      });
+      const io = losingIO(root, store);
+      const committer = new IcebergRewriteCommitter(io, new FilesystemTableOperations(io, `${loc}/metadata`));
 
-    const res = await committer.commit(regionRewrite(loc, files, 'eu'));
+      const res = await committer.commit(regionRewrite(loc, files, 'eu'));
 
-    expect(store.lost).toHaveLength(1); // the fault really happened
-    expect(res.attempts).toBe(1);
-    expect(res.metadataLocation).toBe(`${loc}/metadata/v2.metadata.json`);
-    expect(existsSync(path.join(loc, 'metadata', 'v3.metadata.json'))).toBe(false);
-    expect(await readable(loc, 2)).toEqual([`${loc}/data/eu-compacted.parquet`, ...files.filter((f) => f.region === 'us').map((f) => f.path)].sort());
-    const md = parseMetadataBytes(readFileSync(path.join(loc, 'metadata', 'v2.metadata.json')), 'v2');
-    expect(findSnapshot(md, md.currentSnapshotId!).summary[COMMIT_ID_PROPERTY]).toMatch(/^[0-9a-f-]{36}$/);
-  });
+      expect(store.lost).toHaveLength(1); // the fault really happened
+      expect(res.attempts).toBe(1);
+      expect(res.metadataLocation).toBe(`${loc}/metadata/v2.metadata.json`);
+      expect(existsSync(path.join(loc, 'metadata', 'v3.metadata.json'))).toBe(false);
+      expect(await readable(loc, 2)).toEqual(
+        [`${loc}/data/eu-compacted.parquet`, ...files.filter((f) => f.region === 'us').map((f) => f.path)].sort(),
+      );
+      const md = parseMetadataBytes(readFileSync(path.join(loc, 'metadata', 'v2.metadata.json')), 'v2');
+      expect(findSnapshot(md, md.currentSnapshotId!).summary[COMMIT_ID_PROPERTY]).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 
   it('unreadable afterwards: commit state unknown, and every file the new version references is kept', async () => {
     const root = tmp();
@@ -147,41 +154,55 @@ async function scanRows(dir: string, io: TableFileIO): Promise<string[]> {
 }
 
 describe('a lost response during a real compaction and an append (filesystem table)', () => {
-  it.each<LostResponse>(['retry-412', 'reset'])('compact, %s on the new version: committed once, same rows, table readable', async (how) => {
-    const root = tmp();
-    const dir = path.join(root, 't');
-    const plain = new TableFileIO(new FileIO());
-    await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
-    for (let i = 0; i < 4; i++) await appendRows(plain, dir, [{ id: BigInt(i), s: `r${i}` }, { id: BigInt(i + 10), s: `q${i}` }]);
-    const rows = await scanRows(dir, plain);
-    // versions: v1 create, v2..v5 appends → the compaction publishes v6
-    const store = new LosingStore(new LocalObjectStore(root), { losePut: loseFirst(/metadata\/v6\.metadata\.json$/, how) });
-    const io = losingIO(root, store);
-    const table = await openIcebergTable(dir, { io });
-    const report = await compactIceberg(table, io, new FilesystemTableOperations(io, `${dir}/metadata`), {
-      strategy: 'binpack',
-      options: { 'rewrite-all': 'true', 'min-input-files': '1' },
-      partialProgress: false,
-      maxConcurrentGroups: 1,
-    });
-    expect(store.lost).toHaveLength(1);
-    expect(report.failedTasks).toEqual([]);
-    expect(report.snapshots).toHaveLength(1);
-    expect(existsSync(path.join(dir, 'metadata', 'v7.metadata.json'))).toBe(false);
-    expect(await scanRows(dir, plain)).toEqual(rows);
-    expect(await readable(dir, 6)).toHaveLength(1);
-  });
+  it.each<LostResponse>(['retry-412', 'reset'])(
+    'compact, %s on the new version: committed once, same rows, table readable',
+    async (how) => {
+      const root = tmp();
+      const dir = path.join(root, 't');
+      const plain = new TableFileIO(new FileIO());
+      await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
+      for (let i = 0; i < 4; i++)
+        await appendRows(plain, dir, [
+          { id: BigInt(i), s: `r${i}` },
+          { id: BigInt(i + 10), s: `q${i}` },
+        ]);
+      const rows = await scanRows(dir, plain);
+      // versions: v1 create, v2..v5 appends → the compaction publishes v6
+      const store = new LosingStore(new LocalObjectStore(root), {
+        losePut: loseFirst(/metadata\/v6\.metadata\.json$/, how),
+      });
+      const io = losingIO(root, store);
+      const table = await openIcebergTable(dir, { io });
+      const report = await compactIceberg(table, io, new FilesystemTableOperations(io, `${dir}/metadata`), {
+        strategy: 'binpack',
+        options: { 'rewrite-all': 'true', 'min-input-files': '1' },
+        partialProgress: false,
+        maxConcurrentGroups: 1,
+      });
+      expect(store.lost).toHaveLength(1);
+      expect(report.failedTasks).toEqual([]);
+      expect(report.snapshots).toHaveLength(1);
+      expect(existsSync(path.join(dir, 'metadata', 'v7.metadata.json'))).toBe(false);
+      expect(await scanRows(dir, plain)).toEqual(rows);
+      expect(await readable(dir, 6)).toHaveLength(1);
+    },
+  );
 
-  it.each<LostResponse>(['retry-412', 'reset'])('append, %s on the new version: one snapshot, rows readable', async (how) => {
-    const root = tmp();
-    const dir = path.join(root, 't');
-    const plain = new TableFileIO(new FileIO());
-    await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
-    const store = new LosingStore(new LocalObjectStore(root), { losePut: loseFirst(/metadata\/v2\.metadata\.json$/, how) });
-    const io = losingIO(root, store);
-    await appendRows(io, dir, [{ id: 1n, s: 'a' }]);
-    expect(store.lost).toHaveLength(1);
-    expect(existsSync(path.join(dir, 'metadata', 'v3.metadata.json'))).toBe(false);
-    expect(await scanRows(dir, plain)).toEqual(['1|a']);
-  });
+  it.each<LostResponse>(['retry-412', 'reset'])(
+    'append, %s on the new version: one snapshot, rows readable',
+    async (how) => {
+      const root = tmp();
+      const dir = path.join(root, 't');
+      const plain = new TableFileIO(new FileIO());
+      await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
+      const store = new LosingStore(new LocalObjectStore(root), {
+        losePut: loseFirst(/metadata\/v2\.metadata\.json$/, how),
+      });
+      const io = losingIO(root, store);
+      await appendRows(io, dir, [{ id: 1n, s: 'a' }]);
+      expect(store.lost).toHaveLength(1);
+      expect(existsSync(path.join(dir, 'metadata', 'v3.metadata.json'))).toBe(false);
+      expect(await scanRows(dir, plain)).toEqual(['1|a']);
+    },
+  );
 });

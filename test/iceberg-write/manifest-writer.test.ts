@@ -2,29 +2,53 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
-import { normalizeManifestFile, writeManifest, writeManifestList, type RawManifestEntry, type RawManifestFile } from '../../connectors/iceberg/write-manifest.js';
-import { manifestEntrySchema, manifestListSchema, type PartitionTypeField } from '../../connectors/iceberg/write-schemas.js';
+import {
+  normalizeManifestFile,
+  writeManifest,
+  writeManifestList,
+  type RawManifestEntry,
+  type RawManifestFile,
+} from '../../connectors/iceberg/write-manifest.js';
+import {
+  manifestEntrySchema,
+  manifestListSchema,
+  type PartitionTypeField,
+} from '../../connectors/iceberg/write-schemas.js';
 import type { FieldType } from '../../src/model/index.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
 
 function partitionFromHeader(meta: Record<string, string>): PartitionTypeField[] {
-  const spec = JSON.parse(meta['partition-spec']!) as { 'field-id': number; name: string; transform: string; 'source-id': number }[];
+  const spec = JSON.parse(meta['partition-spec']!) as {
+    'field-id': number;
+    name: string;
+    transform: string;
+    'source-id': number;
+  }[];
   const schema = JSON.parse(meta.schema!) as { fields: { id: number; type: string }[] };
   return spec.map((p) => {
     const src = schema.fields.find((f) => f.id === p['source-id'])!.type;
-    const type: FieldType = p.transform === 'identity' ? { kind: 'primitive', name: src as 'string' } : { kind: 'primitive', name: 'int' };
+    const type: FieldType =
+      p.transform === 'identity' ? { kind: 'primitive', name: src as 'string' } : { kind: 'primitive', name: 'int' };
     return { id: p['field-id'], name: p.name, type };
   });
 }
 
 /** Written by a Java release recent enough to carry every current field (older ones lack some). */
 function currentJava(schemaText: string): boolean {
-  return !schemaText.includes('added_data_files_count') && (schemaText.includes('referenced_data_file') || schemaText.includes('manifest_file'));
+  return (
+    !schemaText.includes('added_data_files_count') &&
+    (schemaText.includes('referenced_data_file') || schemaText.includes('manifest_file'))
+  );
 }
 
 /** Java-written tables whose manifests carry full headers. */
-const tables = ['icebird/java_bunnies', 'icebird/spark_bunnies', 'impala/iceberg_v3_deletion_vectors', 'duckdb-iceberg/equality_deletes_mytable'];
+const tables = [
+  'icebird/java_bunnies',
+  'icebird/spark_bunnies',
+  'impala/iceberg_v3_deletion_vectors',
+  'duckdb-iceberg/equality_deletes_mytable',
+];
 
 describe('manifest writer matches Java Iceberg', () => {
   for (const t of tables) {
@@ -91,8 +115,16 @@ describe('manifest writer matches Java Iceberg', () => {
             mf.sequence_number,
           );
           const s = out.summary;
-          expect([s.added_files_count, s.existing_files_count, s.deleted_files_count]).toEqual([mf.added_files_count, mf.existing_files_count, mf.deleted_files_count]);
-          expect([s.added_rows_count, s.existing_rows_count, s.deleted_rows_count]).toEqual([mf.added_rows_count, mf.existing_rows_count, mf.deleted_rows_count]);
+          expect([s.added_files_count, s.existing_files_count, s.deleted_files_count]).toEqual([
+            mf.added_files_count,
+            mf.existing_files_count,
+            mf.deleted_files_count,
+          ]);
+          expect([s.added_rows_count, s.existing_rows_count, s.deleted_rows_count]).toEqual([
+            mf.added_rows_count,
+            mf.existing_rows_count,
+            mf.deleted_rows_count,
+          ]);
           expect(s.min_sequence_number).toBe(mf.min_sequence_number);
           expect(s.partitions).toEqual(mf.partitions);
         }
@@ -125,7 +157,9 @@ describe('manifest writer matches Java Iceberg', () => {
           expect(back.records).toEqual(list.records);
           expect(manifestListSchema(v).avroSchemaText).toBe(list.schemaText);
         } else {
-          expect(back.records).toEqual(list.records.map((r) => normalizeManifestFile(r as unknown as Record<string, unknown>)));
+          expect(back.records).toEqual(
+            list.records.map((r) => normalizeManifestFile(r as unknown as Record<string, unknown>)),
+          );
         }
       }
     });

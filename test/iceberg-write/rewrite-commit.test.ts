@@ -25,10 +25,23 @@ async function readBack(loc: string, version: number) {
 }
 
 const data = (loc: string, n: number, region = 'eu'): SyntheticFile[] =>
-  Array.from({ length: n }, (_, i) => ({ path: `${loc}/data/${region}-${i}.parquet`, region, rows: 10 + i, size: 1000 + i }));
+  Array.from({ length: n }, (_, i) => ({
+    path: `${loc}/data/${region}-${i}.parquet`,
+    region,
+    rows: 10 + i,
+    size: 1000 + i,
+  }));
 
 function output(loc: string, name: string, rows: number, from: string): NewContentFile {
-  return { content: 0, path: `${loc}/data/${name}.parquet`, format: 'PARQUET', recordCount: rows, sizeBytes: 5000, specId: 0, partitionOf: from };
+  return {
+    content: 0,
+    path: `${loc}/data/${name}.parquet`,
+    format: 'PARQUET',
+    recordCount: rows,
+    sizeBytes: 5000,
+    specId: 0,
+    partitionOf: from,
+  };
 }
 
 describe('Iceberg replace commit', () => {
@@ -43,7 +56,15 @@ describe('Iceberg replace commit', () => {
     const eu = files.filter((f) => f.region === 'eu');
     const res = await committer.commit({
       baseSnapshotId: before.current!,
-      groups: [{ id: 'g1', replacedDataFiles: eu.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'eu-compacted', 33, eu[0]!.path)], addedDeleteFiles: [] }],
+      groups: [
+        {
+          id: 'g1',
+          replacedDataFiles: eu.map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'eu-compacted', 33, eu[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
     });
     expect(res.failedGroups).toEqual([]);
     expect(readFileSync(path.join(loc, 'metadata', 'version-hint.text'), 'utf8')).toBe('2');
@@ -53,7 +74,9 @@ describe('Iceberg replace commit', () => {
     expect(after.snap.parentSnapshotId).toBe(before.current);
     expect(after.md.lastSequenceNumber).toBe(2n);
     const livePaths = after.files.dataFiles.map((f) => f.path).sort();
-    expect(livePaths).toEqual([`${loc}/data/eu-compacted.parquet`, ...files.filter((f) => f.region === 'us').map((f) => f.path)].sort());
+    expect(livePaths).toEqual(
+      [`${loc}/data/eu-compacted.parquet`, ...files.filter((f) => f.region === 'us').map((f) => f.path)].sort(),
+    );
     const out = after.files.dataFiles.find((f) => f.path.endsWith('eu-compacted.parquet'))!;
     expect(out.dataSequenceNumber).toBe(1n); // the starting snapshot's
     expect(out.fileSequenceNumber).toBe(2n);
@@ -83,10 +106,35 @@ describe('Iceberg replace commit', () => {
     const eu = files.filter((f) => f.region === 'eu');
     const us = files.filter((f) => f.region === 'us');
     // two committers start from the same snapshot; both publish; exactly one wins v2, the other rebases to v3
-    const a = new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: start, groups: [{ id: 'eu', replacedDataFiles: eu.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'eu-c', 21, eu[0]!.path)], addedDeleteFiles: [] }] });
-    const b = new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: start, groups: [{ id: 'us', replacedDataFiles: us.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'us-c', 21, us[0]!.path)], addedDeleteFiles: [] }] });
+    const a = new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: start,
+      groups: [
+        {
+          id: 'eu',
+          replacedDataFiles: eu.map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'eu-c', 21, eu[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
+    const b = new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: start,
+      groups: [
+        {
+          id: 'us',
+          replacedDataFiles: us.map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'us-c', 21, us[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
     const [ra, rb] = await Promise.all([a, b]);
-    expect([ra.metadataLocation, rb.metadataLocation].map((l) => path.basename(l)).sort()).toEqual(['v2.metadata.json', 'v3.metadata.json']);
+    expect([ra.metadataLocation, rb.metadataLocation].map((l) => path.basename(l)).sort()).toEqual([
+      'v2.metadata.json',
+      'v3.metadata.json',
+    ]);
     const final = await readBack(loc, 3);
     expect(final.files.dataFiles.map((f) => path.basename(f.path)).sort()).toEqual(['eu-c.parquet', 'us-c.parquet']);
     expect(final.md.snapshots).toHaveLength(3);
@@ -100,9 +148,33 @@ describe('Iceberg replace commit', () => {
     const io = localCommitIO(root);
     const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
     const start = (await readBack(loc, 1)).current;
-    await new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: start, groups: [{ id: 'first', replacedDataFiles: files.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'first', 33, files[0]!.path)], addedDeleteFiles: [] }] });
-    const second = new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: start, groups: [{ id: 'second', replacedDataFiles: files.slice(0, 2).map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'second', 21, files[0]!.path)], addedDeleteFiles: [] }] });
-    await expect(second).rejects.toSatisfy((e: unknown) => isFloeError(e, 'PreconditionFailed') && /no longer live/.test((e as Error).message));
+    await new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: start,
+      groups: [
+        {
+          id: 'first',
+          replacedDataFiles: files.map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'first', 33, files[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
+    const second = new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: start,
+      groups: [
+        {
+          id: 'second',
+          replacedDataFiles: files.slice(0, 2).map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'second', 21, files[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
+    await expect(second).rejects.toSatisfy(
+      (e: unknown) => isFloeError(e, 'PreconditionFailed') && /no longer live/.test((e as Error).message),
+    );
     const final = await readBack(loc, 2);
     expect(final.files.dataFiles.map((f) => path.basename(f.path))).toEqual(['first.parquet']);
   });
@@ -115,14 +187,36 @@ describe('Iceberg replace commit', () => {
     const loc = await buildTable(root, {
       partitioned: true,
       data: files,
-      deletes: [{ path: `${loc0}/data/pos-0.parquet`, region: 'eu', rows: 1, size: 100, content: 1, referencedDataFile: files[0]!.path }],
+      deletes: [
+        {
+          path: `${loc0}/data/pos-0.parquet`,
+          region: 'eu',
+          rows: 1,
+          size: 100,
+          content: 1,
+          referencedDataFile: files[0]!.path,
+        },
+      ],
     });
     const io = localCommitIO(root);
     const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
     const md = (await readBack(loc, 1)).md;
     const first = md.snapshots[0]!.snapshotId; // planned before the delete landed
-    const attempt = new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: first, groups: [{ id: 'g', replacedDataFiles: files.map((f) => f.path), removedDeleteFiles: [], addedDataFiles: [output(loc, 'c', 21, files[0]!.path)], addedDeleteFiles: [] }] });
-    await expect(attempt).rejects.toSatisfy((e: unknown) => isFloeError(e, 'PreconditionFailed') && /position delete/.test((e as Error).message));
+    const attempt = new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: first,
+      groups: [
+        {
+          id: 'g',
+          replacedDataFiles: files.map((f) => f.path),
+          removedDeleteFiles: [],
+          addedDataFiles: [output(loc, 'c', 21, files[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
+    await expect(attempt).rejects.toSatisfy(
+      (e: unknown) => isFloeError(e, 'PreconditionFailed') && /position delete/.test((e as Error).message),
+    );
   });
 
   it('removes delete files the plan marks removable and counts them', async () => {
@@ -137,7 +231,18 @@ describe('Iceberg replace commit', () => {
     const io = localCommitIO(root);
     const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
     const md = (await readBack(loc, 1)).md;
-    const res = await new IcebergRewriteCommitter(io, ops).commit({ baseSnapshotId: (await readBack(loc, 1)).current, groups: [{ id: 'g', replacedDataFiles: files.map((f) => f.path), removedDeleteFiles: [`${loc0}/data/eq-0.parquet`], addedDataFiles: [output(loc, 'c', 17, files[0]!.path)], addedDeleteFiles: [] }] });
+    const res = await new IcebergRewriteCommitter(io, ops).commit({
+      baseSnapshotId: (await readBack(loc, 1)).current,
+      groups: [
+        {
+          id: 'g',
+          replacedDataFiles: files.map((f) => f.path),
+          removedDeleteFiles: [`${loc0}/data/eq-0.parquet`],
+          addedDataFiles: [output(loc, 'c', 17, files[0]!.path)],
+          addedDeleteFiles: [],
+        },
+      ],
+    });
     const after = await readBack(loc, 2);
     expect(after.files.deleteFiles).toEqual([]);
     expect(res.summary['removed-equality-delete-files']).toBe('1');

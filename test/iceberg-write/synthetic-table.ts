@@ -6,7 +6,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
-import { writeManifest, writeManifestList, STATUS_ADDED, type RawManifestEntry, type RawManifestFile } from '../../connectors/iceberg/write-manifest.js';
+import {
+  writeManifest,
+  writeManifestList,
+  STATUS_ADDED,
+  type RawManifestEntry,
+  type RawManifestFile,
+} from '../../connectors/iceberg/write-manifest.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 
 export const SCHEMA = {
@@ -18,7 +24,15 @@ export const SCHEMA = {
   ],
 };
 
-export interface SyntheticFile { path: string; region?: string; rows: number; size: number; content?: 0 | 1 | 2; equalityIds?: number[]; referencedDataFile?: string }
+export interface SyntheticFile {
+  path: string;
+  region?: string;
+  rows: number;
+  size: number;
+  content?: 0 | 1 | 2;
+  equalityIds?: number[];
+  referencedDataFile?: string;
+}
 
 /** Table file access for local tables whose locations are plain absolute paths. */
 export function localCommitIO(_root: string): TableFileIO {
@@ -26,11 +40,16 @@ export function localCommitIO(_root: string): TableFileIO {
 }
 
 /** Writes snapshot 1 (data files) and optionally snapshot 2 (delete files) of a v2 table; returns its location. */
-export async function buildTable(root: string, opts: { partitioned: boolean; data: SyntheticFile[]; deletes?: SyntheticFile[] }): Promise<string> {
+export async function buildTable(
+  root: string,
+  opts: { partitioned: boolean; data: SyntheticFile[]; deletes?: SyntheticFile[] },
+): Promise<string> {
   const loc = path.join(root, 'db', 't');
   mkdirSync(path.join(loc, 'metadata'), { recursive: true });
   const spec = opts.partitioned ? [{ name: 'region', transform: 'identity', 'source-id': 2, 'field-id': 1000 }] : [];
-  const partition = opts.partitioned ? [{ id: 1000, name: 'region', type: { kind: 'primitive' as const, name: 'string' as const } }] : [];
+  const partition = opts.partitioned
+    ? [{ id: 1000, name: 'region', type: { kind: 'primitive' as const, name: 'string' as const } }]
+    : [];
   const entry = (f: SyntheticFile, snap: bigint): RawManifestEntry => ({
     status: STATUS_ADDED,
     snapshot_id: snap,
@@ -50,9 +69,24 @@ export async function buildTable(root: string, opts: { partitioned: boolean; dat
   });
   const snapshots: Record<string, unknown>[] = [];
   const manifests: RawManifestFile[] = [];
-  const commit = async (snap: bigint, seq: bigint, content: 'data' | 'deletes', files: SyntheticFile[], parent?: bigint) => {
+  const commit = async (
+    snap: bigint,
+    seq: bigint,
+    content: 'data' | 'deletes',
+    files: SyntheticFile[],
+    parent?: bigint,
+  ) => {
     const m = await writeManifest(
-      { formatVersion: 2, specId: 0, specFieldsJson: spec, partition, tableSchemaJson: SCHEMA, content, entries: files.map((f) => entry(f, snap)), codec: { codec: 'deflate' } },
+      {
+        formatVersion: 2,
+        specId: 0,
+        specFieldsJson: spec,
+        partition,
+        tableSchemaJson: SCHEMA,
+        content,
+        entries: files.map((f) => entry(f, snap)),
+        codec: { codec: 'deflate' },
+      },
       snap,
       seq,
     );
@@ -60,16 +94,37 @@ export async function buildTable(root: string, opts: { partitioned: boolean; dat
     writeFileSync(mPath, m.bytes);
     manifests.push({ ...m.summary, manifest_path: mPath, manifest_length: BigInt(m.bytes.length) });
     const listPath = path.join(loc, 'metadata', `snap-${snap}.avro`);
-    writeFileSync(listPath, await writeManifestList({ formatVersion: 2, snapshotId: snap, parentSnapshotId: parent, sequenceNumber: seq, manifests: [...manifests].reverse(), codec: { codec: 'deflate' } }));
+    writeFileSync(
+      listPath,
+      await writeManifestList({
+        formatVersion: 2,
+        snapshotId: snap,
+        parentSnapshotId: parent,
+        sequenceNumber: seq,
+        manifests: [...manifests].reverse(),
+        codec: { codec: 'deflate' },
+      }),
+    );
     const rows = files.reduce((n, f) => n + f.rows, 0);
     snapshots.push({
       'sequence-number': seq,
       'snapshot-id': snap,
       ...(parent === undefined ? {} : { 'parent-snapshot-id': parent }),
       'timestamp-ms': 1_700_000_000_000 + Number(seq),
-      summary: content === 'data'
-        ? { operation: 'append', 'added-data-files': String(files.length), 'added-records': String(rows), 'total-data-files': String(files.length), 'total-records': String(rows), 'total-delete-files': '0', 'total-files-size': String(files.reduce((n, f) => n + f.size, 0)), 'total-position-deletes': '0', 'total-equality-deletes': '0' }
-        : { operation: 'delete', 'added-delete-files': String(files.length) },
+      summary:
+        content === 'data'
+          ? {
+              operation: 'append',
+              'added-data-files': String(files.length),
+              'added-records': String(rows),
+              'total-data-files': String(files.length),
+              'total-records': String(rows),
+              'total-delete-files': '0',
+              'total-files-size': String(files.reduce((n, f) => n + f.size, 0)),
+              'total-position-deletes': '0',
+              'total-equality-deletes': '0',
+            }
+          : { operation: 'delete', 'added-delete-files': String(files.length) },
       'manifest-list': listPath,
       'schema-id': 0,
     });

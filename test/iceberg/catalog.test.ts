@@ -74,7 +74,9 @@ describe('REST catalog', () => {
       res.setHeader('content-type', 'application/json');
       if (req.url === '/v1/config') return res.end(JSON.stringify({ defaults: {}, overrides: { prefix: 'wh1' } }));
       if (req.url === '/v1/wh1/namespaces/spark%1Fdb/tables/bunnies') {
-        return res.end(`{"metadata-location":"s3a://hyperparam-iceberg/spark/bunnies/metadata/v5.metadata.json","metadata":${metadataText},"config":{}}`);
+        return res.end(
+          `{"metadata-location":"s3a://hyperparam-iceberg/spark/bunnies/metadata/v5.metadata.json","metadata":${metadataText},"config":{}}`,
+        );
       }
       res.statusCode = 404;
       res.end(JSON.stringify({ error: { message: 'Table does not exist', type: 'NoSuchTableException', code: 404 } }));
@@ -91,9 +93,16 @@ describe('REST catalog', () => {
       catalogOptions: { token: 'secret' },
       remap: [{ from: 's3a://hyperparam-iceberg/spark/bunnies', to: path.join(fixtures, 'icebird/spark_bunnies') }],
     });
-    const raw = JSON.parse(readFileSync(path.join(fixtures, 'icebird/spark_bunnies/metadata/v5.metadata.json'), 'utf8').replace(/(snapshot-id"\s*:\s*)(\d+)/g, '$1"$2"'));
+    const raw = JSON.parse(
+      readFileSync(path.join(fixtures, 'icebird/spark_bunnies/metadata/v5.metadata.json'), 'utf8').replace(
+        /(snapshot-id"\s*:\s*)(\d+)/g,
+        '$1"$2"',
+      ),
+    );
     expect(t.metadata.currentSnapshotId?.toString()).toBe(String(raw['current-snapshot-id']));
-    expect(t.metadata.snapshots.map((s) => s.snapshotId.toString())).toEqual(raw.snapshots.map((s: { 'snapshot-id': string }) => s['snapshot-id']));
+    expect(t.metadata.snapshots.map((s) => s.snapshotId.toString())).toEqual(
+      raw.snapshots.map((s: { 'snapshot-id': string }) => s['snapshot-id']),
+    );
     expect(await countLiveRows(t)).toBe(20);
     expect(seen.every((s) => s.auth === 'Bearer secret')).toBe(true);
   });

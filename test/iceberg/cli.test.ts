@@ -4,7 +4,12 @@ import * as path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { parseJsonLossless } from '../../src/util/json.js';
 import { writeScan } from '../../src/cli/commands/scan.js';
-import { buildInspectReport, openTableForCli, register as registerInspect, renderInspectText } from '../../src/cli/commands/inspect.js';
+import {
+  buildInspectReport,
+  openTableForCli,
+  register as registerInspect,
+  renderInspectText,
+} from '../../src/cli/commands/inspect.js';
 import { fixtures } from './helpers.js';
 
 const bunnies = path.join(fixtures, 'icebird/spark_bunnies');
@@ -54,14 +59,25 @@ describe('floe inspect', () => {
     expect(text).toMatch(/health score\s+\d+\.\d \/ 100/);
   });
   it('counts deletion vectors and registers as a command', async () => {
-    const report = await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala/iceberg_v3_deletion_vectors'), {}));
+    const report = await buildInspectReport(
+      await openTableForCli(path.join(fixtures, 'impala/iceberg_v3_deletion_vectors'), {}),
+    );
     expect(report.health.deletes.deletionVector).toMatchObject({ files: 2, records: 2 });
     const program = new Command();
     registerInspect(program);
     const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      await program.parseAsync(['node', 'floe', 'inspect', path.join(fixtures, 'impala/iceberg_v3_default_value'), '--json']);
-      const json = parseJsonLossless(String(write.mock.calls[0]![0])) as { formatVersion: number; currentSnapshotId: string };
+      await program.parseAsync([
+        'node',
+        'floe',
+        'inspect',
+        path.join(fixtures, 'impala/iceberg_v3_default_value'),
+        '--json',
+      ]);
+      const json = parseJsonLossless(String(write.mock.calls[0]![0])) as {
+        formatVersion: number;
+        currentSnapshotId: string;
+      };
       expect(json.formatVersion).toBe(3);
       // issue 13.12: 64-bit ids are decimal strings in every JSON result (they were exact integers here)
       expect(json.currentSnapshotId).toBe('5466875730470528452');

@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { classifySize, DEFAULT_SIZE_POLICY, explainHealth, MiB, sizePolicyFromProperties, tableHealth } from '../../src/health.js';
+import {
+  classifySize,
+  DEFAULT_SIZE_POLICY,
+  explainHealth,
+  MiB,
+  sizePolicyFromProperties,
+  tableHealth,
+} from '../../src/health.js';
 import type { DataFile, DeleteFile, PartitionSpec } from '../../src/model/index.js';
 import { seedDemoTable } from '../../src/demo/seed.js';
 import { buildInspectReport, openTableForCli } from '../../src/cli/commands/inspect.js';
@@ -19,18 +26,43 @@ import { cleanup as cleanupPaimon, copyFixture as copyPaimonFixture } from '../p
 
 let n = 0;
 const data = (sizeBytes: number, recordCount: number, partition: unknown[] = [], seq = 1n, specId = 0): DataFile => ({
-  content: 'data', path: `d${n++}`, format: 'parquet', sizeBytes, recordCount, specId, partition,
-  dataSequenceNumber: seq, fileSequenceNumber: seq,
+  content: 'data',
+  path: `d${n++}`,
+  format: 'parquet',
+  sizeBytes,
+  recordCount,
+  specId,
+  partition,
+  dataSequenceNumber: seq,
+  fileSequenceNumber: seq,
 });
 const posDel = (recordCount: number, partition: unknown[] = [], seq = 2n): DeleteFile => ({
-  content: 'position-deletes', path: `p${n++}`, format: 'parquet', sizeBytes: 1000, recordCount, specId: 0, partition,
-  dataSequenceNumber: seq, fileSequenceNumber: seq,
+  content: 'position-deletes',
+  path: `p${n++}`,
+  format: 'parquet',
+  sizeBytes: 1000,
+  recordCount,
+  specId: 0,
+  partition,
+  dataSequenceNumber: seq,
+  fileSequenceNumber: seq,
 });
 const eqDel = (recordCount: number, partition: unknown[] = [], seq = 2n, specId = 0): DeleteFile => ({
-  content: 'equality-deletes', path: `e${n++}`, format: 'parquet', sizeBytes: 1000, recordCount, specId, partition,
-  dataSequenceNumber: seq, fileSequenceNumber: seq, equalityFieldIds: [1],
+  content: 'equality-deletes',
+  path: `e${n++}`,
+  format: 'parquet',
+  sizeBytes: 1000,
+  recordCount,
+  specId,
+  partition,
+  dataSequenceNumber: seq,
+  fileSequenceNumber: seq,
+  equalityFieldIds: [1],
 });
-const byRegion: PartitionSpec = { specId: 0, fields: [{ sourceId: 2, fieldId: 1000, name: 'region', transform: 'identity' }] };
+const byRegion: PartitionSpec = {
+  specId: 0,
+  fields: [{ sourceId: 2, fieldId: 1000, name: 'region', transform: 'identity' }],
+};
 const unpartitioned: PartitionSpec = { specId: 1, fields: [] };
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
@@ -42,7 +74,10 @@ describe('size classes', () => {
     expect(classifySize(96 * MiB + 1, DEFAULT_SIZE_POLICY)).toBe('target');
   });
   it('reads self-optimizing.* properties', () => {
-    const p = sizePolicyFromProperties({ 'self-optimizing.target-size': String(64 * MiB), 'self-optimizing.fragment-ratio': '4' });
+    const p = sizePolicyFromProperties({
+      'self-optimizing.target-size': String(64 * MiB),
+      'self-optimizing.fragment-ratio': '4',
+    });
     expect(classifySize(16 * MiB, p)).toBe('fragment');
     expect(classifySize(16 * MiB + 1, p)).toBe('undersized');
     expect(classifySize(48 * MiB + 1, p)).toBe('target');
@@ -94,7 +129,11 @@ describe('health score = 100 × ideal / actual scan cost', () => {
     expect(h.cost.deleteReads).toBe(2);
   });
   it('delete files that apply to no data file still cost an open; a delete-only partition scores 0', () => {
-    const h = tableHealth({ specs: [byRegion], dataFiles: [data(120 * MiB, 10, ['eu'])], deleteFiles: [posDel(5, ['us'])] });
+    const h = tableHealth({
+      specs: [byRegion],
+      dataFiles: [data(120 * MiB, 10, ['eu'])],
+      deleteFiles: [posDel(5, ['us'])],
+    });
     const us = h.partitions.find((p) => p.partition[0] === 'us')!;
     expect(us.cost.unusedDeleteFiles).toBe(1);
     expect(us.score).toBe(0);
@@ -102,8 +141,18 @@ describe('health score = 100 × ideal / actual scan cost', () => {
   it('manifests: each live one costs an open; ones holding no live file are skipped', () => {
     // 12 × 120 MiB in 12 manifests of 10 KiB; ideal: 12 entries × 10 KiB/entry → 1 manifest
     const files = Array.from({ length: 12 }, () => data(120 * MiB, 1000));
-    const live = Array.from({ length: 12 }, () => ({ content: 'data', length: 10 * 1024, addedFilesCount: 1, existingFilesCount: 0 }));
-    const dead = Array.from({ length: 30 }, () => ({ content: 'data', length: 10 * 1024, addedFilesCount: 0, existingFilesCount: 0 }));
+    const live = Array.from({ length: 12 }, () => ({
+      content: 'data',
+      length: 10 * 1024,
+      addedFilesCount: 1,
+      existingFilesCount: 0,
+    }));
+    const dead = Array.from({ length: 30 }, () => ({
+      content: 'data',
+      length: 10 * 1024,
+      addedFilesCount: 0,
+      existingFilesCount: 0,
+    }));
     const h = tableHealth({ dataFiles: files, deleteFiles: [], manifests: [...live, ...dead] });
     expect(h.cost.manifests).toBe(12);
     expect(h.cost.idealManifests).toBe(1);
@@ -150,10 +199,14 @@ describe('health of real tables', () => {
   });
 
   it('fixtures: a Flink upsert table with equality deletes scores badly; a lone small data file is ideal', async () => {
-    const flink = await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_delete_equality'), {}));
+    const flink = await buildInspectReport(
+      await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_delete_equality'), {}),
+    );
     expect(flink.health.deletes.equality.files).toBeGreaterThan(0);
     expect(flink.health.score).toBeLessThan(20);
-    const spark = await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_positional_delete_all_rows'), {}));
+    const spark = await buildInspectReport(
+      await openTableForCli(path.join(fixtures, 'impala/iceberg_v2_positional_delete_all_rows'), {}),
+    );
     // every row deleted: nothing live, so any file read is overhead
     expect(spark.health.cost.deletedShare).toBe(1);
     expect(spark.health.score).toBeLessThan(5);

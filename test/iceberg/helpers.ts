@@ -14,7 +14,9 @@ export function copyFixture(rel: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(base, { recursive: true, force: true }) };
 }
 
-export async function caught(p: Promise<unknown>): Promise<Error & { kind?: string; context?: Record<string, unknown> }> {
+export async function caught(
+  p: Promise<unknown>,
+): Promise<Error & { kind?: string; context?: Record<string, unknown> }> {
   try {
     await p;
   } catch (e) {

@@ -57,7 +57,8 @@ describe('locating the current metadata file', () => {
 
   it('falls back to metastore-style NNNNN-uuid names when there are no vN files', async () => {
     const dir = copy();
-    for (const f of readdirSync(path.join(dir, 'metadata'))) if (/^v\d\.metadata\.json$/.test(f) && f !== 'v4.metadata.json') unlinkSync(meta(dir, f));
+    for (const f of readdirSync(path.join(dir, 'metadata')))
+      if (/^v\d\.metadata\.json$/.test(f) && f !== 'v4.metadata.json') unlinkSync(meta(dir, f));
     renameSync(meta(dir, 'v4.metadata.json'), meta(dir, '00004-0a0b0c0d-aaaa-bbbb-cccc-000000000000.metadata.json'));
     unlinkSync(meta(dir, 'version-hint.txt'));
     const t = await openIcebergTable(dir);
@@ -75,7 +76,9 @@ describe('metadata parsing', () => {
     'last-updated-ms': 1,
     'last-column-id': 1,
     'current-schema-id': 0,
-    schemas: [{ type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'a', required: false, type: 'decimal(10, 2)' }] }],
+    schemas: [
+      { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'a', required: false, type: 'decimal(10, 2)' }] },
+    ],
     'default-spec-id': 0,
     'partition-specs': [{ 'spec-id': 0, fields: [] }],
     'last-partition-id': 999,
@@ -93,7 +96,20 @@ describe('metadata parsing', () => {
   it('an implicit main branch when refs are absent; ids beyond 2^53 stay exact', () => {
     const id = 9007199254740993n; // 2^53 + 1
     const md = parseMetadata(
-      { ...base, 'last-sequence-number': 1, 'current-snapshot-id': id, snapshots: [{ 'snapshot-id': id, 'timestamp-ms': 5, 'sequence-number': 1, summary: { operation: 'append' }, 'manifest-list': 'm.avro' }] },
+      {
+        ...base,
+        'last-sequence-number': 1,
+        'current-snapshot-id': id,
+        snapshots: [
+          {
+            'snapshot-id': id,
+            'timestamp-ms': 5,
+            'sequence-number': 1,
+            summary: { operation: 'append' },
+            'manifest-list': 'm.avro',
+          },
+        ],
+      },
       'x.json',
     );
     expect(md.refs).toEqual([{ name: 'main', type: 'branch', snapshotId: id }]);
@@ -112,7 +128,9 @@ describe('metadata parsing', () => {
       'v1.json',
     );
     expect(md.currentSchemaId).toBe(0);
-    expect(md.specs).toEqual([{ specId: 0, fields: [{ sourceId: 1, fieldId: 1000, name: 'ts_day', transform: 'day' }] }]);
+    expect(md.specs).toEqual([
+      { specId: 0, fields: [{ sourceId: 1, fieldId: 1000, name: 'ts_day', transform: 'day' }] },
+    ]);
     expect(md.lastSequenceNumber).toBe(0n);
   });
 });

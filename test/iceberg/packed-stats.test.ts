@@ -10,7 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Field } from '../../src/model/index.js';
 import { PackedColumnStats } from '../../connectors/iceberg/packed-stats.js';
 import { encodeSingleValue } from '../../connectors/iceberg/write-bounds.js';
-import { STATUS_ADDED, writeManifest, writeManifestList, type RawManifestEntry } from '../../connectors/iceberg/write-manifest.js';
+import {
+  STATUS_ADDED,
+  writeManifest,
+  writeManifestList,
+  type RawManifestEntry,
+} from '../../connectors/iceberg/write-manifest.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 
@@ -28,27 +33,74 @@ describe('PackedColumnStats', () => {
     const big = 2n ** 60n + 7n;
     const s = PackedColumnStats.fromAvro(
       {
-        columnSizes: kv([[1, 100n], [2, big], [3, 0n]]),
-        valueCounts: kv([[1, 5n], [2, 5n], [3, 5n]]),
+        columnSizes: kv([
+          [1, 100n],
+          [2, big],
+          [3, 0n],
+        ]),
+        valueCounts: kv([
+          [1, 5n],
+          [2, 5n],
+          [3, 5n],
+        ]),
         nullValueCounts: kv([[2, 1n]]),
         nanValueCounts: null,
-        lowerBounds: kv([[1, enc(1, -9_007_199_254_740_993n)], [2, enc(2, 'ab€')], [3, enc(3, -0.5)], [99, Buffer.from([1, 2])]]),
-        upperBounds: kv([[1, enc(1, 42n)], [2, enc(2, 'zz')]]),
+        lowerBounds: kv([
+          [1, enc(1, -9_007_199_254_740_993n)],
+          [2, enc(2, 'ab€')],
+          [3, enc(3, -0.5)],
+          [99, Buffer.from([1, 2])],
+        ]),
+        upperBounds: kv([
+          [1, enc(1, 42n)],
+          [2, enc(2, 'zz')],
+        ]),
       },
       byId,
     )!;
-    expect(s.columnSizes).toEqual(new Map([[1, 100n], [2, big], [3, 0n]]));
-    expect(s.valueCounts).toEqual(new Map([[1, 5n], [2, 5n], [3, 5n]]));
+    expect(s.columnSizes).toEqual(
+      new Map([
+        [1, 100n],
+        [2, big],
+        [3, 0n],
+      ]),
+    );
+    expect(s.valueCounts).toEqual(
+      new Map([
+        [1, 5n],
+        [2, 5n],
+        [3, 5n],
+      ]),
+    );
     expect(s.nullValueCounts).toEqual(new Map([[2, 1n]]));
     expect(s.nanValueCounts).toBeUndefined();
     // a column in no schema (99) keeps its raw bytes
-    expect(s.lowerBounds).toEqual(new Map<number, unknown>([[1, -9_007_199_254_740_993n], [2, 'ab€'], [3, -0.5], [99, new Uint8Array([1, 2])]]));
-    expect(s.upperBounds).toEqual(new Map<number, unknown>([[1, 42n], [2, 'zz']]));
+    expect(s.lowerBounds).toEqual(
+      new Map<number, unknown>([
+        [1, -9_007_199_254_740_993n],
+        [2, 'ab€'],
+        [3, -0.5],
+        [99, new Uint8Array([1, 2])],
+      ]),
+    );
+    expect(s.upperBounds).toEqual(
+      new Map<number, unknown>([
+        [1, 42n],
+        [2, 'zz'],
+      ]),
+    );
     expect(s.toPlain().upperBounds?.get(2)).toBe('zz');
   });
 
   it('is undefined for an entry without any stats, and keeps an empty map empty', () => {
-    const none = { columnSizes: null, valueCounts: null, nullValueCounts: null, nanValueCounts: null, lowerBounds: null, upperBounds: null };
+    const none = {
+      columnSizes: null,
+      valueCounts: null,
+      nullValueCounts: null,
+      nanValueCounts: null,
+      lowerBounds: null,
+      upperBounds: null,
+    };
     expect(PackedColumnStats.fromAvro(none, byId)).toBeUndefined();
     const empty = PackedColumnStats.fromAvro({ ...none, valueCounts: [] }, byId)!;
     expect(empty.valueCounts).toEqual(new Map());
@@ -57,11 +109,54 @@ describe('PackedColumnStats', () => {
 
   it('files with different layouts in one manifest keep their own ids', () => {
     const layouts = new Map();
-    const a = PackedColumnStats.fromAvro({ columnSizes: kv([[1, 1n]]), valueCounts: null, nullValueCounts: null, nanValueCounts: null, lowerBounds: null, upperBounds: null }, byId, layouts)!;
-    const b = PackedColumnStats.fromAvro({ columnSizes: kv([[2, 2n], [3, 3n]]), valueCounts: null, nullValueCounts: null, nanValueCounts: null, lowerBounds: null, upperBounds: null }, byId, layouts)!;
-    const c = PackedColumnStats.fromAvro({ columnSizes: kv([[1, 9n]]), valueCounts: null, nullValueCounts: null, nanValueCounts: null, lowerBounds: null, upperBounds: null }, byId, layouts)!;
+    const a = PackedColumnStats.fromAvro(
+      {
+        columnSizes: kv([[1, 1n]]),
+        valueCounts: null,
+        nullValueCounts: null,
+        nanValueCounts: null,
+        lowerBounds: null,
+        upperBounds: null,
+      },
+      byId,
+      layouts,
+    )!;
+    const b = PackedColumnStats.fromAvro(
+      {
+        columnSizes: kv([
+          [2, 2n],
+          [3, 3n],
+        ]),
+        valueCounts: null,
+        nullValueCounts: null,
+        nanValueCounts: null,
+        lowerBounds: null,
+        upperBounds: null,
+      },
+      byId,
+      layouts,
+    )!;
+    const c = PackedColumnStats.fromAvro(
+      {
+        columnSizes: kv([[1, 9n]]),
+        valueCounts: null,
+        nullValueCounts: null,
+        nanValueCounts: null,
+        lowerBounds: null,
+        upperBounds: null,
+      },
+      byId,
+      layouts,
+    )!;
     expect(new Set(layouts.values()).size).toBe(2);
-    expect([a.columnSizes, b.columnSizes, c.columnSizes]).toEqual([new Map([[1, 1n]]), new Map([[2, 2n], [3, 3n]]), new Map([[1, 9n]])]);
+    expect([a.columnSizes, b.columnSizes, c.columnSizes]).toEqual([
+      new Map([[1, 1n]]),
+      new Map([
+        [2, 2n],
+        [3, 3n],
+      ]),
+      new Map([[1, 9n]]),
+    ]);
   });
 });
 
@@ -70,7 +165,16 @@ describe('loading a floe-written manifest', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads every stat of every entry back, shares partition tuples, keeps entries without stats bare', async () => {
-    const schemaJson = { type: 'struct', 'schema-id': 0, fields: FIELDS.map((f) => ({ id: f.id, name: f.name, required: f.required, type: (f.type as { name: string }).name })) };
+    const schemaJson = {
+      type: 'struct',
+      'schema-id': 0,
+      fields: FIELDS.map((f) => ({
+        id: f.id,
+        name: f.name,
+        required: f.required,
+        type: (f.type as { name: string }).name,
+      })),
+    };
     const entries: RawManifestEntry[] = [0, 1, 2].map((i) => ({
       status: STATUS_ADDED,
       snapshot_id: 1n,
@@ -86,16 +190,31 @@ describe('loading a floe-written manifest', () => {
         ...(i === 2
           ? {}
           : {
-              column_sizes: kv([[1, BigInt(100 + i)], [2, 200n]]),
+              column_sizes: kv([
+                [1, BigInt(100 + i)],
+                [2, 200n],
+              ]),
               value_counts: kv([[1, BigInt(10 + i)]]),
               null_value_counts: kv([[2, BigInt(i)]]),
-              lower_bounds: kv([[1, enc(1, BigInt(i))], [2, enc(2, `n${i}`)]]),
+              lower_bounds: kv([
+                [1, enc(1, BigInt(i))],
+                [2, enc(2, `n${i}`)],
+              ]),
               upper_bounds: kv([[1, enc(1, BigInt(100 + i))]]),
             }),
       },
     }));
     const m = await writeManifest(
-      { formatVersion: 2, specId: 0, specFieldsJson: [], partition: [], tableSchemaJson: schemaJson, content: 'data', entries, codec: { codec: 'deflate' } },
+      {
+        formatVersion: 2,
+        specId: 0,
+        specFieldsJson: [],
+        partition: [],
+        tableSchemaJson: schemaJson,
+        content: 'data',
+        entries,
+        codec: { codec: 'deflate' },
+      },
       1n,
       1n,
     );
@@ -128,7 +247,16 @@ describe('loading a floe-written manifest', () => {
       properties: {},
       'current-snapshot-id': 1,
       refs: { main: { 'snapshot-id': 1, type: 'branch' } },
-      snapshots: [{ 'sequence-number': 1, 'snapshot-id': 1, 'timestamp-ms': 1, summary: { operation: 'append' }, 'manifest-list': path.join(meta, 'snap.avro'), 'schema-id': 0 }],
+      snapshots: [
+        {
+          'sequence-number': 1,
+          'snapshot-id': 1,
+          'timestamp-ms': 1,
+          summary: { operation: 'append' },
+          'manifest-list': path.join(meta, 'snap.avro'),
+          'schema-id': 0,
+        },
+      ],
       'snapshot-log': [],
       'metadata-log': [],
     };
@@ -138,11 +266,21 @@ describe('loading a floe-written manifest', () => {
     expect(files.map((f) => f.recordCount)).toEqual([10, 11, 12]);
     for (const i of [0, 1]) {
       const s = files[i]!.stats!;
-      expect(s.columnSizes).toEqual(new Map([[1, BigInt(100 + i)], [2, 200n]]));
+      expect(s.columnSizes).toEqual(
+        new Map([
+          [1, BigInt(100 + i)],
+          [2, 200n],
+        ]),
+      );
       expect(s.valueCounts).toEqual(new Map([[1, BigInt(10 + i)]]));
       expect(s.nullValueCounts).toEqual(new Map([[2, BigInt(i)]]));
       expect(s.nanValueCounts).toBeUndefined();
-      expect(s.lowerBounds).toEqual(new Map<number, unknown>([[1, BigInt(i)], [2, `n${i}`]]));
+      expect(s.lowerBounds).toEqual(
+        new Map<number, unknown>([
+          [1, BigInt(i)],
+          [2, `n${i}`],
+        ]),
+      );
       expect(s.upperBounds).toEqual(new Map<number, unknown>([[1, BigInt(100 + i)]]));
     }
     expect(files[2]!.stats).toBeUndefined();

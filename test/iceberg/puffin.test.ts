@@ -12,7 +12,9 @@ const read = (f: string) => readFileSync(path.join(dir, f));
 describe('deletion vectors', () => {
   it('decodes the standalone blobs', () => {
     expect(decodeDeletionVector(read('small-alternating-values-position-index.bin'), 'a')).toEqual([1, 3, 5, 7, 9]);
-    expect(decodeDeletionVector(read('small-and-large-values-position-index.bin'), 'b')).toEqual([100, 101, 2147483747, 2147483748]);
+    expect(decodeDeletionVector(read('small-and-large-values-position-index.bin'), 'b')).toEqual([
+      100, 101, 2147483747, 2147483748,
+    ]);
     expect(decodeDeletionVector(read('empty-position-index.bin'), 'c')).toEqual([]);
     const all = decodeDeletionVector(read('all-container-types-position-index.bin'), 'd');
     expect(all).toHaveLength(132561);

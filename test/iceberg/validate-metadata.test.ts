@@ -67,43 +67,82 @@ describe('metadata invariants (each broken copy of a real table is refused)', ()
     expectRefused(V2, (d) => void (d['last-sequence-number'] = -7), /last-sequence-number is -7, must be ≥ 0/);
   });
   it('no snapshot has a sequence number beyond last-sequence-number', () => {
-    expectRefused(V2, (d) => void (d['last-sequence-number'] = 0), /sequence number \d+, beyond last-sequence-number 0/);
+    expectRefused(
+      V2,
+      (d) => void (d['last-sequence-number'] = 0),
+      /sequence number \d+, beyond last-sequence-number 0/,
+    );
   });
   it('snapshot sequence numbers are non-negative integers', () => {
     expectRefused(V2, (d) => void (current(d)['sequence-number'] = -1), /sequence-number of snapshot \d+ is -1/);
-    expectRefused(V2, (d) => void (current(d)['sequence-number'] = 1.5), /sequence-number.*(must be an integer|expected an integer)/);
+    expectRefused(
+      V2,
+      (d) => void (current(d)['sequence-number'] = 1.5),
+      /sequence-number.*(must be an integer|expected an integer)/,
+    );
   });
   it('a parent is not newer than its child', () => {
-    expectRefused(V2, (d) => {
-      const c = current(d);
-      const p = snaps(d).find((s) => s['snapshot-id'] === c['parent-snapshot-id'])!;
-      p['sequence-number'] = c['sequence-number'];
-      c['sequence-number'] = 0;
-    }, /older than its parent/);
+    expectRefused(
+      V2,
+      (d) => {
+        const c = current(d);
+        const p = snaps(d).find((s) => s['snapshot-id'] === c['parent-snapshot-id'])!;
+        p['sequence-number'] = c['sequence-number'];
+        c['sequence-number'] = 0;
+      },
+      /older than its parent/,
+    );
   });
   it('snapshot ids are unique', () => {
     expectRefused(V2, (d) => void snaps(d).push({ ...current(d) }), /snapshot id \d+ appears more than once/);
   });
   it('64-bit values fit in int64', () => {
-    const d = readFileSync(V2, 'utf8').replace(/"last-sequence-number"\s*:\s*\d+/, '"last-sequence-number" : 99999999999999999999');
+    const d = readFileSync(V2, 'utf8').replace(
+      /"last-sequence-number"\s*:\s*\d+/,
+      '"last-sequence-number" : 99999999999999999999',
+    );
     expect(() => parseMetadataBytes(Buffer.from(d), V2)).toThrow(/does not fit in a 64-bit integer/);
   });
   it('current-snapshot-id and every ref point at existing snapshots; main agrees with current-snapshot-id', () => {
-    expectRefused(V2, (d) => {
-      d['current-snapshot-id'] = 42;
-      d.refs = { main: { type: 'branch', 'snapshot-id': 42 } };
-    }, /current-snapshot-id 42 is not in the snapshot list|current snapshot 42 is not in the snapshot list/);
-    expectRefused(V2, (d) => void (d.refs = { main: { type: 'branch', 'snapshot-id': d['current-snapshot-id'] }, t: { type: 'tag', 'snapshot-id': 777 } }), /ref t points at snapshot 777/);
-    expectRefused(V2, (d) => {
-      const other = snaps(d).find((s) => s['snapshot-id'] !== d['current-snapshot-id'])!;
-      d.refs = { main: { type: 'branch', 'snapshot-id': other['snapshot-id'] } };
-    }, /ref main .* and current-snapshot-id .* disagree/);
-    expectRefused(V2, (d) => void (d.refs = { x: { type: 'twig', 'snapshot-id': d['current-snapshot-id'] } }), /ref x has type "twig"/);
+    expectRefused(
+      V2,
+      (d) => {
+        d['current-snapshot-id'] = 42;
+        d.refs = { main: { type: 'branch', 'snapshot-id': 42 } };
+      },
+      /current-snapshot-id 42 is not in the snapshot list|current snapshot 42 is not in the snapshot list/,
+    );
+    expectRefused(
+      V2,
+      (d) =>
+        void (d.refs = {
+          main: { type: 'branch', 'snapshot-id': d['current-snapshot-id'] },
+          t: { type: 'tag', 'snapshot-id': 777 },
+        }),
+      /ref t points at snapshot 777/,
+    );
+    expectRefused(
+      V2,
+      (d) => {
+        const other = snaps(d).find((s) => s['snapshot-id'] !== d['current-snapshot-id'])!;
+        d.refs = { main: { type: 'branch', 'snapshot-id': other['snapshot-id'] } };
+      },
+      /ref main .* and current-snapshot-id .* disagree/,
+    );
+    expectRefused(
+      V2,
+      (d) => void (d.refs = { x: { type: 'twig', 'snapshot-id': d['current-snapshot-id'] } }),
+      /ref x has type "twig"/,
+    );
   });
   it('current-schema-id, default-spec-id and default-sort-order-id resolve', () => {
     expectRefused(V2, (d) => void (d['current-schema-id'] = 99), /current-schema-id 99 is not among the schemas/);
     expectRefused(V2, (d) => void (d['default-spec-id'] = 99), /default-spec-id 99 is not among the partition specs/);
-    expectRefused(V2, (d) => void (d['default-sort-order-id'] = 99), /default-sort-order-id 99 is not among the sort orders/);
+    expectRefused(
+      V2,
+      (d) => void (d['default-sort-order-id'] = 99),
+      /default-sort-order-id 99 is not among the sort orders/,
+    );
   });
   it('last-column-id is at least every field id', () => {
     expectRefused(V2, (d) => void (d['last-column-id'] = 1), /field id \d+, beyond last-column-id 1/);
@@ -115,17 +154,36 @@ describe('metadata invariants (each broken copy of a real table is refused)', ()
     expect(e?.kind).toBe('Unsupported');
     expect(e?.message).toContain(V2);
   });
-  it('v3: next-row-id is present, non-negative and past every snapshot\'s row range', () => {
+  it("v3: next-row-id is present, non-negative and past every snapshot's row range", () => {
     expectRefused(V3, (d) => void (d['next-row-id'] = -1), /next-row-id is -1/);
     expectRefused(V3, (d) => void delete d['next-row-id'], /no next-row-id/);
     expectRefused(V3, (d) => void (d['next-row-id'] = 0), /beyond next-row-id 0/);
   });
   it('record counts and file sizes are non-negative and fit in int64', () => {
-    expectRefused(V2, (d) => void ((current(d).summary as Doc)['total-records'] = '-3'), /"total-records" of snapshot \d+ is negative/);
-    expectRefused(V2, (d) => void ((current(d).summary as Doc)['total-records'] = '18446744073709551616'), /does not fit in a 64-bit integer/);
-    expectRefused(V2, (d) => {
-      d.statistics = [{ 'snapshot-id': d['current-snapshot-id'], 'statistics-path': 'x.stats', 'file-size-in-bytes': -5, 'blob-metadata': [] }];
-    }, /file-size-in-bytes for snapshot \d+ is -5/);
+    expectRefused(
+      V2,
+      (d) => void ((current(d).summary as Doc)['total-records'] = '-3'),
+      /"total-records" of snapshot \d+ is negative/,
+    );
+    expectRefused(
+      V2,
+      (d) => void ((current(d).summary as Doc)['total-records'] = '18446744073709551616'),
+      /does not fit in a 64-bit integer/,
+    );
+    expectRefused(
+      V2,
+      (d) => {
+        d.statistics = [
+          {
+            'snapshot-id': d['current-snapshot-id'],
+            'statistics-path': 'x.stats',
+            'file-size-in-bytes': -5,
+            'blob-metadata': [],
+          },
+        ];
+      },
+      /file-size-in-bytes for snapshot \d+ is -5/,
+    );
   });
   it('lists are lists', () => {
     expectRefused(V2, (d) => void (d['partition-specs'] = 7), /"partition-specs" must be a list/);
@@ -161,7 +219,15 @@ describe('committing on top of corrupt metadata (issue 9.4)', () => {
     const max = (1n << 63n) - 1n;
     d['last-sequence-number'] = max;
     expect(() =>
-      nextMetadata(d, V2, { snapshotId: 1n, parentSnapshotId: current(d)['snapshot-id'] as bigint, sequenceNumber: max + 1n, timestampMs: 1, manifestList: 'm.avro', summary: { operation: 'replace' }, schemaId: 0 }),
+      nextMetadata(d, V2, {
+        snapshotId: 1n,
+        parentSnapshotId: current(d)['snapshot-id'] as bigint,
+        sequenceNumber: max + 1n,
+        timestampMs: 1,
+        manifestList: 'm.avro',
+        summary: { operation: 'replace' },
+        schemaId: 0,
+      }),
     ).toThrow(/refusing to commit on top of .*v5\.metadata\.json.*does not fit in a 64-bit integer/);
   });
 });
@@ -181,7 +247,11 @@ describe('manifest counts (issue 9.4: counts that fit, never silently rounded)',
     const local = path.join(dir, 'metadata', path.basename(mf!.path));
     await editAvroRecords((rs) => rs.forEach((r) => edit(r.data_file as Doc)))(local);
     try {
-      await readManifest(table.io, mf!, { md: table.metadata, fieldsById: allFieldsById(table.metadata), snapshotId: snap.snapshotId });
+      await readManifest(table.io, mf!, {
+        md: table.metadata,
+        fieldsById: allFieldsById(table.metadata),
+        snapshotId: snap.snapshotId,
+      });
     } catch (e) {
       return e as Error;
     }
@@ -196,6 +266,8 @@ describe('manifest counts (issue 9.4: counts that fit, never silently rounded)',
   });
   it('a negative record count or file size is refused', async () => {
     expect((await brokenManifest((df) => void (df.record_count = -1n))).message).toMatch(/record_count .* is negative/);
-    expect((await brokenManifest((df) => void (df.file_size_in_bytes = -1n))).message).toMatch(/file_size_in_bytes .* is negative/);
+    expect((await brokenManifest((df) => void (df.file_size_in_bytes = -1n))).message).toMatch(
+      /file_size_in_bytes .* is negative/,
+    );
   });
 });

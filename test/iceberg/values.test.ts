@@ -6,7 +6,8 @@ import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
 import { fixtures } from './helpers.js';
 
-const P = (name: string, extra: Record<string, number> = {}): FieldType => ({ kind: 'primitive', name, ...extra }) as FieldType;
+const P = (name: string, extra: Record<string, number> = {}): FieldType =>
+  ({ kind: 'primitive', name, ...extra }) as FieldType;
 const hex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 describe('single-value binary serialisation (spec App. D)', () => {
@@ -34,11 +35,15 @@ describe('single-value binary serialisation (spec App. D)', () => {
   it('decimal is big-endian two’s complement unscaled', () => {
     expect(decodeSingleValue(P('decimal', { precision: 9, scale: 2 }), hex('ff85'))).toBe('-1.23');
     expect(decodeSingleValue(P('decimal', { precision: 9, scale: 2 }), hex('3039'))).toBe('123.45');
-    expect(decodeSingleValue(P('decimal', { precision: 38, scale: 0 }), hex('00ffffffffffffffffff'))).toBe((2n ** 72n - 1n).toString());
+    expect(decodeSingleValue(P('decimal', { precision: 38, scale: 0 }), hex('00ffffffffffffffffff'))).toBe(
+      (2n ** 72n - 1n).toString(),
+    );
     expect(decimalToString(5n, 3)).toBe('0.005');
   });
   it('uuid 16 bytes big-endian; binary/fixed raw', () => {
-    expect(decodeSingleValue(P('uuid'), hex('f79c3e098b884b2f9f5c2e6a7d1b2c3d'))).toBe('f79c3e09-8b88-4b2f-9f5c-2e6a7d1b2c3d');
+    expect(decodeSingleValue(P('uuid'), hex('f79c3e098b884b2f9f5c2e6a7d1b2c3d'))).toBe(
+      'f79c3e09-8b88-4b2f-9f5c-2e6a7d1b2c3d',
+    );
     expect(decodeSingleValue(P('binary'), hex('00ff'))).toEqual(hex('00ff'));
   });
 });

@@ -47,13 +47,18 @@ describe('Iceberg expire never deletes outside the table (9.3)', () => {
         // the real location floe would have deleted, the metadata's spelling beside it when it differs
         expect(r.skipped[0]!.location).toBe(`file://${c.victim}`);
         if (craft === 'relative path') expect(r.skipped[0]!.metadataLocation).toBe('rel.parquet');
-        expect(r.skipped[0]!.refused).toMatch(craft === 'relative path' ? /relative path .*outside the table's locations/ : /outside the table's locations/);
+        expect(r.skipped[0]!.refused).toMatch(
+          craft === 'relative path' ? /relative path .*outside the table's locations/ : /outside the table's locations/,
+        );
         expect(r.candidates.map((x) => x.location)).not.toContain(`file://${c.victim}`);
         expect(r.warnings.some((w) => w.includes('--allow-outside-table-location'))).toBe(true);
       }
       expect(report.deleted).not.toContain(`file://${c.victim}`);
       expect(new Set(report.deleted)).toEqual(new Set(dry.candidates.map((x) => x.location)));
-      const json = JSON.parse(reportToJson(report)) as { skipped: { location: string; refused: string }[]; summary: { skipped: number } };
+      const json = JSON.parse(reportToJson(report)) as {
+        skipped: { location: string; refused: string }[];
+        summary: { skipped: number };
+      };
       expect(json.summary.skipped).toBe(1);
       expect(json.skipped[0]!.refused).toContain('outside');
       expect(reportToText(dry)).toMatch(/^skip\t.*\(not deleted: .*outside the table's locations/m);
@@ -62,14 +67,20 @@ describe('Iceberg expire never deletes outside the table (9.3)', () => {
 
   it('deletes outside the table only with allowOutsideTableLocation (absolute locations; never a relative one)', async () => {
     const c = await craftIceberg(tempRoot(temps), 'absolute path');
-    const report = await expireSnapshots(await openForMaintenance(c.table), { ...expireOpts, allowOutsideTableLocation: true });
+    const report = await expireSnapshots(await openForMaintenance(c.table), {
+      ...expireOpts,
+      allowOutsideTableLocation: true,
+    });
     expect(existsSync(c.victim)).toBe(false);
     expect(report.skipped).toEqual([]);
     expect(report.deleted).toContain(`file://${c.victim}`);
 
     const r = await craftIceberg(tempRoot(temps), 'relative path');
     process.chdir(r.cwd);
-    const rel = await expireSnapshots(await openForMaintenance(r.table), { ...expireOpts, allowOutsideTableLocation: true });
+    const rel = await expireSnapshots(await openForMaintenance(r.table), {
+      ...expireOpts,
+      allowOutsideTableLocation: true,
+    });
     expect(existsSync(r.victim)).toBe(true);
     expect(rel.skipped.map((s) => s.metadataLocation)).toEqual(['rel.parquet']);
   });
@@ -78,14 +89,20 @@ describe('Iceberg expire never deletes outside the table (9.3)', () => {
     const c = await craftIceberg(tempRoot(temps), 'file:// URI');
     const dry = await expireAction(c.table, { olderThan: String(T0 + 500), retainLast: '1', dryRun: true });
     expect(dry.skipped.map((s) => s.location)).toEqual([`file://${c.victim}`]);
-    const real = await expireAction(c.table, { olderThan: String(T0 + 500), retainLast: '1', allowOutsideTableLocation: true });
+    const real = await expireAction(c.table, {
+      olderThan: String(T0 + 500),
+      retainLast: '1',
+      allowOutsideTableLocation: true,
+    });
     expect(real.deleted).toContain(`file://${c.victim}`);
     expect(existsSync(c.victim)).toBe(false);
   });
 
-  it('files under write.data.path (a configured data location elsewhere) are the table\'s and are deleted', async () => {
+  it("files under write.data.path (a configured data location elsewhere) are the table's and are deleted", async () => {
     const root = tempRoot(temps);
-    const c = await craftIceberg(root, 'absolute path', { properties: { 'write.data.path': path.join(root, 'outside') } });
+    const c = await craftIceberg(root, 'absolute path', {
+      properties: { 'write.data.path': path.join(root, 'outside') },
+    });
     const report = await expireSnapshots(await openForMaintenance(c.table), expireOpts);
     expect(report.skipped).toEqual([]);
     expect(report.deleted).toContain(`file://${c.victim}`);
@@ -143,14 +160,16 @@ describe('Paimon expire never deletes outside the table (9.3)', () => {
     });
   }
 
-  it('an external path under data-file.external-paths is the table\'s and is deleted', async () => {
+  it("an external path under data-file.external-paths is the table's and is deleted", async () => {
     const root = tempRoot(temps);
     const p = await craftPaimon(root, 'absolute path');
     // declare the victim's directory as the table's external data path in the latest schema
     const { readFileSync, writeFileSync, readdirSync } = await import('node:fs');
     const schemaDir = path.join(p.table, 'schema');
     const latest = readdirSync(schemaDir).sort().pop()!;
-    const schema = JSON.parse(readFileSync(path.join(schemaDir, latest), 'utf8')) as { options: Record<string, string> };
+    const schema = JSON.parse(readFileSync(path.join(schemaDir, latest), 'utf8')) as {
+      options: Record<string, string>;
+    };
     schema.options['data-file.external-paths'] = `file://${path.dirname(p.victim)}`;
     writeFileSync(path.join(schemaDir, latest), JSON.stringify(schema, null, 2));
     const report = await expirePaimonSnapshots(new StoreIO(new FileIO()), p.table, { retainMin: 2 });

@@ -20,7 +20,12 @@ import { FileIO } from '../../connectors/storage/index.js';
 import { StoreIO } from '../../src/maintenance/store-io.js';
 import { paimonIO } from '../../connectors/paimon/expire.js';
 import { readManifest, readManifestList } from '../../connectors/paimon/manifest.js';
-import { ManifestNamer, manifestCodec, writeManifest as writePaimonManifest, writeManifestList as writePaimonManifestList } from '../../connectors/paimon/write-manifest.js';
+import {
+  ManifestNamer,
+  manifestCodec,
+  writeManifest as writePaimonManifest,
+  writeManifestList as writePaimonManifestList,
+} from '../../connectors/paimon/write-manifest.js';
 import { readSchema, listSchemaIds } from '../../connectors/paimon/metadata.js';
 
 export const SCHEMA = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
@@ -35,7 +40,9 @@ export function tempRoot(temps: string[]): string {
 }
 
 export function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)],
+  );
 }
 
 /** A file with some bytes (parents created). */
@@ -45,8 +52,23 @@ export function plant(file: string, text = 'must survive'): string {
   return file;
 }
 
-export type IcebergCraft = 'absolute path' | 'file:// URI' | 'data/../../x' | 'relative path' | 'manifest list outside' | 'manifest outside' | 'statistics file outside';
-export const ICEBERG_CRAFTS: IcebergCraft[] = ['absolute path', 'file:// URI', 'data/../../x', 'relative path', 'manifest list outside', 'manifest outside', 'statistics file outside'];
+export type IcebergCraft =
+  | 'absolute path'
+  | 'file:// URI'
+  | 'data/../../x'
+  | 'relative path'
+  | 'manifest list outside'
+  | 'manifest outside'
+  | 'statistics file outside';
+export const ICEBERG_CRAFTS: IcebergCraft[] = [
+  'absolute path',
+  'file:// URI',
+  'data/../../x',
+  'relative path',
+  'manifest list outside',
+  'manifest outside',
+  'statistics file outside',
+];
 
 export interface CraftedIceberg {
   root: string;
@@ -70,10 +92,27 @@ async function manifestFile(file: string, snapshotId: bigint, seq: bigint, paths
     snapshot_id: snapshotId,
     sequence_number: null,
     file_sequence_number: null,
-    data_file: { content: 0, file_path: p, file_format: 'PARQUET', partition: {}, record_count: 1n, file_size_in_bytes: 12n, sort_order_id: 0 },
+    data_file: {
+      content: 0,
+      file_path: p,
+      file_format: 'PARQUET',
+      partition: {},
+      record_count: 1n,
+      file_size_in_bytes: 12n,
+      sort_order_id: 0,
+    },
   }));
   const out = await writeManifest(
-    { formatVersion: 2, specId: 0, specFieldsJson: [], partition: [], tableSchemaJson: SCHEMA, content: 'data', entries, codec: { codec: 'null' } },
+    {
+      formatVersion: 2,
+      specId: 0,
+      specFieldsJson: [],
+      partition: [],
+      tableSchemaJson: SCHEMA,
+      content: 'data',
+      entries,
+      codec: { codec: 'null' },
+    },
     snapshotId,
     seq,
   );
@@ -82,9 +121,25 @@ async function manifestFile(file: string, snapshotId: bigint, seq: bigint, paths
   return { ...out.summary, manifest_path: file, manifest_length: BigInt(out.bytes.length) };
 }
 
-async function manifestList(file: string, snapshotId: bigint, parent: bigint | undefined, seq: bigint, manifests: RawManifestFile[]): Promise<void> {
+async function manifestList(
+  file: string,
+  snapshotId: bigint,
+  parent: bigint | undefined,
+  seq: bigint,
+  manifests: RawManifestFile[],
+): Promise<void> {
   plant(file);
-  writeFileSync(file, await writeManifestList({ formatVersion: 2, snapshotId, parentSnapshotId: parent, sequenceNumber: seq, manifests, codec: { codec: 'null' } }));
+  writeFileSync(
+    file,
+    await writeManifestList({
+      formatVersion: 2,
+      snapshotId,
+      parentSnapshotId: parent,
+      sequenceNumber: seq,
+      manifests,
+      codec: { codec: 'null' },
+    }),
+  );
 }
 
 /**
@@ -92,7 +147,11 @@ async function manifestList(file: string, snapshotId: bigint, parent: bigint | u
  * detail is in snapshot 1. `location` overrides the location the metadata names (a relocated table: every
  * path in the metadata then starts with it, and the files live under `<root>/t`).
  */
-export async function craftIceberg(root: string, craft: IcebergCraft | 'none', options: { location?: string; properties?: Record<string, string> } = {}): Promise<CraftedIceberg> {
+export async function craftIceberg(
+  root: string,
+  craft: IcebergCraft | 'none',
+  options: { location?: string; properties?: Record<string, string> } = {},
+): Promise<CraftedIceberg> {
   const table = path.join(root, 't');
   const loc = options.location ?? table;
   const named = (rel: string) => `${loc}/${rel}`; // how the metadata spells a table file
@@ -139,7 +198,13 @@ export async function craftIceberg(root: string, craft: IcebergCraft | 'none', o
   const statistics: unknown[] = [];
   if (craft === 'statistics file outside') {
     victim = plant(path.join(outside, 's1.stats'), 'PFA1 stats');
-    statistics.push({ 'snapshot-id': 1, 'statistics-path': victim, 'file-size-in-bytes': 10, 'file-footer-size-in-bytes': 4, 'blob-metadata': [] });
+    statistics.push({
+      'snapshot-id': 1,
+      'statistics-path': victim,
+      'file-size-in-bytes': 10,
+      'file-footer-size-in-bytes': 4,
+      'blob-metadata': [],
+    });
   }
   const md = {
     'format-version': 2,
@@ -159,12 +224,30 @@ export async function craftIceberg(root: string, craft: IcebergCraft | 'none', o
     'current-snapshot-id': 2,
     refs: { main: { 'snapshot-id': 2, type: 'branch' } },
     snapshots: [
-      { 'sequence-number': 1, 'snapshot-id': 1, 'timestamp-ms': T0, summary: { operation: 'append' }, 'manifest-list': l1Named, 'schema-id': 0 },
-      { 'sequence-number': 2, 'snapshot-id': 2, 'parent-snapshot-id': 1, 'timestamp-ms': T0 + 1000, summary: { operation: 'overwrite' }, 'manifest-list': named('metadata/snap-2.avro'), 'schema-id': 0 },
+      {
+        'sequence-number': 1,
+        'snapshot-id': 1,
+        'timestamp-ms': T0,
+        summary: { operation: 'append' },
+        'manifest-list': l1Named,
+        'schema-id': 0,
+      },
+      {
+        'sequence-number': 2,
+        'snapshot-id': 2,
+        'parent-snapshot-id': 1,
+        'timestamp-ms': T0 + 1000,
+        summary: { operation: 'overwrite' },
+        'manifest-list': named('metadata/snap-2.avro'),
+        'schema-id': 0,
+      },
     ],
     statistics,
     'partition-statistics': [],
-    'snapshot-log': [{ 'timestamp-ms': T0, 'snapshot-id': 1 }, { 'timestamp-ms': T0 + 1000, 'snapshot-id': 2 }],
+    'snapshot-log': [
+      { 'timestamp-ms': T0, 'snapshot-id': 1 },
+      { 'timestamp-ms': T0 + 1000, 'snapshot-id': 2 },
+    ],
     'metadata-log': [],
   };
   plant(onDisk('metadata/v1.metadata.json'));
@@ -180,7 +263,12 @@ export async function craftIceberg(root: string, craft: IcebergCraft | 'none', o
     victim,
     expiredData: onDisk('data/d1.parquet'),
     expiredInside,
-    live: [onDisk('data/d2.parquet'), onDisk('metadata/m2.avro'), onDisk('metadata/snap-2.avro'), onDisk('metadata/v1.metadata.json')],
+    live: [
+      onDisk('data/d2.parquet'),
+      onDisk('metadata/m2.avro'),
+      onDisk('metadata/snap-2.avro'),
+      onDisk('metadata/v1.metadata.json'),
+    ],
     cwd,
   };
 }
@@ -195,7 +283,15 @@ export type PaimonCraft =
   | 'manifest list outside'
   | 'manifest outside'
   | 'statistics file outside';
-export const PAIMON_CRAFTS: PaimonCraft[] = ['absolute path', 'file:// URI', 'data/../../x', 'relative path', 'manifest list outside', 'manifest outside', 'statistics file outside'];
+export const PAIMON_CRAFTS: PaimonCraft[] = [
+  'absolute path',
+  'file:// URI',
+  'data/../../x',
+  'relative path',
+  'manifest list outside',
+  'manifest outside',
+  'statistics file outside',
+];
 
 export interface CraftedPaimon {
   table: string;
@@ -206,7 +302,11 @@ export interface CraftedPaimon {
 const DAY = 86_400_000;
 
 /** Copy of pk_09 (8 snapshots; retainMin 2 expires 1..6) whose snapshot 1 names a file outside the table. */
-export async function craftPaimon(root: string, craft: PaimonCraft | 'none', extra: { externalPath?: string } = {}): Promise<CraftedPaimon> {
+export async function craftPaimon(
+  root: string,
+  craft: PaimonCraft | 'none',
+  extra: { externalPath?: string } = {},
+): Promise<CraftedPaimon> {
   const table = path.join(root, 'pk_09');
   cpSync(path.join(FIXTURES, 'paimon-cpp/pk_09'), table, { recursive: true });
   const old = new Date(Date.now() - 10 * DAY);
@@ -221,7 +321,10 @@ export async function craftPaimon(root: string, craft: PaimonCraft | 'none', ext
   const options = (await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options;
   const ctx = {
     table,
-    storage: { put: async (p: string, b: Uint8Array) => void writeFileSync(p.replace(/^file:\/\//, ''), b), delete: async () => undefined },
+    storage: {
+      put: async (p: string, b: Uint8Array) => void writeFileSync(p.replace(/^file:\/\//, ''), b),
+      delete: async () => undefined,
+    },
     codec: manifestCodec(options, table),
     partitionTypes: [],
     schemaId: 0,
@@ -236,7 +339,13 @@ export async function craftPaimon(root: string, craft: PaimonCraft | 'none', ext
     const metas = await readManifestList(pio, table, delta);
     const entries = await readManifest(pio, table, metas[0]!.fileName);
     const e = entries[0]!;
-    const crafted = { kind: 0, partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets, file: { ...e.file, fileName: 'crafted-external.parquet', externalPath } };
+    const crafted = {
+      kind: 0,
+      partition: e.partition,
+      bucket: e.bucket,
+      totalBuckets: e.totalBuckets,
+      file: { ...e.file, fileName: 'crafted-external.parquet', externalPath },
+    };
     const meta = await writePaimonManifest(ctx, [crafted], () => []);
     const list = await writePaimonManifestList(ctx, [...metas, meta]);
     snap.deltaManifestList = list.name;
@@ -269,7 +378,10 @@ export async function craftPaimon(root: string, craft: PaimonCraft | 'none', ext
       victim = path.join(root, 'outside-manifest');
       const metas = await readManifestList(pio, table, delta);
       cpSync(path.join(table, 'manifest', metas[0]!.fileName), victim);
-      const list = await writePaimonManifestList(ctx, [{ ...metas[0]!, fileName: '../../outside-manifest' }, ...metas.slice(1)]);
+      const list = await writePaimonManifestList(ctx, [
+        { ...metas[0]!, fileName: '../../outside-manifest' },
+        ...metas.slice(1),
+      ]);
       snap.deltaManifestList = list.name;
       break;
     }

@@ -20,19 +20,46 @@ type Op =
 const BRANCHES = ['main', 'b1', 'b2'];
 const step = fc.integer({ min: 1, max: 4 }).map((n) => n * 3_600_000);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('append' as const), branch: fc.nat(2), add: fc.integer({ min: 1, max: 3 }), stats: fc.boolean(), step }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('delete' as const, 'replace' as const), branch: fc.nat(2), remove: fc.array(fc.nat(20), { minLength: 1, maxLength: 3 }), step }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      branch: fc.nat(2),
+      add: fc.integer({ min: 1, max: 3 }),
+      stats: fc.boolean(),
+      step,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('delete' as const, 'replace' as const),
+      branch: fc.nat(2),
+      remove: fc.array(fc.nat(20), { minLength: 1, maxLength: 3 }),
+      step,
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record(
-      { kind: fc.constantFrom('branch' as const, 'tag' as const), from: fc.nat(50), maxRefAgeMs: fc.integer({ min: 1, max: 30 }).map((h) => h * 3_600_000), minKeep: fc.integer({ min: 1, max: 3 }) },
+      {
+        kind: fc.constantFrom('branch' as const, 'tag' as const),
+        from: fc.nat(50),
+        maxRefAgeMs: fc.integer({ min: 1, max: 30 }).map((h) => h * 3_600_000),
+        minKeep: fc.integer({ min: 1, max: 3 }),
+      },
       { requiredKeys: ['kind', 'from'] },
     ),
   },
   {
     weight: 2,
     arbitrary: fc.record(
-      { kind: fc.constant('expire' as const), olderThanBack: fc.integer({ min: 0, max: 40 }).map((h) => h * 3_600_000), retainLast: fc.integer({ min: 1, max: 3 }), explicit: fc.nat(60) },
+      {
+        kind: fc.constant('expire' as const),
+        olderThanBack: fc.integer({ min: 0, max: 40 }).map((h) => h * 3_600_000),
+        retainLast: fc.integer({ min: 1, max: 3 }),
+        explicit: fc.nat(60),
+      },
       { requiredKeys: ['kind', 'olderThanBack', 'explicit'] },
     ),
   },
@@ -51,7 +78,8 @@ async function checkExpire(h: History, op: Extract<Op, { kind: 'expire' }>): Pro
   const filesBefore = await h.allFiles();
   const heads = new Set(before.md.refs.map((r) => r.snapshotId));
   const nonHeads = before.md.snapshots.filter((s) => !heads.has(s.snapshotId));
-  const explicit = nonHeads.length > 0 && op.explicit % 3 === 0 ? [nonHeads[op.explicit % nonHeads.length]!.snapshotId] : [];
+  const explicit =
+    nonHeads.length > 0 && op.explicit % 3 === 0 ? [nonHeads[op.explicit % nonHeads.length]!.snapshotId] : [];
   const nowMs = h.now + 3_600_000;
   const report = await expireSnapshots(table(h, before), {
     nowMs,
@@ -116,30 +144,35 @@ describe('expire: property-based safety over random histories', () => {
 
   it('remove-orphans after random histories deletes exactly the planted orphans', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 3, maxLength: 12 }), fc.array(fc.constantFrom('data', 'metadata', 'data/part=1'), { maxLength: 4 }), async (ops, plants) => {
-        const h = await History.create();
-        for (const op of ops) {
-          if (op.kind === 'append') await h.commit('main', 'append', { add: op.add, stats: op.stats });
-          else if (op.kind === 'delete' || op.kind === 'replace') await h.commit('main', op.kind, { remove: op.remove });
-          else if (op.kind === 'tag' || op.kind === 'branch') {
-            const head = await h.headOf('main');
-            if (head !== undefined) await h.setRef(`${op.kind}-x`, op.kind, head);
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 3, maxLength: 12 }),
+        fc.array(fc.constantFrom('data', 'metadata', 'data/part=1'), { maxLength: 4 }),
+        async (ops, plants) => {
+          const h = await History.create();
+          for (const op of ops) {
+            if (op.kind === 'append') await h.commit('main', 'append', { add: op.add, stats: op.stats });
+            else if (op.kind === 'delete' || op.kind === 'replace')
+              await h.commit('main', op.kind, { remove: op.remove });
+            else if (op.kind === 'tag' || op.kind === 'branch') {
+              const head = await h.headOf('main');
+              if (head !== undefined) await h.setRef(`${op.kind}-x`, op.kind, head);
+            }
           }
-        }
-        const planted = new Set<string>();
-        for (const [i, dir] of plants.entries()) {
-          const loc = `${TABLE}/${dir}/orphan-${i}.bin`;
-          await h.io.overwrite(loc, Buffer.from('x'));
-          planted.add(h.io.resolve(loc));
-        }
-        const md = await h.metadata();
-        const before = await h.allFiles();
-        const report = await removeOrphanFiles(table(h, md), { nowMs: Date.now() + 10 * 86_400_000 });
-        const after = await h.allFiles();
-        const deleted = new Set([...before].filter((f) => !after.has(f)));
-        expect(deleted).toEqual(planted);
-        expect(new Set(report.candidates.map((c) => c.location))).toEqual(planted);
-      }),
+          const planted = new Set<string>();
+          for (const [i, dir] of plants.entries()) {
+            const loc = `${TABLE}/${dir}/orphan-${i}.bin`;
+            await h.io.overwrite(loc, Buffer.from('x'));
+            planted.add(h.io.resolve(loc));
+          }
+          const md = await h.metadata();
+          const before = await h.allFiles();
+          const report = await removeOrphanFiles(table(h, md), { nowMs: Date.now() + 10 * 86_400_000 });
+          const after = await h.allFiles();
+          const deleted = new Set([...before].filter((f) => !after.has(f)));
+          expect(deleted).toEqual(planted);
+          expect(new Set(report.candidates.map((c) => c.location))).toEqual(planted);
+        },
+      ),
       { numRuns: 20 },
     );
   }, 120_000);

@@ -23,7 +23,9 @@ afterEach(() => {
 });
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)],
+  );
 }
 
 /** Copies a fixture table and ages every file by `ageDays`. */
@@ -46,7 +48,10 @@ function plantIn(table: string, rel: string, ageDays: number): string {
   return `file://${p}`;
 }
 
-const snapshotOf = (dir: string) => walk(dir).map((f) => `${f}:${statSync(f).size}`).sort();
+const snapshotOf = (dir: string) =>
+  walk(dir)
+    .map((f) => `${f}:${statSync(f).size}`)
+    .sort();
 
 describe('remove-orphans on copies of real tables', () => {
   it('finds exactly the planted orphans and the .avro_tmp leftover; dry run changes nothing', async () => {
@@ -99,7 +104,11 @@ describe('remove-orphans on copies of real tables', () => {
       err = e;
     }
     expect(isFloeError(err, 'InvalidArgument')).toBe(true);
-    const forced = await removeOrphanFiles(await openForMaintenance(t), { olderThanMs: Date.now() - 3_600_000, force: true, dryRun: true });
+    const forced = await removeOrphanFiles(await openForMaintenance(t), {
+      olderThanMs: Date.now() - 3_600_000,
+      force: true,
+      dryRun: true,
+    });
     expect(forced.candidates.map((c) => c.location)).not.toContain(young);
   });
 });
@@ -111,7 +120,11 @@ describe('expire on copies of real tables', () => {
     const reachBefore = await reachableFiles(table.io, table.metadata.raw, table.metadataLocation);
     const filesBefore = walk(t).map((f) => `file://${f}`);
     const dry = await expireSnapshots(table, { retainLast: 1, olderThanMs: Date.now(), dryRun: true });
-    expect(walk(t).map((f) => `file://${f}`).sort()).toEqual([...filesBefore].sort()); // dry run: nothing changed
+    expect(
+      walk(t)
+        .map((f) => `file://${f}`)
+        .sort(),
+    ).toEqual([...filesBefore].sort()); // dry run: nothing changed
     const report = await expireSnapshots(await openForMaintenance(t), { retainLast: 1, olderThanMs: Date.now() });
     expect(report.warnings).toEqual([]);
     const after = await openForMaintenance(t);
@@ -148,7 +161,7 @@ describe('safety rules on synthetic tables', () => {
     await expect(removeOrphanFiles(table, { nowMs: Date.now() + 10 * DAY })).rejects.toThrow(/gc\.enabled=false/);
   });
 
-  it('an uncommitted writer\'s young files survive remove-orphans (and are orphans once old)', async () => {
+  it("an uncommitted writer's young files survive remove-orphans (and are orphans once old)", async () => {
     const h = await History.create();
     await h.commit('main', 'append', { add: 2 });
     const inflight = `${TABLE}/data/uncommitted-writer.parquet`;
@@ -186,4 +199,3 @@ describe('safety rules on synthetic tables', () => {
     expect(report.candidates.every((c) => c.kind === 'manifest' || c.kind === 'manifest-list')).toBe(true);
   });
 });
-

@@ -100,7 +100,8 @@ export class History {
   async liveEntries(meta: RawMetadata, snapshotId: bigint | undefined): Promise<RawManifestEntry[]> {
     const out: RawManifestEntry[] = [];
     for (const m of await this.manifestsOf(meta, snapshotId)) {
-      for (const e of readAvroContainer<RawManifestEntry>(await this.io.read(m.manifest_path), m.manifest_path).records) {
+      for (const e of readAvroContainer<RawManifestEntry>(await this.io.read(m.manifest_path), m.manifest_path)
+        .records) {
         if (e.status === STATUS_DELETED) continue;
         out.push({
           ...e,
@@ -117,12 +118,33 @@ export class History {
     const path = `${TABLE}/data/f-${this.fileNo++}-${randomUUID().slice(0, 8)}.parquet`;
     const bytes = Buffer.from(`data ${path}`);
     await this.io.createNew(path, bytes);
-    return { content: 0, file_path: path, file_format: 'PARQUET', partition: {}, record_count: 10n, file_size_in_bytes: BigInt(bytes.length), sort_order_id: 0 };
+    return {
+      content: 0,
+      file_path: path,
+      file_format: 'PARQUET',
+      partition: {},
+      record_count: 10n,
+      file_size_in_bytes: BigInt(bytes.length),
+      sort_order_id: 0,
+    };
   }
 
-  private async writeManifestFile(snapshotId: bigint, seq: bigint, entries: RawManifestEntry[]): Promise<RawManifestFile> {
+  private async writeManifestFile(
+    snapshotId: bigint,
+    seq: bigint,
+    entries: RawManifestEntry[],
+  ): Promise<RawManifestFile> {
     const out = await writeManifest(
-      { formatVersion: 2, specId: 0, specFieldsJson: [], partition: [], tableSchemaJson: SCHEMA, content: 'data', entries, codec: { codec: 'null' } },
+      {
+        formatVersion: 2,
+        specId: 0,
+        specFieldsJson: [],
+        partition: [],
+        tableSchemaJson: SCHEMA,
+        content: 'data',
+        entries,
+        codec: { codec: 'null' },
+      },
       snapshotId,
       seq,
     );
@@ -136,7 +158,11 @@ export class History {
    * `delete` removes `remove` files; `replace` removes them and adds `add` files (compaction) — both write one
    * manifest with every surviving entry as EXISTING.
    */
-  async commit(branch: string, op: 'append' | 'delete' | 'replace', opts: { add?: number; remove?: number[]; stats?: boolean; timeStep?: number } = {}): Promise<bigint | undefined> {
+  async commit(
+    branch: string,
+    op: 'append' | 'delete' | 'replace',
+    opts: { add?: number; remove?: number[]; stats?: boolean; timeStep?: number } = {},
+  ): Promise<bigint | undefined> {
     const base = await this.ops.refresh();
     const meta = base.metadata;
     const refs = (meta.refs ?? {}) as Record<string, RawMetadata>;
@@ -150,7 +176,17 @@ export class History {
     if (op === 'append') {
       const files = [];
       for (let i = 0; i < (opts.add ?? 1); i++) files.push(await this.newDataFile());
-      const m = await this.writeManifestFile(id, seq, files.map((data_file) => ({ status: STATUS_ADDED, snapshot_id: id, sequence_number: null, file_sequence_number: null, data_file })));
+      const m = await this.writeManifestFile(
+        id,
+        seq,
+        files.map((data_file) => ({
+          status: STATUS_ADDED,
+          snapshot_id: id,
+          sequence_number: null,
+          file_sequence_number: null,
+          data_file,
+        })),
+      );
       manifests = [m, ...(await this.manifestsOf(meta, parent))];
     } else {
       const live = await this.liveEntries(meta, parent);
@@ -161,16 +197,39 @@ export class History {
       );
       if (op === 'replace') {
         for (let i = 0; i < (opts.add ?? 1); i++) {
-          entries.push({ status: STATUS_ADDED, snapshot_id: id, sequence_number: null, file_sequence_number: null, data_file: await this.newDataFile() });
+          entries.push({
+            status: STATUS_ADDED,
+            snapshot_id: id,
+            sequence_number: null,
+            file_sequence_number: null,
+            data_file: await this.newDataFile(),
+          });
         }
       } else operation = 'delete';
       manifests = [await this.writeManifestFile(id, seq, entries)];
     }
     const listPath = `${TABLE}/metadata/snap-${id}-1-${randomUUID()}.avro`;
-    await this.io.createNew(listPath, await writeManifestList({ formatVersion: 2, snapshotId: id, parentSnapshotId: parent, sequenceNumber: seq, manifests, codec: { codec: 'null' } }));
+    await this.io.createNew(
+      listPath,
+      await writeManifestList({
+        formatVersion: 2,
+        snapshotId: id,
+        parentSnapshotId: parent,
+        sequenceNumber: seq,
+        manifests,
+        codec: { codec: 'null' },
+      }),
+    );
 
     const next: RawMetadata = structuredClone(meta);
-    const snap: RawMetadata = { 'sequence-number': seq, 'snapshot-id': id, 'timestamp-ms': this.now, summary: { operation }, 'manifest-list': listPath, 'schema-id': 0 };
+    const snap: RawMetadata = {
+      'sequence-number': seq,
+      'snapshot-id': id,
+      'timestamp-ms': this.now,
+      summary: { operation },
+      'manifest-list': listPath,
+      'schema-id': 0,
+    };
     if (parent !== undefined) snap['parent-snapshot-id'] = parent;
     next.snapshots = [...(meta.snapshots as RawMetadata[]), snap];
     next['last-sequence-number'] = seq;
@@ -183,23 +242,45 @@ export class History {
     if (opts.stats) {
       const p = `${TABLE}/metadata/${id}-${randomUUID()}.stats`;
       await this.io.createNew(p, Buffer.from('PFA1 stats'));
-      next.statistics = [...((meta.statistics as unknown[]) ?? []), { 'snapshot-id': id, 'statistics-path': p, 'file-size-in-bytes': 10, 'file-footer-size-in-bytes': 4, 'blob-metadata': [] }];
+      next.statistics = [
+        ...((meta.statistics as unknown[]) ?? []),
+        {
+          'snapshot-id': id,
+          'statistics-path': p,
+          'file-size-in-bytes': 10,
+          'file-footer-size-in-bytes': 4,
+          'blob-metadata': [],
+        },
+      ];
     }
-    next['metadata-log'] = [...(meta['metadata-log'] as unknown[]), { 'timestamp-ms': meta['last-updated-ms'], 'metadata-file': base.location }];
+    next['metadata-log'] = [
+      ...(meta['metadata-log'] as unknown[]),
+      { 'timestamp-ms': meta['last-updated-ms'], 'metadata-file': base.location },
+    ];
     await this.ops.commit(base, next);
     return id;
   }
 
   /** Creates or moves a branch/tag to `snapshotId`, with optional retention overrides. */
-  async setRef(name: string, type: 'branch' | 'tag', snapshotId: bigint, retention: { maxRefAgeMs?: number; maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number } = {}): Promise<void> {
+  async setRef(
+    name: string,
+    type: 'branch' | 'tag',
+    snapshotId: bigint,
+    retention: { maxRefAgeMs?: number; maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number } = {},
+  ): Promise<void> {
     const base = await this.ops.refresh();
     const next: RawMetadata = structuredClone(base.metadata);
     const ref: RawMetadata = { 'snapshot-id': snapshotId, type };
     if (retention.maxRefAgeMs !== undefined) ref['max-ref-age-ms'] = retention.maxRefAgeMs;
-    if (type === 'branch' && retention.maxSnapshotAgeMs !== undefined) ref['max-snapshot-age-ms'] = retention.maxSnapshotAgeMs;
-    if (type === 'branch' && retention.minSnapshotsToKeep !== undefined) ref['min-snapshots-to-keep'] = retention.minSnapshotsToKeep;
+    if (type === 'branch' && retention.maxSnapshotAgeMs !== undefined)
+      ref['max-snapshot-age-ms'] = retention.maxSnapshotAgeMs;
+    if (type === 'branch' && retention.minSnapshotsToKeep !== undefined)
+      ref['min-snapshots-to-keep'] = retention.minSnapshotsToKeep;
     next.refs = { ...((base.metadata.refs ?? {}) as Record<string, unknown>), [name]: ref };
-    next['metadata-log'] = [...(base.metadata['metadata-log'] as unknown[]), { 'timestamp-ms': base.metadata['last-updated-ms'], 'metadata-file': base.location }];
+    next['metadata-log'] = [
+      ...(base.metadata['metadata-log'] as unknown[]),
+      { 'timestamp-ms': base.metadata['last-updated-ms'], 'metadata-file': base.location },
+    ];
     await this.ops.commit(base, next);
   }
 
@@ -223,7 +304,8 @@ export async function reachableFiles(io: StoreIO, raw: RawMetadata, location: st
     out.add(io.resolve(snap.manifestList!));
     for (const mf of await readManifestList(io, md, snap)) {
       out.add(io.resolve(mf.path));
-      for (const e of await readManifest(io, mf, { md, fieldsById: fields })) if (e.status !== 'DELETED') out.add(io.resolve(e.file.path));
+      for (const e of await readManifest(io, mf, { md, fieldsById: fields }))
+        if (e.status !== 'DELETED') out.add(io.resolve(e.file.path));
     }
   }
   for (const s of md.statistics) out.add(io.resolve(s.path));

@@ -3,7 +3,17 @@
  * history, and the CLI actions end to end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +36,9 @@ afterEach(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)],
+  );
 }
 function copyFixture(rel: string, ageDays = 10): string {
   const root = mkdtempSync(path.join(tmpdir(), 'floe-maint-'));
@@ -47,7 +59,8 @@ function plantIn(table: string, rel: string, ageDays: number): string {
 }
 async function rows(table: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const r of scanPaimon(table)) out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  for await (const r of scanPaimon(table))
+    out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   return out.sort();
 }
 
@@ -115,7 +128,8 @@ describe('rewrite-manifests', () => {
       const files: string[] = [];
       for (const mf of mfs) {
         for (const e of await readManifest(h.io, mf, { md, fieldsById: allFieldsById(md) })) {
-          if (e.status !== 'DELETED') files.push(`${e.file.path}|${e.snapshotId}|${e.file.dataSequenceNumber}|${e.file.fileSequenceNumber}`);
+          if (e.status !== 'DELETED')
+            files.push(`${e.file.path}|${e.snapshotId}|${e.file.dataSequenceNumber}|${e.file.fileSequenceNumber}`);
         }
       }
       return { manifests: mfs.length, files: files.sort(), md };

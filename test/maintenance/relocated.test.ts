@@ -33,7 +33,9 @@ describe('relocated Iceberg tables: real locations in listings (9.6, 13.9)', () 
     expect(dry.candidates.map((x) => x.location).sort()).toEqual(expected);
     for (const x of dry.candidates) expect(x.metadataLocation).toBe(x.location.replace(`file://${c.table}`, OLD));
     const text = reportToText(dry);
-    expect(text).toContain(`would delete\tdata\t12 B\tfile://${c.expiredData}\t(live only in manifests of expired snapshots; metadata names ${OLD}/data/d1.parquet)`);
+    expect(text).toContain(
+      `would delete\tdata\t12 B\tfile://${c.expiredData}\t(live only in manifests of expired snapshots; metadata names ${OLD}/data/d1.parquet)`,
+    );
     expect(text).not.toMatch(/^would delete\t[^\t]+\t[^\t]+\ts3:/m);
 
     const real = await expireSnapshots(await openForMaintenance(c.table), expireOpts);
@@ -41,9 +43,14 @@ describe('relocated Iceberg tables: real locations in listings (9.6, 13.9)', () 
     expect(real.candidates).toEqual(dry.candidates);
     for (const f of expected) expect(existsSync(f.slice('file://'.length))).toBe(false);
     for (const f of c.live) expect(existsSync(f)).toBe(true);
-    const json = JSON.parse(reportToJson(real)) as { deleted: string[]; candidates: { location: string; metadataLocation: string }[] };
+    const json = JSON.parse(reportToJson(real)) as {
+      deleted: string[];
+      candidates: { location: string; metadataLocation: string }[];
+    };
     expect(json.deleted.sort()).toEqual(expected);
-    expect(json.candidates.every((x) => x.location.startsWith('file://') && x.metadataLocation.startsWith(OLD))).toBe(true);
+    expect(json.candidates.every((x) => x.location.startsWith('file://') && x.metadataLocation.startsWith(OLD))).toBe(
+      true,
+    );
   });
 
   it('--location-map: the CLI dry run and real run of expire list the same mapped files', async () => {
@@ -63,12 +70,18 @@ describe('relocated Iceberg tables: real locations in listings (9.6, 13.9)', () 
     const report = await expireSnapshots(await openForMaintenance(c.table), expireOpts);
     const w = report.warnings.find((x) => x.includes('m2.avro'));
     expect(w).toBeDefined();
-    expect(w!.startsWith(`cannot read manifest file://${c.table}/metadata/m2.avro (metadata names ${OLD}/metadata/m2.avro)`)).toBe(true);
+    expect(
+      w!.startsWith(`cannot read manifest file://${c.table}/metadata/m2.avro (metadata names ${OLD}/metadata/m2.avro)`),
+    ).toBe(true);
     expect(existsSync(c.expiredData)).toBe(true); // a retained manifest is unreadable: no data file deleted
 
     const err = await removeOrphanFiles(await openForMaintenance(c.table), {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FloeError);
-    expect((err as FloeError).message.startsWith(`cannot read manifest file://${c.table}/metadata/m2.avro (metadata names ${OLD}/metadata/m2.avro)`)).toBe(true);
+    expect(
+      (err as FloeError).message.startsWith(
+        `cannot read manifest file://${c.table}/metadata/m2.avro (metadata names ${OLD}/metadata/m2.avro)`,
+      ),
+    ).toBe(true);
     expect((err as FloeError).context.file).toBe(`file://${c.table}/metadata/m2.avro`);
 
     // missing: expire refuses before committing, naming the local file
@@ -87,7 +100,11 @@ describe('relocated Iceberg tables: real locations in listings (9.6, 13.9)', () 
     const io = StorageIcebergIO.withRules([{ from: OLD, to: c.table }]);
     const err = await readManifestList(io, md, md.snapshots[1]!).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FloeError);
-    expect((err as FloeError).message).toMatch(new RegExp(`^cannot read manifest list file://${c.table}/metadata/snap-2\\.avro \\(metadata names ${OLD}/metadata/snap-2\\.avro\\) of snapshot 2`));
+    expect((err as FloeError).message).toMatch(
+      new RegExp(
+        `^cannot read manifest list file://${c.table}/metadata/snap-2\\.avro \\(metadata names ${OLD}/metadata/snap-2\\.avro\\) of snapshot 2`,
+      ),
+    );
     expect((err as FloeError).context.file).toBe(`file://${c.table}/metadata/snap-2.avro`);
   });
 
@@ -113,13 +130,17 @@ describe('relocated Paimon external paths (9.6)', () => {
     // declare the external data path (as written, on the old bucket) in the latest schema
     const schemaDir = path.join(p.table, 'schema');
     const latest = readdirSync(schemaDir).sort().pop()!;
-    const schema = JSON.parse(readFileSync(path.join(schemaDir, latest), 'utf8')) as { options: Record<string, string> };
+    const schema = JSON.parse(readFileSync(path.join(schemaDir, latest), 'utf8')) as {
+      options: Record<string, string>;
+    };
     schema.options['data-file.external-paths'] = OLD_EXT;
     writeFileSync(path.join(schemaDir, latest), JSON.stringify(schema, null, 2));
     const cli = { retainLast: '2', olderThan: '1s', locationMap: [`${OLD_EXT}=${path.join(root, 'ext')}`] };
     const dry = await expireAction(p.table, { ...cli, dryRun: true });
     const ext = dry.candidates.find((c) => c.metadataLocation !== undefined);
-    expect(ext).toEqual(expect.objectContaining({ location: `file://${local}`, metadataLocation: `${OLD_EXT}/x.parquet` }));
+    expect(ext).toEqual(
+      expect.objectContaining({ location: `file://${local}`, metadataLocation: `${OLD_EXT}/x.parquet` }),
+    );
     expect(dry.skipped).toEqual([]);
     const real = await expireAction(p.table, cli);
     expect([...real.deleted].sort()).toEqual(dry.candidates.map((c) => c.location).sort());

@@ -1,7 +1,19 @@
 /** Retention math, orphan classification and option parsing — expectations worked out by hand from the spec / Java rules. */
 import { describe, expect, it } from 'vitest';
-import { decideRetention, retentionDefaults, trimSnapshotLog, type RetentionRef, type RetentionSnapshot } from '../../src/maintenance/snapshot-retention.js';
-import { ValidIndex, classifyListing, collapseRoots, isHiddenBelow, type OrphanCandidate } from '../../src/maintenance/orphan-scan.js';
+import {
+  decideRetention,
+  retentionDefaults,
+  trimSnapshotLog,
+  type RetentionRef,
+  type RetentionSnapshot,
+} from '../../src/maintenance/snapshot-retention.js';
+import {
+  ValidIndex,
+  classifyListing,
+  collapseRoots,
+  isHiddenBelow,
+  type OrphanCandidate,
+} from '../../src/maintenance/orphan-scan.js';
 import { parseCutoff, parseDurationMs } from '../../src/maintenance/duration.js';
 import { normalizeLocation } from '../../connectors/storage/index.js';
 import { isFloeError } from '../../src/errors.js';
@@ -14,7 +26,12 @@ const chain: RetentionSnapshot[] = [
   { id: 4n, parentId: 3n, timestampMs: 30 },
 ];
 const main: RetentionRef = { name: 'main', type: 'branch', snapshotId: 4n };
-const policy = (over: Partial<Parameters<typeof decideRetention>[2]> = {}) => ({ nowMs: 40, expireOlderThanMs: 25, minSnapshotsToKeep: 1, ...over });
+const policy = (over: Partial<Parameters<typeof decideRetention>[2]> = {}) => ({
+  nowMs: 40,
+  expireOlderThanMs: 25,
+  minSnapshotsToKeep: 1,
+  ...over,
+});
 const ids = (s: Iterable<bigint>) => [...s].sort((a, b) => Number(a - b));
 
 describe('snapshot retention (Java RemoveSnapshots rules)', () => {
@@ -48,7 +65,9 @@ describe('snapshot retention (Java RemoveSnapshots rules)', () => {
     expect(d.retained.has(4n)).toBe(true);
   });
   it('a ref to a missing snapshot is dropped', () => {
-    expect(decideRetention(chain, [main, { name: 'x', type: 'tag', snapshotId: 99n }], policy()).removedRefs).toEqual(['x']);
+    expect(decideRetention(chain, [main, { name: 'x', type: 'tag', snapshotId: 99n }], policy()).removedRefs).toEqual([
+      'x',
+    ]);
   });
   it('unreferenced snapshots survive while younger than the default cutoff (Java)', () => {
     const orphanYoung = [...chain, { id: 5n, parentId: 3n, timestampMs: 35 }];
@@ -70,7 +89,9 @@ describe('snapshot retention (Java RemoveSnapshots rules)', () => {
   });
   it('table properties give the defaults', () => {
     expect(retentionDefaults({})).toEqual({ maxSnapshotAgeMs: 432_000_000, minSnapshotsToKeep: 1 });
-    expect(retentionDefaults({ 'history.expire.max-ref-age-ms': '7', 'history.expire.min-snapshots-to-keep': '4' })).toMatchObject({ maxRefAgeMs: 7, minSnapshotsToKeep: 4 });
+    expect(
+      retentionDefaults({ 'history.expire.max-ref-age-ms': '7', 'history.expire.min-snapshots-to-keep': '4' }),
+    ).toMatchObject({ maxRefAgeMs: 7, minSnapshotsToKeep: 4 });
   });
   it('snapshot-log drops everything up to the last removed entry', () => {
     const log = [1n, 2n, 3n, 4n].map((snapshotId) => ({ snapshotId }));
@@ -82,7 +103,12 @@ describe('snapshot retention (Java RemoveSnapshots rules)', () => {
 describe('orphan classification', () => {
   const listing = (files: { location: string; ageDays: number }[], now: number) =>
     (async function* () {
-      for (const f of files) yield { location: normalizeLocation(f.location), size: 1, lastModified: new Date(now - f.ageDays * 86_400_000) };
+      for (const f of files)
+        yield {
+          location: normalizeLocation(f.location),
+          size: 1,
+          lastModified: new Date(now - f.ageDays * 86_400_000),
+        };
     })();
 
   it('s3a/s3n/s3 are the same store; other buckets are prefix mismatches', async () => {
@@ -102,16 +128,37 @@ describe('orphan classification', () => {
       { location: 's3://b/t/data/_p=1/in-partition.parquet', ageDays: 9 },
     ];
     const got: OrphanCandidate[] = [];
-    const r = await classifyListing('s3://b/t', listing(files, now), idx, { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'error', allowedHiddenPrefixes: ['_p='] }, (c) => got.push(c));
-    expect(got.map((c) => c.location).sort()).toEqual(['s3://b/t/data/_p=1/in-partition.parquet', 's3://b/t/data/orphan.parquet']);
+    const r = await classifyListing(
+      's3://b/t',
+      listing(files, now),
+      idx,
+      { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'error', allowedHiddenPrefixes: ['_p='] },
+      (c) => got.push(c),
+    );
+    expect(got.map((c) => c.location).sort()).toEqual([
+      's3://b/t/data/_p=1/in-partition.parquet',
+      's3://b/t/data/orphan.parquet',
+    ]);
     expect(r.mismatches).toEqual(['s3://b/t/data/m.parquet']);
     expect(r.stats).toMatchObject({ listed: 8, valid: 2, tooYoung: 1, hidden: 2, mismatched: 1, orphans: 2 });
 
     const del: OrphanCandidate[] = [];
-    await classifyListing('s3://b/t', listing(files, now), idx, { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'delete' }, (c) => del.push(c));
+    await classifyListing(
+      's3://b/t',
+      listing(files, now),
+      idx,
+      { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'delete' },
+      (c) => del.push(c),
+    );
     expect(del.map((c) => c.location)).toContain('s3://b/t/data/m.parquet');
     const ign: OrphanCandidate[] = [];
-    await classifyListing('s3://b/t', listing(files, now), idx, { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'ignore' }, (c) => ign.push(c));
+    await classifyListing(
+      's3://b/t',
+      listing(files, now),
+      idx,
+      { olderThanMs: now - 3 * 86_400_000, prefixMismatch: 'ignore' },
+      (c) => ign.push(c),
+    );
     expect(ign.map((c) => c.location)).not.toContain('s3://b/t/data/m.parquet');
   });
 

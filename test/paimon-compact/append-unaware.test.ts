@@ -14,10 +14,24 @@ function file(name: string, sizeMb: number): PaimonFile {
   seq += 10n;
   return {
     meta: {
-      fileName: name, fileSize: BigInt(Math.round(sizeMb * MB)), rowCount: 10n, minKey: new Uint8Array(), maxKey: new Uint8Array(), keyStats: null, valueStats: null,
-      minSequenceNumber: s, maxSequenceNumber: s + 9n, schemaId: 0, level: 0, extraFiles: [],
+      fileName: name,
+      fileSize: BigInt(Math.round(sizeMb * MB)),
+      rowCount: 10n,
+      minKey: new Uint8Array(),
+      maxKey: new Uint8Array(),
+      keyStats: null,
+      valueStats: null,
+      minSequenceNumber: s,
+      maxSequenceNumber: s + 9n,
+      schemaId: 0,
+      level: 0,
+      extraFiles: [],
     },
-    path: `/t/bucket-0/${name}`, partition: [], partitionBytes: new Uint8Array(), bucket: 0, totalBuckets: -1,
+    path: `/t/bucket-0/${name}`,
+    partition: [],
+    partitionBytes: new Uint8Array(),
+    bucket: 0,
+    totalBuckets: -1,
   };
 }
 const names = (fs: PaimonFile[]) => fs.map((f) => f.meta.fileName);
@@ -33,7 +47,10 @@ describe('bucket-unaware append compaction (AppendCompactCoordinator)', () => {
     const fs = [file('a', 1), file('big', 180), file('b', 2), file('c', 3), file('d', 4), file('e', 5)];
     expect(names(pickUnawareAppend(fs, O).files)).toEqual(['a', 'b', 'c', 'd', 'e']);
     // 179 MB is below the limit and joins
-    expect(names(pickUnawareAppend([...fs.slice(0, 1), file('mid', 179)], { ...O, minFileNum: 2 }).files)).toEqual(['a', 'mid']);
+    expect(names(pickUnawareAppend([...fs.slice(0, 1), file('mid', 179)], { ...O, minFileNum: 2 }).files)).toEqual([
+      'a',
+      'mid',
+    ]);
   });
   it('bins by ascending size close at 2 × target (open cost counted); a short last bin stays', () => {
     // sizes 170,170,170,2 MB: sorted 2,170,170,170; bin 2+170+170 = 342 + 3×4 = 354 < 512; +170 → 528 ≥ 512 → one task of 4
@@ -54,9 +71,17 @@ describe('bucket-unaware append compaction (AppendCompactCoordinator)', () => {
 describe('fixed-bucket append compaction (BucketedAppendCompactManager)', () => {
   it('a window of 5 consecutive files below the target is compacted', () => {
     const fs = [file('a', 1), file('b', 1), file('c', 1), file('d', 1), file('e', 1), file('f', 1)];
-    expect(names(pickAppend(fs, { minFileNum: 5, targetFileSize: T, full: false }).files)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(names(pickAppend(fs, { minFileNum: 5, targetFileSize: T, full: false }).files)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+    ]);
   });
   it('--full merges two small files (explicit request)', () => {
-    expect(names(pickAppend([file('a', 1), file('b', 1)], { minFileNum: 5, targetFileSize: T, full: true }).files)).toEqual(['a', 'b']);
+    expect(
+      names(pickAppend([file('a', 1), file('b', 1)], { minFileNum: 5, targetFileSize: T, full: true }).files),
+    ).toEqual(['a', 'b']);
   });
 });

@@ -8,7 +8,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { checkConflicts, commitCompaction } from '../../connectors/paimon/commit-compact.js';
-import { FILE_KIND_ADD, FILE_KIND_DELETE, readManifestList, type ManifestEntry } from '../../connectors/paimon/manifest.js';
+import {
+  FILE_KIND_ADD,
+  FILE_KIND_DELETE,
+  readManifestList,
+  type ManifestEntry,
+} from '../../connectors/paimon/manifest.js';
 import { ManifestNamer, writeManifestList } from '../../connectors/paimon/write-manifest.js';
 import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
@@ -24,14 +29,33 @@ const storage = paimonStorageFromFileIO(new FileIO());
 async function publishEmptyCommit(t: string, id: bigint): Promise<void> {
   const table = await openPaimonTable(t);
   const prev = table.snapshot!;
-  const ctx = { table: t, storage, codec: 'zstandard' as const, partitionTypes: [], schemaId: 0, names: new ManifestNamer() };
-  const metas = [...(await readManifestList(table.io, t, prev.baseManifestList)), ...(await readManifestList(table.io, t, prev.deltaManifestList))];
+  const ctx = {
+    table: t,
+    storage,
+    codec: 'zstandard' as const,
+    partitionTypes: [],
+    schemaId: 0,
+    names: new ManifestNamer(),
+  };
+  const metas = [
+    ...(await readManifestList(table.io, t, prev.baseManifestList)),
+    ...(await readManifestList(table.io, t, prev.deltaManifestList)),
+  ];
   const base = await writeManifestList(ctx, metas);
   const delta = await writeManifestList(ctx, []);
   const json = {
-    version: 3, id: Number(id), schemaId: 0, baseManifestList: base.name, deltaManifestList: delta.name, changelogManifestList: null,
-    commitUser: 'other-writer', commitIdentifier: 1, commitKind: 'APPEND', timeMillis: Date.now(),
-    totalRecordCount: Number(prev.totalRecordCount ?? 0n), deltaRecordCount: 0,
+    version: 3,
+    id: Number(id),
+    schemaId: 0,
+    baseManifestList: base.name,
+    deltaManifestList: delta.name,
+    changelogManifestList: null,
+    commitUser: 'other-writer',
+    commitIdentifier: 1,
+    commitKind: 'APPEND',
+    timeMillis: Date.now(),
+    totalRecordCount: Number(prev.totalRecordCount ?? 0n),
+    deltaRecordCount: 0,
   };
   writeFileSync(path.join(t, 'snapshot', `snapshot-${id}`), JSON.stringify(json, null, 2));
 }
@@ -64,7 +88,11 @@ describe('Paimon compaction commit races', () => {
     const t = copyFixture('pk_table_scan_and_read_mor');
     const rows = await rowsOf(t);
     const base = (await openPaimonTable(t)).snapshot!.id;
-    const dataFiles = () => readdirSync(t, { recursive: true }).map(String).filter((f) => f.endsWith('.parquet')).sort();
+    const dataFiles = () =>
+      readdirSync(t, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.parquet'))
+        .sort();
     const manifests = () => readdirSync(path.join(t, 'manifest')).sort();
     let inner: string[] = [];
     let innerManifests: string[] = [];
@@ -94,21 +122,48 @@ describe('Paimon compaction commit races', () => {
   it('the conflict check reports missing inputs and level overlaps', async () => {
     const t = copyFixture('pk_table_scan_and_read_mor');
     const table = await openPaimonTable(t);
-    const live: ManifestEntry[] = table.files.map((f) => ({ kind: FILE_KIND_ADD, partition: f.partitionBytes, bucket: f.bucket, totalBuckets: f.totalBuckets, file: f.meta, manifest: 'm' }));
+    const live: ManifestEntry[] = table.files.map((f) => ({
+      kind: FILE_KIND_ADD,
+      partition: f.partitionBytes,
+      bucket: f.bucket,
+      totalBuckets: f.totalBuckets,
+      file: f.meta,
+      manifest: 'm',
+    }));
     const l5 = table.files.find((f) => f.meta.level === 5)!;
-    const l0 = table.files.find((f) => f.meta.level === 0 && f.bucket === l5.bucket && Buffer.compare(Buffer.from(f.partitionBytes), Buffer.from(l5.partitionBytes)) === 0);
-    const entry = (f: typeof l5, kind: number, level = f.meta.level) => ({ kind, partition: f.partitionBytes, bucket: f.bucket, totalBuckets: f.totalBuckets, file: { ...f.meta, level } });
+    const l0 = table.files.find(
+      (f) =>
+        f.meta.level === 0 &&
+        f.bucket === l5.bucket &&
+        Buffer.compare(Buffer.from(f.partitionBytes), Buffer.from(l5.partitionBytes)) === 0,
+    );
+    const entry = (f: typeof l5, kind: number, level = f.meta.level) => ({
+      kind,
+      partition: f.partitionBytes,
+      bucket: f.bucket,
+      totalBuckets: f.totalBuckets,
+      file: { ...f.meta, level },
+    });
     // Deleting a live file is fine.
-    expect(checkConflicts(table, live, [entry(l5, FILE_KIND_DELETE)])).toEqual({ missing: [], overlaps: [], rescaled: [] });
+    expect(checkConflicts(table, live, [entry(l5, FILE_KIND_DELETE)])).toEqual({
+      missing: [],
+      overlaps: [],
+      rescaled: [],
+    });
     // Deleting it at a level it is not at: not live.
     expect(checkConflicts(table, live, [entry(l5, FILE_KIND_DELETE, 3)]).missing).toHaveLength(1);
     // Moving an L0 file of the same bucket to L5 next to the existing L5 file: ranges overlap (both hold
     // keys of the same bucket; the fixture's L0 file updates a key of the L5 run).
-    if (l0) expect(checkConflicts(table, live, [entry(l0, FILE_KIND_DELETE), entry(l0, FILE_KIND_ADD, 5)]).overlaps.length).toBeGreaterThan(0);
+    if (l0)
+      expect(
+        checkConflicts(table, live, [entry(l0, FILE_KIND_DELETE), entry(l0, FILE_KIND_ADD, 5)]).overlaps.length,
+      ).toBeGreaterThan(0);
   });
 
   it('refuses an empty commit', async () => {
     const t = copyFixture('pk_table_scan_and_read_mor');
-    await expect(commitCompaction({ table: await openPaimonTable(t), storage, changes: [] })).rejects.toSatisfy((e: unknown) => isFloeError(e, 'InvalidArgument'));
+    await expect(commitCompaction({ table: await openPaimonTable(t), storage, changes: [] })).rejects.toSatisfy(
+      (e: unknown) => isFloeError(e, 'InvalidArgument'),
+    );
   });
 });

@@ -14,9 +14,20 @@ afterEach(cleanup);
 
 /** From the fixture's README (MANIFEST.md): name → f3 of the 11 live rows. */
 const MOR_EXPECTED = [
-  ['TwoRoads', 11.0], ['Alice', 19.1], ['Bob', 12.1], ['Emily', 13.1], ['David', 17.1], ['Lucy', 14.1],
-  ['Paul', 18.1], ['Skye', 21.0], ['Marco', 21.1], ['Skye2', 31.0], ['Marco2', 31.1],
-].map(([n, v]) => `${n}:${v}`).sort();
+  ['TwoRoads', 11.0],
+  ['Alice', 19.1],
+  ['Bob', 12.1],
+  ['Emily', 13.1],
+  ['David', 17.1],
+  ['Lucy', 14.1],
+  ['Paul', 18.1],
+  ['Skye', 21.0],
+  ['Marco', 21.1],
+  ['Skye2', 31.0],
+  ['Marco2', 31.1],
+]
+  .map(([n, v]) => `${n}:${v}`)
+  .sort();
 
 async function namesAndF3(t: string): Promise<string[]> {
   const out: string[] = [];
@@ -82,7 +93,9 @@ describe('floe compaction of fixture tables', () => {
 
   it('refuses deletion-vector tables', async () => {
     const t = copyFixture('pk_09');
-    await expect(compactPaimon(t, { full: true })).rejects.toSatisfy((e: unknown) => isFloeError(e, 'Unsupported') && /deletion-vectors/.test((e as Error).message));
+    await expect(compactPaimon(t, { full: true })).rejects.toSatisfy(
+      (e: unknown) => isFloeError(e, 'Unsupported') && /deletion-vectors/.test((e as Error).message),
+    );
   });
 
   it('refuses ORC manifests', async () => {
@@ -94,9 +107,15 @@ describe('floe compaction of fixture tables', () => {
     for (const producer of ['lookup', 'full-compaction']) {
       const t = copyFixture('pk_table_scan_and_read_mor');
       const file = path.join(t, 'schema/schema-0');
-      writeFileSync(file, readFileSync(file, 'utf8').replace('"bucket" : "2",', `"bucket" : "2", "changelog-producer" : "${producer}",`));
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace('"bucket" : "2",', `"bucket" : "2", "changelog-producer" : "${producer}",`),
+      );
       await expect(compactPaimon(t, { full: true })).rejects.toSatisfy(
-        (e: unknown) => isFloeError(e, 'Unsupported') && (e as Error).message.includes(`changelog-producer=${producer}`) && (e as Error).message.includes(t),
+        (e: unknown) =>
+          isFloeError(e, 'Unsupported') &&
+          (e as Error).message.includes(`changelog-producer=${producer}`) &&
+          (e as Error).message.includes(t),
       );
     }
   });

@@ -29,7 +29,8 @@ export function tempDir(): string {
   return dir;
 }
 
-const show = (v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v);
+const show = (v: unknown) =>
+  typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v;
 
 /** Rows as sorted JSON lines (bigint and bytes rendered as text). */
 export async function rowsOf(table: string): Promise<string[]> {

@@ -25,21 +25,26 @@ function losingFileIO(table: string, store: LosingStore): FileIO {
 }
 
 describe('Paimon compaction: a lost answer to the snapshot write', () => {
-  it.each<LostResponse>(['retry-412', 'reset'])('%s: snapshot-N is recognised as ours; rows and files intact', async (how) => {
-    const t = copyFixture('pk_table_scan_and_read_mor');
-    const rows = await rowsOf(t);
-    const base = (await openPaimonTable(t)).snapshot!.id;
-    const store = new LosingStore(new LocalObjectStore(t), { losePut: loseFirst(new RegExp(`snapshot/snapshot-${base + 1n}$`), how) });
-    const report = await compactPaimon(t, { full: true, fileIO: losingFileIO(t, store) });
-    expect(store.lost).toEqual([`snapshot/snapshot-${base + 1n}`]); // the fault fired
-    expect(report.snapshotId).toBe(String(base + 1n));
-    expect(report.commitAttempts).toBe(1);
-    expect(existsSync(path.join(t, 'snapshot', `snapshot-${base + 2n}`))).toBe(false);
-    const after = await openPaimonTable(t);
-    expect(after.snapshot!.id).toBe(base + 1n);
-    expect(after.snapshot!.commitKind).toBe('COMPACT');
-    expect(await rowsOf(t)).toEqual(rows); // every manifest and data file snapshot-N names is there
-  });
+  it.each<LostResponse>(['retry-412', 'reset'])(
+    '%s: snapshot-N is recognised as ours; rows and files intact',
+    async (how) => {
+      const t = copyFixture('pk_table_scan_and_read_mor');
+      const rows = await rowsOf(t);
+      const base = (await openPaimonTable(t)).snapshot!.id;
+      const store = new LosingStore(new LocalObjectStore(t), {
+        losePut: loseFirst(new RegExp(`snapshot/snapshot-${base + 1n}$`), how),
+      });
+      const report = await compactPaimon(t, { full: true, fileIO: losingFileIO(t, store) });
+      expect(store.lost).toEqual([`snapshot/snapshot-${base + 1n}`]); // the fault fired
+      expect(report.snapshotId).toBe(String(base + 1n));
+      expect(report.commitAttempts).toBe(1);
+      expect(existsSync(path.join(t, 'snapshot', `snapshot-${base + 2n}`))).toBe(false);
+      const after = await openPaimonTable(t);
+      expect(after.snapshot!.id).toBe(base + 1n);
+      expect(after.snapshot!.commitKind).toBe('COMPACT');
+      expect(await rowsOf(t)).toEqual(rows); // every manifest and data file snapshot-N names is there
+    },
+  );
 
   it('unreadable afterwards: commit state unknown, and the published snapshot stays readable', async () => {
     const t = copyFixture('pk_table_scan_and_read_mor');
@@ -52,7 +57,9 @@ describe('Paimon compaction: a lost answer to the snapshot write', () => {
     const e = await compactPaimon(t, { full: true, fileIO: losingFileIO(t, store) }).catch((x: unknown) => x);
     expect(isCommitStateUnknown(e)).toBe(true);
     // snapshot-N did land; nothing it references was deleted
-    expect(JSON.parse(readFileSync(path.join(t, 'snapshot', `snapshot-${base + 1n}`), 'utf8')).commitKind).toBe('COMPACT');
+    expect(JSON.parse(readFileSync(path.join(t, 'snapshot', `snapshot-${base + 1n}`), 'utf8')).commitKind).toBe(
+      'COMPACT',
+    );
     expect(await rowsOf(t)).toEqual(rows);
   });
 });

@@ -30,7 +30,8 @@ function snapshotOf(dir: string): string[] {
   return out.sort();
 }
 
-const ORC_REASON = /uses manifest\.format=orc; floe cannot write ORC manifests \(ORC writing is not built\), so nothing is written to this table/;
+const ORC_REASON =
+  /uses manifest\.format=orc; floe cannot write ORC manifests \(ORC writing is not built\), so nothing is written to this table/;
 
 describe.runIf(hasFixtures)('manifest.format=orc is refused before anything is written', () => {
   for (const [name, o] of [
@@ -42,7 +43,8 @@ describe.runIf(hasFixtures)('manifest.format=orc is refused before anything is w
       const t = copyFixture('append_09');
       const before = snapshotOf(t);
       await expect(compactPaimon(t, { ...o, options: { 'compaction.min.file-num': '2' } })).rejects.toSatisfy(
-        (e: unknown) => isFloeError(e, 'Unsupported') && ORC_REASON.test((e as Error).message) && (e as Error).message.includes(t),
+        (e: unknown) =>
+          isFloeError(e, 'Unsupported') && ORC_REASON.test((e as Error).message) && (e as Error).message.includes(t),
       );
       expect(snapshotOf(t)).toEqual(before);
     });
@@ -52,7 +54,9 @@ describe.runIf(hasFixtures)('manifest.format=orc is refused before anything is w
     const t = copyFixture('append_09');
     const before = snapshotOf(t);
     await expect(compactPaimon(t, { full: true, options: { 'manifest.format': 'avro' } })).rejects.toSatisfy(
-      (e: unknown) => isFloeError(e, 'InvalidArgument') && /manifest\.format=orc, which an override cannot change/.test((e as Error).message),
+      (e: unknown) =>
+        isFloeError(e, 'InvalidArgument') &&
+        /manifest\.format=orc, which an override cannot change/.test((e as Error).message),
     );
     expect(snapshotOf(t)).toEqual(before);
   });
@@ -64,8 +68,17 @@ describe.runIf(hasFixtures)('manifest.format=orc is refused before anything is w
     expect(table.schema.partitionKeys.length).toBeGreaterThan(0);
     const fileIO = new FileIO();
     try {
-      const opts = { ...table.schema.options, 'partition.expiration-time': '1 d', 'partition.timestamp-pattern': '2020-01-01' };
-      await expect(expirePaimonPartitions({ ...table, schema: { ...table.schema, options: opts } }, paimonStorageFromFileIO(fileIO))).rejects.toThrow(ORC_REASON);
+      const opts = {
+        ...table.schema.options,
+        'partition.expiration-time': '1 d',
+        'partition.timestamp-pattern': '2020-01-01',
+      };
+      await expect(
+        expirePaimonPartitions(
+          { ...table, schema: { ...table.schema, options: opts } },
+          paimonStorageFromFileIO(fileIO),
+        ),
+      ).rejects.toThrow(ORC_REASON);
     } finally {
       fileIO.destroy();
     }

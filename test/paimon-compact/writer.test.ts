@@ -12,7 +12,11 @@ import { readManifest, readManifestList, FILE_KIND_ADD, FILE_KIND_DELETE } from 
 import { readParquetFooter } from '../../connectors/formats/parquet/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import {
-  FILE_SOURCE_COMPACT, FileNamer, KeyValueFileWriter, dataWriteSettings, paimonStorageFromFileIO,
+  FILE_SOURCE_COMPACT,
+  FileNamer,
+  KeyValueFileWriter,
+  dataWriteSettings,
+  paimonStorageFromFileIO,
 } from '../../connectors/paimon/write-data-file.js';
 import { ManifestNamer, writeManifest, writeManifestList } from '../../connectors/paimon/write-manifest.js';
 import { truncateMax, truncateMin } from '../../connectors/paimon/write-stats.js';
@@ -48,8 +52,17 @@ describe('KeyValueFileWriter + manifests', () => {
       { key: [long, 3], sequenceNumber: 11n, kind: 2, value: [long, 10, 3, -2.25], level: 0 },
     ];
     const w = new KeyValueFileWriter({
-      table: t, partitionDir: 'f1=10', bucket: 1, schema: table.schema, settings, storage,
-      targetFileSize: 1 << 30, bytesPerRow: 100, level: 4, fileSource: FILE_SOURCE_COMPACT, names: new FileNamer(settings),
+      table: t,
+      partitionDir: 'f1=10',
+      bucket: 1,
+      schema: table.schema,
+      settings,
+      storage,
+      targetFileSize: 1 << 30,
+      bytesPerRow: 100,
+      level: 4,
+      fileSource: FILE_SOURCE_COMPACT,
+      names: new FileNamer(settings),
     });
     for (const r of records) await w.write(r);
     const [out] = await w.close();
@@ -80,14 +93,29 @@ describe('KeyValueFileWriter + manifests', () => {
     // Physical layout: _KEY_f0, _KEY_f2, _SEQUENCE_NUMBER, _VALUE_KIND, then the columns, with Paimon's ids.
     const footer = readParquetFooter(new Uint8Array(readFileSync(out!.path)), out!.path);
     expect(footer.schema.map((n) => [n.name, n.fieldId])).toEqual([
-      ['_KEY_f0', 1073741823], ['_KEY_f2', 1073741825], ['_SEQUENCE_NUMBER', 2147483646], ['_VALUE_KIND', 2147483645],
-      ['f0', 0], ['f1', 1], ['f2', 2], ['f3', 3],
+      ['_KEY_f0', 1073741823],
+      ['_KEY_f2', 1073741825],
+      ['_SEQUENCE_NUMBER', 2147483646],
+      ['_VALUE_KIND', 2147483645],
+      ['f0', 0],
+      ['f1', 1],
+      ['f2', 2],
+      ['f3', 3],
     ]);
     expect(footer.schema.find((n) => n.name === '_VALUE_KIND')!.repetition).toBe('REQUIRED');
 
     // The records read back as written.
-    const back = await readFileRecords(table, { meta: m, path: out!.path, partition: [10], partitionBytes: encodeSerializedRow([INT], [10]), bucket: 1, totalBuckets: 2 });
-    expect(back.map((r) => [r.key, r.sequenceNumber, r.kind, r.value])).toEqual(records.map((r) => [r.key, r.sequenceNumber, r.kind, r.value]));
+    const back = await readFileRecords(table, {
+      meta: m,
+      path: out!.path,
+      partition: [10],
+      partitionBytes: encodeSerializedRow([INT], [10]),
+      bucket: 1,
+      totalBuckets: 2,
+    });
+    expect(back.map((r) => [r.key, r.sequenceNumber, r.kind, r.value])).toEqual(
+      records.map((r) => [r.key, r.sequenceNumber, r.kind, r.value]),
+    );
 
     // Manifest + manifest list round trip.
     const names = new ManifestNamer();
@@ -98,7 +126,14 @@ describe('KeyValueFileWriter + manifests', () => {
       { kind: FILE_KIND_ADD, partition, bucket: 1, totalBuckets: 2, file: m },
     ];
     const meta = await writeManifest(ctx, entries, (b) => decodeSerializedRow(b, [INT], 'p'));
-    expect([meta.numAddedFiles, meta.numDeletedFiles, meta.minLevel, meta.maxLevel, meta.minBucket, meta.maxBucket]).toEqual([1n, 1n, 0, 4, 1, 1]);
+    expect([
+      meta.numAddedFiles,
+      meta.numDeletedFiles,
+      meta.minLevel,
+      meta.maxLevel,
+      meta.minBucket,
+      meta.maxBucket,
+    ]).toEqual([1n, 1n, 0, 4, 1, 1]);
     const list = await writeManifestList(ctx, [meta]);
     const metas = await readManifestList(table.io, t, list.name);
     expect(metas).toHaveLength(1);
@@ -106,7 +141,18 @@ describe('KeyValueFileWriter + manifests', () => {
     expect(decodeSerializedRow(metas[0]!.partitionStats!.minValues, [INT], 'ps')).toEqual([10]);
     const read = await readManifest(table.io, t, meta.fileName);
     expect(read.map((e) => e.kind)).toEqual([FILE_KIND_DELETE, FILE_KIND_ADD]);
-    const norm = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v)));
+    const norm = (x: unknown) =>
+      JSON.parse(
+        JSON.stringify(x, (_k, v) =>
+          typeof v === 'bigint'
+            ? `${v}n`
+            : v instanceof Uint8Array
+              ? Buffer.from(v).toString('hex')
+              : v && v.type === 'Buffer'
+                ? Buffer.from(v.data).toString('hex')
+                : v,
+        ),
+      );
     const { manifest: _m, ...rest } = read[1]!;
     expect(norm(rest)).toEqual(norm(entries[1]));
     expect(norm(read[0]!.file)).toEqual(norm({ ...m, level: 0 }));
@@ -123,13 +169,33 @@ describe('KeyValueFileWriter + manifests', () => {
     const table = await openPaimonTable(t);
     const settings = dataWriteSettings(table.schema, t);
     const w = new KeyValueFileWriter({
-      table: t, partitionDir: 'f1=10', bucket: 0, schema: table.schema, settings, storage: paimonStorageFromFileIO(new FileIO()),
-      targetFileSize: 1000, bytesPerRow: 100, level: 5, fileSource: FILE_SOURCE_COMPACT, names: new FileNamer(settings),
+      table: t,
+      partitionDir: 'f1=10',
+      bucket: 0,
+      schema: table.schema,
+      settings,
+      storage: paimonStorageFromFileIO(new FileIO()),
+      targetFileSize: 1000,
+      bytesPerRow: 100,
+      level: 5,
+      fileSource: FILE_SOURCE_COMPACT,
+      names: new FileNamer(settings),
     });
-    for (let i = 0; i < 25; i++) await w.write({ key: [`k${String(i).padStart(2, '0')}`, i], sequenceNumber: BigInt(i), kind: 0, value: [`k${i}`, 10, i, i], level: 0 });
+    for (let i = 0; i < 25; i++)
+      await w.write({
+        key: [`k${String(i).padStart(2, '0')}`, i],
+        sequenceNumber: BigInt(i),
+        kind: 0,
+        value: [`k${i}`, 10, i, i],
+        level: 0,
+      });
     const out = await w.close();
     // 1000 B target / 100 B per row → 10 rows per file
     expect(out.map((o) => o.meta.rowCount)).toEqual([10n, 10n, 5n]);
-    expect(out.map((o) => [o.meta.minSequenceNumber, o.meta.maxSequenceNumber])).toEqual([[0n, 9n], [10n, 19n], [20n, 24n]]);
+    expect(out.map((o) => [o.meta.minSequenceNumber, o.meta.maxSequenceNumber])).toEqual([
+      [0n, 9n],
+      [10n, 19n],
+      [20n, 24n],
+    ]);
   });
 });

@@ -66,7 +66,8 @@ function listAll(dir: string): Map<string, number> {
 
 async function rows(table: string, snapshotId?: bigint): Promise<string[]> {
   const out: string[] = [];
-  for await (const r of scanPaimon(table, snapshotId !== undefined ? { snapshotId } : {})) out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  for await (const r of scanPaimon(table, snapshotId !== undefined ? { snapshotId } : {}))
+    out.push(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   return out.sort();
 }
 
@@ -82,7 +83,10 @@ describe.runIf(hasFixtures)('expire-partitions on a Java-written partitioned tab
   it('dry run lists the expired partition and writes nothing', async () => {
     const t = copyFixture('append_table_with_alter_table');
     const before = listAll(t);
-    const r = await expirePaimonPartitions(withOptions(await openPaimonTable(t), OPTIONS), localPaimonStorage(), { nowMs: NOW, dryRun: true });
+    const r = await expirePaimonPartitions(withOptions(await openPaimonTable(t), OPTIONS), localPaimonStorage(), {
+      nowMs: NOW,
+      dryRun: true,
+    });
     expect(r.expired.map((p) => p.partition)).toEqual([{ key0: '0', key1: '1' }]);
     expect(r.expireBefore).toBe('2024-01-11T00:00:00');
     expect(r.snapshotIds).toEqual([]);
@@ -114,7 +118,9 @@ describe.runIf(hasFixtures)('expire-partitions on a Java-written partitioned tab
     for (const f of dropped) expect(statSync(f.path).isFile()).toBe(true);
     expect(await rows(t, base)).toEqual(allRows);
     // a second run finds nothing left to expire
-    const again = await expirePaimonPartitions(withOptions(await openPaimonTable(t), OPTIONS), localPaimonStorage(), { nowMs: NOW });
+    const again = await expirePaimonPartitions(withOptions(await openPaimonTable(t), OPTIONS), localPaimonStorage(), {
+      nowMs: NOW,
+    });
     expect(again.expired).toEqual([]);
     expect(again.snapshotIds).toEqual([]);
   });
@@ -122,10 +128,18 @@ describe.runIf(hasFixtures)('expire-partitions on a Java-written partitioned tab
   it('partition.expiration-max-num and batch size bound the run', async () => {
     const t = copyFixture('append_table_with_alter_table');
     const late = utc('2024-02-01T00:00:00');
-    const one = await expirePaimonPartitions(withOptions(await openPaimonTable(t), { ...OPTIONS, 'partition.expiration-max-num': '1' }), localPaimonStorage(), { nowMs: late, dryRun: true });
+    const one = await expirePaimonPartitions(
+      withOptions(await openPaimonTable(t), { ...OPTIONS, 'partition.expiration-max-num': '1' }),
+      localPaimonStorage(),
+      { nowMs: late, dryRun: true },
+    );
     expect(one.expired.map((p) => p.partition.key0)).toEqual(['0']);
     expect(one.deferred).toBe(1);
-    const batched = await expirePaimonPartitions(withOptions(await openPaimonTable(t), { ...OPTIONS, 'partition.expiration-batch-size': '1' }), localPaimonStorage(), { nowMs: late });
+    const batched = await expirePaimonPartitions(
+      withOptions(await openPaimonTable(t), { ...OPTIONS, 'partition.expiration-batch-size': '1' }),
+      localPaimonStorage(),
+      { nowMs: late },
+    );
     expect(batched.expired.map((p) => p.partition.key0)).toEqual(['0', '1']);
     expect(batched.snapshotIds).toHaveLength(2);
     expect((await openPaimonTable(t)).files).toEqual([]);
@@ -135,10 +149,20 @@ describe.runIf(hasFixtures)('expire-partitions on a Java-written partitioned tab
     const t = copyFixture('append_table_with_alter_table');
     const before = listAll(t);
     const table = await openPaimonTable(t);
-    await expect(expirePaimonPartitions(table, localPaimonStorage(), { nowMs: NOW })).rejects.toThrow(/partition.expiration-time/);
-    await expect(expirePaimonPartitions(withOptions(table, { ...OPTIONS, 'partition.expiration-strategy': 'update-time' }), localPaimonStorage(), { nowMs: NOW })).rejects.toThrow(/partition.expiration-strategy=update-time/);
+    await expect(expirePaimonPartitions(table, localPaimonStorage(), { nowMs: NOW })).rejects.toThrow(
+      /partition.expiration-time/,
+    );
+    await expect(
+      expirePaimonPartitions(
+        withOptions(table, { ...OPTIONS, 'partition.expiration-strategy': 'update-time' }),
+        localPaimonStorage(),
+        { nowMs: NOW },
+      ),
+    ).rejects.toThrow(/partition.expiration-strategy=update-time/);
     const flat = { ...table, schema: { ...table.schema, partitionKeys: [] } };
-    await expect(expirePaimonPartitions(withOptions(flat, OPTIONS), localPaimonStorage(), { nowMs: NOW })).rejects.toThrow(/not partitioned/);
+    await expect(
+      expirePaimonPartitions(withOptions(flat, OPTIONS), localPaimonStorage(), { nowMs: NOW }),
+    ).rejects.toThrow(/not partitioned/);
     expect(listAll(t)).toEqual(before);
   });
 });

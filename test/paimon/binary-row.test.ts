@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import {
-  bigIntToBigEndian, decodeBinaryRow, decodeSerializedRow, encodeBinaryRow, encodeSerializedRow, nullBitsSizeInBytes,
+  bigIntToBigEndian,
+  decodeBinaryRow,
+  decodeSerializedRow,
+  encodeBinaryRow,
+  encodeSerializedRow,
+  nullBitsSizeInBytes,
 } from '../../connectors/paimon/binary-row.js';
 import { parseAtomicType, type PaimonType } from '../../connectors/paimon/types.js';
 import { isFloeError } from '../../src/errors.js';
@@ -25,7 +30,9 @@ describe('BinaryRow layout', () => {
 
   it('decodes the fixture key bytes [arity 2]["Alice" inline][INT 1] by hand', () => {
     // pk_09 manifest _MIN_KEY: 4-byte BE arity, 8-byte header, slot 0 = "Alice" + 0x85 mark, slot 1 = int 1
-    const bytes = Uint8Array.from([0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 65, 108, 105, 99, 101, 0, 0, 0x85, 1, 0, 0, 0, 0, 0, 0, 0]);
+    const bytes = Uint8Array.from([
+      0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 65, 108, 105, 99, 101, 0, 0, 0x85, 1, 0, 0, 0, 0, 0, 0, 0,
+    ]);
     expect(decodeSerializedRow(bytes, [T('STRING NOT NULL'), T('INT NOT NULL')], 'k')).toEqual(['Alice', 1]);
     expect(encodeSerializedRow([T('STRING NOT NULL'), T('INT NOT NULL')], ['Alice', 1])).toEqual(bytes);
   });
@@ -88,14 +95,50 @@ describe('BinaryRow layout', () => {
 
   it('round-trips every atomic type', () => {
     const types = [
-      'BOOLEAN', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'STRING', 'STRING', 'BYTES', 'BYTES',
-      'DECIMAL(10, 2)', 'DECIMAL(30, 5)', 'DATE', 'TIME', 'TIMESTAMP(3)', 'TIMESTAMP(6)', 'TIMESTAMP(9)',
-      'TIMESTAMP(3) WITH LOCAL TIME ZONE', 'CHAR(3)', 'INT',
+      'BOOLEAN',
+      'TINYINT',
+      'SMALLINT',
+      'INT',
+      'BIGINT',
+      'FLOAT',
+      'DOUBLE',
+      'STRING',
+      'STRING',
+      'BYTES',
+      'BYTES',
+      'DECIMAL(10, 2)',
+      'DECIMAL(30, 5)',
+      'DATE',
+      'TIME',
+      'TIMESTAMP(3)',
+      'TIMESTAMP(6)',
+      'TIMESTAMP(9)',
+      'TIMESTAMP(3) WITH LOCAL TIME ZONE',
+      'CHAR(3)',
+      'INT',
     ].map(T);
     const values = [
-      true, -5, -300, 100000, 2n ** 40n, 1.5, 2.25, 'abc', 'a longer string ✓', Uint8Array.from([1, 2, 3]),
-      Uint8Array.from([0, 1, 2, 3, 4, 5, 6, 7, 8]), '12.34', '-1234567890123456789012.34567', 19000, 3_600_000,
-      1_700_000_000_123_000n, 1_700_000_000_123_456n, 1_700_000_000_123_456_789n, 1_000n, 'xyz', null,
+      true,
+      -5,
+      -300,
+      100000,
+      2n ** 40n,
+      1.5,
+      2.25,
+      'abc',
+      'a longer string ✓',
+      Uint8Array.from([1, 2, 3]),
+      Uint8Array.from([0, 1, 2, 3, 4, 5, 6, 7, 8]),
+      '12.34',
+      '-1234567890123456789012.34567',
+      19000,
+      3_600_000,
+      1_700_000_000_123_000n,
+      1_700_000_000_123_456n,
+      1_700_000_000_123_456_789n,
+      1_000n,
+      'xyz',
+      null,
     ];
     const bytes = encodeSerializedRow(types, values);
     expect(decodeSerializedRow(bytes, types, 'r')).toEqual(values);
@@ -103,25 +146,38 @@ describe('BinaryRow layout', () => {
 
   it('round-trips random rows (property)', () => {
     const types = [T('INT'), T('BIGINT'), T('STRING'), T('DOUBLE'), T('DECIMAL(20, 3)')];
-    fc.assert(fc.property(
-      fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
-      fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })),
-      fc.option(fc.string({ unit: 'grapheme', maxLength: 30 })),
-      fc.option(fc.double({ noNaN: true })),
-      fc.option(fc.bigInt({ min: -(10n ** 19n), max: 10n ** 19n })),
-      (a, b, c, d, e) => {
-        const dec = e === null ? null : (e < 0n ? '-' : '') + ((e < 0n ? -e : e) / 1000n).toString() + '.' + ((e < 0n ? -e : e) % 1000n).toString().padStart(3, '0');
-        const values = [a, b, c, d, dec];
-        const out = decodeSerializedRow(encodeSerializedRow(types, values), types, 'r');
-        expect(out).toEqual(values.map((v, i) => (i === 3 && Object.is(v, -0) ? -0 : v)));
-      },
-    ), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
+        fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })),
+        fc.option(fc.string({ unit: 'grapheme', maxLength: 30 })),
+        fc.option(fc.double({ noNaN: true })),
+        fc.option(fc.bigInt({ min: -(10n ** 19n), max: 10n ** 19n })),
+        (a, b, c, d, e) => {
+          const dec =
+            e === null
+              ? null
+              : (e < 0n ? '-' : '') +
+                ((e < 0n ? -e : e) / 1000n).toString() +
+                '.' +
+                ((e < 0n ? -e : e) % 1000n).toString().padStart(3, '0');
+          const values = [a, b, c, d, dec];
+          const out = decodeSerializedRow(encodeSerializedRow(types, values), types, 'r');
+          expect(out).toEqual(values.map((v, i) => (i === 3 && Object.is(v, -0) ? -0 : v)));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses a row whose arity does not match the types, naming the context', () => {
     const bytes = encodeSerializedRow([T('INT')], [1]);
     let err: unknown;
-    try { decodeSerializedRow(bytes, [T('INT'), T('INT')], 'manifest-x'); } catch (e) { err = e; }
+    try {
+      decodeSerializedRow(bytes, [T('INT'), T('INT')], 'manifest-x');
+    } catch (e) {
+      err = e;
+    }
     expect(isFloeError(err, 'Corrupt')).toBe(true);
     expect((err as Error).message).toContain('manifest-x');
   });
@@ -139,7 +195,10 @@ describe('BinaryRow against Java-written manifests', () => {
     const keyTypes = [T('STRING NOT NULL'), T('INT NOT NULL')];
     const partTypes = [T('INT NOT NULL')];
     let checked = 0;
-    const names = ['manifest-8cf79434-32e4-4029-bf8e-befe856d268f-0', 'manifest-8cf79434-32e4-4029-bf8e-befe856d268f-7'];
+    const names = [
+      'manifest-8cf79434-32e4-4029-bf8e-befe856d268f-0',
+      'manifest-8cf79434-32e4-4029-bf8e-befe856d268f-7',
+    ];
     for (const name of names) {
       const c = readAvroContainer<Record<string, any>>(readFileSync(path.join(dir, name)), name);
       for (const r of c.records) {

@@ -8,9 +8,15 @@ import { isFloeError } from '../../src/errors.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures');
 
-function le16(n: number) { return [n & 0xff, (n >> 8) & 0xff]; }
-function le32(n: number) { return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff]; }
-function be32(n: number) { return [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]; }
+function le16(n: number) {
+  return [n & 0xff, (n >> 8) & 0xff];
+}
+function le32(n: number) {
+  return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff];
+}
+function be32(n: number) {
+  return [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+}
 
 /** Portable roaring, no run containers: cookie 12346, count, (key, card-1) pairs, offsets, array containers. */
 function arrayRoaring(values: number[]): number[] {
@@ -24,7 +30,10 @@ function arrayRoaring(values: number[]): number[] {
   const out = [...le32(12346), ...le32(keys.length)];
   for (const k of keys) out.push(...le16(k), ...le16(byKey.get(k)!.length - 1));
   let offset = out.length + 4 * keys.length;
-  for (const k of keys) { out.push(...le32(offset)); offset += 2 * byKey.get(k)!.length; }
+  for (const k of keys) {
+    out.push(...le32(offset));
+    offset += 2 * byKey.get(k)!.length;
+  }
   for (const k of keys) for (const v of byKey.get(k)!) out.push(...le16(v));
   return out;
 }
@@ -37,7 +46,17 @@ describe('portable RoaringBitmap', () => {
 
   it('reads run containers (cookie 12347 with run flags, no offsets below 4 containers)', () => {
     // one container, key 0, runs [10..12] and [20..20]: cookie = 12347 | (size-1) << 16
-    const bytes = Uint8Array.from([...le32(12347), 0x01, ...le16(0), ...le16(3), ...le16(2), ...le16(10), ...le16(2), ...le16(20), ...le16(0)]);
+    const bytes = Uint8Array.from([
+      ...le32(12347),
+      0x01,
+      ...le16(0),
+      ...le16(3),
+      ...le16(2),
+      ...le16(10),
+      ...le16(2),
+      ...le16(20),
+      ...le16(0),
+    ]);
     expect(readPortableRoaring(bytes, 't').values).toEqual([10, 11, 12, 20]);
   });
 
@@ -54,7 +73,11 @@ describe('portable RoaringBitmap', () => {
   it('fails on truncation, naming the file', () => {
     const bytes = Uint8Array.from(arrayRoaring([1, 2, 3])).subarray(0, 10);
     let err: unknown;
-    try { readPortableRoaring(bytes, 'index-x'); } catch (e) { err = e; }
+    try {
+      readPortableRoaring(bytes, 'index-x');
+    } catch (e) {
+      err = e;
+    }
     expect(isFloeError(err, 'Corrupt')).toBe(true);
     expect((err as Error).message).toContain('index-x');
   });

@@ -4,19 +4,31 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  aggregation, createMergeFunction, deduplicate, firstRow, partialUpdate,
-  type KeyValue, type MergeFunction,
+  aggregation,
+  createMergeFunction,
+  deduplicate,
+  firstRow,
+  partialUpdate,
+  type KeyValue,
+  type MergeFunction,
 } from '../../connectors/paimon/merge-engines.js';
 import { mergeRuns } from '../../connectors/paimon/scan.js';
 import { parseAtomicType, type PaimonField } from '../../connectors/paimon/types.js';
 import { isFloeError } from '../../src/errors.js';
 
 const T = (s: string) => parseAtomicType(s, 'test');
-const fields = (...spec: [string, string][]): PaimonField[] => spec.map(([name, type], id) => ({ id, name, type: T(type) }));
+const fields = (...spec: [string, string][]): PaimonField[] =>
+  spec.map(([name, type], id) => ({ id, name, type: T(type) }));
 
 /** A record: key k, sequence s, kind ('+I' | '-U' | '+U' | '-D'), values. */
 function kv(k: number, s: number, kind: '+I' | '-U' | '+U' | '-D', ...value: unknown[]): KeyValue {
-  return { key: [k], sequenceNumber: BigInt(s), kind: { '+I': 0, '-U': 1, '+U': 2, '-D': 3 }[kind], value: [k, ...value], level: 0 };
+  return {
+    key: [k],
+    sequenceNumber: BigInt(s),
+    kind: { '+I': 0, '-U': 1, '+U': 2, '-D': 3 }[kind],
+    value: [k, ...value],
+    level: 0,
+  };
 }
 
 function cursor(records: KeyValue[]) {
@@ -35,7 +47,11 @@ describe('sort-merge of runs', () => {
     // L0 (newest) and L1: key 1 updated in L0, key 2 only in L1, key 3 deleted in L0, key 4 only in L0
     const l0 = [kv(1, 10, '+I', 'new'), kv(3, 11, '-D', 'c'), kv(4, 12, '+I', 'd')];
     const l1 = [kv(1, 1, '+I', 'old'), kv(2, 2, '+I', 'b'), kv(3, 3, '+I', 'c')];
-    expect(await merge([l0, l1], deduplicate({}))).toEqual([[1, 'new'], [2, 'b'], [4, 'd']]);
+    expect(await merge([l0, l1], deduplicate({}))).toEqual([
+      [1, 'new'],
+      [2, 'b'],
+      [4, 'd'],
+    ]);
   });
 
   it('the newest record wins by sequence number, not by run order', async () => {
@@ -65,7 +81,8 @@ describe('sort-merge of runs', () => {
     const runs = [[kv(1, 2, '+I', 50n, 'late-old')], [kv(1, 1, '+I', 100n, 'early-new')]];
     const out: unknown[][] = [];
     const order = (x: KeyValue, y: KeyValue) => {
-      const c = (x.value[1] as bigint) < (y.value[1] as bigint) ? -1 : (x.value[1] as bigint) > (y.value[1] as bigint) ? 1 : 0;
+      const c =
+        (x.value[1] as bigint) < (y.value[1] as bigint) ? -1 : (x.value[1] as bigint) > (y.value[1] as bigint) ? 1 : 0;
       return c || (x.sequenceNumber < y.sequenceNumber ? -1 : 1);
     };
     for await (const r of mergeRuns(runs.map(cursor), [T('INT')], mf, order)) out.push(r.value);
@@ -102,7 +119,9 @@ describe('partial-update', () => {
   it('a row inserted again after a delete starts from the deleted values, as Paimon does', async () => {
     // -D at seq 2 resets the row to the delete's values (x2, 2); +I at seq 3 (null, 9) then fills b ⇒ (x2, 9)
     const runs = [[kv(1, 3, '+I', null, 9)], [kv(1, 2, '-D', 'x2', 2)], [kv(1, 1, '+I', 'x', 1)]];
-    expect(await merge(runs, partialUpdate(f, { 'partial-update.remove-record-on-delete': 'true' }, 't'))).toEqual([[1, 'x2', 9]]);
+    expect(await merge(runs, partialUpdate(f, { 'partial-update.remove-record-on-delete': 'true' }, 't'))).toEqual([
+      [1, 'x2', 9],
+    ]);
   });
   it('refuses sequence groups', () => {
     expect(() => partialUpdate(f, { 'fields.a.sequence-group': 'b' }, 't')).toThrow(/sequence groups/);
@@ -111,8 +130,17 @@ describe('partial-update', () => {
 
 describe('aggregation', () => {
   const f = fields(
-    ['k', 'INT NOT NULL'], ['total', 'BIGINT'], ['lo', 'INT'], ['hi', 'DOUBLE'], ['last', 'STRING'],
-    ['lastnn', 'STRING'], ['first', 'STRING'], ['firstnn', 'STRING'], ['tags', 'STRING'], ['all', 'BOOLEAN'], ['any', 'BOOLEAN'],
+    ['k', 'INT NOT NULL'],
+    ['total', 'BIGINT'],
+    ['lo', 'INT'],
+    ['hi', 'DOUBLE'],
+    ['last', 'STRING'],
+    ['lastnn', 'STRING'],
+    ['first', 'STRING'],
+    ['firstnn', 'STRING'],
+    ['tags', 'STRING'],
+    ['all', 'BOOLEAN'],
+    ['any', 'BOOLEAN'],
     ['amount', 'DECIMAL(10, 2)'],
   );
   const options = {
@@ -152,8 +180,12 @@ describe('aggregation', () => {
     const maxRuns = [[kv(1, 2, '-U', 3)], [kv(1, 1, '+I', 10)]];
     const err = await merge(maxRuns, aggregation(h, ['k'], { 'fields.m.aggregate-function': 'max' })).catch((e) => e);
     expect(isFloeError(err, 'Unsupported')).toBe(true);
-    expect(await merge(maxRuns, aggregation(h, ['k'], { 'fields.m.aggregate-function': 'max', 'fields.m.ignore-retract': 'true' })))
-      .toEqual([[1, 10]]);
+    expect(
+      await merge(
+        maxRuns,
+        aggregation(h, ['k'], { 'fields.m.aggregate-function': 'max', 'fields.m.ignore-retract': 'true' }),
+      ),
+    ).toEqual([[1, 10]]);
   });
   it('a sum over a retraction with no prior value negates it', async () => {
     const g = fields(['k', 'INT NOT NULL'], ['total', 'INT']);
@@ -164,7 +196,15 @@ describe('aggregation', () => {
   it('remove-record-on-delete drops the key', async () => {
     const g = fields(['k', 'INT NOT NULL'], ['total', 'INT']);
     const runs = [[kv(1, 2, '-D', 4)], [kv(1, 1, '+I', 3)]];
-    expect(await merge(runs, aggregation(g, ['k'], { 'fields.total.aggregate-function': 'sum', 'aggregation.remove-record-on-delete': 'true' }))).toEqual([]);
+    expect(
+      await merge(
+        runs,
+        aggregation(g, ['k'], {
+          'fields.total.aggregate-function': 'sum',
+          'aggregation.remove-record-on-delete': 'true',
+        }),
+      ),
+    ).toEqual([]);
   });
   it('default function is last_non_null_value and sum overflow is an error', async () => {
     const g = fields(['k', 'INT NOT NULL'], ['v', 'STRING'], ['n', 'TINYINT']);

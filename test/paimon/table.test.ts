@@ -3,7 +3,17 @@
  */
 import path from 'node:path';
 import os from 'node:os';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
@@ -68,7 +78,13 @@ describe('bad input is a FloeError naming the file', () => {
   });
 
   it('snapshot missing required keys', () => {
-    const err = (() => { try { parseSnapshot(Buffer.from('{"id": 1}'), 'snap-x'); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        parseSnapshot(Buffer.from('{"id": 1}'), 'snap-x');
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(isFloeError(err, 'Corrupt')).toBe(true);
     expect((err as Error).message).toMatch(/snap-x.*schemaId/);
   });
@@ -79,7 +95,9 @@ describe('bad input is a FloeError naming the file', () => {
     for (const m of manifests) unlinkSync(path.join(t, 'manifest', m));
     const err = await loadPaimonTable(t).catch((e: unknown) => e);
     expect(isFloeError(err, 'NotFound')).toBe(true);
-    expect((err as Error).message).toMatch(/manifest\/manifest-[0-9a-f-]+-\d+ \(named by manifest list .*manifest-list-[0-9a-f-]+-\d+\)/);
+    expect((err as Error).message).toMatch(
+      /manifest\/manifest-[0-9a-f-]+-\d+ \(named by manifest list .*manifest-list-[0-9a-f-]+-\d+\)/,
+    );
   });
 
   it('truncated Avro manifest list', async () => {
@@ -113,8 +131,17 @@ describe('bad input is a FloeError naming the file', () => {
 describe('schema and types', () => {
   it('parses Paimon type strings', () => {
     expect(parseAtomicType('INT NOT NULL', 's')).toEqual({ root: 'INT', nullable: false });
-    expect(parseAtomicType('DECIMAL(10, 2)', 's')).toEqual({ root: 'DECIMAL', nullable: true, precision: 10, scale: 2 });
-    expect(parseAtomicType('TIMESTAMP(3) WITH LOCAL TIME ZONE', 's')).toEqual({ root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 });
+    expect(parseAtomicType('DECIMAL(10, 2)', 's')).toEqual({
+      root: 'DECIMAL',
+      nullable: true,
+      precision: 10,
+      scale: 2,
+    });
+    expect(parseAtomicType('TIMESTAMP(3) WITH LOCAL TIME ZONE', 's')).toEqual({
+      root: 'TIMESTAMP_LTZ',
+      nullable: true,
+      precision: 3,
+    });
     expect(parseAtomicType('TIMESTAMP(6)', 's')).toEqual({ root: 'TIMESTAMP', nullable: true, precision: 6 });
     expect(parseAtomicType('STRING', 's').root).toBe('VARCHAR');
     expect(parseAtomicType('VARCHAR(20) NOT NULL', 's')).toEqual({ root: 'VARCHAR', nullable: false, length: 20 });
@@ -128,13 +155,21 @@ describe('schema and types', () => {
     expect(toModelType(parseAtomicType('BIGINT', 's'), 1)).toEqual({ kind: 'primitive', name: 'long' });
     expect(toModelType(parseAtomicType('TIMESTAMP(9)', 's'), 1)).toMatchObject({ name: 'timestamp_ns' });
     const row = parsePaimonType({ type: 'ROW<a INT>', fields: [{ id: 5, name: 'a', type: 'INT' }] }, 's');
-    expect(toModelType(row, 1)).toEqual({ kind: 'struct', fields: [{ id: 5, name: 'a', required: false, type: { kind: 'primitive', name: 'int' } }] });
+    expect(toModelType(row, 1)).toEqual({
+      kind: 'struct',
+      fields: [{ id: 5, name: 'a', required: false, type: { kind: 'primitive', name: 'int' } }],
+    });
     const arr = parsePaimonType({ type: 'ARRAY NOT NULL', element: 'STRING NOT NULL' }, 's');
     expect(arr).toMatchObject({ root: 'ARRAY', nullable: false, element: { root: 'VARCHAR', nullable: false } });
   });
 
-  it('applies Paimon\'s defaults for old schema versions', () => {
-    const s = parseSchema(Buffer.from('{"version":1,"id":0,"fields":[{"id":0,"name":"a","type":"INT"}],"partitionKeys":[],"primaryKeys":[],"options":{}}'), 'schema-0');
+  it("applies Paimon's defaults for old schema versions", () => {
+    const s = parseSchema(
+      Buffer.from(
+        '{"version":1,"id":0,"fields":[{"id":0,"name":"a","type":"INT"}],"partitionKeys":[],"primaryKeys":[],"options":{}}',
+      ),
+      'schema-0',
+    );
     expect(s.options.bucket).toBe('1');
     expect(s.options['file.format']).toBe('orc');
     expect(s.timeMillis).toBe(0);
@@ -142,7 +177,9 @@ describe('schema and types', () => {
 
   it('builds escaped Hive-style partition paths with the default partition name', () => {
     const types = [parseAtomicType('STRING', 's'), parseAtomicType('INT', 's'), parseAtomicType('DATE', 's')];
-    expect(partitionPath(['p', 'q', 'd'], types, ['a/b=c', null, 19000], {})).toBe('p=a%2Fb%3Dc/q=__DEFAULT_PARTITION__/d=19000');
+    expect(partitionPath(['p', 'q', 'd'], types, ['a/b=c', null, 19000], {})).toBe(
+      'p=a%2Fb%3Dc/q=__DEFAULT_PARTITION__/d=19000',
+    );
     expect(partitionPath(['d'], [types[2]!], [19000], { 'partition.legacy-name': 'false' })).toBe('d=2022-01-08');
     expect(escapePathName('x:y')).toBe('x%3Ay');
   });

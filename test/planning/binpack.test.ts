@@ -8,7 +8,17 @@ import {
 } from '../../src/planning/binpack/index.js';
 import { firstFitPack, sequentialPack } from '../../src/planning/binpack/packing.js';
 import { isFloeError } from '../../src/errors.js';
-import { GiB, MiB, dataFile, eqDelete, identitySpec, makeTable, paths, posDelete, unpartitionedSpec } from './fixtures.js';
+import {
+  GiB,
+  MiB,
+  dataFile,
+  eqDelete,
+  identitySpec,
+  makeTable,
+  paths,
+  posDelete,
+  unpartitionedSpec,
+} from './fixtures.js';
 
 const NOW = 1_700_000_000_000;
 
@@ -38,7 +48,10 @@ describe('bin-pack options (Spark rewrite_data_files defaults)', () => {
     expect(o.minFileSizeBytes).toBe(96 * MiB);
     expect(o.maxFileSizeBytes).toBe(Math.floor(128 * MiB * 1.8));
     // an explicit option wins over the table property
-    expect(binpackOptionsFrom({ 'target-file-size-bytes': '1000' }, { 'write.target-file-size-bytes': '5' }).targetFileSizeBytes).toBe(1000);
+    expect(
+      binpackOptionsFrom({ 'target-file-size-bytes': '1000' }, { 'write.target-file-size-bytes': '5' })
+        .targetFileSizeBytes,
+    ).toBe(1000);
   });
 
   it('rejects what Iceberg rejects, naming the option', () => {
@@ -145,7 +158,11 @@ describe('planBinpack', () => {
 
   it('groups never exceed max-file-group-size-bytes and are filled in file order', () => {
     const files = [40, 40, 40, 40, 40, 40].map((s) => dataFile({ size: s * MiB }));
-    const plan = planBinpack(makeTable({ dataFiles: files }), opts({ 'max-file-group-size-bytes': String(100 * MiB), 'min-input-files': '2' }), NOW);
+    const plan = planBinpack(
+      makeTable({ dataFiles: files }),
+      opts({ 'max-file-group-size-bytes': String(100 * MiB), 'min-input-files': '2' }),
+      NOW,
+    );
     expect(plan.tasks.map((t) => t.inputs.map((f) => f.path))).toEqual([
       [files[0]!.path, files[1]!.path],
       [files[2]!.path, files[3]!.path],
@@ -164,7 +181,11 @@ describe('planBinpack', () => {
     const old = [1, 2, 3].map(() => dataFile({ specId: 0, size: 1 * MiB }));
     const oldNull = [1, 2].map(() => dataFile({ specId: 1, partition: [null], size: 1 * MiB }));
     const a = [1, 2, 3, 4, 5].map(() => dataFile({ specId: 1, partition: ['a'], size: 1 * MiB }));
-    const plan = planBinpack(makeTable({ specs, defaultSpecId: 1, dataFiles: [...old, ...a, ...oldNull] }), opts(), NOW);
+    const plan = planBinpack(
+      makeTable({ specs, defaultSpecId: 1, dataFiles: [...old, ...a, ...oldNull] }),
+      opts(),
+      NOW,
+    );
     expect(plan.tasks).toHaveLength(2);
     const byPart = new Map(plan.tasks.map((t) => [JSON.stringify(t.partition), paths(t.inputs)]));
     expect(byPart.get('["a"]')).toEqual(paths(a));

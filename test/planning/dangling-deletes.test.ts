@@ -2,14 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { findDanglingDeletes } from '../../src/orchestration/dangling-deletes.js';
 import { settleRemovableDeletes } from '../../src/orchestration/settle-deletes.js';
 import { deleteFileId } from '../../src/planning/deletes.js';
-import { dataFile, deletionVector, eqDelete, makeTable, posDelete, identitySpec, unpartitionedSpec } from './fixtures.js';
+import {
+  dataFile,
+  deletionVector,
+  eqDelete,
+  makeTable,
+  posDelete,
+  identitySpec,
+  unpartitionedSpec,
+} from './fixtures.js';
 
 describe('dangling deletes', () => {
   it('an equality delete older than or equal to every data file of its partition is dangling', () => {
     const spec = identitySpec(0, 2);
     const t = makeTable({
       specs: [spec],
-      dataFiles: [dataFile({ path: 'a', partition: ['eu'], seq: 5n }), dataFile({ path: 'b', partition: ['us'], seq: 1n })],
+      dataFiles: [
+        dataFile({ path: 'a', partition: ['eu'], seq: 5n }),
+        dataFile({ path: 'b', partition: ['us'], seq: 1n }),
+      ],
       deleteFiles: [
         eqDelete({ path: 'eq-eu-5', partition: ['eu'], seq: 5n }), // seq not > 5: applies to nothing
         eqDelete({ path: 'eq-eu-6', partition: ['eu'], seq: 6n }), // applies to a
@@ -35,12 +46,21 @@ describe('dangling deletes', () => {
       dataFiles: [dataFile({ path: '/wh/t/data/a.parquet', partition: ['eu'], seq: 1n })],
       deleteFiles: [
         posDelete({ path: 'p-gone', partition: ['eu'], seq: 2n, referencedDataFile: '/wh/t/data/gone.parquet' }),
-        posDelete({ path: 'p-live', partition: ['eu'], seq: 2n, referencedDataFile: 'hdfs://nn:8020/wh/t/data/a.parquet' }),
+        posDelete({
+          path: 'p-live',
+          partition: ['eu'],
+          seq: 2n,
+          referencedDataFile: 'hdfs://nn:8020/wh/t/data/a.parquet',
+        }),
         posDelete({ path: 'p-partition', partition: ['eu'], seq: 1n }),
         posDelete({ path: 'p-other-partition', partition: ['us'], seq: 9n }),
       ],
     });
-    expect(findDanglingDeletes(t).map((d) => d.path).sort()).toEqual(['p-gone', 'p-other-partition']);
+    expect(
+      findDanglingDeletes(t)
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['p-gone', 'p-other-partition']);
   });
 });
 
@@ -64,19 +84,40 @@ describe('settling the plan-wide removable deletes after the tasks committed', (
     const eq = eqDelete({ path: 'eq', partition: ['eu'], seq: 3n });
     const current = makeTable({
       specs: [spec],
-      dataFiles: [dataFile({ path: 'converted', partition: ['eu'], seq: 1n }), dataFile({ path: 'output', partition: ['eu'], seq: 3n })],
+      dataFiles: [
+        dataFile({ path: 'converted', partition: ['eu'], seq: 1n }),
+        dataFile({ path: 'output', partition: ['eu'], seq: 3n }),
+      ],
       deleteFiles: [eq, posDelete({ path: 'new-pos', partition: ['eu'], seq: 3n, referencedDataFile: 'converted' })],
     });
-    expect(settleRemovableDeletes({ current, candidates: [eq], converted: new Set(['converted']), added: new Set(['output']) }).map((d) => d.path)).toEqual(['eq']);
+    expect(
+      settleRemovableDeletes({
+        current,
+        candidates: [eq],
+        converted: new Set(['converted']),
+        added: new Set(['output']),
+      }).map((d) => d.path),
+    ).toEqual(['eq']);
     // the conversion did not commit: the equality delete still removes rows of that file
-    expect(settleRemovableDeletes({ current, candidates: [eq], converted: new Set(), added: new Set(['output']) })).toEqual([]);
+    expect(
+      settleRemovableDeletes({ current, candidates: [eq], converted: new Set(), added: new Set(['output']) }),
+    ).toEqual([]);
   });
 
   it('a DV stays while its data file is live, even if it was converted or a candidate', () => {
     const dv = deletionVector({ path: 'dvs.puffin', offset: 4, referencedDataFile: 'large', seq: 3n });
     const gone = deletionVector({ path: 'dvs.puffin', offset: 80, referencedDataFile: 'rewritten', seq: 3n });
-    const current = makeTable({ specs: [unpartitionedSpec()], dataFiles: [dataFile({ path: 'large', seq: 1n })], deleteFiles: [dv, gone] });
-    const settled = settleRemovableDeletes({ current, candidates: [dv, gone], converted: new Set(['large']), added: new Set() });
+    const current = makeTable({
+      specs: [unpartitionedSpec()],
+      dataFiles: [dataFile({ path: 'large', seq: 1n })],
+      deleteFiles: [dv, gone],
+    });
+    const settled = settleRemovableDeletes({
+      current,
+      candidates: [dv, gone],
+      converted: new Set(['large']),
+      added: new Set(),
+    });
     expect(settled.map(deleteFileId)).toEqual(['dvs.puffin#80']);
   });
 
@@ -84,11 +125,27 @@ describe('settling the plan-wide removable deletes after the tasks committed', (
     const pos = posDelete({ path: 'pos', partition: ['eu'], seq: 3n });
     const current = makeTable({
       specs: [spec],
-      dataFiles: [dataFile({ path: 'output', partition: ['eu'], seq: 3n }), dataFile({ path: 'survivor', partition: ['eu'], seq: 2n })],
+      dataFiles: [
+        dataFile({ path: 'output', partition: ['eu'], seq: 3n }),
+        dataFile({ path: 'survivor', partition: ['eu'], seq: 2n }),
+      ],
       deleteFiles: [pos],
     });
-    expect(settleRemovableDeletes({ current, candidates: [pos], converted: new Set(), added: new Set(['output']) })).toEqual([]);
-    const rewritten = makeTable({ specs: [spec], dataFiles: [dataFile({ path: 'output', partition: ['eu'], seq: 3n })], deleteFiles: [pos] });
-    expect(settleRemovableDeletes({ current: rewritten, candidates: [pos], converted: new Set(), added: new Set(['output']) }).map((d) => d.path)).toEqual(['pos']);
+    expect(
+      settleRemovableDeletes({ current, candidates: [pos], converted: new Set(), added: new Set(['output']) }),
+    ).toEqual([]);
+    const rewritten = makeTable({
+      specs: [spec],
+      dataFiles: [dataFile({ path: 'output', partition: ['eu'], seq: 3n })],
+      deleteFiles: [pos],
+    });
+    expect(
+      settleRemovableDeletes({
+        current: rewritten,
+        candidates: [pos],
+        converted: new Set(),
+        added: new Set(['output']),
+      }).map((d) => d.path),
+    ).toEqual(['pos']);
   });
 });

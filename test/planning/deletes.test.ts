@@ -8,7 +8,15 @@ import {
   isUnpartitionedSpec,
 } from '../../src/planning/deletes.js';
 import type { DataFile, DeleteFile, PartitionSpec } from '../../src/model/index.js';
-import { dataFile, deletionVector, eqDelete, identitySpec, makeTable, posDelete, unpartitionedSpec } from './fixtures.js';
+import {
+  dataFile,
+  deletionVector,
+  eqDelete,
+  identitySpec,
+  makeTable,
+  posDelete,
+  unpartitionedSpec,
+} from './fixtures.js';
 
 const specs: PartitionSpec[] = [unpartitionedSpec(0), identitySpec(1, 2)];
 
@@ -46,7 +54,10 @@ describe('delete association (Iceberg scan-planning rules)', () => {
   });
 
   it('a spec whose fields are all void transforms counts as unpartitioned', () => {
-    const voidSpec: PartitionSpec = { specId: 2, fields: [{ sourceId: 2, fieldId: 1000, name: 'p', transform: 'void' }] };
+    const voidSpec: PartitionSpec = {
+      specId: 2,
+      fields: [{ sourceId: 2, fieldId: 1000, name: 'p', transform: 'void' }],
+    };
     expect(isUnpartitionedSpec(voidSpec)).toBe(true);
     expect(isUnpartitionedSpec(identitySpec(1, 2))).toBe(false);
     const eq = eqDelete({ specId: 2, partition: [null], seq: 3 });
@@ -147,7 +158,11 @@ describe('removable deletes when some planned tasks will not run', () => {
     const eq = eqDelete({ seq: 3 });
     const dvSmall = deletionVector({ path: 'dvs.puffin', offset: 4, referencedDataFile: 'small', seq: 3 });
     const dvLarge = deletionVector({ path: 'dvs.puffin', offset: 90, referencedDataFile: 'large', seq: 3 });
-    const table = makeTable({ specs: [unpartitionedSpec()], dataFiles: [small, large], deleteFiles: [eq, dvSmall, dvLarge] });
+    const table = makeTable({
+      specs: [unpartitionedSpec()],
+      dataFiles: [small, large],
+      deleteFiles: [eq, dvSmall, dvLarge],
+    });
     const tasks = [
       { kind: 'minor', inputs: [small], removableDeletes: [] as DeleteFile[] },
       { kind: 'eq-to-pos', inputs: [large], removableDeletes: [] as DeleteFile[] },

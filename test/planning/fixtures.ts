@@ -229,7 +229,8 @@ export function makeTable(o: MakeTableOpts = {}): TableModel {
   const deleteFiles = o.deleteFiles ?? [];
   const lastSeq = maxSeq(dataFiles) > maxSeq(deleteFiles) ? maxSeq(dataFiles) : maxSeq(deleteFiles);
   const snapshots = o.snapshots ?? [snapshot({ snapshotId: 1n, sequenceNumber: lastSeq, timestampMs: 0 })];
-  const current = o.currentSnapshotId ?? (snapshots.length > 0 ? snapshots[snapshots.length - 1]!.snapshotId : undefined);
+  const current =
+    o.currentSnapshotId ?? (snapshots.length > 0 ? snapshots[snapshots.length - 1]!.snapshotId : undefined);
   let lastSequenceNumber = lastSeq;
   for (const s of snapshots) if (s.sequenceNumber > lastSequenceNumber) lastSequenceNumber = s.sequenceNumber;
   return {

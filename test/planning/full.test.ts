@@ -35,7 +35,11 @@ describe('planIceberg({ full: true })', () => {
   });
 
   it('--where narrows full compaction to the matching partitions', () => {
-    const plan = planIceberg(table, { full: true, options: { ...options, 'self-optimizing.filter': "name = 'eu'" } }, 0);
+    const plan = planIceberg(
+      table,
+      { full: true, options: { ...options, 'self-optimizing.filter': "name = 'eu'" } },
+      0,
+    );
     expect(plan.tasks.flatMap((t) => paths(t.inputs)).sort()).toEqual(paths(eu).sort());
     expect(plan.trail[0]!.detail).toMatch(/all 2 data file\(s\) matching "name = 'eu'" \(of 4\)/);
     expect(plan.tasks.map((t) => t.partitionLabel)).toEqual(plan.tasks.map(() => 'p2=eu'));
@@ -69,7 +73,11 @@ describe('compactIceberg({ full: true }) on a local table', () => {
     const t1 = await openIcebergTable(seeded.location);
     const after = await loadTableModel(t1);
     expect(after.dataFiles.filter((f) => f.partition[0] === 'eu')).toHaveLength(1);
-    const others = (m: typeof before) => m.dataFiles.filter((f) => f.partition[0] !== 'eu').map((f) => f.path).sort();
+    const others = (m: typeof before) =>
+      m.dataFiles
+        .filter((f) => f.partition[0] !== 'eu')
+        .map((f) => f.path)
+        .sort();
     expect(others(after)).toEqual(others(before));
     expect(await countLiveRows(t1)).toBe(rows);
     expect(rows).toBe(seeded.expectedRows);

@@ -5,7 +5,12 @@
  * the rule in src/planning/policy.ts (`eqToPosDeleteRatio`).
  */
 import { describe, expect, it } from 'vitest';
-import { TIERED_DEFAULTS, conversionReadBytes, planTiered, type TieredPolicy } from '../../src/planning/tiered/index.js';
+import {
+  TIERED_DEFAULTS,
+  conversionReadBytes,
+  planTiered,
+  type TieredPolicy,
+} from '../../src/planning/tiered/index.js';
 import { KiB, MiB, dataFile, eqDelete, makeTable, posDelete, snapshot } from './fixtures.js';
 
 const MINUTE = 60_000;
@@ -26,7 +31,10 @@ function segmentWithEqDeletes(n: number, ageMs = MINUTE) {
   const table = makeTable({
     dataFiles: [seg],
     deleteFiles: eqs,
-    snapshots: [snapshot({ snapshotId: 1n, sequenceNumber: 1, timestampMs: 0 }), snapshot({ snapshotId: 2n, parentSnapshotId: 1n, sequenceNumber: 2, timestampMs: NOW - ageMs })],
+    snapshots: [
+      snapshot({ snapshotId: 1n, sequenceNumber: 1, timestampMs: 0 }),
+      snapshot({ snapshotId: 2n, parentSnapshotId: 1n, sequenceNumber: 2, timestampMs: NOW - ageMs }),
+    ],
   });
   return { seg, eqs, table };
 }
@@ -54,7 +62,9 @@ describe('batched equality→position conversion', () => {
     // With openFileCost 4 MiB: 8 × (16 + 4) = 160 MiB ≥ 150 converts, where 8 × 16 = 128 alone would not.
     const eight = segmentWithEqDeletes(8);
     expect(planTiered(eight.table, p, NOW).tasks).toEqual([]);
-    expect(kinds(planTiered(eight.table, policy({ openFileCostBytes: 4 * MiB, eqToPosDeleteRatio: 1.25 }), NOW))).toEqual(['eq-to-pos']);
+    expect(
+      kinds(planTiered(eight.table, policy({ openFileCostBytes: 4 * MiB, eqToPosDeleteRatio: 1.25 }), NOW)),
+    ).toEqual(['eq-to-pos']);
   });
 
   it('converts a small batch once its oldest delete is older than the minor interval', () => {
@@ -66,7 +76,7 @@ describe('batched equality→position conversion', () => {
     expect(planTiered(old.table, policy({ openFileCostBytes: 0, minorTriggerIntervalMs: -1 }), NOW).tasks).toEqual([]);
   });
 
-  it('a delete of unknown commit time counts as waited (Amoro\'s 0 default) once the partition is necessary', () => {
+  it("a delete of unknown commit time counts as waited (Amoro's 0 default) once the partition is necessary", () => {
     const seg = dataFile({ size: 120 * MiB, records: 1000, seq: 1 });
     // two small files (> 1) and no recorded minor optimize: Amoro's minor interval rule fires; floe lets
     // the batch go because the deletes' age is unknown
@@ -77,7 +87,7 @@ describe('batched equality→position conversion', () => {
     expect(planTiered(one, p, NOW).tasks).toEqual([]);
   });
 
-  it('a negative ratio is Amoro\'s rule: equality deletes convert at every minor optimize', () => {
+  it("a negative ratio is Amoro's rule: equality deletes convert at every minor optimize", () => {
     const two = segmentWithEqDeletes(2);
     expect(planTiered(two.table, p, NOW).tasks).toEqual([]);
     expect(kinds(planTiered(two.table, policy({ eqToPosDeleteRatio: -1 }), NOW))).toEqual(['eq-to-pos']);
@@ -85,7 +95,10 @@ describe('batched equality→position conversion', () => {
 
   it('a segment with a position-delete reason of its own is not held back', () => {
     const { seg, eqs, table } = segmentWithEqDeletes(1);
-    const twoPos = [posDelete({ seq: 2, records: 1, snapshotId: 2n }), posDelete({ seq: 2, records: 1, snapshotId: 2n })];
+    const twoPos = [
+      posDelete({ seq: 2, records: 1, snapshotId: 2n }),
+      posDelete({ seq: 2, records: 1, snapshotId: 2n }),
+    ];
     const withPos = { ...table, deleteFiles: [...eqs, ...twoPos] };
     const plan = planTiered(withPos, p, NOW);
     expect(kinds(plan)).toEqual(['eq-to-pos']);
@@ -112,7 +125,10 @@ describe('batched equality→position conversion', () => {
     const table = makeTable({
       dataFiles: [seg],
       deleteFiles: tiny,
-      snapshots: [snapshot({ snapshotId: 1n, timestampMs: 0 }), snapshot({ snapshotId: 2n, sequenceNumber: 2, timestampMs: NOW - MINUTE })],
+      snapshots: [
+        snapshot({ snapshotId: 1n, timestampMs: 0 }),
+        snapshot({ snapshotId: 2n, sequenceNumber: 2, timestampMs: NOW - MINUTE }),
+      ],
     });
     const plan = planTiered(table, p, NOW);
     expect(plan.tasks).toEqual([]);
@@ -121,11 +137,21 @@ describe('batched equality→position conversion', () => {
     expect(kinds(planTiered(table, policy({ eqToPosDeleteRatio: -1 }), NOW))).toEqual(['eq-to-pos']);
   });
 
-  it('batched conversions are packed by the key-column bytes they read, Amoro\'s by file size', () => {
+  it("batched conversions are packed by the key-column bytes they read, Amoro's by file size", () => {
     // 20 segments of 120 MiB whose key column (field 1) is 2 MiB: 40 MiB of key bytes fit one task;
     // packed by file size every 120 MiB segment fills its own 128 MiB bin.
     const segs = Array.from({ length: 20 }, () =>
-      dataFile({ size: 120 * MiB, records: 1000, seq: 1, stats: { columnSizes: new Map([[1, BigInt(2 * MiB)], [2, BigInt(118 * MiB)]]) } }),
+      dataFile({
+        size: 120 * MiB,
+        records: 1000,
+        seq: 1,
+        stats: {
+          columnSizes: new Map([
+            [1, BigInt(2 * MiB)],
+            [2, BigInt(118 * MiB)],
+          ]),
+        },
+      }),
     );
     const eqs = [eqDelete({ seq: 2, size: 4 * KiB }), eqDelete({ seq: 2, size: 4 * KiB })];
     const table = makeTable({ dataFiles: segs, deleteFiles: eqs });
@@ -155,8 +181,17 @@ describe('batched equality→position conversion', () => {
 describe('conversionReadBytes', () => {
   const eq = eqDelete({ equalityFieldIds: [1, 3] });
 
-  it('sums the key columns from the manifest\'s column sizes', () => {
-    const f = dataFile({ size: 100 * MiB, stats: { columnSizes: new Map([[1, 3n * BigInt(MiB)], [2, 90n * BigInt(MiB)], [3, 1n * BigInt(MiB)]]) } });
+  it("sums the key columns from the manifest's column sizes", () => {
+    const f = dataFile({
+      size: 100 * MiB,
+      stats: {
+        columnSizes: new Map([
+          [1, 3n * BigInt(MiB)],
+          [2, 90n * BigInt(MiB)],
+          [3, 1n * BigInt(MiB)],
+        ]),
+      },
+    });
     expect(conversionReadBytes(f, [eq])).toBe(4 * MiB);
   });
 

@@ -45,7 +45,7 @@ function gates(t: RewriteTask | Plan): string[] {
 }
 
 describe('tiered policy from properties', () => {
-  it('has Amoro defaults (plus floe\'s size-tiered fragment merge)', () => {
+  it("has Amoro defaults (plus floe's size-tiered fragment merge)", () => {
     const p = tieredPolicyFromProperties({});
     expect(p).toEqual({
       enabled: true,
@@ -78,7 +78,7 @@ describe('tiered policy from properties', () => {
       'self-optimizing.major.trigger.duplicate-ratio': '0.2',
       'self-optimizing.full.trigger.interval': '60000',
       'self-optimizing.full.rewrite-all-files': 'false',
-      'self-optimizing.filter': "id > 3",
+      'self-optimizing.filter': 'id > 3',
       'self-optimizing.max-file-count': '50',
       'read.split.open-file-cost': '0',
       'self-optimizing.enabled': 'false',
@@ -101,7 +101,9 @@ describe('tiered policy from properties', () => {
   });
 
   it('rejects malformed values naming the property', () => {
-    expect(() => tieredPolicyFromProperties({ 'self-optimizing.target-size': '128MB' })).toThrow(/self-optimizing\.target-size/);
+    expect(() => tieredPolicyFromProperties({ 'self-optimizing.target-size': '128MB' })).toThrow(
+      /self-optimizing\.target-size/,
+    );
     expect(() => tieredPolicyFromProperties({ 'self-optimizing.fragment-ratio': '0' })).toThrow(/fragment-ratio/);
   });
 });
@@ -209,7 +211,9 @@ describe('triggers', () => {
 
   it('an equality delete with the same sequence number as the data does not apply, so it cannot trigger', () => {
     const f = dataFile({ size: 1 * MiB, seq: 3 });
-    expect(planTiered(makeTable({ dataFiles: [f], deleteFiles: [eqDelete({ seq: 3 })] }), policy(), NOW).tasks).toEqual([]);
+    expect(planTiered(makeTable({ dataFiles: [f], deleteFiles: [eqDelete({ seq: 3 })] }), policy(), NOW).tasks).toEqual(
+      [],
+    );
     const newer = eqDelete({ seq: 4 });
     const plan = planTiered(makeTable({ dataFiles: [f], deleteFiles: [newer] }), policy(), NOW);
     // fragment + eq delete = 2 small files, interval reached; a lone file with a delete is worth a rewrite
@@ -234,7 +238,9 @@ describe('triggers', () => {
     const plan = planTiered(makeTable({ dataFiles: [f], deleteFiles: [over] }), policy(), NOW, recent(NOW));
     expect(plan.tasks.map((t) => t.kind)).toEqual(['major']);
     const exactly = posDelete({ seq: 2, records: 100, referencedDataFile: f.path });
-    expect(planTiered(makeTable({ dataFiles: [f], deleteFiles: [exactly] }), policy(), NOW, recent(NOW)).tasks).toEqual([]);
+    expect(planTiered(makeTable({ dataFiles: [f], deleteFiles: [exactly] }), policy(), NOW, recent(NOW)).tasks).toEqual(
+      [],
+    );
   });
 
   it('a segment with more than one position delete file fires minor and gets eq-to-pos', () => {
@@ -250,11 +256,17 @@ describe('triggers', () => {
     const big = dataFile({ size: 120 * MiB });
     const f1 = dataFile({ size: 1 * MiB });
     const f2 = dataFile({ size: 1 * MiB });
-    const plan = planTiered(makeTable({ dataFiles: [big, f1, f2] }), policy({ ...FULL_ON, fullRewriteAllFiles: false }), NOW);
+    const plan = planTiered(
+      makeTable({ dataFiles: [big, f1, f2] }),
+      policy({ ...FULL_ON, fullRewriteAllFiles: false }),
+      NOW,
+    );
     expect(taskPaths(plan)).toEqual([paths([f1, f2])]);
     expect(plan.tasks[0]!.kind).toBe('full');
     // last full within the interval: not full mode, the fragments go by minor instead
-    const later = planTiered(makeTable({ dataFiles: [big, f1, f2] }), policy(FULL_ON), NOW, { table: { lastFullMs: NOW - 10 } });
+    const later = planTiered(makeTable({ dataFiles: [big, f1, f2] }), policy(FULL_ON), NOW, {
+      table: { lastFullMs: NOW - 10 },
+    });
     expect(later.tasks.map((t) => t.kind)).toEqual(['minor']);
   });
 
@@ -302,7 +314,11 @@ describe('improvements over Amoro', () => {
     const a2 = dataFile({ specId: 1, partition: ['a'], size: 1 * MiB, seq: 1 });
     const b = dataFile({ specId: 1, partition: ['b'], size: 120 * MiB, seq: 1, records: 1000 });
     const global = eqDelete({ specId: 0, seq: 2 });
-    const plan = planTiered(makeTable({ specs, defaultSpecId: 1, dataFiles: [a1, a2, b], deleteFiles: [global] }), policy(), NOW);
+    const plan = planTiered(
+      makeTable({ specs, defaultSpecId: 1, dataFiles: [a1, a2, b], deleteFiles: [global] }),
+      policy(),
+      NOW,
+    );
     expect(taskPaths(plan)).toEqual([paths([a1, a2])]);
     expect(plan.tasks[0]!.deletes).toEqual([global]);
     expect(plan.tasks[0]!.removableDeletes).toEqual([]);
@@ -311,7 +327,11 @@ describe('improvements over Amoro', () => {
     // When b is covered too (its eq delete becomes a position delete), the global delete can go once
     // every task has committed — but no single task may drop it.
     const b2 = dataFile({ specId: 1, partition: ['b'], size: 1 * MiB, seq: 1 });
-    const both = planTiered(makeTable({ specs, defaultSpecId: 1, dataFiles: [a1, a2, b, b2], deleteFiles: [global] }), policy(), NOW);
+    const both = planTiered(
+      makeTable({ specs, defaultSpecId: 1, dataFiles: [a1, a2, b, b2], deleteFiles: [global] }),
+      policy(),
+      NOW,
+    );
     // a: minor over a1+a2; b: the fragment b2 rewritten with the delete applied, b converted eq → pos
     expect(both.tasks.map((t) => t.kind).sort()).toEqual(['eq-to-pos', 'minor', 'minor']);
     expect(both.removableDeletes).toEqual([global]);
@@ -343,7 +363,10 @@ describe('improvements over Amoro', () => {
     expect(plan.trail.some((s) => s.gate === 'snapshot')).toBe(true);
     expect(planTiered(t, policy(), lastOptimize + HOUR, state).tasks).toEqual([]);
     // the full interval likewise
-    const fullState = { table: { lastMinorMs: lastOptimize + HOUR, lastFullMs: lastOptimize }, lastOptimizedSnapshotId: 7n };
+    const fullState = {
+      table: { lastMinorMs: lastOptimize + HOUR, lastFullMs: lastOptimize },
+      lastOptimizedSnapshotId: 7n,
+    };
     const full = planTiered(t, policy(FULL_ON), lastOptimize + HOUR + 1, fullState);
     expect(full.tasks.map((x) => x.kind)).toEqual(['full']);
   });
@@ -372,7 +395,9 @@ describe('improvements over Amoro', () => {
     // Two fragments make the partition necessary; then the segment is judged on its own deletes.
     const frags = [dataFile({ size: 1 * MiB, seq: 3 }), dataFile({ size: 1 * MiB, seq: 3 })];
     const kinds = (d: typeof shared | typeof dv) =>
-      planTiered(makeTable({ dataFiles: [f, ...frags], deleteFiles: [d] }), policy(), NOW).tasks.map((t) => t.kind).sort();
+      planTiered(makeTable({ dataFiles: [f, ...frags], deleteFiles: [d] }), policy(), NOW)
+        .tasks.map((t) => t.kind)
+        .sort();
     expect(kinds(shared)).toEqual(['eq-to-pos', 'minor']); // Amoro's rule: a shared file becomes per file
     expect(kinds(scoped)).toEqual(['minor']);
     expect(kinds(dv)).toEqual(['minor']);
@@ -426,7 +451,12 @@ describe('self-optimizing.filter', () => {
     const spec = identitySpec(0, 2);
     const t = makeTable({
       specs: [spec],
-      dataFiles: [dataFile({ partition: ['x'] }), dataFile({ partition: ['x'] }), dataFile({ partition: ['y'] }), dataFile({ partition: ['y'] })],
+      dataFiles: [
+        dataFile({ partition: ['x'] }),
+        dataFile({ partition: ['x'] }),
+        dataFile({ partition: ['y'] }),
+        dataFile({ partition: ['y'] }),
+      ],
     });
     const plan = planTiered(t, policy({ filter: "name = 'y'" }), NOW);
     expect(plan.tasks.map((x) => x.partition)).toEqual([['y']]);
@@ -497,7 +527,11 @@ describe('floe size-tiered fragment merge (self-optimizing.minor.fragment-size-r
   it('never holds back a fragment that has deletes to apply', () => {
     const big = dataFile({ path: 'big', size: 5 * MiB, seq: 1 });
     const del = posDelete({ path: 'pd', seq: 2, referencedDataFile: 'big' });
-    const plan = planTiered(makeTable({ dataFiles: [...small, big], deleteFiles: [del] }), policy({ fragmentSizeRatioPercent: 1 }), NOW);
+    const plan = planTiered(
+      makeTable({ dataFiles: [...small, big], deleteFiles: [del] }),
+      policy({ fragmentSizeRatioPercent: 1 }),
+      NOW,
+    );
     expect(plan.tasks.flatMap((t) => paths(t.inputs))).toContain('big');
   });
 });
@@ -524,11 +558,17 @@ describe('--explain readability (issue 13.8)', () => {
     const full = plan.tasks[0]!.trail.find((s) => s.gate === 'full-interval')!;
     expect(full.detail).toMatch(/^never full optimized/);
     expect(full.detail).not.toMatch(/at 0|ms since/);
-    const minor = planTiered(makeTable({ dataFiles: files }), policy(), NOW).tasks[0]!.trail.find((s) => s.gate === 'minor-interval')!;
+    const minor = planTiered(makeTable({ dataFiles: files }), policy(), NOW).tasks[0]!.trail.find(
+      (s) => s.gate === 'minor-interval',
+    )!;
     expect(minor.detail).toMatch(/never minor optimized/);
-    const later = planTiered(makeTable({ dataFiles: files }), policy(), NOW, { table: { lastMinorMs: NOW - 2 * HOUR } });
+    const later = planTiered(makeTable({ dataFiles: files }), policy(), NOW, {
+      table: { lastMinorMs: NOW - 2 * HOUR },
+    });
     const step = later.tasks[0]!.trail.find((s) => s.gate === 'minor-interval')!;
-    expect(step.detail).toContain(`2h (7200000 ms) since last minor optimize (at ${new Date(NOW - 2 * HOUR).toISOString()})`);
+    expect(step.detail).toContain(
+      `2h (7200000 ms) since last minor optimize (at ${new Date(NOW - 2 * HOUR).toISOString()})`,
+    );
     expect(step.detail).toContain('minor.trigger.interval 1h (3600000 ms)');
   });
 

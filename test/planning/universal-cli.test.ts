@@ -13,7 +13,9 @@ describe('floe plan universal', () => {
   it('prints the worked example result: three L0 runs into L2 (30 MB)', () => {
     // Hand-derived in universal.test.ts: size amp 130% ≤ 200%, ratio takes 10+10+10 and stops at L3:100 → L2.
     const out = capture('L0:10 L0:10 L0:10 L3:100 L5:100', {});
-    expect(out.trim()).toBe('Result: compact 3 runs [L0:10 MB, L0:10 MB, L0:10 MB] (30 MB) into L2 (size-ratio; keep deletes)');
+    expect(out.trim()).toBe(
+      'Result: compact 3 runs [L0:10 MB, L0:10 MB, L0:10 MB] (30 MB) into L2 (size-ratio; keep deletes)',
+    );
   });
 
   it('--explain lists every gate before the result', () => {
@@ -29,8 +31,16 @@ describe('floe plan universal', () => {
   it('--json with Paimon dotted options and size suffixes', () => {
     // force-up-level-0 on [2, 2, 3, 100] MB (given here as 2048KB, 2MB, 3MB, 0.09765625GB = 100 MB):
     // forced L0 pair S=4, 4.04 ≥ 3 take, 7.07 < 100 at L5 → 3 runs into L4.
-    const out = JSON.parse(capture('L0:2048KB, L0:2MB, L4:3 L5:0.09765625GB', { option: ['compaction.force-up-level-0=true'], json: true }));
-    expect(out.result).toMatchObject({ outputLevel: 4, runCount: 3, inputBytes: 7 * 1024 * 1024, dropDelete: false, reason: 'force-up-level-0' });
+    const out = JSON.parse(
+      capture('L0:2048KB, L0:2MB, L4:3 L5:0.09765625GB', { option: ['compaction.force-up-level-0=true'], json: true }),
+    );
+    expect(out.result).toMatchObject({
+      outputLevel: 4,
+      runCount: 3,
+      inputBytes: 7 * 1024 * 1024,
+      dropDelete: false,
+      reason: 'force-up-level-0',
+    });
     expect(out.trail).toBeUndefined();
   });
 

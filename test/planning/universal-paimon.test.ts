@@ -11,7 +11,11 @@ import type { Run, UniversalOptions, UniversalState } from '../../src/planning/u
 const level = (l: number, size: number): Run<number> => ({ level: l, size, files: [size] });
 const level0 = (...sizes: number[]): Run<number>[] => sizes.map((s) => level(0, s));
 /** ofTesting(maxSizeAmp, sizeRatio, trigger): no early full compaction, no off-peak. */
-const ofTesting = (maxSizeAmpPercent: number, sizeRatioPercent: number, numRunCompactionTrigger: number): UniversalOptions => ({
+const ofTesting = (
+  maxSizeAmpPercent: number,
+  sizeRatioPercent: number,
+  numRunCompactionTrigger: number,
+): UniversalOptions => ({
   maxSizeAmpPercent,
   sizeRatioPercent,
   numRunCompactionTrigger,
@@ -31,9 +35,13 @@ describe('UniversalCompactionTest', () => {
   it('testPick: by size amplification, size ratio and file number', () => {
     const o = ofTesting(25, 1, 3);
     expect(fileSizes(universal.pick(3, level0(1, 2, 3, 3), o, 0)!.runs)).toEqual([1, 2, 3, 3]);
-    expect(fileSizes(universal.pick(4, [level(0, 1), level(1, 1), level(2, 1), level(3, 50)], o, 0)!.runs)).toEqual([1, 1, 1]);
+    expect(fileSizes(universal.pick(4, [level(0, 1), level(1, 1), level(2, 1), level(3, 50)], o, 0)!.runs)).toEqual([
+      1, 1, 1,
+    ]);
     // "3 should be in the candidate, by size ratio after picking by file num"
-    expect(fileSizes(universal.pick(4, [level(0, 1), level(1, 2), level(2, 3), level(3, 50)], o, 0)!.runs)).toEqual([1, 2, 3]);
+    expect(fileSizes(universal.pick(4, [level(0, 1), level(1, 2), level(2, 3), level(3, 50)], o, 0)!.runs)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('testOptimizedCompactionInterval: interval 1000 ms, state carried between picks', () => {
@@ -61,8 +69,12 @@ describe('UniversalCompactionTest', () => {
 
   it('testNoOutputLevel0', () => {
     const o = ofTesting(25, 1, 3);
-    expect(fileSizes(universal.pick(3, [level(0, 1), level(0, 1), level(1, 1), level(2, 50)], o, 0)!.runs)).toEqual([1, 1, 1]);
-    expect(fileSizes(universal.pick(3, [level(0, 1), level(0, 2), level(1, 3), level(2, 50)], o, 0)!.runs)).toEqual([1, 2, 3]);
+    expect(fileSizes(universal.pick(3, [level(0, 1), level(0, 1), level(1, 1), level(2, 50)], o, 0)!.runs)).toEqual([
+      1, 1, 1,
+    ]);
+    expect(fileSizes(universal.pick(3, [level(0, 1), level(0, 2), level(1, 3), level(2, 50)], o, 0)!.runs)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('testFileNumCompactionConsidersLevel2 (master #9185)', () => {
@@ -87,15 +99,34 @@ describe('UniversalCompactionTest', () => {
       return sizes;
     };
     const expected = [
-      [2], [3], [4], [1, 4], [6], [1, 6], [8], [1, 8], [1, 1, 8], [11], [1, 11], [1, 1, 11], [14], [1, 14],
-      [1, 1, 14], [1, 1, 1, 14], [18],
+      [2],
+      [3],
+      [4],
+      [1, 4],
+      [6],
+      [1, 6],
+      [8],
+      [1, 8],
+      [1, 1, 8],
+      [11],
+      [1, 11],
+      [1, 1, 11],
+      [14],
+      [1, 14],
+      [1, 1, 14],
+      [1, 1, 1, 14],
+      [18],
     ];
     for (const e of expected) expect(round()).toEqual(e);
   });
 
   /** Paimon's helper: runs at levels 0..n-1, pickForSizeRatio(n, runs); compacted sizes removed by value, sum prepended. */
   const pickForSizeRatioSizes = (o: UniversalOptions, sizes: number[]): number[] => {
-    const unit = universal.pickForSizeRatio(sizes.length, sizes.map((s, i) => level(i, s)), o);
+    const unit = universal.pickForSizeRatio(
+      sizes.length,
+      sizes.map((s, i) => level(i, s)),
+      o,
+    );
     if (!unit) return sizes;
     const compact = fileSizes(unit.runs);
     const rest = [...sizes];
@@ -107,9 +138,29 @@ describe('UniversalCompactionTest', () => {
     const o = ofTesting(25, 1, 5);
     let sizes = [1, 1, 1, 1];
     const expected = [
-      [5], [1, 5], [1, 1, 5], [1, 1, 1, 5], [4, 5], [1, 4, 5], [1, 1, 4, 5], [3, 4, 5], [1, 3, 4, 5], [2, 3, 4, 5],
-      [1, 2, 3, 4, 5], [16], [1, 16], [1, 1, 16], [1, 1, 1, 16], [4, 16], [1, 4, 16], [1, 1, 4, 16], [3, 4, 16],
-      [1, 3, 4, 16], [2, 3, 4, 16], [1, 2, 3, 4, 16], [11, 16],
+      [5],
+      [1, 5],
+      [1, 1, 5],
+      [1, 1, 1, 5],
+      [4, 5],
+      [1, 4, 5],
+      [1, 1, 4, 5],
+      [3, 4, 5],
+      [1, 3, 4, 5],
+      [2, 3, 4, 5],
+      [1, 2, 3, 4, 5],
+      [16],
+      [1, 16],
+      [1, 1, 16],
+      [1, 1, 1, 16],
+      [4, 16],
+      [1, 4, 16],
+      [1, 1, 4, 16],
+      [3, 4, 16],
+      [1, 3, 4, 16],
+      [2, 3, 4, 16],
+      [1, 2, 3, 4, 16],
+      [11, 16],
     ];
     for (const e of expected) {
       sizes = pickForSizeRatioSizes(o, [1, ...sizes]);
@@ -136,7 +187,12 @@ describe('UniversalCompactionTest', () => {
   });
 
   it('testForcePickL0: GENTLE lookup with max interval 5 forces L0 up every 5th empty pick', () => {
-    const o: UniversalOptions = { ...ofTesting(25, 1, 5), forceLookup: true, lookupCompact: 'GENTLE', lookupCompactMaxInterval: 5 };
+    const o: UniversalOptions = {
+      ...ofTesting(25, 1, 5),
+      forceLookup: true,
+      lookupCompact: 'GENTLE',
+      lookupCompactMaxInterval: 5,
+    };
     let state: UniversalState = {};
     const cases: [Run<number>[], number[], number][] = [
       [level0(1, 2, 2, 2), [1, 2, 2, 2], 2],
@@ -238,7 +294,10 @@ describe('EarlyFullCompactionTest', () => {
   });
 
   it('testIntervalTriggersFirst', () => {
-    expect(tryFull({ optimizationIntervalMs: 1000, totalSizeThreshold: 500 }, runs(300, 300), 10_000, null).unit!.outputLevel).toBe(4);
+    expect(
+      tryFull({ optimizationIntervalMs: 1000, totalSizeThreshold: 500 }, runs(300, 300), 10_000, null).unit!
+        .outputLevel,
+    ).toBe(4);
   });
 
   it('testThresholdTriggersWhenIntervalFails', () => {

@@ -111,9 +111,13 @@ describe('createUnit output-level rules', () => {
 describe('options', () => {
   it('defaults: trigger 5, levels trigger+1, amp 200, ratio 1, stop trigger+3, lookup GENTLE interval max(T, 2T)', () => {
     const o = universal.resolveOptions({});
-    expect([o.numRunCompactionTrigger, o.numLevels, o.maxSizeAmpPercent, o.sizeRatioPercent, o.numSortedRunStopTrigger]).toEqual([
-      5, 6, 200, 1, 8,
-    ]);
+    expect([
+      o.numRunCompactionTrigger,
+      o.numLevels,
+      o.maxSizeAmpPercent,
+      o.sizeRatioPercent,
+      o.numSortedRunStopTrigger,
+    ]).toEqual([5, 6, 200, 1, 8]);
     expect(o.strategy).toBe('universal');
     const t3 = universal.resolveOptions({ numRunCompactionTrigger: 3 });
     expect([t3.numLevels, t3.numSortedRunStopTrigger]).toEqual([4, 6]);
@@ -167,7 +171,14 @@ describe('options', () => {
     expect(universal.pick(6, RATIO, o, { epochMs: 0, hourOfDay: 23 })!.outputLevel).toBe(4);
     expect(universal.pick(6, RATIO, o, { epochMs: 0, hourOfDay: 12 })).toBeNull();
     // Equal hours disable off-peak entirely.
-    expect(universal.pick(6, RATIO, { offPeak: { startHour: 5, endHour: 5, ratioPercent: 9 } }, { epochMs: 0, hourOfDay: 5 })).toBeNull();
+    expect(
+      universal.pick(
+        6,
+        RATIO,
+        { offPeak: { startHour: 5, endHour: 5, ratioPercent: 9 } },
+        { epochMs: 0, hourOfDay: 5 },
+      ),
+    ).toBeNull();
   });
 
   it('optimizationIntervalMs: full compaction when the last one is older than the interval', () => {
@@ -199,12 +210,19 @@ describe('options', () => {
 
   it('incrementalSizeThreshold: full compaction once runs outside the max level exceed it', () => {
     // EX1 outside L5: 10+10+10+100 = 130 MB. > 129 MB → full; 130 MB is not > 130 MB → normal result.
-    expect(universal.pick(6, EX1, { incrementalSizeThreshold: 129 * MB }, 0)!.reason).toBe('early-full-incremental-size');
+    expect(universal.pick(6, EX1, { incrementalSizeThreshold: 129 * MB }, 0)!.reason).toBe(
+      'early-full-incremental-size',
+    );
     expect(universal.pick(6, EX1, { incrementalSizeThreshold: 130 * MB }, 0)!.outputLevel).toBe(2);
   });
 
   it('lookup (changelog-producer=lookup, first-row, deletion vectors, force-lookup) wraps universal in ForceUpLevel0', () => {
-    for (const o of [{ changelogProducer: 'lookup' }, { mergeEngine: 'first-row' }, { deletionVectorsEnabled: true }, { forceLookup: true }]) {
+    for (const o of [
+      { changelogProducer: 'lookup' },
+      { mergeEngine: 'first-row' },
+      { deletionVectorsEnabled: true },
+      { forceLookup: true },
+    ]) {
       expect(universal.resolveOptions(o).strategy).toBe('force-up-level-0');
       // RADICAL (default): EX4 forced up every time, as in the force-up-level-0 example.
       expect(universal.pick(6, EX4, o, 0)!.outputLevel).toBe(4);
@@ -344,7 +362,16 @@ describe('planLsmBucket', () => {
     partition: ['2024-01-01'],
     dataSequenceNumber: 0n,
     fileSequenceNumber: 0n,
-    lsm: { bucket: 0, level, minKey: [], maxKey: [], minSequenceNumber: 0n, maxSequenceNumber: 0n, schemaId: 0, creationTimeMs },
+    lsm: {
+      bucket: 0,
+      level,
+      minKey: [],
+      maxKey: [],
+      minSequenceNumber: 0n,
+      maxSequenceNumber: 0n,
+      schemaId: 0,
+      creationTimeMs,
+    },
   });
   const HOUR = 3_600_000;
   const now = 100 * HOUR;
@@ -384,7 +411,9 @@ describe('planLsmBucket', () => {
     expect(due.task!.inputs).toHaveLength(7);
     expect(due.state.lastFullCompactionMs).toBe(now);
     // An explicit state wins over the files.
-    expect(universal.planLsmBucket(bucket(now - 2 * HOUR), 6, o, now, { lastFullCompactionMs: now - 60_000 })!.outputLevel).toBe(2);
+    expect(
+      universal.planLsmBucket(bucket(now - 2 * HOUR), 6, o, now, { lastFullCompactionMs: now - 60_000 })!.outputLevel,
+    ).toBe(2);
   });
 
   it('returns null when Paimon would not compact', () => {
@@ -414,7 +443,12 @@ describe('invariants over random buckets', () => {
           ...higher.flatMap(([present, s], i) => (present ? [{ level: i + 1, size: s * MB }] : [])),
         ];
         if (rs.length === 0) return;
-        const o: UniversalOptions = { numRunCompactionTrigger: trigger, maxSizeAmpPercent: amp, sizeRatioPercent: ratio, forceUpLevel0: forceUp };
+        const o: UniversalOptions = {
+          numRunCompactionTrigger: trigger,
+          maxSizeAmpPercent: amp,
+          sizeRatioPercent: ratio,
+          forceUpLevel0: forceUp,
+        };
         const p = universal.pick(6, rs, o, 0);
         if (rs.length > trigger) expect(p).not.toBeNull();
         if (!p) return;

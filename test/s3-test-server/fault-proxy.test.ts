@@ -27,7 +27,11 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
       if (req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': OBJECT.length, etag: '"e1"' });
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-length': OBJECT.length,
+          etag: '"e1"',
+        });
         res.end(OBJECT);
       } else {
         res.writeHead(200, { etag: '"e2"', 'content-length': 0 });
@@ -45,17 +49,27 @@ beforeEach(() => {
 
 /** One request on a fresh connection; resolves with what the client saw (or the socket error code). */
 function send(proxy: FaultProxy, method: string, path: string, body = '', headers: Record<string, string> = {}) {
-  return new Promise<{ status?: number; body?: string; error?: string; headers?: http.IncomingHttpHeaders }>((resolve) => {
-    const req = http.request(`${proxy.endpoint}${path}`, { method, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: res.statusCode, error: e.code ?? e.message }));
-      res.on('aborted', () => resolve({ status: res.statusCode, error: 'aborted' }));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
-    req.end(body);
-  });
+  return new Promise<{ status?: number; body?: string; error?: string; headers?: http.IncomingHttpHeaders }>(
+    (resolve) => {
+      const req = http.request(
+        `${proxy.endpoint}${path}`,
+        { method, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString(), headers: res.headers }),
+          );
+          res.on('error', (e: NodeJS.ErrnoException) =>
+            resolve({ status: res.statusCode, error: e.code ?? e.message }),
+          );
+          res.on('aborted', () => resolve({ status: res.statusCode, error: 'aborted' }));
+        },
+      );
+      req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+      req.end(body);
+    },
+  );
 }
 
 async function withProxy<T>(rules: FaultRule[], fn: (p: FaultProxy) => Promise<T>, seed?: number): Promise<T> {
@@ -70,7 +84,10 @@ async function withProxy<T>(rules: FaultRule[], fn: (p: FaultProxy) => Promise<T
 describe('S3 fault proxy', () => {
   it('forwards method, path, query, body and every header (Host included) unchanged', async () => {
     await withProxy([], async (p) => {
-      const r = await send(p, 'PUT', '/bkt/a/b%20c.json?x-id=PutObject', 'hello', { authorization: 'AWS4-HMAC-SHA256 sig', 'if-none-match': '*' });
+      const r = await send(p, 'PUT', '/bkt/a/b%20c.json?x-id=PutObject', 'hello', {
+        authorization: 'AWS4-HMAC-SHA256 sig',
+        'if-none-match': '*',
+      });
       expect(r.status).toBe(200);
       expect(r.headers?.etag).toBe('"e2"');
       expect(seen).toHaveLength(1);
@@ -78,20 +95,28 @@ describe('S3 fault proxy', () => {
       expect(seen[0]!.headers.host).toBe(new URL(p.endpoint).host);
       expect(seen[0]!.headers.authorization).toBe('AWS4-HMAC-SHA256 sig');
       expect(seen[0]!.headers['if-none-match']).toBe('*');
-      expect(p.events).toEqual([{ index: 0, method: 'PUT', bucket: 'bkt', key: 'a/b c.json', query: 'x-id=PutObject', upstreamStatus: 200 }]);
+      expect(p.events).toEqual([
+        { index: 0, method: 'PUT', bucket: 'bkt', key: 'a/b c.json', query: 'x-id=PutObject', upstreamStatus: 200 },
+      ]);
     });
   });
 
   it('lost-500 / lost-reset: the server applied the PUT, the client got 500 / a reset', async () => {
-    await withProxy([{ kind: 'lost-500', method: 'PUT', nth: [0] }, { kind: 'lost-reset', method: 'PUT', nth: [1] }], async (p) => {
-      const a = await send(p, 'PUT', '/bkt/k', 'one');
-      expect(a.status).toBe(500);
-      expect(a.body).toContain('<Code>InternalError</Code>');
-      const b = await send(p, 'PUT', '/bkt/k', 'two');
-      expect(b.error).toBe('ECONNRESET');
-      expect(seen.map((s) => s.body)).toEqual(['one', 'two']);
-      expect(p.faults().map((e) => e.fault)).toEqual(['lost-500', 'lost-reset']);
-    });
+    await withProxy(
+      [
+        { kind: 'lost-500', method: 'PUT', nth: [0] },
+        { kind: 'lost-reset', method: 'PUT', nth: [1] },
+      ],
+      async (p) => {
+        const a = await send(p, 'PUT', '/bkt/k', 'one');
+        expect(a.status).toBe(500);
+        expect(a.body).toContain('<Code>InternalError</Code>');
+        const b = await send(p, 'PUT', '/bkt/k', 'two');
+        expect(b.error).toBe('ECONNRESET');
+        expect(seen.map((s) => s.body)).toEqual(['one', 'two']);
+        expect(p.faults().map((e) => e.fault)).toEqual(['lost-500', 'lost-reset']);
+      },
+    );
   });
 
   it('error-500, slowdown-503 and reset happen before forwarding: the server never sees the request', async () => {
@@ -134,7 +159,10 @@ describe('S3 fault proxy', () => {
         expect((await send(p, 'PUT', '/bkt/m?uploadId=1', 'x', { 'if-none-match': '*' })).status).toBe(200); // query
         expect((await send(p, 'PUT', '/bkt/m', 'x', { 'if-none-match': '*' })).status).toBe(500);
         expect((await send(p, 'PUT', '/bkt/m', 'x', { 'if-none-match': '*' })).status).toBe(200); // times: 1
-        expect(p.faults().map((e) => `${e.fault} ${e.method} ${e.key}`)).toEqual(['delay GET slow/a', 'error-500 PUT m']);
+        expect(p.faults().map((e) => `${e.fault} ${e.method} ${e.key}`)).toEqual([
+          'delay GET slow/a',
+          'error-500 PUT m',
+        ]);
         expect(seen).toHaveLength(4);
       },
     );

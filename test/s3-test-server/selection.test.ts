@@ -6,12 +6,27 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chooseS3Server, fromEnvironment, noServer, type S3ServerSources, type S3TestServer } from '../../integration/support/s3-server.js';
+import {
+  chooseS3Server,
+  fromEnvironment,
+  noServer,
+  type S3ServerSources,
+  type S3TestServer,
+} from '../../integration/support/s3-server.js';
 import { probeDocker } from '../../integration/support/s3-minio.js';
 import { binaryKind } from '../../integration/support/s3-binaries.js';
 
 function server(kind: S3TestServer['kind']): S3TestServer {
-  return { kind, endpoint: `http://${kind}`, region: 'us-east-1', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', forcePathStyle: true, stop: async () => undefined };
+  return {
+    kind,
+    endpoint: `http://${kind}`,
+    region: 'us-east-1',
+    bucket: 'b',
+    accessKeyId: 'a',
+    secretAccessKey: 's',
+    forcePathStyle: true,
+    stop: async () => undefined,
+  };
 }
 
 /** Fake sources that record what was asked of them. */
@@ -25,7 +40,9 @@ function sources(o: { external?: boolean; docker?: boolean | string; minioFails?
     },
     probeDocker: async () => {
       calls.push('probe');
-      return o.docker === true ? { reachable: true, detail: 'unix:///var/run/docker.sock' } : { reachable: false, reason: String(o.docker ?? 'no engine') };
+      return o.docker === true
+        ? { reachable: true, detail: 'unix:///var/run/docker.sock' }
+        : { reachable: false, reason: String(o.docker ?? 'no engine') };
     },
     minio: async () => {
       calls.push('minio');
@@ -58,11 +75,15 @@ describe('S3 test server selection', () => {
     expect(logs[0]).toMatch(/MinIO container/);
   });
 
-  it('no endpoint, no Docker engine → the binary, after one loud line giving testcontainers\' reason', async () => {
+  it("no endpoint, no Docker engine → the binary, after one loud line giving testcontainers' reason", async () => {
     const { src, calls, logs } = sources({ docker: 'Could not find a working container runtime strategy' });
     expect((await chooseS3Server(src)).kind).toBe('versitygw');
     expect(calls).toEqual(['external', 'probe', 'binary']);
-    expect(logs).toEqual([expect.stringMatching(/no Docker engine reachable \(Could not find a working container runtime strategy\); falling back/)]);
+    expect(logs).toEqual([
+      expect.stringMatching(
+        /no Docker engine reachable \(Could not find a working container runtime strategy\); falling back/,
+      ),
+    ]);
   });
 
   it('Docker reachable but the container does not start → says why, then the binary', async () => {

@@ -24,7 +24,9 @@ describe('SQL catalog listing', () => {
   it('lists tables of iceberg_tables, not views, optionally of one catalog_name', async () => {
     const file = path.join(dir, 'catalog.db');
     const db = new Database(file);
-    db.exec(`CREATE TABLE iceberg_tables (catalog_name TEXT, table_namespace TEXT, table_name TEXT, metadata_location TEXT, previous_metadata_location TEXT, iceberg_type TEXT)`);
+    db.exec(
+      `CREATE TABLE iceberg_tables (catalog_name TEXT, table_namespace TEXT, table_name TEXT, metadata_location TEXT, previous_metadata_location TEXT, iceberg_type TEXT)`,
+    );
     const ins = db.prepare('INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, ?)');
     ins.run('prod', 'sales', 'orders', '/m/1.json', 'TABLE');
     ins.run('prod', 'sales.eu', 'returns', '/m/2.json', null);
@@ -51,7 +53,8 @@ describe('REST catalog listing', () => {
     server = createServer((req, res) => {
       seen.push(`${req.url} ${req.headers.authorization ?? ''}`);
       const u = new URL(req.url!, 'http://x');
-      const send = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (body: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (u.pathname === '/v1/config') return send({ defaults: {}, overrides: { prefix: 'wh1' } });
       if (u.pathname === '/v1/wh1/namespaces') {
         const parent = u.searchParams.get('parent');
@@ -63,7 +66,8 @@ describe('REST catalog listing', () => {
         if (u.searchParams.get('pageToken') === 'p2') return send({ identifiers: [{ namespace: ['a'], name: 't2' }] });
         return send({ identifiers: [{ namespace: ['a'], name: 't1' }], 'next-page-token': 'p2' });
       }
-      if (u.pathname === `/v1/wh1/namespaces/${encodeURIComponent('a\u001fb')}/tables`) return send({ identifiers: [{ namespace: ['a', 'b'], name: 'deep' }] });
+      if (u.pathname === `/v1/wh1/namespaces/${encodeURIComponent('a\u001fb')}/tables`)
+        return send({ identifiers: [{ namespace: ['a', 'b'], name: 'deep' }] });
       res.writeHead(404).end('{}');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -89,7 +93,11 @@ describe('warehouse listing (real tables from other engines)', () => {
     // copies of fixtures (never written to the repo); a missing fixture fails here, loudly
     cpSync(path.join(FIXTURES, 'paimon-cpp/pk_09'), path.join(wh, 'pm/pk_09'), { recursive: true });
     cpSync(path.join(FIXTURES, 'paimon-cpp/append_09'), path.join(wh, 'pm/append_09'), { recursive: true });
-    cpSync(path.join(FIXTURES, 'impala/iceberg_v2_partitioned_position_deletes'), path.join(wh, 'ice/partitioned_pos'), { recursive: true });
+    cpSync(
+      path.join(FIXTURES, 'impala/iceberg_v2_partitioned_position_deletes'),
+      path.join(wh, 'ice/partitioned_pos'),
+      { recursive: true },
+    );
     cpSync(path.join(FIXTURES, 'icebird/spark_bunnies'), path.join(wh, 'deep/er/still/bunnies'), { recursive: true });
     const found = await listWarehouse(wh, 3);
     expect(found).toEqual([

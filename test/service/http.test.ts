@@ -18,7 +18,11 @@ const runner = new FakeRunner();
 const base = () => `http://127.0.0.1:${http.port}`;
 
 /** node:http directly: fetch() will not send a forged Host header, and keeps `..` segments only raw. */
-function raw(method: string, pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function raw(
+  method: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: http.port, method, path: pathAndQuery, headers }, (res) => {
       let body = '';
@@ -53,7 +57,8 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) {
     await waitFor(() => runner.calls.length > i, `scheduled run ${i + 1}`);
     const c = runner.calls[i]!;
-    if (c.spec.table === '/w/orders' && c.spec.job === 'compact') c.succeed({ bytesRead: 5000, bytesWritten: 4096, filesBefore: 12, filesAfter: 1, snapshotIds: ['77'] });
+    if (c.spec.table === '/w/orders' && c.spec.job === 'compact')
+      c.succeed({ bytesRead: 5000, bytesWritten: 4096, filesBefore: 12, filesAfter: 1, snapshotIds: ['77'] });
     else if (c.spec.job === 'expire') c.fail(new Error('object store unavailable'));
     else c.succeed();
   }
@@ -76,7 +81,13 @@ describe('service HTTP endpoint', () => {
   it('GET /health reports ok and the last results', async () => {
     const res = await fetch(`${base()}/health`, { headers: AUTH });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { ok: boolean; tables: { name: string; jobs: Record<string, { lastResult: Record<string, unknown>; consecutiveFailures: number }> }[] };
+    const body = (await res.json()) as {
+      ok: boolean;
+      tables: {
+        name: string;
+        jobs: Record<string, { lastResult: Record<string, unknown>; consecutiveFailures: number }>;
+      }[];
+    };
     expect(body.ok).toBe(true);
     const orders = body.tables.find((t) => t.name === 'orders')!;
     expect(orders.jobs.compact!.lastResult).toMatchObject({ ok: true, bytesWritten: 4096, snapshotIds: ['77'] });
@@ -113,7 +124,8 @@ describe('service HTTP endpoint', () => {
     expect(lines).toContain('# TYPE floe_job_duration_seconds histogram');
     // every sample line is `name{labels} number`, every counter ends in _total
     for (const l of lines.filter((x) => x && !x.startsWith('#'))) expect(l).toMatch(/^[a-z_]+\{[^}]*\} -?[0-9.e+]+$/);
-    for (const l of lines.filter((x) => x.startsWith('# TYPE') && x.endsWith(' counter'))) expect(l).toMatch(/_total counter$/);
+    for (const l of lines.filter((x) => x.startsWith('# TYPE') && x.endsWith(' counter')))
+      expect(l).toMatch(/_total counter$/);
   });
 
   it('POST /run/<table>/<job> starts the job now; a second request while it runs gets 409 with the reason', async () => {
@@ -125,14 +137,27 @@ describe('service HTTP endpoint', () => {
     expect(runner.calls[before]!.spec).toMatchObject({ job: 'compact', dryRun: false });
     const again = await fetch(`${base()}/run/orders/compact`, { method: 'POST', headers: AUTH });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ status: 'running', started: false, reason: expect.stringMatching(/already running since/) });
+    expect(await again.json()).toMatchObject({
+      status: 'running',
+      started: false,
+      reason: expect.stringMatching(/already running since/),
+    });
     // another job of the same table is accepted but waits: 202 with started:false says why
     const queued = await fetch(`${base()}/api/tables/orders/run/expire`, { method: 'POST', headers: AUTH });
     expect(queued.status).toBe(202);
-    expect(await queued.json()).toEqual({ status: 'accepted', started: false, dryRun: false, reason: 'queued: compact of orders is running (a table\'s jobs never overlap)' });
+    expect(await queued.json()).toEqual({
+      status: 'accepted',
+      started: false,
+      dryRun: false,
+      reason: "queued: compact of orders is running (a table's jobs never overlap)",
+    });
     const twice = await fetch(`${base()}/api/tables/orders/run/expire`, { method: 'POST', headers: AUTH });
     expect(twice.status).toBe(409);
-    expect(await twice.json()).toMatchObject({ status: 'queued', started: false, reason: 'expire of orders is already queued' });
+    expect(await twice.json()).toMatchObject({
+      status: 'queued',
+      started: false,
+      reason: 'expire of orders is already queued',
+    });
     runner.calls[before]!.succeed();
     await waitFor(() => runner.calls.length === before + 2, 'the queued expire');
     runner.calls[before + 1]!.succeed();
@@ -151,7 +176,9 @@ describe('service HTTP endpoint', () => {
     runner.calls[before]!.succeed({ dryRun: true });
     await svc.idle();
     expect(svc.stateOf('other')!.jobs.compact!.lastSuccessStartMs).toBe(lastSuccess);
-    const runs = (await (await fetch(`${base()}/api/tables/other/runs`, { headers: AUTH })).json()) as { runs: { dryRun: boolean; reason: string }[] };
+    const runs = (await (await fetch(`${base()}/api/tables/other/runs`, { headers: AUTH })).json()) as {
+      runs: { dryRun: boolean; reason: string }[];
+    };
     expect(runs.runs[0]).toMatchObject({ dryRun: true, reason: 'manual' });
   });
 
@@ -160,7 +187,9 @@ describe('service HTTP endpoint', () => {
     for (const q of ['dryrun=true', 'dryRun=yes', 'dryRun=true&force=1', 'x']) {
       const res = await fetch(`${base()}/run/other/compact?${q}`, { method: 'POST', headers: AUTH });
       expect(res.status, q).toBe(400);
-      expect(((await res.json()) as { error: string }).error).toMatch(/unknown query parameter|dryRun must be true or false/);
+      expect(((await res.json()) as { error: string }).error).toMatch(
+        /unknown query parameter|dryRun must be true or false/,
+      );
     }
     expect((await fetch(`${base()}/api/tables/other/runs?limit=0`, { headers: AUTH })).status).toBe(400);
     expect((await fetch(`${base()}/api/tables?sort=health`, { headers: AUTH })).status).toBe(400);
@@ -170,10 +199,18 @@ describe('service HTTP endpoint', () => {
   it('answers unknown tables, jobs, methods and paths with 404/405 and the reason', async () => {
     const nope = await fetch(`${base()}/run/nope/compact`, { method: 'POST', headers: AUTH });
     expect(nope.status).toBe(404);
-    expect(await nope.json()).toMatchObject({ status: 'unknown-table', started: false, reason: 'no table named "nope" is under management' });
+    expect(await nope.json()).toMatchObject({
+      status: 'unknown-table',
+      started: false,
+      reason: 'no table named "nope" is under management',
+    });
     const job = await fetch(`${base()}/run/orders/remove-orphans`, { method: 'POST', headers: AUTH });
     expect(job.status).toBe(404);
-    expect(await job.json()).toMatchObject({ status: 'unknown-job', started: false, reason: expect.stringMatching(/has no remove-orphans job/) });
+    expect(await job.json()).toMatchObject({
+      status: 'unknown-job',
+      started: false,
+      reason: expect.stringMatching(/has no remove-orphans job/),
+    });
     expect((await fetch(`${base()}/run/orders/compact`, { headers: AUTH })).status).toBe(405);
     expect((await fetch(`${base()}/nothing`, { headers: AUTH })).status).toBe(404);
     expect((await fetch(`${base()}/api/tables/nope/runs`, { headers: AUTH })).status).toBe(404);
@@ -183,12 +220,16 @@ describe('service HTTP endpoint', () => {
     const p = await fetch(`${base()}/api/tables/other/pause`, { method: 'POST', headers: AUTH });
     expect(p.status).toBe(200);
     expect(await p.json()).toEqual({ table: 'other', paused: true });
-    const list = (await (await fetch(`${base()}/health`, { headers: AUTH })).json()) as { tables: { name: string; paused: boolean }[] };
+    const list = (await (await fetch(`${base()}/health`, { headers: AUTH })).json()) as {
+      tables: { name: string; paused: boolean }[];
+    };
     expect(list.tables.find((t) => t.name === 'other')!.paused).toBe(true);
     const refused = await fetch(`${base()}/api/tables/other/run/compact`, { method: 'POST', headers: AUTH });
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ status: 'paused', started: false });
-    expect((await (await fetch(`${base()}/metrics`, { headers: AUTH })).text()).split('\n')).toContain('floe_table_paused{table="other"} 1');
+    expect((await (await fetch(`${base()}/metrics`, { headers: AUTH })).text()).split('\n')).toContain(
+      'floe_table_paused{table="other"} 1',
+    );
     // persisted in the database
     expect((await svc.db!.tableRows()).find((r) => r.name === 'other')!.paused).toBe(true);
     const r = await fetch(`${base()}/api/tables/other/resume`, { method: 'POST', headers: AUTH });
@@ -198,13 +239,33 @@ describe('service HTTP endpoint', () => {
 });
 
 describe('authentication (9.7, issue 16)', () => {
-  const MUTATING = ['/run/orders/compact', '/run/orders/compact?dryRun=true', '/api/tables/orders/run/compact', '/api/tables/orders/run/compact?dryRun=true', '/api/tables/orders/pause', '/api/tables/orders/resume'];
-  const READS = ['/', '/tables/orders', '/health', '/metrics', '/api/tables', '/api/tables/orders', '/api/tables/orders/runs'];
+  const MUTATING = [
+    '/run/orders/compact',
+    '/run/orders/compact?dryRun=true',
+    '/api/tables/orders/run/compact',
+    '/api/tables/orders/run/compact?dryRun=true',
+    '/api/tables/orders/pause',
+    '/api/tables/orders/resume',
+  ];
+  const READS = [
+    '/',
+    '/tables/orders',
+    '/health',
+    '/metrics',
+    '/api/tables',
+    '/api/tables/orders',
+    '/api/tables/orders/runs',
+  ];
 
   it('every mutating endpoint answers 401 without the token, or with a wrong one, and starts nothing', async () => {
     const before = runner.calls.length;
     for (const p of MUTATING) {
-      const variants: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }, { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` }];
+      const variants: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer wrong-token-0123456789' },
+        { authorization: TOKEN },
+        { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` },
+      ];
       for (const headers of variants) {
         const res = await fetch(`${base()}${p}`, { method: 'POST', headers });
         expect(res.status, `${p} ${JSON.stringify(headers)}`).toBe(401);
@@ -227,14 +288,28 @@ describe('authentication (9.7, issue 16)', () => {
   it('foreign Host or Origin is refused with 403 on every endpoint, even with the token', async () => {
     for (const p of [...READS, ...MUTATING]) {
       const method = MUTATING.includes(p) ? 'POST' : 'GET';
-      const foreign: Record<string, string>[] = [{ host: 'evil.example:80' }, { host: `attacker.test:${http.port}` }, { origin: 'http://evil.example' }, { origin: 'null' }, { origin: `http://127.0.0.1.evil.example:${http.port}` }];
+      const foreign: Record<string, string>[] = [
+        { host: 'evil.example:80' },
+        { host: `attacker.test:${http.port}` },
+        { origin: 'http://evil.example' },
+        { origin: 'null' },
+        { origin: `http://127.0.0.1.evil.example:${http.port}` },
+      ];
       for (const headers of foreign) {
         const res = await raw(method, p, { ...AUTH, ...headers });
         expect(res.status, `${method} ${p} ${JSON.stringify(headers)}`).toBe(403);
       }
     }
     // the server's own names pass
-    expect((await raw('GET', '/health', { ...AUTH, host: `localhost:${http.port}`, origin: `http://localhost:${http.port}` })).status).toBe(200);
+    expect(
+      (
+        await raw('GET', '/health', {
+          ...AUTH,
+          host: `localhost:${http.port}`,
+          origin: `http://localhost:${http.port}`,
+        })
+      ).status,
+    ).toBe(200);
     expect((await raw('GET', '/health', { ...AUTH, origin: `http://127.0.0.1:${http.port}` })).status).toBe(200);
   });
 
@@ -255,16 +330,28 @@ describe('authentication (9.7, issue 16)', () => {
       const res = await raw('GET', p, AUTH);
       expect(res.status, p).toBe(404);
     }
-    for (const p of ['/run/..%2Forders/compact', '/api/tables/..%2Fother/pause', '/api/tables/orders/run/..%2Fcompact']) {
+    for (const p of [
+      '/run/..%2Forders/compact',
+      '/api/tables/..%2Fother/pause',
+      '/api/tables/orders/run/..%2Fcompact',
+    ]) {
       expect((await raw('POST', p, AUTH)).status, p).toBe(404);
     }
     expect(svc.isPaused('other')).toBe(false);
   });
 
   it('the dashboard login exchanges the token for an HttpOnly SameSite=Strict cookie; a cookie POST needs an Origin', async () => {
-    const bad = await fetch(`${base()}/login`, { method: 'POST', body: new URLSearchParams({ token: 'wrong' }), redirect: 'manual' });
+    const bad = await fetch(`${base()}/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: 'wrong' }),
+      redirect: 'manual',
+    });
     expect(bad.status).toBe(401);
-    const ok = await fetch(`${base()}/login`, { method: 'POST', body: new URLSearchParams({ token: TOKEN }), redirect: 'manual' });
+    const ok = await fetch(`${base()}/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: TOKEN }),
+      redirect: 'manual',
+    });
     expect(ok.status).toBe(303);
     const cookie = ok.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^floe_session=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/$/);
@@ -273,7 +360,10 @@ describe('authentication (9.7, issue 16)', () => {
     expect((await fetch(`${base()}/api/tables`, { headers: { cookie: session } })).status).toBe(200);
     // no Origin: refused (a browser always sends one on POST)
     expect((await raw('POST', '/api/tables/orders/pause', { cookie: session })).status).toBe(403);
-    const paused = await raw('POST', '/api/tables/orders/pause', { cookie: session, origin: `http://127.0.0.1:${http.port}` });
+    const paused = await raw('POST', '/api/tables/orders/pause', {
+      cookie: session,
+      origin: `http://127.0.0.1:${http.port}`,
+    });
     expect(paused.status).toBe(200);
     await fetch(`${base()}/api/tables/orders/resume`, { method: 'POST', headers: AUTH });
   });
@@ -282,7 +372,16 @@ describe('authentication (9.7, issue 16)', () => {
 describe('authentication settings', () => {
   it('publicReads lets GETs through without the token, never POSTs; without any token configured POSTs are 401', async () => {
     const d = mkdtempSync(path.join(tmpdir(), 'floe-service-http-open-'));
-    const config = await parseServiceConfig({ stateDir: 'state', http: { publicReads: true }, tables: [{ name: 't', location: '/w/t', jobs: { compact: 'hourly' } }] }, 'floe.yaml', d, {});
+    const config = await parseServiceConfig(
+      {
+        stateDir: 'state',
+        http: { publicReads: true },
+        tables: [{ name: 't', location: '/w/t', jobs: { compact: 'hourly' } }],
+      },
+      'floe.yaml',
+      d,
+      {},
+    );
     const r2 = new FakeRunner();
     const s2 = new MaintenanceService(config, { clock: new FakeClock(T0), runJob: r2.run, log: () => {} });
     await s2.init();

@@ -34,7 +34,11 @@ beforeAll(async () => {
   tableDir = path.join(root, 'warehouse', 'orders');
   await createIcebergTable(io, tableDir, { formatVersion: 2, fields: FIELDS });
   for (let a = 0; a < APPENDS; a++) {
-    await appendRows(io, tableDir, Array.from({ length: ROWS_PER_APPEND }, (_, i) => ({ id: BigInt(a * 100 + i), s: `row ${a}.${i}` })));
+    await appendRows(
+      io,
+      tableDir,
+      Array.from({ length: ROWS_PER_APPEND }, (_, i) => ({ id: BigInt(a * 100 + i), s: `row ${a}.${i}` })),
+    );
   }
 });
 afterAll(() => {
@@ -63,7 +67,9 @@ async function shape(): Promise<{ dataFiles: number; snapshots: number }> {
  * `floe serve --config <file> --once` through commander, as main.ts runs it but in this process (a child
  * process would spend seconds compiling the sources again), capturing its JSON lines and exit code.
  */
-async function serveInProcess(config: string): Promise<{ exitCode: number | undefined; lines: Record<string, unknown>[] }> {
+async function serveInProcess(
+  config: string,
+): Promise<{ exitCode: number | undefined; lines: Record<string, unknown>[] }> {
   const program = new Command().exitOverride();
   register(program);
   const chunks: string[] = [];
@@ -76,7 +82,14 @@ async function serveInProcess(config: string): Promise<{ exitCode: number | unde
   try {
     await program.parseAsync(['node', 'floe', 'serve', '--config', config, '--once']);
     const exitCode = process.exitCode as number | undefined;
-    return { exitCode, lines: chunks.join('').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>) };
+    return {
+      exitCode,
+      lines: chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    };
   } finally {
     process.exitCode = saved;
     write.mockRestore();
@@ -85,12 +98,21 @@ async function serveInProcess(config: string): Promise<{ exitCode: number | unde
 
 describe('config sizes', () => {
   // here rather than in config.test.ts: sizes are read by `floe compact`'s parser, which loads the engine
-  it('reads targetSize with the compact command\'s size parser and names the key when it cannot', async () => {
+  it("reads targetSize with the compact command's size parser and names the key when it cannot", async () => {
     const { parseServiceConfig } = await import('../../src/service/config.js');
-    const raw = (targetSize: unknown) => ({ stateDir: 's', tables: [{ location: '/w/t', jobs: { compact: { schedule: 'daily', targetSize } } }] });
-    expect((await parseServiceConfig(raw('64MB'), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({ targetSize: '64MB' });
-    expect((await parseServiceConfig(raw(134217728), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({ targetSize: '134217728' });
-    await expect(parseServiceConfig(raw('12 parsecs'), 'floe.yaml')).rejects.toThrow(/^floe\.yaml: tables\[0\]\.jobs\.compact\.targetSize: .*"12 parsecs"/);
+    const raw = (targetSize: unknown) => ({
+      stateDir: 's',
+      tables: [{ location: '/w/t', jobs: { compact: { schedule: 'daily', targetSize } } }],
+    });
+    expect((await parseServiceConfig(raw('64MB'), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({
+      targetSize: '64MB',
+    });
+    expect((await parseServiceConfig(raw(134217728), 'floe.yaml')).tables[0]!.jobs[0]!.compact).toEqual({
+      targetSize: '134217728',
+    });
+    await expect(parseServiceConfig(raw('12 parsecs'), 'floe.yaml')).rejects.toThrow(
+      /^floe\.yaml: tables\[0\]\.jobs\.compact\.targetSize: .*"12 parsecs"/,
+    );
   });
 });
 
@@ -98,7 +120,10 @@ describe('runMaintenanceJob (the host seam)', () => {
   it('runs one job from a plain spec, reports progress, and honours an aborted signal', async () => {
     const { runMaintenanceJob } = await import('../../src/service/job.js');
     const events: string[] = [];
-    const result = await runMaintenanceJob({ table: tableDir, job: 'compact', dryRun: true }, { onProgress: (e) => events.push(e.type) });
+    const result = await runMaintenanceJob(
+      { table: tableDir, job: 'compact', dryRun: true },
+      { onProgress: (e) => events.push(e.type) },
+    );
     expect(result).toMatchObject({ format: 'iceberg', ok: true, dryRun: true, snapshotIds: [], filesBefore: APPENDS });
     expect(events).toContain('plan');
     // the result is plain JSON: it survives a queue or a workflow history unchanged
@@ -106,7 +131,9 @@ describe('runMaintenanceJob (the host seam)', () => {
 
     const abort = new AbortController();
     abort.abort();
-    await expect(runMaintenanceJob({ table: tableDir, job: 'compact' }, { signal: abort.signal })).rejects.toMatchObject({ kind: 'Transient', retryable: true });
+    await expect(
+      runMaintenanceJob({ table: tableDir, job: 'compact' }, { signal: abort.signal }),
+    ).rejects.toMatchObject({ kind: 'Transient', retryable: true });
     expect(await shape()).toEqual({ dataFiles: APPENDS, snapshots: APPENDS });
   });
 });
@@ -114,7 +141,11 @@ describe('runMaintenanceJob (the host seam)', () => {
 describe('floe serve --once', () => {
   it('compacts and expires a table of small appends, rows unchanged; a second run finds nothing due', async () => {
     // the rows written, derived from the loop above rather than read back through floe
-    const expected = Array.from({ length: APPENDS }, (_, a) => Array.from({ length: ROWS_PER_APPEND }, (_, i) => `${a * 100 + i}|row ${a}.${i}`)).flat().sort();
+    const expected = Array.from({ length: APPENDS }, (_, a) =>
+      Array.from({ length: ROWS_PER_APPEND }, (_, i) => `${a * 100 + i}|row ${a}.${i}`),
+    )
+      .flat()
+      .sort();
     expect(await liveRows()).toEqual(expected);
     expect(await shape()).toEqual({ dataFiles: APPENDS, snapshots: APPENDS });
 
@@ -134,9 +165,21 @@ describe('floe serve --once', () => {
     const first = await serveInProcess(config);
     expect(first.exitCode).toBeUndefined();
     const events = first.lines.map((l) => `${l.event}:${l.job}`);
-    expect(events).toEqual(['job-start:compact', 'job-commit:compact', 'job-finish:compact', 'job-start:expire', 'job-finish:expire']);
+    expect(events).toEqual([
+      'job-start:compact',
+      'job-commit:compact',
+      'job-finish:compact',
+      'job-start:expire',
+      'job-finish:expire',
+    ]);
     const compact = first.lines.find((l) => l.event === 'job-finish' && l.job === 'compact')!;
-    expect(compact).toMatchObject({ table: 'orders', ok: true, format: 'iceberg', filesBefore: APPENDS, filesAfter: 1 });
+    expect(compact).toMatchObject({
+      table: 'orders',
+      ok: true,
+      format: 'iceberg',
+      filesBefore: APPENDS,
+      filesAfter: 1,
+    });
     expect(compact.snapshotIds).toHaveLength(1);
     expect(compact.bytesWritten as number).toBeGreaterThan(0);
     const expire = first.lines.find((l) => l.event === 'job-finish' && l.job === 'expire')!;
@@ -151,15 +194,25 @@ describe('floe serve --once', () => {
 
     // the state database: schedule state, planner memory and one history row per job
     const db = new Database(path.join(root, 'state', 'floe.db'), { readonly: true });
-    const jobs = db.prepare('SELECT job, consecutive_failures, last_result_json FROM floe_schedule_state WHERE table_name = ? ORDER BY job').all('orders') as { job: string; consecutive_failures: number; last_result_json: string }[];
+    const jobs = db
+      .prepare(
+        'SELECT job, consecutive_failures, last_result_json FROM floe_schedule_state WHERE table_name = ? ORDER BY job',
+      )
+      .all('orders') as { job: string; consecutive_failures: number; last_result_json: string }[];
     expect(jobs.map((j) => [j.job, j.consecutive_failures, JSON.parse(j.last_result_json).ok])).toEqual([
       ['compact', 0, true],
       ['expire', 0, true],
     ]);
     // the tiered planner remembered the partition it optimized
-    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('orders') as { state_json: string };
+    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('orders') as {
+      state_json: string;
+    };
     expect(Object.keys(JSON.parse(planner.state_json).partitions)).toHaveLength(1);
-    const runs = db.prepare('SELECT job, outcome, files_before, files_after, dry_run FROM floe_runs WHERE table_name = ? ORDER BY id').all('orders');
+    const runs = db
+      .prepare(
+        'SELECT job, outcome, files_before, files_after, dry_run FROM floe_runs WHERE table_name = ? ORDER BY id',
+      )
+      .all('orders');
     expect(runs).toEqual([
       { job: 'compact', outcome: 'ok', files_before: APPENDS, files_after: 1, dry_run: 0 },
       { job: 'expire', outcome: 'ok', files_before: null, files_after: null, dry_run: 0 },
@@ -174,7 +227,12 @@ describe('floe serve --once', () => {
 
   it('exits with code 3 when a job fails, and logs the failure with its reason', async () => {
     const config = path.join(root, 'broken.yaml');
-    writeFileSync(config, ['stateDir: state-broken', 'tables:', '  - location: warehouse/missing', '    jobs: { compact: hourly }'].join('\n'));
+    writeFileSync(
+      config,
+      ['stateDir: state-broken', 'tables:', '  - location: warehouse/missing', '    jobs: { compact: hourly }'].join(
+        '\n',
+      ),
+    );
     const r = await serveInProcess(config);
     expect(r.exitCode).toBe(3);
     const failed = r.lines.find((l) => l.event === 'job-failed')!;

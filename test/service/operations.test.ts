@@ -23,7 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const config = (raw: Record<string, unknown>) => parseServiceConfig({ stateDir: 'state', ...raw }, 'test.yaml', dir, {});
+const config = (raw: Record<string, unknown>) =>
+  parseServiceConfig({ stateDir: 'state', ...raw }, 'test.yaml', dir, {});
 
 describe('a new cron schedule (13.5)', () => {
   // Tuesday 2025-01-07 10:00 UTC; the next Sunday 04:00 is 2025-01-12
@@ -33,7 +34,9 @@ describe('a new cron schedule (13.5)', () => {
   it('first runs at its next fire time after start, not at start; a restart keeps that first time', async () => {
     const clock = new FakeClock(TUESDAY);
     const runner = new FakeRunner();
-    const raw = { tables: [{ name: 'a', location: '/t/a', jobs: { 'remove-orphans': '0 4 * * 0', compact: 'weekly' } }] };
+    const raw = {
+      tables: [{ name: 'a', location: '/t/a', jobs: { 'remove-orphans': '0 4 * * 0', compact: 'weekly' } }],
+    };
     const svc = new MaintenanceService(await config(raw), { clock, runJob: runner.run, log: () => {} });
     await svc.init();
     svc.start();
@@ -42,7 +45,9 @@ describe('a new cron schedule (13.5)', () => {
     runner.calls[0]!.succeed();
     await svc.idle();
     expect(runner.calls.length).toBe(1);
-    expect((svc.health().tables as { jobs: Record<string, { nextDueAt: string }> }[])[0]!.jobs['remove-orphans']!.nextDueAt).toBe(new Date(SUNDAY_4).toISOString());
+    expect(
+      (svc.health().tables as { jobs: Record<string, { nextDueAt: string }> }[])[0]!.jobs['remove-orphans']!.nextDueAt,
+    ).toBe(new Date(SUNDAY_4).toISOString());
     await svc.stop(1000);
     await svc.close();
 
@@ -71,7 +76,13 @@ describe('pause', () => {
     const clock = new FakeClock(Date.UTC(2025, 0, 1));
     const runner = new FakeRunner();
     const log = new LogCollector();
-    const raw = { concurrency: 2, tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }, { name: 'b', location: '/t/b', jobs: { compact: 'hourly' } }] };
+    const raw = {
+      concurrency: 2,
+      tables: [
+        { name: 'a', location: '/t/a', jobs: { compact: 'hourly' } },
+        { name: 'b', location: '/t/b', jobs: { compact: 'hourly' } },
+      ],
+    };
     const svc = new MaintenanceService(await config(raw), { clock, runJob: runner.run, log: log.sink });
     await svc.init();
     await svc.setPaused('b', true);
@@ -85,7 +96,11 @@ describe('pause', () => {
     runner.calls[1]!.succeed();
     await svc.idle();
     // a manual dry run is still allowed on a paused table
-    expect(svc.trigger('b', 'compact', { dryRun: true })).toMatchObject({ status: 'accepted', started: true, dryRun: true });
+    expect(svc.trigger('b', 'compact', { dryRun: true })).toMatchObject({
+      status: 'accepted',
+      started: true,
+      dryRun: true,
+    });
     runner.calls[2]!.succeed({ dryRun: true });
     await svc.idle();
     await svc.stop(1000);
@@ -117,8 +132,16 @@ describe('limits', () => {
     const log = new LogCollector();
     let fire: (() => void) | undefined;
     // the limit's timer is the only one set for 10 minutes
-    const timed = { ...clock, now: () => clock.now(), setTimer: (fn: () => void, ms: number) => (ms === 10 * MIN ? ((fire = fn), 'limit') : clock.setTimer(fn, ms)), clearTimer: (h: unknown) => clock.clearTimer(h) };
-    const svc = new MaintenanceService(await config({ tables: [{ name: 'a', location: '/t/a', jobTimeout: '10m', jobs: { compact: 'hourly' } }] }), { clock: timed, runJob: runner.run, log: log.sink });
+    const timed = {
+      ...clock,
+      now: () => clock.now(),
+      setTimer: (fn: () => void, ms: number) => (ms === 10 * MIN ? ((fire = fn), 'limit') : clock.setTimer(fn, ms)),
+      clearTimer: (h: unknown) => clock.clearTimer(h),
+    };
+    const svc = new MaintenanceService(
+      await config({ tables: [{ name: 'a', location: '/t/a', jobTimeout: '10m', jobs: { compact: 'hourly' } }] }),
+      { clock: timed, runJob: runner.run, log: log.sink },
+    );
     await svc.init();
     svc.start();
     const job = runner.calls[0]!;
@@ -131,7 +154,10 @@ describe('limits', () => {
     await svc.idle();
     const runs = await svc.db!.runs('a');
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ outcome: 'cancelled', error: expect.stringMatching(/exceeded the wall-clock limit of 600000 ms/) });
+    expect(runs[0]).toMatchObject({
+      outcome: 'cancelled',
+      error: expect.stringMatching(/exceeded the wall-clock limit of 600000 ms/),
+    });
     expect(svc.stateOf('a')!.jobs.compact!.consecutiveFailures).toBe(1);
     expect(log.events('job-timeout')).toHaveLength(1);
     await svc.stop(1000);
@@ -142,12 +168,26 @@ describe('limits', () => {
     const clock = new FakeClock(Date.UTC(2025, 0, 1));
     const runner = new FakeRunner();
     const svc = new MaintenanceService(
-      await config({ defaults: { maxBytesPerRun: '1GiB' }, tables: [{ name: 'a', location: '/t/a', concurrency: 3, jobs: { compact: 'hourly' } }, { name: 'b', location: '/t/b', maxBytesPerRun: 1000, jobs: { compact: { schedule: 'hourly', maxConcurrentGroups: 1 } } }] }),
+      await config({
+        defaults: { maxBytesPerRun: '1GiB' },
+        tables: [
+          { name: 'a', location: '/t/a', concurrency: 3, jobs: { compact: 'hourly' } },
+          {
+            name: 'b',
+            location: '/t/b',
+            maxBytesPerRun: 1000,
+            jobs: { compact: { schedule: 'hourly', maxConcurrentGroups: 1 } },
+          },
+        ],
+      }),
       { clock, runJob: runner.run, log: () => {} },
     );
     await svc.init();
     const a = svc.specFor('a', 'compact');
-    expect(a.properties).toMatchObject({ 'self-optimizing.max-input-file-size-per-thread': String(1024 ** 3), 'self-optimizing.available-cores': '1' });
+    expect(a.properties).toMatchObject({
+      'self-optimizing.max-input-file-size-per-thread': String(1024 ** 3),
+      'self-optimizing.available-cores': '1',
+    });
     expect(a.compact?.maxConcurrentGroups).toBe(3);
     const b = svc.specFor('b', 'compact');
     expect(b.properties!['self-optimizing.max-input-file-size-per-thread']).toBe('1000');
@@ -174,7 +214,14 @@ describe('webhook', () => {
     try {
       const clock = new FakeClock(Date.UTC(2025, 0, 1));
       const runner = new FakeRunner();
-      const svc = new MaintenanceService(await config({ backoff: { initial: '1m' }, webhook: { url, retries: 2 }, tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }), { clock, runJob: runner.run, log: () => {} });
+      const svc = new MaintenanceService(
+        await config({
+          backoff: { initial: '1m' },
+          webhook: { url, retries: 2 },
+          tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }],
+        }),
+        { clock, runJob: runner.run, log: () => {} },
+      );
       await svc.init();
       svc.start();
       runner.calls[0]!.fail(new Error('disk full'));
@@ -190,7 +237,14 @@ describe('webhook', () => {
         ['job-failed', 200],
         ['job-recovered', 200],
       ]);
-      expect(received[1]!.body).toMatchObject({ source: 'floe', table: 'a', location: '/t/a', job: 'compact', consecutiveFailures: 1, error: 'disk full' });
+      expect(received[1]!.body).toMatchObject({
+        source: 'floe',
+        table: 'a',
+        location: '/t/a',
+        job: 'compact',
+        consecutiveFailures: 1,
+        error: 'disk full',
+      });
       expect(received[2]!.body).toMatchObject({ table: 'a', failuresBefore: 1, consecutiveFailures: 0 });
     } finally {
       answers = [];
@@ -206,15 +260,26 @@ describe('state database', () => {
     const T = Date.UTC(2025, 0, 1);
     writeFileSync(
       path.join(stateDir, 'a.json'),
-      JSON.stringify({ version: 1, table: '/t/a', tiered: { lastOptimizedSnapshotId: '9007199254740993' }, jobs: { compact: { consecutiveFailures: 2, lastSuccessStartMs: T - HOUR, retryAtMs: T + HOUR } } }),
+      JSON.stringify({
+        version: 1,
+        table: '/t/a',
+        tiered: { lastOptimizedSnapshotId: '9007199254740993' },
+        jobs: { compact: { consecutiveFailures: 2, lastSuccessStartMs: T - HOUR, retryAtMs: T + HOUR } },
+      }),
     );
     const clock = new FakeClock(T);
     const runner = new FakeRunner();
     const log = new LogCollector();
-    const svc = new MaintenanceService(await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }), { clock, runJob: runner.run, log: log.sink });
+    const svc = new MaintenanceService(
+      await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }),
+      { clock, runJob: runner.run, log: log.sink },
+    );
     await svc.init();
     expect(log.events('state-migrated')).toMatchObject([{ tables: ['a'] }]);
-    expect(svc.stateOf('a')).toMatchObject({ tiered: { lastOptimizedSnapshotId: '9007199254740993' }, jobs: { compact: { consecutiveFailures: 2, lastSuccessStartMs: T - HOUR, retryAtMs: T + HOUR } } });
+    expect(svc.stateOf('a')).toMatchObject({
+      tiered: { lastOptimizedSnapshotId: '9007199254740993' },
+      jobs: { compact: { consecutiveFailures: 2, lastSuccessStartMs: T - HOUR, retryAtMs: T + HOUR } },
+    });
     svc.start();
     // in backoff until T+1h, as the JSON state said
     expect(runner.calls.length).toBe(0);
@@ -222,9 +287,15 @@ describe('state database', () => {
     await svc.close();
 
     // a second start does not import again (the database is now the truth)
-    writeFileSync(path.join(stateDir, 'a.json'), JSON.stringify({ version: 1, table: '/t/a', jobs: { compact: { consecutiveFailures: 9 } } }));
+    writeFileSync(
+      path.join(stateDir, 'a.json'),
+      JSON.stringify({ version: 1, table: '/t/a', jobs: { compact: { consecutiveFailures: 9 } } }),
+    );
     const log2 = new LogCollector();
-    const again = new MaintenanceService(await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }), { clock, runJob: runner.run, log: log2.sink });
+    const again = new MaintenanceService(
+      await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }),
+      { clock, runJob: runner.run, log: log2.sink },
+    );
     await again.init();
     expect(log2.events('state-migrated')).toHaveLength(0);
     expect(again.stateOf('a')!.jobs.compact!.consecutiveFailures).toBe(2);
@@ -234,7 +305,9 @@ describe('state database', () => {
   it('refuses a database written by a newer floe', async () => {
     const file = path.join(dir, 'x.db');
     const db = await DbStateStore.open(file);
-    await db.sql.run('INSERT INTO floe_schema_version (version, description, applied_at_ms) VALUES (99, ?, 0)', ['from the future']);
+    await db.sql.run('INSERT INTO floe_schema_version (version, description, applied_at_ms) VALUES (99, ?, 0)', [
+      'from the future',
+    ]);
     await db.close();
     await expect(DbStateStore.open(file)).rejects.toThrow(/schema version 99, written by a newer floe/);
   });
@@ -273,12 +346,20 @@ describe('discovery', () => {
     const log = new LogCollector();
     const svc = new MaintenanceService(cfg, { clock, runJob: runner.run, log: log.sink });
     await svc.init();
-    const d = new Discovery(svc, list, async (t, format) => ({ format: format ?? 'iceberg', properties: props.get(t.table) ?? {} }));
+    const d = new Discovery(svc, list, async (t, format) => ({
+      format: format ?? 'iceberg',
+      properties: props.get(t.table) ?? {},
+    }));
     const first = await d.refresh();
     expect(first.tables.sort()).toEqual(['files.pm.events', 'lake.db.big', 'lake.db.orders']);
     expect(first.optedOut).toEqual(['files.ice.clicks']);
     const big = svc.tableConfig('lake.db.big')!;
-    expect(big).toMatchObject({ table: 'db.big', source: 'lake', maxBytesPerRun: 10 * 1024 * 1024, access: { catalog: `sql:${path.join(dir, 'catalog.db')}` } });
+    expect(big).toMatchObject({
+      table: 'db.big',
+      source: 'lake',
+      maxBytesPerRun: 10 * 1024 * 1024,
+      access: { catalog: `sql:${path.join(dir, 'catalog.db')}` },
+    });
     expect(big.jobs.map((j) => [j.kind, j.schedule.text])).toEqual([['compact', 'every 6h']]);
     expect(svc.tableConfig('files.pm.events')!.jobs.map((j) => j.kind)).toEqual(['compact', 'expire']);
     expect(svc.tableConfig('files.pm.events')!.format).toBe('paimon');
@@ -298,7 +379,12 @@ describe('discovery', () => {
     expect(second.errors).toEqual([{ catalog: 'files', error: 's3 unavailable' }]);
     expect(svc.tableNames().sort()).toEqual(['files.pm.events', 'lake.db.big', 'lake.db.new']);
     expect(log.events('table-retired').map((e) => e.table)).toEqual(['lake.db.orders']);
-    expect(log.events('table-added').map((e) => e.table)).toEqual(['lake.db.orders', 'lake.db.big', 'files.pm.events', 'lake.db.new']);
+    expect(log.events('table-added').map((e) => e.table)).toEqual([
+      'lake.db.orders',
+      'lake.db.big',
+      'files.pm.events',
+      'lake.db.new',
+    ]);
     expect((await svc.db!.tableRows()).find((r) => r.name === 'lake.db.orders')).toMatchObject({ status: 'retired' });
     await svc.close();
   });

@@ -46,7 +46,9 @@ describe('schedules', () => {
   });
 
   it('backoff doubles from the initial delay and stops at the cap', () => {
-    expect([0, 1, 2, 3, 4, 5, 60].map((n) => backoffMs(n, 1000, 10_000))).toEqual([0, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect([0, 1, 2, 3, 4, 5, 60].map((n) => backoffMs(n, 1000, 10_000))).toEqual([
+      0, 1000, 2000, 4000, 8000, 10_000, 10_000,
+    ]);
   });
 });
 
@@ -54,7 +56,11 @@ describe('scheduler', () => {
   it('runs due jobs, one per table at a time, and nothing before it is due', async () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
-    const svc = await service({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 30m', expire: 'daily' } }] }, clock, runner);
+    const svc = await service(
+      { tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 30m', expire: 'daily' } }] },
+      clock,
+      runner,
+    );
     await svc.init();
     svc.start();
     // both never ran, so both are due, but a table's jobs are serialised
@@ -98,7 +104,12 @@ describe('scheduler', () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
     const log = new LogCollector();
-    const svc = await service({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 10m' } }] }, clock, runner, log);
+    const svc = await service(
+      { tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 10m' } }] },
+      clock,
+      runner,
+      log,
+    );
     await svc.init();
     svc.start();
     expect(runner.calls.length).toBe(1);
@@ -131,7 +142,15 @@ describe('scheduler', () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
     const log = new LogCollector();
-    const svc = await service({ backoff: { initial: '1m', max: '3m' }, tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 5m' } }] }, clock, runner, log);
+    const svc = await service(
+      {
+        backoff: { initial: '1m', max: '3m' },
+        tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 5m' } }],
+      },
+      clock,
+      runner,
+      log,
+    );
     await svc.init();
     svc.start();
     // each failure at time f is retried at f + 1m, then + 2m, then + 3m (the cap), + 3m …
@@ -149,7 +168,12 @@ describe('scheduler', () => {
       svc.tick();
       expect(runner.calls.length).toBe(i + 2);
     }
-    expect(log.events('job-start').slice(1).every((e) => e.reason === 'retry')).toBe(true);
+    expect(
+      log
+        .events('job-start')
+        .slice(1)
+        .every((e) => e.reason === 'retry'),
+    ).toBe(true);
     runner.calls[4]!.succeed();
     await svc.idle();
     const s = svc.stateOf('a')!.jobs.compact!;
@@ -165,7 +189,10 @@ describe('scheduler', () => {
   it('a restarted service continues from the persisted state (schedule, tiered state, failures)', async () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
-    const raw = { backoff: { initial: '1h' }, tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 30m', expire: 'daily' } }] };
+    const raw = {
+      backoff: { initial: '1h' },
+      tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'every 30m', expire: 'daily' } }],
+    };
     const first = await service(raw, clock, runner);
     await first.init();
     first.start();
@@ -179,9 +206,13 @@ describe('scheduler', () => {
     await first.close();
     // what the database holds (the SQLite file named by stateDir)
     const db = new Database(path.join(dir, 'state', 'floe-state.db'), { readonly: true });
-    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('a') as { state_json: string };
+    const planner = db.prepare('SELECT state_json FROM floe_planner_state WHERE table_name = ?').get('a') as {
+      state_json: string;
+    };
     expect(JSON.parse(planner.state_json)).toEqual(tiered);
-    const compactRow = db.prepare("SELECT last_success_start_ms FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'").get() as { last_success_start_ms: number };
+    const compactRow = db
+      .prepare("SELECT last_success_start_ms FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'")
+      .get() as { last_success_start_ms: number };
     expect(compactRow.last_success_start_ms).toBe(T0);
     expect(db.prepare("SELECT job, outcome, error FROM floe_runs WHERE table_name = 'a' ORDER BY id").all()).toEqual([
       { job: 'compact', outcome: 'ok', error: null },
@@ -223,7 +254,13 @@ describe('scheduler', () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
     const svc = await service(
-      { concurrency: 2, tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly', expire: 'daily' } }, { name: 'b', location: '/t/b', jobs: { compact: 'hourly' } }] },
+      {
+        concurrency: 2,
+        tables: [
+          { name: 'a', location: '/t/a', jobs: { compact: 'hourly', expire: 'daily' } },
+          { name: 'b', location: '/t/b', jobs: { compact: 'hourly' } },
+        ],
+      },
       clock,
       runner,
     );
@@ -247,7 +284,12 @@ describe('scheduler', () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
     const log = new LogCollector();
-    const svc = await service({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly', expire: 'daily' } }] }, clock, runner, log);
+    const svc = await service(
+      { tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly', expire: 'daily' } }] },
+      clock,
+      runner,
+      log,
+    );
     await svc.init();
     svc.start();
     const stopping = svc.stop(60_000);
@@ -257,7 +299,13 @@ describe('scheduler', () => {
     expect(runner.calls.length).toBe(1); // expire was due but not started during shutdown
     await svc.close();
     const db = new Database(path.join(dir, 'state', 'floe-state.db'), { readonly: true });
-    expect(db.prepare("SELECT last_success_start_ms AS t FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'").get()).toEqual({ t: T0 });
+    expect(
+      db
+        .prepare(
+          "SELECT last_success_start_ms AS t FROM floe_schedule_state WHERE table_name = 'a' AND job = 'compact'",
+        )
+        .get(),
+    ).toEqual({ t: T0 });
     db.close();
     expect(log.events('service-stop').length).toBe(1);
   });
@@ -265,12 +313,19 @@ describe('scheduler', () => {
   it('shutdown gives up after the timeout and signals the running job to stop', async () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
-    const svc = new MaintenanceService(await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }), {
-      // shutdown's timeout is a real timer here, the rest of the clock is fake
-      clock: { now: () => clock.now(), setTimer: (fn, ms) => setTimeout(fn, ms), clearTimer: (h) => clearTimeout(h as NodeJS.Timeout) },
-      runJob: runner.run,
-      log: () => {},
-    });
+    const svc = new MaintenanceService(
+      await config({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly' } }] }),
+      {
+        // shutdown's timeout is a real timer here, the rest of the clock is fake
+        clock: {
+          now: () => clock.now(),
+          setTimer: (fn, ms) => setTimeout(fn, ms),
+          clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
+        },
+        runJob: runner.run,
+        log: () => {},
+      },
+    );
     await svc.init();
     svc.start();
     const { unfinished } = await svc.stop(20);
@@ -282,7 +337,11 @@ describe('scheduler', () => {
   it('manual triggers run a job now, and refuse one that is running', async () => {
     const clock = new FakeClock(T0);
     const runner = new FakeRunner();
-    const svc = await service({ tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly', 'remove-orphans': 'weekly' } }] }, clock, runner);
+    const svc = await service(
+      { tables: [{ name: 'a', location: '/t/a', jobs: { compact: 'hourly', 'remove-orphans': 'weekly' } }] },
+      clock,
+      runner,
+    );
     await svc.init();
     svc.start();
     expect(svc.trigger('a', 'compact').status).toBe('running');

@@ -32,7 +32,13 @@ function scripted(decide: (t: TableModel, nowMs: number) => Partial<Plan> | unde
   return () => ({
     plan(table, nowMs) {
       const p = decide(table, nowMs) ?? {};
-      return { planner: 'tiered', plannedAtMs: nowMs, tasks: p.tasks ?? [], removableDeletes: p.removableDeletes ?? [], trail: [] };
+      return {
+        planner: 'tiered',
+        plannedAtMs: nowMs,
+        tasks: p.tasks ?? [],
+        removableDeletes: p.removableDeletes ?? [],
+        trail: [],
+      };
     },
   });
 }
@@ -98,7 +104,9 @@ describe('write amplification', () => {
     const s = normalizeStream({
       name: 's',
       durationMinutes: 2,
-      commits: [{ atMinute: 0, data: [{ sizeBytes: 1000, records: 10 }], equalityDeletes: [{ sizeBytes: 50, records: 1 }] }],
+      commits: [
+        { atMinute: 0, data: [{ sizeBytes: 1000, records: 10 }], equalityDeletes: [{ sizeBytes: 50, records: 1 }] },
+      ],
     });
     const r = simulatePolicy(s, normalizePolicy({ name: 'none', planner: 'none' }));
     expect(r.bytesIngested).toBe(1050);
@@ -127,7 +135,15 @@ describe('delete effects', () => {
           t.deleteFiles.length === 0
             ? undefined
             : {
-                tasks: [task({ kind: 'major', inputs: t.dataFiles, deletes: t.deleteFiles, removableDeletes: t.deleteFiles, targetFileSizeBytes: 300 })],
+                tasks: [
+                  task({
+                    kind: 'major',
+                    inputs: t.dataFiles,
+                    deletes: t.deleteFiles,
+                    removableDeletes: t.deleteFiles,
+                    targetFileSizeBytes: 300,
+                  }),
+                ],
               },
         ),
       },
@@ -143,12 +159,18 @@ describe('delete effects', () => {
   it('eq-to-pos keeps the data file and replaces the equality delete by a position delete', () => {
     // Size model: 10 bytes/row + 100 bytes/file; key columns are 10 % of a file.
     // New position delete: 30 rows → 100 + 300 = 400 bytes. Read: 0.1 × 1000 + 50 = 150.
-    const stream = normalizeStream(deletesSpec({ positionDeleteBytesPerRow: 10, positionDeleteFileOverheadBytes: 100, keyColumnReadFraction: 0.1 }));
+    const stream = normalizeStream(
+      deletesSpec({ positionDeleteBytesPerRow: 10, positionDeleteFileOverheadBytes: 100, keyColumnReadFraction: 0.1 }),
+    );
     let seen: TableModel | undefined;
     const r = simulatePolicy(stream, normalizePolicy({ name: 'p', planner: 'tiered', schedule: { everyMinutes: 1 } }), {
       planner: scripted((t) => {
         seen = t;
-        return { tasks: [task({ kind: 'eq-to-pos', inputs: t.dataFiles, deletes: t.deleteFiles, removableDeletes: t.deleteFiles })] };
+        return {
+          tasks: [
+            task({ kind: 'eq-to-pos', inputs: t.dataFiles, deletes: t.deleteFiles, removableDeletes: t.deleteFiles }),
+          ],
+        };
       }),
     });
     expect(r.violations).toEqual([]);
@@ -170,7 +192,9 @@ describe('delete effects', () => {
 
   it('reports a rewrite that does not apply a delete of its input', () => {
     const r = simulatePolicy(normalizeStream(deletesSpec()), normalizePolicy({ name: 'p', planner: 'tiered' }), {
-      planner: scripted((t) => (t.deleteFiles.length ? { tasks: [task({ kind: 'major', inputs: t.dataFiles })] } : undefined)),
+      planner: scripted((t) =>
+        t.deleteFiles.length ? { tasks: [task({ kind: 'major', inputs: t.dataFiles })] } : undefined,
+      ),
     });
     expect(r.violations.some((v) => v.includes('without applying'))).toBe(true);
   });
@@ -208,7 +232,9 @@ describe('delete effects', () => {
       const r = simulatePolicy(stream, normalizePolicy({ name: 'p', planner: 'tiered' }), {
         planner: scripted((t) => {
           const me = t.dataFiles.find((x) => x.path === f.path);
-          return me ? { tasks: [task({ kind: 'major', inputs: [me], deletes: t.deleteFiles, targetFileSizeBytes: 1e9 })] } : undefined;
+          return me
+            ? { tasks: [task({ kind: 'major', inputs: [me], deletes: t.deleteFiles, targetFileSizeBytes: 1e9 })] }
+            : undefined;
         }),
       });
       rows[f.path.replace(/.*\//, '')] = r.compactionBytesWritten / (f.sizeBytes / f.recordCount);

@@ -43,7 +43,12 @@ function render(name: string): Rendered {
 const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
 
 /** Pixels within `tol` of `colour` inside an SVG-coordinate rectangle. */
-function countColour(r: Rendered, colour: string, rect: { x: number; y: number; w: number; h: number }, tol = 60): number {
+function countColour(
+  r: Rendered,
+  colour: string,
+  rect: { x: number; y: number; w: number; h: number },
+  tol = 60,
+): number {
   const [cr, cg, cb] = hex(colour);
   let n = 0;
   for (let y = Math.ceil(rect.y * SCALE); y < (rect.y + rect.h) * SCALE; y++) {
@@ -57,12 +62,28 @@ function countColour(r: Rendered, colour: string, rect: { x: number; y: number; 
 }
 
 /** Each panel's plot area (the <rect fill="none"> frames) and the series drawn in it. */
-function panels(svg: string): { rect: { x: number; y: number; w: number; h: number }; series: { policy: string; metric: string; colour: string }[] }[] {
-  const frames = [...svg.matchAll(/<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none"/g)].map((m) => ({
-    x: Number(m[1]) + 3, y: Number(m[2]) + 3, w: Number(m[3]) - 6, h: Number(m[4]) - 6, // inside the frame line
+function panels(
+  svg: string,
+): {
+  rect: { x: number; y: number; w: number; h: number };
+  series: { policy: string; metric: string; colour: string }[];
+}[] {
+  const frames = [
+    ...svg.matchAll(/<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none"/g),
+  ].map((m) => ({
+    x: Number(m[1]) + 3,
+    y: Number(m[2]) + 3,
+    w: Number(m[3]) - 6,
+    h: Number(m[4]) - 6, // inside the frame line
   }));
-  const series = [...svg.matchAll(/<polyline class="series" data-policy="([^"]*)" data-metric="([^"]*)" fill="none" stroke="(#[0-9a-f]{6})"/g)].map((m) => ({
-    policy: m[1]!, metric: m[2]!, colour: m[3]!,
+  const series = [
+    ...svg.matchAll(
+      /<polyline class="series" data-policy="([^"]*)" data-metric="([^"]*)" fill="none" stroke="(#[0-9a-f]{6})"/g,
+    ),
+  ].map((m) => ({
+    policy: m[1]!,
+    metric: m[2]!,
+    colour: m[3]!,
   }));
   const metrics = [...new Set(series.map((s) => s.metric))];
   return frames.map((rect, i) => ({ rect, series: series.filter((s) => s.metric === metrics[i]) }));
@@ -104,8 +125,24 @@ describe('simulator charts as PNG', () => {
       expect(labels.length).toBeGreaterThan(8);
       for (const l of labels) expect(l, `${name} tick ${l}`).toMatch(/^(?:≤ )?(?:0|\d+(?: (?:B|KiB|MiB|GiB|TiB))?)$/);
     }
-    expect(niceByteTicks(85 * MiB).map(byteLabel)).toEqual(['0', '16 MiB', '32 MiB', '48 MiB', '64 MiB', '80 MiB', '96 MiB']);
-    expect(niceByteTicks(3 * 1024 * MiB).map(byteLabel)).toEqual(['0', '512 MiB', '1 GiB', '1.5 GiB', '2 GiB', '2.5 GiB', '3 GiB']);
+    expect(niceByteTicks(85 * MiB).map(byteLabel)).toEqual([
+      '0',
+      '16 MiB',
+      '32 MiB',
+      '48 MiB',
+      '64 MiB',
+      '80 MiB',
+      '96 MiB',
+    ]);
+    expect(niceByteTicks(3 * 1024 * MiB).map(byteLabel)).toEqual([
+      '0',
+      '512 MiB',
+      '1 GiB',
+      '1.5 GiB',
+      '2 GiB',
+      '2.5 GiB',
+      '3 GiB',
+    ]);
     expect(niceRangeTicks(1846, 2320)).toEqual([1800, 1900, 2000, 2100, 2200, 2300, 2400]);
   });
 

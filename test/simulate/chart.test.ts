@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePolicy, normalizeStream, renderChart, simulate, niceTicks, escapeXml } from '../../src/simulate/index.js';
+import {
+  normalizePolicy,
+  normalizeStream,
+  renderChart,
+  simulate,
+  niceTicks,
+  escapeXml,
+} from '../../src/simulate/index.js';
 
 /** Minimal XML well-formedness check: balanced, properly nested tags with quoted attributes. */
 function assertWellFormedXml(xml: string): void {
@@ -28,11 +35,18 @@ describe('chart', () => {
   const stream = normalizeStream({
     name: 'tiny <&> stream',
     durationMinutes: 6,
-    commits: [{ atMinute: 0, data: [{ sizeBytes: 1000, records: 10, count: 3 }], repeat: { everyMinutes: 1, times: 6 } }],
+    commits: [
+      { atMinute: 0, data: [{ sizeBytes: 1000, records: 10, count: 3 }], repeat: { everyMinutes: 1, times: 6 } },
+    ],
   });
   const policies = [
     normalizePolicy({ name: 'none', planner: 'none' }),
-    normalizePolicy({ name: 'bin "pack" 2m', planner: 'binpack', properties: { 'target-file-size-bytes': 1_000_000, 'min-input-files': 1 }, schedule: { everyMinutes: 2 } }),
+    normalizePolicy({
+      name: 'bin "pack" 2m',
+      planner: 'binpack',
+      properties: { 'target-file-size-bytes': 1_000_000, 'min-input-files': 1 },
+      schedule: { everyMinutes: 2 },
+    }),
     normalizePolicy({ name: 'tiered', planner: 'tiered', properties: { 'self-optimizing.target-size': 1_000_000 } }),
   ];
   const report = simulate(stream, policies);
@@ -49,7 +63,9 @@ describe('chart', () => {
 
   it('draws one series per policy for each metric, with the policy name escaped', () => {
     for (const metric of ['liveDataFiles', 'cumulativeBytesWritten']) {
-      const series = [...svg.matchAll(new RegExp(`<polyline class="series" data-policy="([^"]*)" data-metric="${metric}"`, 'g'))].map((m) => m[1]);
+      const series = [
+        ...svg.matchAll(new RegExp(`<polyline class="series" data-policy="([^"]*)" data-metric="${metric}"`, 'g')),
+      ].map((m) => m[1]);
       expect(series).toEqual(policies.map((p) => escapeXml(p.name)));
     }
     // One point per sampled minute (0..6).

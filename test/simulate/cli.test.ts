@@ -13,12 +13,23 @@ describe('floe simulate', () => {
       JSON.stringify({
         name: 'small',
         durationMinutes: 10,
-        commits: [{ atMinute: 0, data: [{ sizeBytes: 4096, records: 40, count: 2 }], repeat: { everyMinutes: 1, times: 10 } }],
+        commits: [
+          { atMinute: 0, data: [{ sizeBytes: 4096, records: 40, count: 2 }], repeat: { everyMinutes: 1, times: 10 } },
+        ],
       }),
     );
     await writeFile(
       join(dir, 'every3.yaml'),
-      ['name: tiered-every-3m', 'planner: tiered', 'properties:', '  self-optimizing.minor.trigger.file-count: 4', 'schedule:', '  kind: periodic', '  everyMinutes: 3', ''].join('\n'),
+      [
+        'name: tiered-every-3m',
+        'planner: tiered',
+        'properties:',
+        '  self-optimizing.minor.trigger.file-count: 4',
+        'schedule:',
+        '  kind: periodic',
+        '  everyMinutes: 3',
+        '',
+      ].join('\n'),
     );
   });
   afterAll(async () => {
@@ -28,7 +39,11 @@ describe('floe simulate', () => {
   it('prints the side-by-side table and writes the chart for a stream file', async () => {
     let out = '';
     const chart = join(dir, 'c.svg');
-    await simulateAction(join(dir, 'stream.json'), { policy: [join(dir, 'every3.yaml')], out: chart }, (t) => (out += t));
+    await simulateAction(
+      join(dir, 'stream.json'),
+      { policy: [join(dir, 'every3.yaml')], out: chart },
+      (t) => (out += t),
+    );
     for (const name of ['none', 'floe-tiered', 'tiered-every-3m']) expect(out).toContain(name);
     expect(out).toContain(`chart: ${chart}`);
     const svg = await readFile(chart, 'utf8');
@@ -37,7 +52,11 @@ describe('floe simulate', () => {
 
   it('--json prints the numbers of only the given policies with --only', async () => {
     let out = '';
-    await simulateAction(join(dir, 'stream.json'), { policy: [join(dir, 'every3.yaml')], only: true, json: true, out: join(dir, 'd.svg') }, (t) => (out += t));
+    await simulateAction(
+      join(dir, 'stream.json'),
+      { policy: [join(dir, 'every3.yaml')], only: true, json: true, out: join(dir, 'd.svg') },
+      (t) => (out += t),
+    );
     const report = JSON.parse(out);
     expect(report.results.map((r: { policy: string }) => r.policy)).toEqual(['tiered-every-3m']);
     // 10 commits × 2 files × 4096 bytes.
@@ -46,6 +65,8 @@ describe('floe simulate', () => {
   });
 
   it('names the file it cannot read', async () => {
-    await expect(simulateAction(join(dir, 'missing.json'), { out: join(dir, 'e.svg') }, () => {})).rejects.toThrow(/missing\.json/);
+    await expect(simulateAction(join(dir, 'missing.json'), { out: join(dir, 'e.svg') }, () => {})).rejects.toThrow(
+      /missing\.json/,
+    );
   });
 });

@@ -89,7 +89,8 @@ describe('upsert-1h preset', () => {
   });
 
   it('every policy ends with the same live bytes (compaction moves rows, it never adds or drops them)', () => {
-    for (const r of report.results) expect(Math.abs(r.finalLiveBytes - none.finalLiveBytes) / none.finalLiveBytes).toBeLessThan(1e-6);
+    for (const r of report.results)
+      expect(Math.abs(r.finalLiveBytes - none.finalLiveBytes) / none.finalLiveBytes).toBeLessThan(1e-6);
   });
 
   it('the delete-threshold bin-pack rewrites the whole base table, tiered converts deletes instead', () => {

@@ -25,6 +25,8 @@ describe('scheduler', () => {
     // Writers commit until minute 4, then stop.
     const versionAt = (t: number) => Math.min(t / M, 4);
     expect(firings(new Scheduler({ kind: 'on-change', everyMinutes: 1 }), 8, M, versionAt)).toEqual([1, 2, 3, 4]);
-    expect(firings(new Scheduler({ kind: 'periodic', everyMinutes: 1 }), 8, M, versionAt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(firings(new Scheduler({ kind: 'periodic', everyMinutes: 1 }), 8, M, versionAt)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8,
+    ]);
   });
 });

@@ -29,10 +29,31 @@ describe('commit stream normalisation', () => {
     const bad = [
       { name: 's', durationMinutes: 1, tickMs: 7000, commits: [] },
       { name: 's', durationMinutes: 1, commits: [{ data: [] }] },
-      { name: 's', durationMinutes: 1, commits: [{ atMinute: 0, positionDeletes: [{ sizeBytes: 1, records: 1, target: 0 }] }] },
-      { name: 's', durationMinutes: 1, commits: [{ atMinute: 0, positionDeletes: [{ sizeBytes: 1, records: 1, target: 'nope' }] }] },
-      { name: 's', durationMinutes: 1, base: [{ sizeBytes: 1, records: 1, partition: 'a' }], commits: [{ atMinute: 0, data: [{ sizeBytes: 1, records: 1 }] }] },
-      { name: 's', durationMinutes: 1, base: [{ id: 'x', sizeBytes: 1, records: 1 }, { id: 'x', sizeBytes: 1, records: 1 }], commits: [] },
+      {
+        name: 's',
+        durationMinutes: 1,
+        commits: [{ atMinute: 0, positionDeletes: [{ sizeBytes: 1, records: 1, target: 0 }] }],
+      },
+      {
+        name: 's',
+        durationMinutes: 1,
+        commits: [{ atMinute: 0, positionDeletes: [{ sizeBytes: 1, records: 1, target: 'nope' }] }],
+      },
+      {
+        name: 's',
+        durationMinutes: 1,
+        base: [{ sizeBytes: 1, records: 1, partition: 'a' }],
+        commits: [{ atMinute: 0, data: [{ sizeBytes: 1, records: 1 }] }],
+      },
+      {
+        name: 's',
+        durationMinutes: 1,
+        base: [
+          { id: 'x', sizeBytes: 1, records: 1 },
+          { id: 'x', sizeBytes: 1, records: 1 },
+        ],
+        commits: [],
+      },
     ];
     for (const spec of bad) {
       let err: unknown;
@@ -49,14 +70,20 @@ describe('commit stream normalisation', () => {
 
 describe('policy normalisation', () => {
   it('stringifies properties and defaults the schedule to every minute', () => {
-    const p = normalizePolicy({ name: 'p', planner: 'tiered', properties: { 'self-optimizing.minor.trigger.file-count': 20, x: true } });
+    const p = normalizePolicy({
+      name: 'p',
+      planner: 'tiered',
+      properties: { 'self-optimizing.minor.trigger.file-count': 20, x: true },
+    });
     expect(p.properties).toEqual({ 'self-optimizing.minor.trigger.file-count': '20', x: 'true' });
     expect(p.schedule).toEqual({ kind: 'periodic', everyMinutes: 1 });
   });
 
   it('rejects unknown planners and schedules', () => {
     expect(() => normalizePolicy({ name: 'p', planner: 'zorder' as never })).toThrow(/planner/);
-    expect(() => normalizePolicy({ name: 'p', planner: 'none', schedule: { kind: 'hourly' as never } })).toThrow(/schedule/);
+    expect(() => normalizePolicy({ name: 'p', planner: 'none', schedule: { kind: 'hourly' as never } })).toThrow(
+      /schedule/,
+    );
   });
 });
 

@@ -56,12 +56,22 @@ describe('read cost: bytes read plus a per-run and a per-file charge', () => {
     name: 'charges',
     durationMinutes: 1,
     base: [{ id: 'A', sizeBytes: 1000, records: 100 }],
-    commits: [{ atMinute: 0, data: [{ id: 'B', sizeBytes: 500, records: 50 }], equalityDeletes: [{ sizeBytes: 50, records: 30 }] }],
+    commits: [
+      {
+        atMinute: 0,
+        data: [{ id: 'B', sizeBytes: 500, records: 50 }],
+        equalityDeletes: [{ sizeBytes: 50, records: 30 }],
+      },
+    ],
     sizeModel: { fileOpenCostBytes: 100, runCostBytes: 1000, runCostBytesPerLiveFile: 10 },
   };
-  const r = simulatePolicy(normalizeStream(spec), normalizePolicy({ name: 'p', planner: 'tiered', schedule: { everyMinutes: 1 } }), {
-    planner: rewriteAll,
-  });
+  const r = simulatePolicy(
+    normalizeStream(spec),
+    normalizePolicy({ name: 'p', planner: 'tiered', schedule: { everyMinutes: 1 } }),
+    {
+      planner: rewriteAll,
+    },
+  );
 
   it('charges each file a task opens and each committed run', () => {
     // read: A 1000 + B 500 + delete 50 = 1550; opened: 2 data + 1 delete = 3; one run over 3 live files.
@@ -93,7 +103,10 @@ describe('read cost: bytes read plus a per-run and a per-file charge', () => {
 describe('upsert-1h: batched equality→position conversion against Amoro, in one simulated run', () => {
   const preset = getPreset('upsert-1h');
   const names = ['amoro-trigger40-5m', 'floe-tiered', 'floe-tiered-ratio-1'];
-  const report = simulate(preset.stream, preset.policies.filter((p) => names.includes(p.name)));
+  const report = simulate(
+    preset.stream,
+    preset.policies.filter((p) => names.includes(p.name)),
+  );
   const amoro = byName(report.results, 'amoro-trigger40-5m');
   const floe = byName(report.results, 'floe-tiered');
   const eager = byName(report.results, 'floe-tiered-ratio-1');
@@ -112,7 +125,7 @@ describe('upsert-1h: batched equality→position conversion against Amoro, in on
     expect(floe.queryPenalty.max).toBeLessThan(amoro.queryPenalty.max);
   });
 
-  it('floe converts in batches packed by key-column bytes: a small fraction of Amoro\'s conversion tasks and file opens', () => {
+  it("floe converts in batches packed by key-column bytes: a small fraction of Amoro's conversion tasks and file opens", () => {
     const conversions = (r: PolicyResult) => r.tasksByKind['eq-to-pos'] ?? 0;
     expect(conversions(floe)).toBeGreaterThan(0);
     expect(conversions(floe) * 10).toBeLessThan(conversions(amoro));

@@ -45,11 +45,39 @@ describe('floe compact --strategy sort|zorder', () => {
   });
 
   it('plans a sort and a z-order rewrite (dry run)', async () => {
-    const s = await floe('compact', iceberg.dir, '--strategy', 'sort', '--sort-order', 'i DESC', '-o', 'rewrite-all=true', '--dry-run', '--explain', '--progress', 'none');
+    const s = await floe(
+      'compact',
+      iceberg.dir,
+      '--strategy',
+      'sort',
+      '--sort-order',
+      'i DESC',
+      '-o',
+      'rewrite-all=true',
+      '--dry-run',
+      '--explain',
+      '--progress',
+      'none',
+    );
     expect(s.stderr).toBe('');
     expect(s.code).toBe(0);
     expect(s.stdout).toContain('i DESC NULLS LAST');
-    const z = await floe('compact', iceberg.dir, '--strategy', 'zorder', '--columns', 'i', '-o', 'rewrite-all=true', '-o', 'var-length-contribution=4', '--dry-run', '--explain', '--progress', 'none');
+    const z = await floe(
+      'compact',
+      iceberg.dir,
+      '--strategy',
+      'zorder',
+      '--columns',
+      'i',
+      '-o',
+      'rewrite-all=true',
+      '-o',
+      'var-length-contribution=4',
+      '--dry-run',
+      '--explain',
+      '--progress',
+      'none',
+    );
     expect(z.code).toBe(0);
     expect(z.stdout).toContain('zorder(i)');
   });

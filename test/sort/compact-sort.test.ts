@@ -44,7 +44,11 @@ async function makeTable(): Promise<{ dir: string; io: TableFileIO; expected: R[
   ios.push(files);
   const io = new TableFileIO(files);
   const dir = path.join(root, 't');
-  await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS, properties: { 'write.parquet.compression-codec': 'uncompressed' } });
+  await createIcebergTable(io, dir, {
+    formatVersion: 2,
+    fields: FIELDS,
+    properties: { 'write.parquet.compression-codec': 'uncompressed' },
+  });
   let state = 42;
   const rnd = (m: number) => {
     state = (state * 1103515245 + 12345) & 0x7fffffff;
@@ -54,12 +58,23 @@ async function makeTable(): Promise<{ dir: string; io: TableFileIO; expected: R[
   let id = 0n;
   for (let f = 0; f < 16; f++) {
     const rows: R[] = [];
-    for (let i = 0; i < 250; i++) rows.push({ id: id++, x: rnd(50) === 0 ? null : BigInt(rnd(1000)), y: rnd(50) === 0 ? null : BigInt(rnd(1000)), s: `row-${id}` });
+    for (let i = 0; i < 250; i++)
+      rows.push({
+        id: id++,
+        x: rnd(50) === 0 ? null : BigInt(rnd(1000)),
+        y: rnd(50) === 0 ? null : BigInt(rnd(1000)),
+        s: `row-${id}`,
+      });
     await appendRows(io, dir, rows as unknown as Record<string, unknown>[]);
     all.push(...rows);
   }
   const gone = new Set([3n, 700n, 2500n, 3999n]);
-  await deleteByEquality(io, dir, ['id'], [...gone].map((g) => [g]));
+  await deleteByEquality(
+    io,
+    dir,
+    ['id'],
+    [...gone].map((g) => [g]),
+  );
   return { dir, io, expected: all.filter((r) => !gone.has(r.id)) };
 }
 
@@ -72,7 +87,11 @@ async function compact(dir: string, opts: CompactOptions): Promise<CompactReport
   }
 }
 
-const OPTIONS = { 'target-file-size-bytes': String(8 * 1024), 'rewrite-all': 'true', 'max-file-group-size-bytes': String(1 << 30) };
+const OPTIONS = {
+  'target-file-size-bytes': String(8 * 1024),
+  'rewrite-all': 'true',
+  'max-file-group-size-bytes': String(1 << 30),
+};
 
 async function liveFiles(dir: string, io: TableFileIO): Promise<DataFile[]> {
   const model = await loadTableModel(await openIcebergTable(dir, { io }));
@@ -88,7 +107,7 @@ async function rowsOf(file: DataFile): Promise<R[]> {
 const key = (r: R) => `${r.id}|${r.x}|${r.y}|${r.s}`;
 const cmpNum = (a: bigint | null, b: bigint | null, desc: boolean, nullsFirst: boolean): number => {
   if (a === null || b === null) return a === b ? 0 : (a === null) === nullsFirst ? -1 : 1;
-  return a === b ? 0 : (a < b) !== desc ? -1 : 1;
+  return a === b ? 0 : a < b !== desc ? -1 : 1;
 };
 /** x ASC NULLS FIRST, y DESC NULLS LAST — the test's own comparator. */
 const xAscYDesc = (p: R, q: R) => cmpNum(p.x, q.x, false, true) || cmpNum(p.y, q.y, true, false);
@@ -96,7 +115,11 @@ const xAscYDesc = (p: R, q: R) => cmpNum(p.x, q.x, false, true) || cmpNum(p.y, q
 describe('compact --strategy sort', () => {
   it('writes sorted files in order, keeps every live row, and a spilled sort writes the same', async () => {
     const a = await makeTable();
-    const report = await compact(a.dir, { strategy: 'sort', sort: { sortOrder: 'x ASC NULLS FIRST, y DESC' }, options: OPTIONS });
+    const report = await compact(a.dir, {
+      strategy: 'sort',
+      sort: { sortOrder: 'x ASC NULLS FIRST, y DESC' },
+      options: OPTIONS,
+    });
     expect(report.failedTasks).toEqual([]);
     expect(report.committedTasks).toEqual(['sort-1']);
     const files = await liveFiles(a.dir, a.io);
@@ -118,7 +141,12 @@ describe('compact --strategy sort', () => {
     const spillDir = mkdtempSync(path.join(tmpdir(), 'floe-spill-'));
     roots.push(spillDir);
     const messages: string[] = [];
-    await compact(b.dir, { strategy: 'sort', sort: { sortOrder: 'x ASC NULLS FIRST, y DESC', memoryBytes: 16 * 1024, spillDir }, options: OPTIONS, onProgress: (e) => e.type === 'message' && messages.push(e.text) });
+    await compact(b.dir, {
+      strategy: 'sort',
+      sort: { sortOrder: 'x ASC NULLS FIRST, y DESC', memoryBytes: 16 * 1024, spillDir },
+      options: OPTIONS,
+      onProgress: (e) => e.type === 'message' && messages.push(e.text),
+    });
     expect(messages.filter((m) => m.includes('spilled sorted run')).length).toBeGreaterThan(3);
     const seqB: R[] = [];
     for (const f of await liveFiles(b.dir, b.io)) seqB.push(...(await rowsOf(f)));
@@ -128,12 +156,20 @@ describe('compact --strategy sort', () => {
 
   it("uses the table's default sort order and records its id; refuses an unsorted table without an order", async () => {
     const t = await makeTable();
-    await expect(compact(t.dir, { strategy: 'sort', options: OPTIONS })).rejects.toThrow(/the table has no sort order; give one with --sort-order/);
+    await expect(compact(t.dir, { strategy: 'sort', options: OPTIONS })).rejects.toThrow(
+      /the table has no sort order; give one with --sort-order/,
+    );
     // give the table a default sort order (as Spark's ALTER TABLE … WRITE ORDERED BY would)
     const table = await openIcebergTable(t.dir, { io: t.io });
     const mdPath = table.metadataLocation.replace(/^file:\/\//, '');
     const md = JSON.parse(readFileSync(mdPath, 'utf8')) as Record<string, unknown>;
-    md['sort-orders'] = [{ 'order-id': 0, fields: [] }, { 'order-id': 1, fields: [{ 'source-id': 3, transform: 'identity', direction: 'desc', 'null-order': 'nulls-last' }] }];
+    md['sort-orders'] = [
+      { 'order-id': 0, fields: [] },
+      {
+        'order-id': 1,
+        fields: [{ 'source-id': 3, transform: 'identity', direction: 'desc', 'null-order': 'nulls-last' }],
+      },
+    ];
     md['default-sort-order-id'] = 1;
     writeFileSync(mdPath, JSON.stringify(md));
     const report = await compact(t.dir, { strategy: 'sort', options: OPTIONS });
@@ -161,14 +197,23 @@ describe('compact --strategy sort', () => {
       options: OPTIONS,
       signal: ctrl.signal,
       onProgress: (e) => {
-        if (e.type === 'message' && e.text.includes('spilled sorted run') && ++spills === 3) ctrl.abort(new Error('test cancel'));
+        if (e.type === 'message' && e.text.includes('spilled sorted run') && ++spills === 3)
+          ctrl.abort(new Error('test cancel'));
       },
-    }).then(() => undefined, (e: unknown) => e);
-    expect((err as { context?: { cancelled?: boolean; committed?: boolean } }).context).toMatchObject({ cancelled: true, committed: false });
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as { context?: { cancelled?: boolean; committed?: boolean } }).context).toMatchObject({
+      cancelled: true,
+      committed: false,
+    });
     expect(readdirSync(spillDir)).toEqual([]);
     expect((await liveFiles(t.dir, t.io)).map((f) => f.path)).toEqual(before.map((f) => f.path));
     // no data file other than the table's own is left in the data directory
-    const onDisk = readdirSync(path.join(t.dir, 'data'), { recursive: true }).map(String).filter((n) => n.endsWith('.parquet'));
+    const onDisk = readdirSync(path.join(t.dir, 'data'), { recursive: true })
+      .map(String)
+      .filter((n) => n.endsWith('.parquet'));
     expect(onDisk.length).toBe(before.length + 1); // the data files and the equality-delete file
   });
 });
@@ -190,8 +235,16 @@ describe('compact --strategy zorder', () => {
       const area = boxes.reduce((n, b) => n + ((b.x[1] - b.x[0]) / 999) * ((b.y[1] - b.y[0]) / 999), 0) / boxes.length;
       // mean share of the other files whose x/y box overlaps a file's: what a point lookup cannot prune
       let overlaps = 0;
-      for (const [i, p] of boxes.entries()) for (const [j, q] of boxes.entries()) if (i !== j && p.x[0] <= q.x[1] && q.x[0] <= p.x[1] && p.y[0] <= q.y[1] && q.y[0] <= p.y[1]) overlaps++;
-      return { files: files.length, width: { x: width('x'), y: width('y') }, area, overlap: boxes.length > 1 ? overlaps / (boxes.length * (boxes.length - 1)) : 0, rows: all };
+      for (const [i, p] of boxes.entries())
+        for (const [j, q] of boxes.entries())
+          if (i !== j && p.x[0] <= q.x[1] && q.x[0] <= p.x[1] && p.y[0] <= q.y[1] && q.y[0] <= p.y[1]) overlaps++;
+      return {
+        files: files.length,
+        width: { x: width('x'), y: width('y') },
+        area,
+        overlap: boxes.length > 1 ? overlaps / (boxes.length * (boxes.length - 1)) : 0,
+        rows: all,
+      };
     };
     const bp = await makeTable();
     await compact(bp.dir, { strategy: 'binpack', options: OPTIONS });
@@ -200,7 +253,8 @@ describe('compact --strategy zorder', () => {
     expect(report.committedTasks).toEqual(['zorder-1']);
     const a = await measure(bp.dir, bp.io);
     const b = await measure(z.dir, z.io);
-    const fmt = (m: typeof a) => `${m.files} files, mean x width ${m.width.x.toFixed(3)}, y width ${m.width.y.toFixed(3)}, mean x·y box area ${m.area.toFixed(3)}, box overlap ${(m.overlap * 100).toFixed(0)}%`;
+    const fmt = (m: typeof a) =>
+      `${m.files} files, mean x width ${m.width.x.toFixed(3)}, y width ${m.width.y.toFixed(3)}, mean x·y box area ${m.area.toFixed(3)}, box overlap ${(m.overlap * 100).toFixed(0)}%`;
     console.log(`[zorder] bin-pack: ${fmt(a)}\n[zorder] z-order(x,y): ${fmt(b)}`);
     expect(b.rows.map(key).sort()).toEqual(z.expected.map(key).sort());
     expect(a.rows.map(key).sort()).toEqual(bp.expected.map(key).sort());

@@ -20,7 +20,15 @@ const FIELDS: Field[] = [
   { id: 2, name: 'a', required: false, type: { kind: 'primitive', name: 'int' } },
   { id: 3, name: 's', required: false, type: { kind: 'primitive', name: 'string' } },
   { id: 4, name: 'x', required: false, type: { kind: 'primitive', name: 'double' } },
-  { id: 5, name: 'n', required: false, type: { kind: 'struct', fields: [{ id: 6, name: 'k', required: false, type: { kind: 'primitive', name: 'long' } }] } },
+  {
+    id: 5,
+    name: 'n',
+    required: false,
+    type: {
+      kind: 'struct',
+      fields: [{ id: 6, name: 'k', required: false, type: { kind: 'primitive', name: 'long' } }],
+    },
+  },
 ];
 const SCHEMA = arrowSchemaForIceberg(FIELDS);
 const SRC: OrderSource = { location: 'mem://t', schema: { schemaId: 0, fields: FIELDS } };
@@ -50,7 +58,10 @@ function makeRows(count: number, seed = 7): R[] {
 async function* source(rows: R[], batchRows: number): AsyncGenerator<SortInput> {
   for (let i = 0; i < rows.length; i += batchRows) {
     const part = rows.slice(i, i + batchRows);
-    yield { table: tableFromRows(SCHEMA, part as unknown as Record<string, unknown>[]), estimatedBytes: part.length * 10 };
+    yield {
+      table: tableFromRows(SCHEMA, part as unknown as Record<string, unknown>[]),
+      estimatedBytes: part.length * 10,
+    };
   }
 }
 
@@ -82,7 +93,10 @@ function refCompare(terms: Ref[]) {
 
 function assertSorted(rows: R[], cmp: (p: R, q: R) => number): void {
   for (let i = 1; i < rows.length; i++) {
-    if (cmp(rows[i - 1]!, rows[i]!) > 0) throw new Error(`rows ${i - 1} and ${i} out of order: ${JSON.stringify(rows[i - 1], big)} > ${JSON.stringify(rows[i], big)}`);
+    if (cmp(rows[i - 1]!, rows[i]!) > 0)
+      throw new Error(
+        `rows ${i - 1} and ${i} out of order: ${JSON.stringify(rows[i - 1], big)} > ${JSON.stringify(rows[i], big)}`,
+      );
   }
 }
 const big = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}` : v);
@@ -116,30 +130,80 @@ describe('sort order text', () => {
     expect(() => parseSortOrder(SRC, 'nope')).toThrow(/sort column nope is not in the current schema/);
     expect(() => parseSortOrder(SRC, 'n')).toThrow(/only primitive columns/);
     expect(() => parseSortOrder(SRC, 'bucket(id, 4)')).toThrow(/sort transform bucket on id is not supported/);
-    expect(() => resolveRowOrder(SRC, { strategy: 'sort' })).toThrow(/table mem:\/\/t: the table has no sort order; give one with --sort-order/);
-    expect(() => resolveRowOrder({ ...SRC, sortOrders: [{ orderId: 0, fields: [] }], defaultSortOrderId: 0 }, { strategy: 'sort' })).toThrow(/no sort order/);
+    expect(() => resolveRowOrder(SRC, { strategy: 'sort' })).toThrow(
+      /table mem:\/\/t: the table has no sort order; give one with --sort-order/,
+    );
+    expect(() =>
+      resolveRowOrder(
+        { ...SRC, sortOrders: [{ orderId: 0, fields: [] }], defaultSortOrderId: 0 },
+        { strategy: 'sort' },
+      ),
+    ).toThrow(/no sort order/);
     expect(() => resolveRowOrder(SRC, { strategy: 'zorder' })).toThrow(/needs --columns/);
-    const bucketed: OrderSource = { ...SRC, sortOrders: [{ orderId: 1, fields: [{ sourceId: 1, transform: 'bucket[4]', direction: 'asc', nullOrder: 'nulls-first' }] }], defaultSortOrderId: 1 };
-    expect(() => resolveRowOrder(bucketed, { strategy: 'sort' })).toThrow(/transform bucket\[4\] on id is not supported .*give an order with --sort-order/);
+    const bucketed: OrderSource = {
+      ...SRC,
+      sortOrders: [
+        { orderId: 1, fields: [{ sourceId: 1, transform: 'bucket[4]', direction: 'asc', nullOrder: 'nulls-first' }] },
+      ],
+      defaultSortOrderId: 1,
+    };
+    expect(() => resolveRowOrder(bucketed, { strategy: 'sort' })).toThrow(
+      /transform bucket\[4\] on id is not supported .*give an order with --sort-order/,
+    );
     expect(() => resolveRowOrder(SRC, { strategy: 'zorder', columns: ['a', 'a'] })).toThrow(/listed twice/);
   });
 
   it('defaults to the table sort order and records its id; a matching explicit order gets the id too', () => {
-    const src: OrderSource = { ...SRC, sortOrders: [{ orderId: 0, fields: [] }, { orderId: 3, fields: [{ sourceId: 2, transform: 'identity', direction: 'desc', nullOrder: 'nulls-last' }] }], defaultSortOrderId: 3 };
+    const src: OrderSource = {
+      ...SRC,
+      sortOrders: [
+        { orderId: 0, fields: [] },
+        { orderId: 3, fields: [{ sourceId: 2, transform: 'identity', direction: 'desc', nullOrder: 'nulls-last' }] },
+      ],
+      defaultSortOrderId: 3,
+    };
     const o = resolveRowOrder(src, { strategy: 'sort' });
-    expect(o).toMatchObject({ kind: 'sort', sortOrderId: 3, terms: [{ name: 'a', direction: 'desc', nullOrder: 'nulls-last' }] });
+    expect(o).toMatchObject({
+      kind: 'sort',
+      sortOrderId: 3,
+      terms: [{ name: 'a', direction: 'desc', nullOrder: 'nulls-last' }],
+    });
     expect(resolveRowOrder(src, { strategy: 'sort', sortOrder: 'a DESC' })).toMatchObject({ sortOrderId: 3 });
-    expect(resolveRowOrder(src, { strategy: 'sort', sortOrder: 'a DESC NULLS FIRST' })).toMatchObject({ sortOrderId: 0 });
-    expect(resolveRowOrder(src, { strategy: 'sort', sortOrder: 'zorder(a, s)' })).toMatchObject({ kind: 'zorder', terms: [{ name: 'a' }, { name: 's' }] });
+    expect(resolveRowOrder(src, { strategy: 'sort', sortOrder: 'a DESC NULLS FIRST' })).toMatchObject({
+      sortOrderId: 0,
+    });
+    expect(resolveRowOrder(src, { strategy: 'sort', sortOrder: 'zorder(a, s)' })).toMatchObject({
+      kind: 'zorder',
+      terms: [{ name: 'a' }, { name: 's' }],
+    });
   });
 });
 
 describe('external sort', () => {
   const rows = makeRows(1500);
   const cases: [string, Ref[]][] = [
-    ['a ASC NULLS FIRST, s DESC', [[(r) => r.a, false, true], [(r) => r.s, true, false]]],
-    ['a DESC NULLS FIRST, x ASC NULLS LAST, id', [[(r) => r.a, true, true], [(r) => r.x, false, false], [(r) => r.id, false, true]]],
-    ['n.k ASC NULLS LAST, s ASC NULLS LAST', [[(r) => (r.n === null ? null : r.n.k), false, false], [(r) => r.s, false, false]]],
+    [
+      'a ASC NULLS FIRST, s DESC',
+      [
+        [(r) => r.a, false, true],
+        [(r) => r.s, true, false],
+      ],
+    ],
+    [
+      'a DESC NULLS FIRST, x ASC NULLS LAST, id',
+      [
+        [(r) => r.a, true, true],
+        [(r) => r.x, false, false],
+        [(r) => r.id, false, true],
+      ],
+    ],
+    [
+      'n.k ASC NULLS LAST, s ASC NULLS LAST',
+      [
+        [(r) => (r.n === null ? null : r.n.k), false, false],
+        [(r) => r.s, false, false],
+      ],
+    ],
   ];
   for (const [text, ref] of cases) {
     it(`sorts by ${text}, in memory and spilled alike`, async () => {
@@ -158,7 +222,13 @@ describe('external sort', () => {
       const dir = spillDir();
       let spills = 0;
       let tempDir: string | undefined;
-      const spilled = await collect(order, rows, { memoryBytes: 4096, chunkRows: 50, spillDir: dir, onSpill: () => spills++, onSpillDir: (d) => (tempDir = d) });
+      const spilled = await collect(order, rows, {
+        memoryBytes: 4096,
+        chunkRows: 50,
+        spillDir: dir,
+        onSpill: () => spills++,
+        onSpillDir: (d) => (tempDir = d),
+      });
       expect(spills).toBeGreaterThan(5);
       console.log(`[sort] ${text}: ${rows.length} rows, ${spills} spilled runs merged`);
       expect(spilled.map((r) => JSON.stringify(r, big))).toEqual(mem.map((r) => JSON.stringify(r, big)));
@@ -170,7 +240,8 @@ describe('external sort', () => {
   it('is stable: ties keep their input order, also across spilled runs', async () => {
     const order = resolveRowOrder(SRC, { strategy: 'sort', sortOrder: 'a' });
     const out = await collect(order, rows, { memoryBytes: 2048, chunkRows: 16, spillDir: spillDir() });
-    for (let i = 1; i < out.length; i++) if (out[i]!.a === out[i - 1]!.a) expect(out[i]!.id > out[i - 1]!.id).toBe(true);
+    for (let i = 1; i < out.length; i++)
+      if (out[i]!.a === out[i - 1]!.a) expect(out[i]!.id > out[i - 1]!.id).toBe(true);
   });
 
   it('removes its spill files when the consumer stops early (cancel) and when the source fails', async () => {
@@ -178,7 +249,13 @@ describe('external sort', () => {
     const dir = spillDir();
     let tempDir: string | undefined;
     const ctrl = new AbortController();
-    const gen = externalSort(order, SCHEMA, source(rows, 37), { memoryBytes: 2048, chunkRows: 20, spillDir: dir, signal: ctrl.signal, onSpillDir: (d) => (tempDir = d) });
+    const gen = externalSort(order, SCHEMA, source(rows, 37), {
+      memoryBytes: 2048,
+      chunkRows: 20,
+      spillDir: dir,
+      signal: ctrl.signal,
+      onSpillDir: (d) => (tempDir = d),
+    });
     let seen = 0;
     await expect(
       (async () => {
@@ -198,7 +275,12 @@ describe('external sort', () => {
     let tempDir2: string | undefined;
     await expect(
       (async () => {
-        for await (const _ of externalSort(order, SCHEMA, failing(), { memoryBytes: 2048, spillDir: dir, onSpillDir: (d) => (tempDir2 = d) })) void _;
+        for await (const _ of externalSort(order, SCHEMA, failing(), {
+          memoryBytes: 2048,
+          spillDir: dir,
+          onSpillDir: (d) => (tempDir2 = d),
+        }))
+          void _;
       })(),
     ).rejects.toThrow(/read failed/);
     expect(tempDir2).toBeDefined();
@@ -207,9 +289,23 @@ describe('external sort', () => {
   });
 
   it('orders floats as Iceberg does (-0 before 0, NaN last) and strings by code point', async () => {
-    const special: R[] = [NaN, 1, -0, 0, -Infinity, Infinity, -1].map((x, i) => ({ id: BigInt(i), a: null, s: null, x, n: null }));
+    const special: R[] = [NaN, 1, -0, 0, -Infinity, Infinity, -1].map((x, i) => ({
+      id: BigInt(i),
+      a: null,
+      s: null,
+      x,
+      n: null,
+    }));
     const out = await collect(resolveRowOrder(SRC, { strategy: 'sort', sortOrder: 'x' }), special);
-    expect(out.map((r) => (Object.is(r.x, -0) ? '-0' : String(r.x)))).toEqual(['-Infinity', '-1', '-0', '0', '1', 'Infinity', 'NaN']);
+    expect(out.map((r) => (Object.is(r.x, -0) ? '-0' : String(r.x)))).toEqual([
+      '-Infinity',
+      '-1',
+      '-0',
+      '0',
+      '1',
+      'Infinity',
+      'NaN',
+    ]);
     // U+1F600 (a surrogate pair in UTF-16) is above U+FFFD in code point (and UTF-8 byte) order
     expect(compareCodePoints('\u{1F600}', '\uFFFD')).toBeGreaterThan(0);
     expect(Buffer.compare(Buffer.from('\u{1F600}'), Buffer.from('\uFFFD'))).toBeGreaterThan(0);
@@ -220,14 +316,21 @@ describe('z-order bytes', () => {
   it('interleaves bits most significant first, one column at a time', () => {
     // a = 1010 0000, b = 0110 0000 → a7 b7 a6 b6 a5 b5 a4 b4 = 1 0 0 1 1 1 0 0 | then zeros
     expect([...interleaveBits([Uint8Array.of(0b10100000), Uint8Array.of(0b01100000)])]).toEqual([0b10011100, 0]);
-    expect([...interleaveBits([Uint8Array.of(0xff, 0xff), Uint8Array.of(0x00)])]).toEqual([0b10101010, 0b10101010, 0xff]);
+    expect([...interleaveBits([Uint8Array.of(0xff, 0xff), Uint8Array.of(0x00)])]).toEqual([
+      0b10101010, 0b10101010, 0xff,
+    ]);
   });
 
   it('maps values to bytes whose unsigned order is the value order', () => {
     const long = { kind: 'primitive', name: 'long' } as const;
     const dbl = { kind: 'primitive', name: 'double' } as const;
     const str = { kind: 'primitive', name: 'string' } as const;
-    const check = <T>(values: T[], type: typeof long | typeof dbl | typeof str, width: number, cmp: (a: T, b: T) => number) => {
+    const check = <T>(
+      values: T[],
+      type: typeof long | typeof dbl | typeof str,
+      width: number,
+      cmp: (a: T, b: T) => number,
+    ) => {
       const sorted = [...values].sort(cmp);
       const byBytes = [...values].sort((a, b) => Buffer.compare(zBytes(a, type, width), zBytes(b, type, width)));
       expect(byBytes).toEqual(sorted);

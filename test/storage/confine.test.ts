@@ -25,7 +25,9 @@ describe('DeleteScope', () => {
     expect(scope.allows('s3://bucket/wh/t/data/../../t/data/x')).toBe(true); // collapses back inside; literal key inside too
     expect(scope.allows('s3://bucket/wh/x/../t/data/f')).toBe(false); // collapsed inside, literal key outside
     expect(scope.allows('s3://bucket/wh/t//data/f')).toBe(true);
-    expect(scope.refusal('s3://bucket/wh/t/data/../../x')).toMatch(/outside the table's locations \(s3:\/\/bucket\/wh\/t\)/);
+    expect(scope.refusal('s3://bucket/wh/t/data/../../x')).toMatch(
+      /outside the table's locations \(s3:\/\/bucket\/wh\/t\)/,
+    );
   });
 
   it('local files: file:/, file:///, bare paths alike; .. collapsed; relative paths resolved as floe reads them', () => {
@@ -40,7 +42,11 @@ describe('DeleteScope', () => {
   });
 
   it('configured locations are roots; relative ones and whole buckets or filesystem roots are not', () => {
-    const scope = new DeleteScope('s3://b/wh/t', ['s3://b/elsewhere/data', 'data', 's3://b', '/', undefined, ''], plain);
+    const scope = new DeleteScope(
+      's3://b/wh/t',
+      ['s3://b/elsewhere/data', 'data', 's3://b', '/', undefined, ''],
+      plain,
+    );
     expect(scope.roots).toEqual(['s3://b/wh/t', 's3://b/elsewhere/data']);
     expect(scope.ignoredRoots.map((r) => r.location)).toEqual(['data', 's3://b', '/']);
     expect(scope.allows('s3://b/elsewhere/data/x.parquet')).toBe(true);
@@ -65,14 +71,18 @@ describe('DeleteScope', () => {
   });
 });
 
-describe('removeWithin (cleanup of a run\'s own files)', () => {
+describe("removeWithin (cleanup of a run's own files)", () => {
   it('removes what the scope allows, ignores failures, returns what it refused', async () => {
     const scope = new DeleteScope('s3://b/wh/t', [], plain);
     const removed: string[] = [];
-    const refused = await removeWithin(scope, ['s3://b/wh/t/data/a', 's3://b/other/x', 's3://b/wh/t/data/fails'], async (l) => {
-      if (l.endsWith('fails')) throw new Error('boom');
-      removed.push(l);
-    });
+    const refused = await removeWithin(
+      scope,
+      ['s3://b/wh/t/data/a', 's3://b/other/x', 's3://b/wh/t/data/fails'],
+      async (l) => {
+        if (l.endsWith('fails')) throw new Error('boom');
+        removed.push(l);
+      },
+    );
     expect(removed).toEqual(['s3://b/wh/t/data/a']);
     expect(refused).toEqual(['s3://b/other/x']);
   });
@@ -95,7 +105,9 @@ describe('DeleteScope and symbolic links', () => {
       expect(scope.allows(`${root}/t/data/inner-link/x`)).toBe(true); // a link that stays inside is fine
       expect(scope.allows(`${root}/t/data/x`)).toBe(true);
       expect(scope.allows(`${root}/t/data/missing-dir/x`)).toBe(true); // nothing there to delete
-      expect(new DeleteScope(path.join(root, 't'), [], plain, { allowOutside: true }).allows(`${root}/t/data/link/victim`)).toBe(true);
+      expect(
+        new DeleteScope(path.join(root, 't'), [], plain, { allowOutside: true }).allows(`${root}/t/data/link/victim`),
+      ).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

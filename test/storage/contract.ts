@@ -111,7 +111,11 @@ export function runObjectStoreContract(name: string, factory: () => Promise<Cont
       expect(await store.get(k('range/f'), { range: { suffixLength: 5000 } })).toEqual(data);
       expect(await store.get(k('range/f'), { range: { offset: 995, length: 100 } })).toEqual(data.slice(995));
       expect((await store.get(k('range/f'), { range: { offset: 0, length: 0 } })).byteLength).toBe(0);
-      await expectFloeError(store.get(k('range/f'), { range: { offset: 1000, length: 1 } }), 'InvalidArgument', k('range/f'));
+      await expectFloeError(
+        store.get(k('range/f'), { range: { offset: 1000, length: 1 } }),
+        'InvalidArgument',
+        k('range/f'),
+      );
     });
 
     it('exists / missing keys: NotFound naming the key', async () => {
@@ -163,7 +167,9 @@ export function runObjectStoreContract(name: string, factory: () => Promise<Cont
       const size = 11 * MiB + 12345;
       const data = pattern(size, 11);
       // Odd chunk sizes so parts never align with what the producer writes.
-      const res = await store.putStream(k('mp/big.bin'), chunked(data, [700_001, 1_300_007, 33]), { partSize: 5 * MiB });
+      const res = await store.putStream(k('mp/big.bin'), chunked(data, [700_001, 1_300_007, 33]), {
+        partSize: 5 * MiB,
+      });
       expect(res.etag).not.toBe('');
       const meta = await store.head(k('mp/big.bin'));
       expect(meta.size).toBe(size);
@@ -219,23 +225,27 @@ export function runObjectStoreContract(name: string, factory: () => Promise<Cont
     });
 
     for (const n of [2, 8]) {
-      it(`race: ${n} concurrent create-if-absent PUTs to one key → exactly one winner, its bytes stored`, { timeout: 60_000 }, async () => {
-        for (let round = 0; round < 4; round++) {
-          const key = k(`race${n}/r${round}`);
-          // Distinct 256 KiB bodies: big enough that requests overlap on the wire.
-          const bodies = Array.from({ length: n }, (_, i) => pattern(256 * 1024, 1000 * round + i + 1));
-          const { winners, losers } = await raceCreate(store, key, bodies);
-          expect(winners).toHaveLength(1);
-          expect(losers).toHaveLength(n - 1);
-          for (const e of losers) {
-            expect(e).toBeInstanceOf(FloeError);
-            expect((e as FloeError).kind).toBe('PreconditionFailed');
-            expect((e as FloeError).message).toContain(key);
+      it(
+        `race: ${n} concurrent create-if-absent PUTs to one key → exactly one winner, its bytes stored`,
+        { timeout: 60_000 },
+        async () => {
+          for (let round = 0; round < 4; round++) {
+            const key = k(`race${n}/r${round}`);
+            // Distinct 256 KiB bodies: big enough that requests overlap on the wire.
+            const bodies = Array.from({ length: n }, (_, i) => pattern(256 * 1024, 1000 * round + i + 1));
+            const { winners, losers } = await raceCreate(store, key, bodies);
+            expect(winners).toHaveLength(1);
+            expect(losers).toHaveLength(n - 1);
+            for (const e of losers) {
+              expect(e).toBeInstanceOf(FloeError);
+              expect((e as FloeError).kind).toBe('PreconditionFailed');
+              expect((e as FloeError).message).toContain(key);
+            }
+            const stored = await store.get(key);
+            expect(Buffer.compare(Buffer.from(stored), Buffer.from(bodies[winners[0]!]!))).toBe(0);
           }
-          const stored = await store.get(key);
-          expect(Buffer.compare(Buffer.from(stored), Buffer.from(bodies[winners[0]!]!))).toBe(0);
-        }
-      });
+        },
+      );
     }
 
     it('race: 8 concurrent If-Match PUTs against one etag → exactly one winner', async () => {

@@ -52,7 +52,7 @@ describe('createVerified', () => {
     expect(await createVerified(x.t, ours)).toBe('found-ours');
   });
 
-  it('412 with another writer\'s bytes → PreconditionFailed (takenByOther)', async () => {
+  it("412 with another writer's bytes → PreconditionFailed (takenByOther)", async () => {
     const x = target({ stored: theirs, creates: [] });
     const e = await createVerified(x.t, ours).catch((v: unknown) => v);
     expect(isFloeError(e, 'PreconditionFailed')).toBe(true);
@@ -82,7 +82,13 @@ describe('createVerified', () => {
   });
 
   it('a refusal (403) passes through: nothing was stored, no read-back needed', async () => {
-    const x = target({ creates: [() => { throw new FloeError('AccessDenied', 'denied'); }] });
+    const x = target({
+      creates: [
+        () => {
+          throw new FloeError('AccessDenied', 'denied');
+        },
+      ],
+    });
     const e = await createVerified(x.t, ours).catch((v: unknown) => v);
     expect(isFloeError(e, 'AccessDenied')).toBe(true);
     expect(x.calls()).toBe(1);

@@ -30,7 +30,14 @@ describe('FileIO', () => {
   });
 
   it('caches one S3 store per bucket and shares the client per endpoint', () => {
-    const io = new FileIO({ s3: { endpoint: 'http://127.0.0.1:1', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } } });
+    const io = new FileIO({
+      s3: {
+        endpoint: 'http://127.0.0.1:1',
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      },
+    });
     const a = io.resolve('s3a://bkt/t/f.parquet');
     const b = io.resolve('s3://bkt/t/g.parquet');
     const c = io.resolve('s3n://other/t/g.parquet');
@@ -98,4 +105,3 @@ describe('FileIO', () => {
     }
   });
 });
-

@@ -66,9 +66,12 @@ describe('LocalObjectStore specifics', () => {
     expect(res.failed[0]!.error.context.file).toBe(`file://${path.join(root, 'x/dir')}`);
   });
 
-  it('create-if-absent is atomic across processes: 8 racing node processes, one winner', { timeout: 60_000 }, async () => {
-    const root = await tempDir();
-    const script = `
+  it(
+    'create-if-absent is atomic across processes: 8 racing node processes, one winner',
+    { timeout: 60_000 },
+    async () => {
+      const root = await tempDir();
+      const script = `
       import { LocalObjectStore } from ${JSON.stringify(path.resolve('connectors/storage/local-store.ts'))};
       const store = new LocalObjectStore(process.argv[2]);
       const me = process.argv[3];
@@ -77,27 +80,28 @@ describe('LocalObjectStore specifics', () => {
       try { await store.put('race/key', body, { ifNoneMatch: '*' }); console.log('WIN ' + me); }
       catch (e) { console.log(e.kind === 'PreconditionFailed' ? 'LOSE ' + me : 'ERR ' + e.message); }
     `;
-    const scriptFile = path.join(root, 'racer.mts');
-    await fs.writeFile(scriptFile, script);
-    const startAt = Date.now() + 3000; // all processes fire at the same instant once loaded
-    const tsx = path.resolve('node_modules/.bin/tsx');
-    const outputs = await Promise.all(
-      'ABCDEFGH'.split('').map(
-        (me) =>
-          new Promise<string>((resolve, reject) => {
-            const p = spawn(tsx, [scriptFile, root, me, String(startAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
-            let out = '';
-            p.stdout.on('data', (d) => (out += d));
-            p.on('error', reject);
-            p.on('close', () => resolve(out.trim()));
-          }),
-      ),
-    );
-    const winners = outputs.filter((o) => o.startsWith('WIN '));
-    expect(outputs.filter((o) => !o.startsWith('WIN ') && !o.startsWith('LOSE '))).toEqual([]);
-    expect(winners).toHaveLength(1);
-    const winner = winners[0]!.slice(4);
-    const stored = await fs.readFile(path.join(root, 'race/key'), 'utf8');
-    expect(stored).toBe(winner.repeat(200000));
-  });
+      const scriptFile = path.join(root, 'racer.mts');
+      await fs.writeFile(scriptFile, script);
+      const startAt = Date.now() + 3000; // all processes fire at the same instant once loaded
+      const tsx = path.resolve('node_modules/.bin/tsx');
+      const outputs = await Promise.all(
+        'ABCDEFGH'.split('').map(
+          (me) =>
+            new Promise<string>((resolve, reject) => {
+              const p = spawn(tsx, [scriptFile, root, me, String(startAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
+              let out = '';
+              p.stdout.on('data', (d) => (out += d));
+              p.on('error', reject);
+              p.on('close', () => resolve(out.trim()));
+            }),
+        ),
+      );
+      const winners = outputs.filter((o) => o.startsWith('WIN '));
+      expect(outputs.filter((o) => !o.startsWith('WIN ') && !o.startsWith('LOSE '))).toEqual([]);
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!.slice(4);
+      const stored = await fs.readFile(path.join(root, 'race/key'), 'utf8');
+      expect(stored).toBe(winner.repeat(200000));
+    },
+  );
 });

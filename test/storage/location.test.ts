@@ -13,7 +13,11 @@ import {
 
 describe('parseLocation / normalizeLocation', () => {
   it('treats s3, s3a and s3n as one scheme', () => {
-    expect(parseLocation('s3a://bucket/warehouse/t')).toEqual({ scheme: 's3', authority: 'bucket', path: '/warehouse/t' });
+    expect(parseLocation('s3a://bucket/warehouse/t')).toEqual({
+      scheme: 's3',
+      authority: 'bucket',
+      path: '/warehouse/t',
+    });
     expect(normalizeLocation('s3n://bucket/a/b')).toBe('s3://bucket/a/b');
     expect(normalizeLocation('S3://bucket/a')).toBe('s3://bucket/a');
     expect(sameLocation('s3a://b/p/', 's3://b/p')).toBe(true);
@@ -28,7 +32,14 @@ describe('parseLocation / normalizeLocation', () => {
   });
 
   it('file:/x, file:///x, file://localhost/x and /x are the same', () => {
-    for (const s of ['file:/data/t', 'file:///data/t', 'file://localhost/data/t', '/data/t', '/data//t/', 'file:///data/./x/../t']) {
+    for (const s of [
+      'file:/data/t',
+      'file:///data/t',
+      'file://localhost/data/t',
+      '/data/t',
+      '/data//t/',
+      'file:///data/./x/../t',
+    ]) {
       expect(normalizeLocation(s)).toBe('file:///data/t');
     }
     expect(normalizeLocation('/')).toBe('file:///');
@@ -44,7 +55,9 @@ describe('parseLocation / normalizeLocation', () => {
   });
 
   it('keeps foreign schemes (hdfs, gs) with a lower-cased authority', () => {
-    expect(normalizeLocation('hdfs://LocalHost:20500/test-warehouse//x/')).toBe('hdfs://localhost:20500/test-warehouse/x');
+    expect(normalizeLocation('hdfs://LocalHost:20500/test-warehouse//x/')).toBe(
+      'hdfs://localhost:20500/test-warehouse/x',
+    );
     expect(normalizeLocation('gs://bkt/a/')).toBe('gs://bkt/a');
     expect(() => parseLocation('')).toThrow(/empty/);
   });
@@ -70,7 +83,10 @@ describe('join / relative', () => {
 
 describe('LocationMap', () => {
   it('maps a relocated table: hdfs and s3a metadata paths to a local directory', () => {
-    const map = LocationMap.parse(['hdfs://localhost:20500/test-warehouse/x=/fixtures/x', 's3a://bucket/p=file:/copies/p'], '/');
+    const map = LocationMap.parse(
+      ['hdfs://localhost:20500/test-warehouse/x=/fixtures/x', 's3a://bucket/p=file:/copies/p'],
+      '/',
+    );
     expect(map.apply('hdfs://localhost:20500/test-warehouse/x/metadata/v2.metadata.json')).toBe(
       'file:///fixtures/x/metadata/v2.metadata.json',
     );
@@ -97,7 +113,10 @@ describe('LocationMap', () => {
   });
 
   it('parses FROM=TO when paths contain "=" (Hive partitions)', () => {
-    expect(parseLocationMapSpec('s3a://b/t/dt=2024-01-01=/local/t')).toEqual({ from: 's3a://b/t/dt=2024-01-01', to: '/local/t' });
+    expect(parseLocationMapSpec('s3a://b/t/dt=2024-01-01=/local/t')).toEqual({
+      from: 's3a://b/t/dt=2024-01-01',
+      to: '/local/t',
+    });
     expect(parseLocationMapSpec('s3://b/t=s3://c/t')).toEqual({ from: 's3://b/t', to: 's3://c/t' });
     expect(parseLocationMapSpec('/a=rel/dir')).toEqual({ from: '/a', to: 'rel/dir' });
     expect(() => parseLocationMapSpec('no-separator')).toThrow(/FROM=TO/);

@@ -24,7 +24,10 @@ interface FakeOptions {
 function fakeS3(o: FakeOptions) {
   const objects = new Map<string, Uint8Array>();
   const sent: string[] = [];
-  const etagOf = (b: Uint8Array) => (o.etag === 'md5' ? `"${createHash('md5').update(b).digest('hex')}"` : `"${createHash('sha1').update(b).digest('hex').slice(0, 32)}"`);
+  const etagOf = (b: Uint8Array) =>
+    o.etag === 'md5'
+      ? `"${createHash('md5').update(b).digest('hex')}"`
+      : `"${createHash('sha1').update(b).digest('hex').slice(0, 32)}"`;
   const client: S3Sender = {
     async send(cmd) {
       if (cmd instanceof PutObjectCommand) {
@@ -59,7 +62,13 @@ function fakeS3(o: FakeOptions) {
 }
 
 const store = (client: S3Sender) =>
-  new S3ObjectStore({ bucket: 'bkt', connection: { endpoint: 'http://fake:9000' }, client, retry: { baseDelayMs: 1, maxDelayMs: 2, timeoutMs: 0 }, retryHooks: { sleep: async () => undefined } });
+  new S3ObjectStore({
+    bucket: 'bkt',
+    connection: { endpoint: 'http://fake:9000' },
+    client,
+    retry: { baseDelayMs: 1, maxDelayMs: 2, timeoutMs: 0 },
+    retryHooks: { sleep: async () => undefined },
+  });
 
 const reset = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 const internal = () => sdkError('InternalError', 500);
@@ -80,7 +89,7 @@ describe('S3ObjectStore: retried create-if-absent after a lost response', () => 
     expect(s3.objects.get('t/data/a.parquet')).toEqual(bytes);
   });
 
-  it('the object stored meanwhile is someone else\'s (same size even): still PreconditionFailed', async () => {
+  it("the object stored meanwhile is someone else's (same size even): still PreconditionFailed", async () => {
     const s3 = fakeS3({ loseFirstPut: new Map(), etag: 'md5' });
     const other = new Uint8Array(bytes.byteLength).fill(7);
     // the first attempt fails before reaching the server; a competitor then creates the key
@@ -95,7 +104,9 @@ describe('S3ObjectStore: retried create-if-absent after a lost response', () => 
         return s3.client.send(cmd, opts);
       },
     };
-    const e = await store(client).put('t/metadata/v2.metadata.json', bytes, { ifNoneMatch: '*' }).catch((x: unknown) => x);
+    const e = await store(client)
+      .put('t/metadata/v2.metadata.json', bytes, { ifNoneMatch: '*' })
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FloeError);
     expect((e as FloeError).kind).toBe('PreconditionFailed');
     expect(s3.objects.get('t/metadata/v2.metadata.json')).toEqual(other);
@@ -104,7 +115,9 @@ describe('S3ObjectStore: retried create-if-absent after a lost response', () => 
   it('a 412 on the first attempt is a plain PreconditionFailed (no read-back)', async () => {
     const s3 = fakeS3({ loseFirstPut: new Map(), etag: 'md5' });
     s3.objects.set('k', bytes);
-    const e = await store(s3.client).put('k', bytes, { ifNoneMatch: '*' }).catch((x: unknown) => x);
+    const e = await store(s3.client)
+      .put('k', bytes, { ifNoneMatch: '*' })
+      .catch((x: unknown) => x);
     expect((e as FloeError).kind).toBe('PreconditionFailed');
     expect(s3.sent).toEqual(['PUT k']);
   });

@@ -56,7 +56,10 @@ describe('S3ObjectStore retries', () => {
   it.each([
     ['500 InternalError', () => sdkError('InternalError', 500)],
     ['ECONNRESET', () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
-    ['ECONNRESET as a cause', () => new Error('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) })],
+    [
+      'ECONNRESET as a cause',
+      () => new Error('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }),
+    ],
     ['409 ConditionalRequestConflict', () => sdkError('ConditionalRequestConflict', 409)],
   ])('retries %s', async (_what, make) => {
     const { client, sent } = scripted([async () => Promise.reject(make()), async () => ({ ETag: '"e"' })]);
@@ -70,7 +73,10 @@ describe('S3ObjectStore retries', () => {
     const { client, sent } = scripted([async () => Promise.reject(sdkError('AccessDenied', 403, 'Access Denied'))]);
     const store = new S3ObjectStore({
       bucket: 'bkt',
-      connection: { endpoint: 'http://fake:9000', credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 's3cr3t' } },
+      connection: {
+        endpoint: 'http://fake:9000',
+        credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 's3cr3t' },
+      },
       client,
     });
     const err = (await store.get('warehouse/t/v1.metadata.json').catch((e: unknown) => e)) as FloeError;
@@ -149,7 +155,9 @@ describe('S3ObjectStore.deleteMany', () => {
     ]);
     const { store } = storeWith(client);
     const res = await store.deleteMany(keys);
-    expect(sent.map((c) => (c as DeleteObjectsCommand).input.Delete!.Objects!.length).sort((a, b) => a - b)).toEqual([345, 1000, 1000]);
+    expect(sent.map((c) => (c as DeleteObjectsCommand).input.Delete!.Objects!.length).sort((a, b) => a - b)).toEqual([
+      345, 1000, 1000,
+    ]);
     expect(res.failed.map((f) => f.key)).toEqual(['d/1500']);
     expect(res.failed[0]!.error.kind).toBe('AccessDenied');
     expect(res.failed[0]!.error.message).toContain('s3://bkt/d/1500');

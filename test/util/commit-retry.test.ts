@@ -5,17 +5,35 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FloeError, isFloeError } from '../../src/errors.js';
-import { ICEBERG_COMMIT_RETRY_DEFAULTS, commitBackoffMs, icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
+import {
+  ICEBERG_COMMIT_RETRY_DEFAULTS,
+  commitBackoffMs,
+  icebergCommitRetryPolicy,
+  runCommitLoop,
+} from '../../src/util/commit-retry.js';
 import { commitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 
 describe('icebergCommitRetryPolicy', () => {
-  it('defaults to Iceberg\'s 4 / 100 / 60000 / 1800000', () => {
-    expect(icebergCommitRetryPolicy({}, 't')).toEqual({ numRetries: 4, minWaitMs: 100, maxWaitMs: 60_000, totalTimeoutMs: 1_800_000 });
+  it("defaults to Iceberg's 4 / 100 / 60000 / 1800000", () => {
+    expect(icebergCommitRetryPolicy({}, 't')).toEqual({
+      numRetries: 4,
+      minWaitMs: 100,
+      maxWaitMs: 60_000,
+      totalTimeoutMs: 1_800_000,
+    });
     expect(ICEBERG_COMMIT_RETRY_DEFAULTS.numRetries).toBe(4);
   });
 
   it('reads the four properties', () => {
-    const p = icebergCommitRetryPolicy({ 'commit.retry.num-retries': '7', 'commit.retry.min-wait-ms': '5', 'commit.retry.max-wait-ms': '50', 'commit.retry.total-timeout-ms': '1000' }, 't');
+    const p = icebergCommitRetryPolicy(
+      {
+        'commit.retry.num-retries': '7',
+        'commit.retry.min-wait-ms': '5',
+        'commit.retry.max-wait-ms': '50',
+        'commit.retry.total-timeout-ms': '1000',
+      },
+      't',
+    );
     expect(p).toEqual({ numRetries: 7, minWaitMs: 5, maxWaitMs: 50, totalTimeoutMs: 1000 });
   });
 
@@ -41,10 +59,14 @@ describe('runCommitLoop', () => {
   it('retries a lost race with exponential, capped, jittered waits, at most numRetries times', async () => {
     const waits: number[] = [];
     let n = 0;
-    const e = await runCommitLoop(policy, async () => {
-      n++;
-      throw conflict();
-    }, { sleep: async (ms) => void waits.push(ms), random: () => 0.999 }).catch((x: unknown) => x);
+    const e = await runCommitLoop(
+      policy,
+      async () => {
+        n++;
+        throw conflict();
+      },
+      { sleep: async (ms) => void waits.push(ms), random: () => 0.999 },
+    ).catch((x: unknown) => x);
     expect(isFloeError(e, 'CommitConflict')).toBe(true);
     expect(n).toBe(4);
     expect(waits).toEqual([99, 199, 249]);
@@ -52,12 +74,20 @@ describe('runCommitLoop', () => {
   });
 
   it('never retries an unknown commit state or a non-retryable failure', async () => {
-    for (const err of [commitStateUnknown('lost answer'), new FloeError('CommitConflict', 'abandoned', { retryable: false }), new FloeError('Transient', 'io')]) {
+    for (const err of [
+      commitStateUnknown('lost answer'),
+      new FloeError('CommitConflict', 'abandoned', { retryable: false }),
+      new FloeError('Transient', 'io'),
+    ]) {
       let n = 0;
-      await runCommitLoop(policy, async () => {
-        n++;
-        throw err;
-      }, { sleep: async () => undefined }).catch(() => undefined);
+      await runCommitLoop(
+        policy,
+        async () => {
+          n++;
+          throw err;
+        },
+        { sleep: async () => undefined },
+      ).catch(() => undefined);
       expect(n).toBe(1);
     }
   });
@@ -66,17 +96,25 @@ describe('runCommitLoop', () => {
     let clock = 0;
     const seen: number[] = [];
     let n = 0;
-    await runCommitLoop({ ...policy, numRetries: 100, totalTimeoutMs: 500 }, async () => {
-      n++;
-      clock += 200;
-      throw conflict();
-    }, { now: () => clock, sleep: async () => undefined, onRetry: (a) => void seen.push(a) }).catch(() => undefined);
+    await runCommitLoop(
+      { ...policy, numRetries: 100, totalTimeoutMs: 500 },
+      async () => {
+        n++;
+        clock += 200;
+        throw conflict();
+      },
+      { now: () => clock, sleep: async () => undefined, onRetry: (a) => void seen.push(a) },
+    ).catch(() => undefined);
     expect(n).toBe(3);
     expect(seen).toEqual([1, 2]);
   });
 
   it('returns the first success', async () => {
     let n = 0;
-    expect(await runCommitLoop(policy, async (a) => (++n < 2 ? Promise.reject(conflict()) : `ok@${a}`), { sleep: async () => undefined })).toBe('ok@2');
+    expect(
+      await runCommitLoop(policy, async (a) => (++n < 2 ? Promise.reject(conflict()) : `ok@${a}`), {
+        sleep: async () => undefined,
+      }),
+    ).toBe('ok@2');
   });
 });

@@ -23,9 +23,13 @@ export function compressionName(kind: number): string {
 /** Throws Unsupported for kinds this reader cannot decompress (LZO, unknown). */
 export function checkCompression(kind: number, file: string): void {
   if (kind === CompressionKind.LZO || kind < 0 || kind > 5) {
-    throw new FloeError('Unsupported', `ORC file ${file} uses compression ${compressionName(kind)}, which this reader cannot decompress`, {
-      context: { file, compression: compressionName(kind) },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `ORC file ${file} uses compression ${compressionName(kind)}, which this reader cannot decompress`,
+      {
+        context: { file, compression: compressionName(kind) },
+      },
+    );
   }
 }
 
@@ -34,7 +38,13 @@ function corrupt(file: string, what: string, msg: string, cause?: unknown): neve
 }
 
 /** Undoes the chunking and compression of one stream (or footer/metadata section). */
-export function decompressOrc(kind: number, data: Uint8Array, blockSize: number, file: string, what: string): Uint8Array {
+export function decompressOrc(
+  kind: number,
+  data: Uint8Array,
+  blockSize: number,
+  file: string,
+  what: string,
+): Uint8Array {
   if (kind === CompressionKind.NONE) return data;
   checkCompression(kind, file);
   const parts: Uint8Array[] = [];
@@ -55,7 +65,12 @@ export function decompressOrc(kind: number, data: Uint8Array, blockSize: number,
       try {
         out = decompressChunk(kind, chunk, blockSize);
       } catch (e) {
-        corrupt(file, what, `${compressionName(kind)} chunk does not decompress (${e instanceof Error ? e.message : String(e)})`, e);
+        corrupt(
+          file,
+          what,
+          `${compressionName(kind)} chunk does not decompress (${e instanceof Error ? e.message : String(e)})`,
+          e,
+        );
       }
     }
     parts.push(out);

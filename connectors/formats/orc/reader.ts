@@ -12,8 +12,15 @@ import { FloeError } from '../../../src/errors.js';
 import { decompressOrc, compressionName } from './compression.js';
 import { ByteCursor, decodeBooleanRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2 } from './rle.js';
 import {
-  EncodingKind, StreamKind, TypeKind, readStripeFooter, readTail, typeKindName,
-  type OrcTail, type OrcType, type StripeFooter,
+  EncodingKind,
+  StreamKind,
+  TypeKind,
+  readStripeFooter,
+  readTail,
+  typeKindName,
+  type OrcTail,
+  type OrcType,
+  type StripeFooter,
 } from './tail.js';
 
 export interface OrcFile<T = Record<string, unknown>> {
@@ -31,9 +38,23 @@ export interface OrcFile<T = Record<string, unknown>> {
 const ORC_TIMESTAMP_BASE_SECONDS = 1_420_070_400n;
 
 const SUPPORTED = new Set<number>([
-  TypeKind.BOOLEAN, TypeKind.BYTE, TypeKind.SHORT, TypeKind.INT, TypeKind.LONG, TypeKind.FLOAT, TypeKind.DOUBLE,
-  TypeKind.STRING, TypeKind.BINARY, TypeKind.TIMESTAMP, TypeKind.TIMESTAMP_INSTANT, TypeKind.LIST, TypeKind.MAP,
-  TypeKind.STRUCT, TypeKind.DATE, TypeKind.VARCHAR, TypeKind.CHAR,
+  TypeKind.BOOLEAN,
+  TypeKind.BYTE,
+  TypeKind.SHORT,
+  TypeKind.INT,
+  TypeKind.LONG,
+  TypeKind.FLOAT,
+  TypeKind.DOUBLE,
+  TypeKind.STRING,
+  TypeKind.BINARY,
+  TypeKind.TIMESTAMP,
+  TypeKind.TIMESTAMP_INSTANT,
+  TypeKind.LIST,
+  TypeKind.MAP,
+  TypeKind.STRUCT,
+  TypeKind.DATE,
+  TypeKind.VARCHAR,
+  TypeKind.CHAR,
 ]);
 
 /** Decodes every row of an ORC file. Throws Corrupt or Unsupported naming `file`. */
@@ -43,9 +64,13 @@ export function readOrcFile<T = Record<string, unknown>>(data: Uint8Array, file:
   for (const t of types) {
     if (!SUPPORTED.has(t.kind)) {
       const path = columnPath(types, t.id);
-      throw new FloeError('Unsupported', `ORC file ${file} has column ${path} of type ${typeKindName(t.kind)}, which this reader does not support`, {
-        context: { file, column: path, type: typeKindName(t.kind) },
-      });
+      throw new FloeError(
+        'Unsupported',
+        `ORC file ${file} has column ${path} of type ${typeKindName(t.kind)}, which this reader does not support`,
+        {
+          context: { file, column: path, type: typeKindName(t.kind) },
+        },
+      );
     }
   }
   const rows: unknown[] = [];
@@ -57,9 +82,13 @@ export function readOrcFile<T = Record<string, unknown>>(data: Uint8Array, file:
     rowsInStripes += stripe.numberOfRows;
   }
   if (rowsInStripes !== tail.footer.numberOfRows) {
-    throw new FloeError('Corrupt', `corrupt ORC file ${file}: stripes hold ${rowsInStripes} rows, the footer says ${tail.footer.numberOfRows}`, {
-      context: { file },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `corrupt ORC file ${file}: stripes hold ${rowsInStripes} rows, the footer says ${tail.footer.numberOfRows}`,
+      {
+        context: { file },
+      },
+    );
   }
   return {
     compression: compressionName(tail.postScript.compression),
@@ -78,7 +107,15 @@ function columnPath(types: OrcType[], id: number): string {
     const parent = types.find((t) => t.subtypes.includes(cur));
     if (!parent) break;
     const idx = parent.subtypes.indexOf(cur);
-    names.unshift(parent.kind === TypeKind.STRUCT ? parent.fieldNames[idx]! : parent.kind === TypeKind.LIST ? 'element' : idx === 0 ? 'key' : 'value');
+    names.unshift(
+      parent.kind === TypeKind.STRUCT
+        ? parent.fieldNames[idx]!
+        : parent.kind === TypeKind.LIST
+          ? 'element'
+          : idx === 0
+            ? 'key'
+            : 'value',
+    );
     cur = parent.id;
   }
   return names.length ? names.join('.') : '<root>';
@@ -98,7 +135,10 @@ class StripeReader {
   ) {
     for (const s of footer.streams) this.streams.set(`${s.column}:${s.kind}`, { offset: s.offset, length: s.length });
     if (footer.columns.length < tail.footer.types.length) {
-      this.fail(0, `stripe footer has ${footer.columns.length} column encodings for ${tail.footer.types.length} columns`);
+      this.fail(
+        0,
+        `stripe footer has ${footer.columns.length} column encodings for ${tail.footer.types.length} columns`,
+      );
     }
   }
 
@@ -108,7 +148,9 @@ class StripeReader {
   }
 
   private fail(col: number, msg: string): never {
-    throw new FloeError('Corrupt', `corrupt ORC file ${this.file}: ${this.label(col)}: ${msg}`, { context: { file: this.file } });
+    throw new FloeError('Corrupt', `corrupt ORC file ${this.file}: ${this.label(col)}: ${msg}`, {
+      context: { file: this.file },
+    });
   }
 
   /** The decompressed bytes of one stream as a cursor; undefined when the stripe has no such stream. */
@@ -148,7 +190,8 @@ class StripeReader {
   column(col: number, count: number): unknown[] {
     // no encoding packs more than ~520 values into a byte (boolean runs), so larger counts are corrupt lengths;
     // refusing them here keeps a bad length from allocating gigabytes (e.g. for a list of empty structs)
-    if (count > 1024 * this.data.length) this.fail(col, `${count} values cannot fit a file of ${this.data.length} bytes`);
+    if (count > 1024 * this.data.length)
+      this.fail(col, `${count} values cannot fit a file of ${this.data.length} bytes`);
     const type = this.tail.footer.types[col]!;
     const presentStream = this.stream(col, StreamKind.PRESENT, false);
     const present = presentStream ? decodeBooleanRle(presentStream, count) : undefined;
@@ -206,7 +249,10 @@ class StripeReader {
       }
       case TypeKind.LIST: {
         const lens = this.lengths(col, n);
-        const items = this.column(type.subtypes[0]!, lens.reduce((a, b) => a + b, 0));
+        const items = this.column(
+          type.subtypes[0]!,
+          lens.reduce((a, b) => a + b, 0),
+        );
         let at = 0;
         return lens.map((len) => items.slice(at, (at += len)));
       }
@@ -249,7 +295,8 @@ class StripeReader {
     }
     if (enc === EncodingKind.DICTIONARY || enc === EncodingKind.DICTIONARY_V2) {
       const size = this.footer.columns[col]!.dictionarySize ?? 0;
-      const dict = size === 0 ? [] : slice(this.stream(col, StreamKind.DICTIONARY_DATA, true)!, this.lengths(col, size));
+      const dict =
+        size === 0 ? [] : slice(this.stream(col, StreamKind.DICTIONARY_DATA, true)!, this.lengths(col, size));
       return this.ints(col, StreamKind.DATA, n, false).map((ix) => {
         if (ix >= BigInt(dict.length)) this.fail(col, `dictionary index ${ix} outside a dictionary of ${dict.length}`);
         return dict[Number(ix)]!;

@@ -162,16 +162,25 @@ function readPacked(c: ByteCursor, n: number, width: number): bigint[] {
 export function decodeIntRleV2(c: ByteCursor, count: number, signed: boolean): bigint[] {
   const out: bigint[] = [];
   const push = (vals: bigint[]) => {
-    if (out.length + vals.length > count) c.fail(`RLE v2 group of ${vals.length} overshoots the ${count} values expected`);
+    if (out.length + vals.length > count)
+      c.fail(`RLE v2 group of ${vals.length} overshoots the ${count} values expected`);
     for (const v of vals) out.push(v);
   };
   while (out.length < count) {
     const first = c.byte();
     switch (first >> 6) {
-      case 0: push(shortRepeat(c, first, signed)); break;
-      case 1: push(direct(c, first, signed)); break;
-      case 2: push(patchedBase(c, first)); break;
-      default: push(delta(c, first, signed)); break;
+      case 0:
+        push(shortRepeat(c, first, signed));
+        break;
+      case 1:
+        push(direct(c, first, signed));
+        break;
+      case 2:
+        push(patchedBase(c, first));
+        break;
+      default:
+        push(delta(c, first, signed));
+        break;
     }
   }
   return out;

@@ -9,14 +9,38 @@ import { Proto } from './protobuf.js';
 
 /** `Type.Kind` values of the ORC spec. */
 export const TypeKind = {
-  BOOLEAN: 0, BYTE: 1, SHORT: 2, INT: 3, LONG: 4, FLOAT: 5, DOUBLE: 6, STRING: 7, BINARY: 8, TIMESTAMP: 9,
-  LIST: 10, MAP: 11, STRUCT: 12, UNION: 13, DECIMAL: 14, DATE: 15, VARCHAR: 16, CHAR: 17, TIMESTAMP_INSTANT: 18,
+  BOOLEAN: 0,
+  BYTE: 1,
+  SHORT: 2,
+  INT: 3,
+  LONG: 4,
+  FLOAT: 5,
+  DOUBLE: 6,
+  STRING: 7,
+  BINARY: 8,
+  TIMESTAMP: 9,
+  LIST: 10,
+  MAP: 11,
+  STRUCT: 12,
+  UNION: 13,
+  DECIMAL: 14,
+  DATE: 15,
+  VARCHAR: 16,
+  CHAR: 17,
+  TIMESTAMP_INSTANT: 18,
 } as const;
 const TYPE_NAMES = Object.fromEntries(Object.entries(TypeKind).map(([k, v]) => [v, k])) as Record<number, string>;
 export const typeKindName = (k: number): string => TYPE_NAMES[k] ?? `kind ${k}`;
 
 /** `Stream.Kind` values the reader looks at. */
-export const StreamKind = { PRESENT: 0, DATA: 1, LENGTH: 2, DICTIONARY_DATA: 3, DICTIONARY_COUNT: 4, SECONDARY: 5 } as const;
+export const StreamKind = {
+  PRESENT: 0,
+  DATA: 1,
+  LENGTH: 2,
+  DICTIONARY_DATA: 3,
+  DICTIONARY_COUNT: 4,
+  SECONDARY: 5,
+} as const;
 
 /** `ColumnEncoding.Kind`. */
 export const EncodingKind = { DIRECT: 0, DICTIONARY: 1, DIRECT_V2: 2, DICTIONARY_V2: 3 } as const;
@@ -90,7 +114,8 @@ function corrupt(file: string, msg: string): never {
   throw new FloeError('Corrupt', `corrupt ORC file ${file}: ${msg}`, { context: { file } });
 }
 
-const req = (v: number | undefined, file: string, what: string): number => (v === undefined ? corrupt(file, `${what} is missing`) : v);
+const req = (v: number | undefined, file: string, what: string): number =>
+  v === undefined ? corrupt(file, `${what} is missing`) : v;
 
 export function parsePostScript(buf: Uint8Array, file: string): PostScript {
   const p = new Proto(buf, file, 'postscript');
@@ -110,7 +135,9 @@ export function parsePostScript(buf: Uint8Array, file: string): PostScript {
 export function parseFooter(buf: Uint8Array, file: string): Footer {
   const f = new Proto(buf, file, 'footer');
   if (f.has(10)) {
-    throw new FloeError('Unsupported', `ORC file ${file} uses column encryption, which this reader does not support`, { context: { file } });
+    throw new FloeError('Unsupported', `ORC file ${file} uses column encryption, which this reader does not support`, {
+      context: { file },
+    });
   }
   const stripes = f.repeatedMessages(3, 'stripe information').map((s) => ({
     offset: req(s.uint(1), file, 'stripe offset'),
@@ -120,7 +147,12 @@ export function parseFooter(buf: Uint8Array, file: string): Footer {
     numberOfRows: s.uint(5, 0)!,
   }));
   const types = f.repeatedMessages(4, 'type').map((t, id) => {
-    const ty: OrcType = { id, kind: req(t.uint(1), file, `type ${id} kind`), subtypes: t.repeatedUints(2), fieldNames: t.repeatedStrings(3) };
+    const ty: OrcType = {
+      id,
+      kind: req(t.uint(1), file, `type ${id} kind`),
+      subtypes: t.repeatedUints(2),
+      fieldNames: t.repeatedStrings(3),
+    };
     const precision = t.uint(5);
     const scale = t.uint(6);
     if (precision !== undefined) ty.precision = precision;
@@ -136,8 +168,16 @@ export function parseFooter(buf: Uint8Array, file: string): Footer {
       if (s <= t.id || s >= types.length) corrupt(file, `type ${t.id} has an impossible subtype ${s}`);
       parents[s]!++;
     }
-    const need = t.kind === TypeKind.LIST ? 1 : t.kind === TypeKind.MAP ? 2 : t.kind === TypeKind.STRUCT || t.kind === TypeKind.UNION ? undefined : 0;
-    if (need !== undefined && t.subtypes.length !== need) corrupt(file, `type ${t.id} (kind ${t.kind}) has ${t.subtypes.length} subtypes`);
+    const need =
+      t.kind === TypeKind.LIST
+        ? 1
+        : t.kind === TypeKind.MAP
+          ? 2
+          : t.kind === TypeKind.STRUCT || t.kind === TypeKind.UNION
+            ? undefined
+            : 0;
+    if (need !== undefined && t.subtypes.length !== need)
+      corrupt(file, `type ${t.id} (kind ${t.kind}) has ${t.subtypes.length} subtypes`);
     if (t.kind === TypeKind.STRUCT && t.fieldNames.length !== t.subtypes.length) {
       corrupt(file, `struct type ${t.id} has ${t.subtypes.length} children but ${t.fieldNames.length} field names`);
     }
@@ -173,28 +213,54 @@ export function readTail(data: Uint8Array, file: string): OrcTail {
   checkCompression(postScript.compression, file);
   const footerStart = psStart - postScript.footerLength;
   if (footerStart < 3) corrupt(file, `footer length ${postScript.footerLength} does not fit the file`);
-  const footerBytes = decompressOrc(postScript.compression, data.subarray(footerStart, psStart), postScript.compressionBlockSize, file, 'footer');
+  const footerBytes = decompressOrc(
+    postScript.compression,
+    data.subarray(footerStart, psStart),
+    postScript.compressionBlockSize,
+    file,
+    'footer',
+  );
   const footer = parseFooter(footerBytes, file);
   const tailStart = footerStart - postScript.metadataLength;
   for (const [i, s] of footer.stripes.entries()) {
     const end = s.offset + s.indexLength + s.dataLength + s.footerLength;
-    if (s.offset < 3 || end > tailStart) corrupt(file, `stripe ${i} (bytes ${s.offset}..${end}) lies outside the file body`);
+    if (s.offset < 3 || end > tailStart)
+      corrupt(file, `stripe ${i} (bytes ${s.offset}..${end}) lies outside the file body`);
   }
   return { fileLength: data.length, postScript, footer };
 }
 
 /** Reads one stripe's footer and places its streams (listed in file order from the stripe start). */
-export function readStripeFooter(data: Uint8Array, tail: OrcTail, stripe: StripeInfo, index: number, file: string): StripeFooter {
+export function readStripeFooter(
+  data: Uint8Array,
+  tail: OrcTail,
+  stripe: StripeInfo,
+  index: number,
+  file: string,
+): StripeFooter {
   const start = stripe.offset + stripe.indexLength + stripe.dataLength;
   const raw = data.subarray(start, start + stripe.footerLength);
   const { compression, compressionBlockSize } = tail.postScript;
-  const f = new Proto(decompressOrc(compression, raw, compressionBlockSize, file, `stripe ${index} footer`), file, `stripe ${index} footer`);
+  const f = new Proto(
+    decompressOrc(compression, raw, compressionBlockSize, file, `stripe ${index} footer`),
+    file,
+    `stripe ${index} footer`,
+  );
   if (f.has(4)) {
-    throw new FloeError('Unsupported', `ORC file ${file} has encrypted stripe data, which this reader does not support`, { context: { file } });
+    throw new FloeError(
+      'Unsupported',
+      `ORC file ${file} has encrypted stripe data, which this reader does not support`,
+      { context: { file } },
+    );
   }
   let offset = stripe.offset;
   const streams = f.repeatedMessages(1, 'stream').map((s) => {
-    const info: StreamInfo = { kind: req(s.uint(1), file, 'stream kind'), column: s.uint(2, 0)!, offset, length: s.uint(3, 0)! };
+    const info: StreamInfo = {
+      kind: req(s.uint(1), file, 'stream kind'),
+      column: s.uint(2, 0)!,
+      offset,
+      length: s.uint(3, 0)!,
+    };
     offset += info.length;
     return info;
   });

@@ -47,23 +47,35 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
 
   if (arrow.DataType.isBool(type)) {
     const data = new Uint8Array(Math.ceil(length / 8));
-    values.forEach((v, i) => { if (v === true) data[i >> 3]! |= 1 << (i & 7); });
+    values.forEach((v, i) => {
+      if (v === true) data[i >> 3]! |= 1 << (i & 7);
+    });
     return arrow.makeData({ ...base, type, data });
   }
   if (arrow.DataType.isInt(type)) {
     if (type.bitWidth === 64) {
       const data = type.isSigned ? new BigInt64Array(length) : new BigUint64Array(length);
-      values.forEach((v, i) => { if (v != null) data[i] = toBigInt(v, where); });
+      values.forEach((v, i) => {
+        if (v != null) data[i] = toBigInt(v, where);
+      });
       return arrow.makeData({ ...base, type, data } as never);
     }
-    const Ctor = { 8: type.isSigned ? Int8Array : Uint8Array, 16: type.isSigned ? Int16Array : Uint16Array, 32: type.isSigned ? Int32Array : Uint32Array }[type.bitWidth as 8 | 16 | 32];
+    const Ctor = {
+      8: type.isSigned ? Int8Array : Uint8Array,
+      16: type.isSigned ? Int16Array : Uint16Array,
+      32: type.isSigned ? Int32Array : Uint32Array,
+    }[type.bitWidth as 8 | 16 | 32];
     const data = new Ctor(length);
-    values.forEach((v, i) => { if (v != null) data[i] = toNumber(v, where); });
+    values.forEach((v, i) => {
+      if (v != null) data[i] = toNumber(v, where);
+    });
     return arrow.makeData({ ...base, type, data } as never);
   }
   if (arrow.DataType.isFloat(type)) {
     const data = type.precision === arrow.Precision.SINGLE ? new Float32Array(length) : new Float64Array(length);
-    values.forEach((v, i) => { if (v != null) data[i] = toNumber(v, where); });
+    values.forEach((v, i) => {
+      if (v != null) data[i] = toNumber(v, where);
+    });
     return arrow.makeData({ ...base, type, data } as never);
   }
   if (arrow.DataType.isDecimal(type)) {
@@ -71,9 +83,13 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
     const data = new Uint32Array(length * words);
     values.forEach((v, i) => {
       if (v == null) return;
-      const unscaled = typeof v === 'bigint' ? v * 10n ** BigInt(type.scale) : parseDecimal(String(v), type.scale, where);
+      const unscaled =
+        typeof v === 'bigint' ? v * 10n ** BigInt(type.scale) : parseDecimal(String(v), type.scale, where);
       if (!decimalFitsPrecision(unscaled, type.precision)) {
-        throw new FloeError('InvalidArgument', `${where}: ${String(v)} does not fit decimal(${type.precision},${type.scale})`);
+        throw new FloeError(
+          'InvalidArgument',
+          `${where}: ${String(v)} does not fit decimal(${type.precision},${type.scale})`,
+        );
       }
       writeWords(unscaled, data, i * words, words);
     });
@@ -82,29 +98,40 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
   if (arrow.DataType.isDate(type)) {
     if (type.unit === arrow.DateUnit.DAY) {
       const data = new Int32Array(length);
-      values.forEach((v, i) => { if (v != null) data[i] = toNumber(v, where); });
+      values.forEach((v, i) => {
+        if (v != null) data[i] = toNumber(v, where);
+      });
       return arrow.makeData({ ...base, type, data } as never);
     }
     const data = new BigInt64Array(length);
-    values.forEach((v, i) => { if (v != null) data[i] = toBigInt(v, where); });
+    values.forEach((v, i) => {
+      if (v != null) data[i] = toBigInt(v, where);
+    });
     return arrow.makeData({ ...base, type, data } as never);
   }
   if (arrow.DataType.isTime(type) || arrow.DataType.isTimestamp(type)) {
     const wide = arrow.DataType.isTimestamp(type) || (type as arrow.Time).bitWidth === 64;
     if (wide) {
       const data = new BigInt64Array(length);
-      values.forEach((v, i) => { if (v != null) data[i] = toBigInt(v, where); });
+      values.forEach((v, i) => {
+        if (v != null) data[i] = toBigInt(v, where);
+      });
       return arrow.makeData({ ...base, type, data } as never);
     }
     const data = new Int32Array(length);
-    values.forEach((v, i) => { if (v != null) data[i] = toNumber(v, where); });
+    values.forEach((v, i) => {
+      if (v != null) data[i] = toNumber(v, where);
+    });
     return arrow.makeData({ ...base, type, data } as never);
   }
   if (arrow.DataType.isUtf8(type) || arrow.DataType.isBinary(type)) {
     const parts = values.map((v) => (v == null ? new Uint8Array(0) : toBytes(v, where)));
     const valueOffsets = new Int32Array(length + 1);
     let total = 0;
-    parts.forEach((p, i) => { total += p.length; valueOffsets[i + 1] = total; });
+    parts.forEach((p, i) => {
+      total += p.length;
+      valueOffsets[i + 1] = total;
+    });
     const data = new Uint8Array(total);
     parts.forEach((p, i) => data.set(p, valueOffsets[i]!));
     return arrow.makeData({ ...base, type, valueOffsets, data } as never);
@@ -122,7 +149,11 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
   }
   if (arrow.DataType.isStruct(type)) {
     const children = type.children.map((child) =>
-      buildData(child.type, values.map((v) => (v == null ? null : (v as Record<string, unknown>)[child.name])), `${where}.${child.name}`),
+      buildData(
+        child.type,
+        values.map((v) => (v == null ? null : (v as Record<string, unknown>)[child.name])),
+        `${where}.${child.name}`,
+      ),
     );
     return arrow.makeData({ ...base, type, children });
   }
@@ -147,8 +178,16 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
     const vals: unknown[] = [];
     values.forEach((v, i) => {
       if (v != null) {
-        const entries = v instanceof Map ? [...v.entries()] : Array.isArray(v) ? (v as [unknown, unknown][]) : Object.entries(v as object);
-        for (const [k, x] of entries) { keys.push(k); vals.push(x); }
+        const entries =
+          v instanceof Map
+            ? [...v.entries()]
+            : Array.isArray(v)
+              ? (v as [unknown, unknown][])
+              : Object.entries(v as object);
+        for (const [k, x] of entries) {
+          keys.push(k);
+          vals.push(x);
+        }
       }
       valueOffsets[i + 1] = keys.length;
     });
@@ -166,7 +205,13 @@ export function buildData(type: arrow.DataType, values: readonly unknown[], wher
 
 /** An Arrow table with `schema` from row objects keyed by field name. */
 export function tableFromRows(schema: arrow.Schema, rows: readonly Record<string, unknown>[]): arrow.Table {
-  const children = schema.fields.map((f) => buildData(f.type, rows.map((r) => r[f.name]), f.name));
+  const children = schema.fields.map((f) =>
+    buildData(
+      f.type,
+      rows.map((r) => r[f.name]),
+      f.name,
+    ),
+  );
   const data = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, data)]);
 }

@@ -28,13 +28,17 @@ export function castToSchema(table: arrow.Table, targetFields: Field[], file = '
       const where = `${file}: column ${field.name} (id ${field.id})`;
       const target = schema.fields[c]!;
       const src = byId.get(field.id);
-      const data = src === undefined
-        ? fillData(field, target.type, batch.numRows, where)
-        : castData(batch.data.children[src]!, target.type, field.type, where);
+      const data =
+        src === undefined
+          ? fillData(field, target.type, batch.numRows, where)
+          : castData(batch.data.children[src]!, target.type, field.type, where);
       checkRequired(data, field, where);
       return data;
     });
-    return new arrow.RecordBatch(schema, arrow.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }));
+    return new arrow.RecordBatch(
+      schema,
+      arrow.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
+    );
   });
   return batches.length ? new arrow.Table(schema, batches) : new arrow.Table(schema);
 }
@@ -77,7 +81,9 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
   if (ice.kind === 'list') {
     if (!arrow.DataType.isList(target)) throw unsupported(where, src, target);
     if (arrow.DataType.isLargeList(src)) {
-      return narrowLargeList(data, target, where, (c) => castData(c, target.children[0]!.type, ice.element, `${where}.element`));
+      return narrowLargeList(data, target, where, (c) =>
+        castData(c, target.children[0]!.type, ice.element, `${where}.element`),
+      );
     }
     if (!arrow.DataType.isList(src)) throw unsupported(where, src, target);
     const child = castData(data.children[0]!, target.children[0]!.type, ice.element, `${where}.element`);
@@ -89,14 +95,21 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
     const entriesType = target.children[0]!.type as arrow.Struct;
     const key = castData(entries.children[0]!, entriesType.children[0]!.type, ice.key, `${where}.key`);
     const value = castData(entries.children[1]!, entriesType.children[1]!.type, ice.value, `${where}.value`);
-    const newEntries = entries.clone(entriesType, entries.offset, entries.length, entries.nullCount, undefined, [key, value]);
+    const newEntries = entries.clone(entriesType, entries.offset, entries.length, entries.nullCount, undefined, [
+      key,
+      value,
+    ]);
     return data.clone(target, data.offset, data.length, data.nullCount, undefined, [newEntries]);
   }
 
   if (String(src) === String(target)) return data.clone(target);
   // v3 `unknown`: always null (a writer that stored the column anyway may only hold nulls)
   if (arrow.DataType.isNull(target)) {
-    if (data.nullCount !== data.length) throw new FloeError('Corrupt', `${where} has type unknown but the data holds ${data.length - data.nullCount} non-null values`);
+    if (data.nullCount !== data.length)
+      throw new FloeError(
+        'Corrupt',
+        `${where} has type unknown but the data holds ${data.length - data.nullCount} non-null values`,
+      );
     return arrow.makeData({ type: target, length: data.length, nullCount: data.length });
   }
   const n = data.length;
@@ -140,17 +153,27 @@ function castData(data: arrow.Data, target: arrow.DataType, ice: FieldType, wher
     return rebuild(data, target, ice, where);
   }
   // large/view layouts: the same bytes with 32-bit offsets (no per-value strings)
-  if ((arrow.DataType.isUtf8(target) && arrow.DataType.isLargeUtf8(src)) || (arrow.DataType.isBinary(target) && arrow.DataType.isLargeBinary(src))) {
+  if (
+    (arrow.DataType.isUtf8(target) && arrow.DataType.isLargeUtf8(src)) ||
+    (arrow.DataType.isBinary(target) && arrow.DataType.isLargeBinary(src))
+  ) {
     return narrowLargeBytes(data, target, where);
   }
-  if ((arrow.DataType.isUtf8(target) && arrow.DataType.isUtf8View(src)) || (arrow.DataType.isBinary(target) && arrow.DataType.isBinaryView(src))) {
+  if (
+    (arrow.DataType.isUtf8(target) && arrow.DataType.isUtf8View(src)) ||
+    (arrow.DataType.isBinary(target) && arrow.DataType.isBinaryView(src))
+  ) {
     return viewToContiguous(data, target, where);
   }
   // pyarrow writes binary columns that Iceberg calls fixed/uuid as FIXED_LEN_BYTE_ARRAY, but a file may carry them as binary
   if (arrow.DataType.isFixedSizeBinary(target) && (arrow.DataType.isBinary(src) || arrow.DataType.isLargeBinary(src))) {
     return rebuild(data, target, ice, where);
   }
-  if (arrow.DataType.isFixedSizeBinary(target) && arrow.DataType.isFixedSizeBinary(src) && src.byteWidth === target.byteWidth) {
+  if (
+    arrow.DataType.isFixedSizeBinary(target) &&
+    arrow.DataType.isFixedSizeBinary(src) &&
+    src.byteWidth === target.byteWidth
+  ) {
     return data.clone(target);
   }
   throw unsupported(where, src, target);
@@ -163,10 +186,14 @@ function isInt96Like(t: arrow.Timestamp): boolean {
 
 function unitNanos(unit: arrow.TimeUnit): bigint {
   switch (unit) {
-    case arrow.TimeUnit.SECOND: return 1_000_000_000n;
-    case arrow.TimeUnit.MILLISECOND: return 1_000_000n;
-    case arrow.TimeUnit.MICROSECOND: return 1_000n;
-    default: return 1n;
+    case arrow.TimeUnit.SECOND:
+      return 1_000_000_000n;
+    case arrow.TimeUnit.MILLISECOND:
+      return 1_000_000n;
+    case arrow.TimeUnit.MICROSECOND:
+      return 1_000n;
+    default:
+      return 1n;
   }
 }
 
@@ -217,7 +244,7 @@ function decode(data: arrow.Data, ice: FieldType, where: string): arrow.Data {
   const values: unknown[] = new Array(data.length);
   const dictData = data.dictionary!.data[0]!;
   const indices = data.values as ArrayLike<number | bigint>;
-  for (let i = 0; i < data.length; i++) values[i] = data.getValid(i) ? valueFromArrow(dictData, Number(indices[i]!), ice) : null;
+  for (let i = 0; i < data.length; i++)
+    values[i] = data.getValid(i) ? valueFromArrow(dictData, Number(indices[i]!), ice) : null;
   return buildData(dict.dictionary, values, where);
 }
-

@@ -35,7 +35,7 @@ function nanosFromTimestamp(text: string): bigint {
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function hexToBytes(hex: string): Uint8Array {
@@ -48,7 +48,8 @@ function hexToBytes(hex: string): Uint8Array {
 function asNumberish(v: unknown): number | bigint | string {
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string') return v;
   // lossless-json LosslessNumber and similar wrappers
-  if (v && typeof v === 'object' && 'value' in v && typeof (v as { value: unknown }).value === 'string') return (v as { value: string }).value;
+  if (v && typeof v === 'object' && 'value' in v && typeof (v as { value: unknown }).value === 'string')
+    return (v as { value: string }).value;
   throw new Error(`expected a number, got ${JSON.stringify(v)}`);
 }
 
@@ -76,22 +77,33 @@ export function valueFromJsonDefault(json: unknown, type: FieldType, where: stri
       case 'boolean':
         if (typeof json !== 'boolean') throw new Error('expected a boolean');
         return json;
-      case 'int': case 'tinyint': case 'smallint': case 'date':
+      case 'int':
+      case 'tinyint':
+      case 'smallint':
+      case 'date':
         if (type.name === 'date' && typeof json === 'string') return daysFromDate(json);
         return Number(asNumberish(json));
-      case 'long': return BigInt(asNumberish(json));
-      case 'float': case 'double': return Number(asNumberish(json));
-      case 'decimal': return String(asNumberish(json));
+      case 'long':
+        return BigInt(asNumberish(json));
+      case 'float':
+      case 'double':
+        return Number(asNumberish(json));
+      case 'decimal':
+        return String(asNumberish(json));
       case 'time':
         return typeof json === 'string' ? nanosFromTime(json) / 1000n : BigInt(asNumberish(json));
-      case 'timestamp': case 'timestamptz':
+      case 'timestamp':
+      case 'timestamptz':
         return typeof json === 'string' ? floorDiv(nanosFromTimestamp(json), 1000n) : BigInt(asNumberish(json));
-      case 'timestamp_ns': case 'timestamptz_ns':
+      case 'timestamp_ns':
+      case 'timestamptz_ns':
         return typeof json === 'string' ? nanosFromTimestamp(json) : BigInt(asNumberish(json));
-      case 'string': case 'uuid':
+      case 'string':
+      case 'uuid':
         if (typeof json !== 'string') throw new Error('expected a string');
         return json;
-      case 'fixed': case 'binary':
+      case 'fixed':
+      case 'binary':
         if (typeof json !== 'string') throw new Error('expected a hex string');
         return hexToBytes(json);
       default:
@@ -99,6 +111,9 @@ export function valueFromJsonDefault(json: unknown, type: FieldType, where: stri
     }
   } catch (e) {
     if (e instanceof FloeError) throw e;
-    throw new FloeError('InvalidArgument', `${where}: bad initial-default ${JSON.stringify(json, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${(e as Error).message}`);
+    throw new FloeError(
+      'InvalidArgument',
+      `${where}: bad initial-default ${JSON.stringify(json, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${(e as Error).message}`,
+    );
   }
 }

@@ -72,7 +72,10 @@ function buildFooter(meta: FileMetaData, raw: RawFileMetaData, fileSize: number,
   const { roots, leaves } = buildSchemaTree(meta.schema, file);
   const rowGroups: ParquetRowGroup[] = meta.row_groups.map((rg, rgIndex) => {
     if (rg.columns.length !== leaves.length) {
-      throw corrupt(file, `row group ${rgIndex} has ${rg.columns.length} column chunks for ${leaves.length} leaf columns`);
+      throw corrupt(
+        file,
+        `row group ${rgIndex} has ${rg.columns.length} column chunks for ${leaves.length} leaf columns`,
+      );
     }
     const columns: ParquetColumnChunk[] = rg.columns.map((chunk, leafIndex) => {
       const md = chunk.meta_data;
@@ -104,9 +107,10 @@ function buildFooter(meta: FileMetaData, raw: RawFileMetaData, fileSize: number,
     return {
       numRows: Number(rg.num_rows),
       totalByteSize: Number(rg.total_byte_size),
-      totalCompressedSize: rg.total_compressed_size !== undefined
-        ? Number(rg.total_compressed_size)
-        : columns.reduce((s, c) => s + c.totalCompressedSize, 0),
+      totalCompressedSize:
+        rg.total_compressed_size !== undefined
+          ? Number(rg.total_compressed_size)
+          : columns.reduce((s, c) => s + c.totalCompressedSize, 0),
       startOffset: columns.length ? Math.min(...columns.map((c) => c.startOffset)) : 4,
       columns,
     };
@@ -127,7 +131,10 @@ function buildFooter(meta: FileMetaData, raw: RawFileMetaData, fileSize: number,
   return footer;
 }
 
-function buildSchemaTree(elements: SchemaElement[], file: string): { roots: ParquetSchemaNode[]; leaves: ParquetSchemaNode[] } {
+function buildSchemaTree(
+  elements: SchemaElement[],
+  file: string,
+): { roots: ParquetSchemaNode[]; leaves: ParquetSchemaNode[] } {
   const leaves: ParquetSchemaNode[] = [];
   let pos = 1; // element 0 is the root
   const readChildren = (count: number, parentPath: string[]): ParquetSchemaNode[] => {
@@ -167,7 +174,8 @@ function buildSchemaTree(elements: SchemaElement[], file: string): { roots: Parq
 function legacyBoundsUsable(leaf: ParquetSchemaNode): boolean {
   const t = leaf.physicalType;
   if (t !== 'INT32' && t !== 'INT64' && t !== 'FLOAT' && t !== 'DOUBLE' && t !== 'BOOLEAN') return false;
-  const unsigned = leaf.convertedType?.startsWith('UINT_') ||
+  const unsigned =
+    leaf.convertedType?.startsWith('UINT_') ||
     (leaf.logicalType?.type === 'INTEGER' && leaf.logicalType.isSigned === false);
   return !unsigned;
 }

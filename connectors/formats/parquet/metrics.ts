@@ -10,9 +10,16 @@ import { FloeError } from '../../../src/errors.js';
 import type { Field, FieldType } from '../../../src/model/table.js';
 import { parseDecimal } from './decimal.js';
 import { uuidFromBytes } from './footer.js';
-import type { IcebergFileMetrics, IcebergMetricsOptions, MetricsModeName, ParquetFooter, ParquetSchemaNode } from './types.js';
+import type {
+  IcebergFileMetrics,
+  IcebergMetricsOptions,
+  MetricsModeName,
+  ParquetFooter,
+  ParquetSchemaNode,
+} from './types.js';
 
-export type MetricsMode = { kind: 'none' } | { kind: 'counts' } | { kind: 'full' } | { kind: 'truncate'; length: number };
+export type MetricsMode =
+  { kind: 'none' } | { kind: 'counts' } | { kind: 'full' } | { kind: 'truncate'; length: number };
 
 export function parseMetricsMode(mode: MetricsModeName | string): MetricsMode {
   const m = mode.trim().toLowerCase();
@@ -36,13 +43,20 @@ function indexFields(fields: Field[]): Map<number, FieldInfo> {
     out.set(id, { type, boundsAllowed: allowed && type.kind === 'primitive', repeated: !allowed });
     if (type.kind === 'struct') for (const f of type.fields) walk(f.id, f.type, allowed);
     else if (type.kind === 'list') walk(type.elementId, type.element, false);
-    else if (type.kind === 'map') { walk(type.keyId, type.key, false); walk(type.valueId, type.value, false); }
+    else if (type.kind === 'map') {
+      walk(type.keyId, type.key, false);
+      walk(type.valueId, type.value, false);
+    }
   };
   for (const f of fields) walk(f.id, f.type, true);
   return out;
 }
 
-export function icebergMetricsFromFooter(footer: ParquetFooter, fields: Field[], opts: IcebergMetricsOptions = {}): IcebergFileMetrics {
+export function icebergMetricsFromFooter(
+  footer: ParquetFooter,
+  fields: Field[],
+  opts: IcebergMetricsOptions = {},
+): IcebergFileMetrics {
   const defaultMode = parseMetricsMode(opts.mode ?? 'truncate(16)');
   const modeOf = (id: number): MetricsMode => {
     const m = opts.perColumn?.get(id);
@@ -117,8 +131,16 @@ export function icebergMetricsFromFooter(footer: ParquetFooter, fields: Field[],
     }
   }
   // Parquet float statistics without writer tracking: keep them only if they are real numbers.
-  for (const [id, v] of metrics.lowerBounds) if (typeof v === 'number' && Number.isNaN(v)) { metrics.lowerBounds.delete(id); metrics.upperBounds.delete(id); }
-  for (const [id, v] of metrics.upperBounds) if (typeof v === 'number' && Number.isNaN(v)) { metrics.lowerBounds.delete(id); metrics.upperBounds.delete(id); }
+  for (const [id, v] of metrics.lowerBounds)
+    if (typeof v === 'number' && Number.isNaN(v)) {
+      metrics.lowerBounds.delete(id);
+      metrics.upperBounds.delete(id);
+    }
+  for (const [id, v] of metrics.upperBounds)
+    if (typeof v === 'number' && Number.isNaN(v)) {
+      metrics.lowerBounds.delete(id);
+      metrics.upperBounds.delete(id);
+    }
 
   // truncate(L) for strings and binary (Java: UnicodeUtil / BinaryUtil).
   for (const [id] of info) {
@@ -132,13 +154,15 @@ export function icebergMetricsFromFooter(footer: ParquetFooter, fields: Field[],
       if (typeof lo === 'string') metrics.lowerBounds.set(id, truncateStringMin(lo, mode.length));
       if (typeof hi === 'string') {
         const t = truncateStringMax(hi, mode.length);
-        if (t === undefined) metrics.upperBounds.delete(id); else metrics.upperBounds.set(id, t);
+        if (t === undefined) metrics.upperBounds.delete(id);
+        else metrics.upperBounds.set(id, t);
       }
     } else if (type.name === 'binary' || type.name === 'fixed') {
       if (lo instanceof Uint8Array) metrics.lowerBounds.set(id, truncateBinaryMin(lo, mode.length));
       if (hi instanceof Uint8Array) {
         const t = truncateBinaryMax(hi, mode.length);
-        if (t === undefined) metrics.upperBounds.delete(id); else metrics.upperBounds.set(id, t);
+        if (t === undefined) metrics.upperBounds.delete(id);
+        else metrics.upperBounds.set(id, t);
       }
     }
   }
@@ -155,19 +179,32 @@ const encoder = new TextEncoder();
 function toIcebergValue(v: unknown, type: FieldType, leaf: ParquetSchemaNode): unknown {
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
-    case 'boolean': return typeof v === 'boolean' ? v : undefined;
-    case 'int': case 'date': case 'tinyint': case 'smallint':
+    case 'boolean':
+      return typeof v === 'boolean' ? v : undefined;
+    case 'int':
+    case 'date':
+    case 'tinyint':
+    case 'smallint':
       return typeof v === 'number' ? v : undefined;
     case 'long':
       return typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(v) : undefined;
-    case 'float': case 'double':
+    case 'float':
+    case 'double':
       return typeof v === 'number' ? v : undefined;
     case 'decimal':
       return typeof v === 'string' ? v : undefined;
-    case 'time': case 'timestamp': case 'timestamptz': case 'timestamp_ns': case 'timestamptz_ns': {
+    case 'time':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'timestamp_ns':
+    case 'timestamptz_ns': {
       if (typeof v !== 'bigint') return undefined; // INT96 and unknown encodings: no bounds
-      const unit = leaf.logicalType && 'unit' in leaf.logicalType ? leaf.logicalType.unit
-        : leaf.convertedType === 'TIMESTAMP_MILLIS' || leaf.convertedType === 'TIME_MILLIS' ? 'MILLIS' : 'MICROS';
+      const unit =
+        leaf.logicalType && 'unit' in leaf.logicalType
+          ? leaf.logicalType.unit
+          : leaf.convertedType === 'TIMESTAMP_MILLIS' || leaf.convertedType === 'TIME_MILLIS'
+            ? 'MILLIS'
+            : 'MICROS';
       const wantNanos = type.name.endsWith('_ns');
       const toMicros = unit === 'MILLIS' ? v * 1000n : unit === 'NANOS' ? undefined : v;
       if (wantNanos) return unit === 'NANOS' ? v : toMicros === undefined ? undefined : toMicros * 1000n;
@@ -176,8 +213,13 @@ function toIcebergValue(v: unknown, type: FieldType, leaf: ParquetSchemaNode): u
     case 'string':
       return typeof v === 'string' ? v : v instanceof Uint8Array ? new TextDecoder().decode(v) : undefined;
     case 'uuid':
-      return typeof v === 'string' ? v.toLowerCase() : v instanceof Uint8Array && v.length === 16 ? uuidFromBytes(v) : undefined;
-    case 'fixed': case 'binary':
+      return typeof v === 'string'
+        ? v.toLowerCase()
+        : v instanceof Uint8Array && v.length === 16
+          ? uuidFromBytes(v)
+          : undefined;
+    case 'fixed':
+    case 'binary':
       return v instanceof Uint8Array ? v : typeof v === 'string' ? encoder.encode(v) : undefined;
     default:
       return undefined;
@@ -187,11 +229,13 @@ function toIcebergValue(v: unknown, type: FieldType, leaf: ParquetSchemaNode): u
 function comparatorFor(type: FieldType): (a: unknown, b: unknown) => number {
   if (type.kind === 'primitive') {
     if (type.name === 'string') return (a, b) => compareCodePoints(a as string, b as string);
-    if (type.name === 'binary' || type.name === 'fixed') return (a, b) => compareBytes(a as Uint8Array, b as Uint8Array);
+    if (type.name === 'binary' || type.name === 'fixed')
+      return (a, b) => compareBytes(a as Uint8Array, b as Uint8Array);
     if (type.name === 'decimal') {
       const scale = type.scale ?? 0;
       return (a, b) => {
-        const x = parseDecimal(a as string, scale), y = parseDecimal(b as string, scale);
+        const x = parseDecimal(a as string, scale),
+          y = parseDecimal(b as string, scale);
         return x < y ? -1 : x > y ? 1 : 0;
       };
     }
@@ -202,7 +246,8 @@ function comparatorFor(type: FieldType): (a: unknown, b: unknown) => number {
 
 /** Unicode code point order (= UTF-8 byte order), not JS's UTF-16 unit order. */
 export function compareCodePoints(a: string, b: string): number {
-  const x = [...a], y = [...b];
+  const x = [...a],
+    y = [...b];
   for (let i = 0; i < Math.min(x.length, y.length); i++) {
     const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
     if (d !== 0) return d;

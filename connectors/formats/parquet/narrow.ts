@@ -36,10 +36,22 @@ export function narrowLargeBytes(data: arrow.Data, target: arrow.DataType, where
 }
 
 /** LargeList → List: new offsets, the child sliced to the covered range (zero-copy); `cast` converts the child. */
-export function narrowLargeList(data: arrow.Data, target: arrow.DataType, where: string, cast: (child: arrow.Data) => arrow.Data): arrow.Data {
+export function narrowLargeList(
+  data: arrow.Data,
+  target: arrow.DataType,
+  where: string,
+  cast: (child: arrow.Data) => arrow.Data,
+): arrow.Data {
   const { offsets, first, last } = narrowOffsets(data, where);
   const child = cast(data.children[0]!.slice(first, last - first));
-  return new arrow.Data(target, data.offset, data.length, data.nullCount, [offsets, undefined, data.nullBitmap] as never, [child]);
+  return new arrow.Data(
+    target,
+    data.offset,
+    data.length,
+    data.nullCount,
+    [offsets, undefined, data.nullBitmap] as never,
+    [child],
+  );
 }
 
 const VIEW_SIZE = 16;
@@ -80,10 +92,21 @@ export function viewToContiguous(data: arrow.Data, target: arrow.DataType, where
  * dictionary is first brought to 32-bit offsets. Returns undefined for other value types.
  */
 export function decodeByteDictionary(data: arrow.Data, target: arrow.DataType, where: string): arrow.Data | undefined {
-  const isBytes = (t: arrow.DataType) => arrow.DataType.isUtf8(t) || arrow.DataType.isBinary(t) || arrow.DataType.isLargeUtf8(t) || arrow.DataType.isLargeBinary(t);
+  const isBytes = (t: arrow.DataType) =>
+    arrow.DataType.isUtf8(t) ||
+    arrow.DataType.isBinary(t) ||
+    arrow.DataType.isLargeUtf8(t) ||
+    arrow.DataType.isLargeBinary(t);
   let dict = data.dictionary?.data[0];
-  if (!dict || data.dictionary!.data.length !== 1 || !isBytes(dict.type) || !(arrow.DataType.isUtf8(target) || arrow.DataType.isBinary(target))) return undefined;
-  if (arrow.DataType.isLargeUtf8(dict.type) || arrow.DataType.isLargeBinary(dict.type)) dict = narrowLargeBytes(dict, target, where);
+  if (
+    !dict ||
+    data.dictionary!.data.length !== 1 ||
+    !isBytes(dict.type) ||
+    !(arrow.DataType.isUtf8(target) || arrow.DataType.isBinary(target))
+  )
+    return undefined;
+  if (arrow.DataType.isLargeUtf8(dict.type) || arrow.DataType.isLargeBinary(dict.type))
+    dict = narrowLargeBytes(dict, target, where);
   const dOffsets = dict.valueOffsets as Int32Array;
   const dBytes = dict.values as Uint8Array;
   const indices = data.values as ArrayLike<number | bigint>;

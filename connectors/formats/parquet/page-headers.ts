@@ -15,7 +15,12 @@ function corrupt(file: string, detail: string): FloeError {
   return new FloeError('Corrupt', `Parquet file ${file} is corrupt: ${detail}`, { context: { file } });
 }
 
-export function assertPageHeadersReadable(bytes: Uint8Array, footer: ParquetFooter, file: string, rowGroups?: readonly number[]): void {
+export function assertPageHeadersReadable(
+  bytes: Uint8Array,
+  footer: ParquetFooter,
+  file: string,
+  rowGroups?: readonly number[],
+): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const footerStart = bytes.byteLength - 8 - view.getUint32(bytes.byteLength - 8, true);
   const groups = rowGroups ?? footer.rowGroups.map((_, i) => i);

@@ -28,7 +28,11 @@ function planRead(bytes: Uint8Array, file: string, opts: ParquetReadOptions): Pl
   const idOf = (n: ParquetSchemaNode): number | undefined => (hasIds ? n.fieldId : opts.nameMapping?.get(n.name));
   for (const rg of opts.rowGroups ?? []) {
     if (!Number.isInteger(rg) || rg < 0 || rg >= footer.rowGroups.length) {
-      throw new FloeError('InvalidArgument', `row group ${rg} out of range for ${file} (${footer.rowGroups.length} row groups)`, { context: { file } });
+      throw new FloeError(
+        'InvalidArgument',
+        `row group ${rg} out of range for ${file} (${footer.rowGroups.length} row groups)`,
+        { context: { file } },
+      );
     }
   }
   if (!opts.fieldIds) return { footer, useNameMapping };
@@ -38,12 +42,21 @@ function planRead(bytes: Uint8Array, file: string, opts: ParquetReadOptions): Pl
     if (id !== undefined) byId.set(id, n);
   }
   const wanted = new Set(opts.fieldIds.filter((id) => byId.has(id)));
-  const columns = footer.schema.filter((n) => { const id = idOf(n); return id !== undefined && wanted.has(id); }).map((n) => n.name);
+  const columns = footer.schema
+    .filter((n) => {
+      const id = idOf(n);
+      return id !== undefined && wanted.has(id);
+    })
+    .map((n) => n.name);
   return { footer, columns, order: opts.fieldIds.filter((id) => wanted.has(id)), useNameMapping };
 }
 
 /** Reads the requested row groups (all by default) as one Arrow table. */
-export async function readParquetTable(bytes: Uint8Array, file: string, opts: ParquetReadOptions = {}): Promise<arrow.Table> {
+export async function readParquetTable(
+  bytes: Uint8Array,
+  file: string,
+  opts: ParquetReadOptions = {},
+): Promise<arrow.Table> {
   const plan = planRead(bytes, file, opts);
   const rowGroups = opts.rowGroups ?? plan.footer.rowGroups.map((_, i) => i);
   const handle = await openOrThrow(bytes, file);
@@ -81,7 +94,13 @@ async function openOrThrow(bytes: Uint8Array, file: string): Promise<pw.ParquetF
   }
 }
 
-async function readWith(handle: pw.ParquetFile, plan: Plan, rowGroups: number[], opts: ParquetReadOptions, file: string): Promise<arrow.Table> {
+async function readWith(
+  handle: pw.ParquetFile,
+  plan: Plan,
+  rowGroups: number[],
+  opts: ParquetReadOptions,
+  file: string,
+): Promise<arrow.Table> {
   const numRows = rowGroups.reduce((s, i) => s + plan.footer.rowGroups[i]!.numRows, 0);
   if (plan.columns && plan.columns.length === 0) return emptyColumnsTable(numRows);
   let table: arrow.Table;
@@ -118,11 +137,16 @@ function applyNameMapping(table: arrow.Table, mapping: Map<string, number> | und
       const entries = type.children[0]!;
       const [k, v] = (entries.type as arrow.Struct).children as [arrow.Field, arrow.Field];
       const inner = new arrow.Struct([tag(k, [...path, 'key']), tag(v, [...path, 'value'])]);
-      return new arrow.Map_(new arrow.Field(entries.name, inner, entries.nullable, entries.metadata) as arrow.Field<never>, type.keysSorted);
+      return new arrow.Map_(
+        new arrow.Field(entries.name, inner, entries.nullable, entries.metadata) as arrow.Field<never>,
+        type.keysSorted,
+      );
     }
     return type;
   };
-  const schema = new arrow.Schema(table.schema.fields.map((f) => tag(f, [f.name])), table.schema.metadata);
+  const schema = new arrow.Schema(
+    table.schema.fields.map((f) => tag(f, [f.name])),
+    table.schema.metadata,
+  );
   return retypeTable(table, schema);
 }
-

@@ -10,7 +10,9 @@ export function retypeData(data: arrow.Data, type: arrow.DataType): arrow.Data {
 /** A table whose schema is `schema` (same shapes, possibly new names/metadata), sharing all buffers. */
 export function retypeTable(table: arrow.Table, schema: arrow.Schema): arrow.Table {
   const struct = new arrow.Struct(schema.fields);
-  const batches = table.batches.map((b) => new arrow.RecordBatch(schema, retypeData(b.data, struct) as arrow.Data<arrow.Struct>));
+  const batches = table.batches.map(
+    (b) => new arrow.RecordBatch(schema, retypeData(b.data, struct) as arrow.Data<arrow.Struct>),
+  );
   return batches.length ? new arrow.Table(schema, batches) : new arrow.Table(schema);
 }
 

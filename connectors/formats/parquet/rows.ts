@@ -55,7 +55,12 @@ export function valueFromArrow(data: arrow.Data, i: number, type?: FieldType): u
     return t.unit === arrow.DateUnit.DAY ? v : Number(BigInt(v) / 86_400_000n);
   }
   if (arrow.DataType.isTime(t) || arrow.DataType.isTimestamp(t)) return BigInt(values[i]!);
-  if (arrow.DataType.isUtf8(t) || arrow.DataType.isLargeUtf8(t) || arrow.DataType.isBinary(t) || arrow.DataType.isLargeBinary(t)) {
+  if (
+    arrow.DataType.isUtf8(t) ||
+    arrow.DataType.isLargeUtf8(t) ||
+    arrow.DataType.isBinary(t) ||
+    arrow.DataType.isLargeBinary(t)
+  ) {
     const offsets = data.valueOffsets as ArrayLike<number | bigint>;
     const bytes = (data.values as Uint8Array).subarray(Number(offsets[i]), Number(offsets[i + 1]));
     return arrow.DataType.isUtf8(t) || arrow.DataType.isLargeUtf8(t) ? utf8.decode(bytes) : bytes.slice();

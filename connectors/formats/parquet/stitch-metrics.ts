@@ -19,7 +19,11 @@ function hasFloat(t: arrow.DataType): boolean {
 }
 
 /** NaN counts and bounds of every float/double field of `schema` in a Parquet file, keyed by field id. */
-export async function floatFieldMetrics(bytes: Uint8Array, file: string, schema: arrow.Schema): Promise<Map<number, WriterFieldMetrics>> {
+export async function floatFieldMetrics(
+  bytes: Uint8Array,
+  file: string,
+  schema: arrow.Schema,
+): Promise<Map<number, WriterFieldMetrics>> {
   const out = new Map<number, WriterFieldMetrics>();
   const wanted = schema.fields.filter((f) => hasFloat(f.type) && fieldIdOf(f) !== undefined);
   if (wanted.length === 0) return out;
@@ -41,7 +45,13 @@ export async function floatFieldMetrics(bytes: Uint8Array, file: string, schema:
  * Rows [start, end) of `data`, described by the table schema's `field` (its ids, not the file's names).
  * Batches decoded from IPC are unsliced (offset 0), so indexes address the buffers directly.
  */
-function visit(out: Map<number, WriterFieldMetrics>, field: arrow.Field, data: arrow.Data, start: number, end: number): void {
+function visit(
+  out: Map<number, WriterFieldMetrics>,
+  field: arrow.Field,
+  data: arrow.Data,
+  start: number,
+  end: number,
+): void {
   const t = field.type as arrow.DataType;
   if (isFloat(t)) {
     const id = fieldIdOf(field);
@@ -74,7 +84,10 @@ function visit(out: Map<number, WriterFieldMetrics>, field: arrow.Field, data: a
     const from = offsets[start]!;
     const to = offsets[end]!;
     if (arrow.DataType.isList(t)) visit(out, t.children[0]!, inner, from, to);
-    else (t.children[0]!.type as arrow.Struct).children.forEach((child, c) => visit(out, child, inner.children[c]!, from, to));
+    else
+      (t.children[0]!.type as arrow.Struct).children.forEach((child, c) =>
+        visit(out, child, inner.children[c]!, from, to),
+      );
   }
 }
 
@@ -109,7 +122,10 @@ function floatFields(schema: arrow.Schema): Map<number, boolean> {
  * counts add up and bounds widen. Undefined when any input lacks what is needed (no NaN count, bounds
  * missing although the column holds real values, a NaN bound from a pre-0.12 writer) — then decode.
  */
-export function floatMetricsFromInputs(schema: arrow.Schema, inputs: readonly (InputFileStats | undefined)[]): Map<number, WriterFieldMetrics> | undefined {
+export function floatMetricsFromInputs(
+  schema: arrow.Schema,
+  inputs: readonly (InputFileStats | undefined)[],
+): Map<number, WriterFieldMetrics> | undefined {
   const out = new Map<number, WriterFieldMetrics>();
   for (const [id, boundsAllowed] of floatFields(schema)) {
     const m: WriterFieldMetrics = { fieldId: id, nanCount: 0n };

@@ -17,7 +17,16 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../src/errors.js';
 import { floatFieldMetrics, floatMetricsFromInputs, type InputFileStats } from './stitch-metrics.js';
-import { incompatibility, openStitchSource, ParquetStitcher, schemaSignature, stitchProblem, V1_ENCODINGS, type StitchRules, type StitchSource } from './stitch.js';
+import {
+  incompatibility,
+  openStitchSource,
+  ParquetStitcher,
+  schemaSignature,
+  stitchProblem,
+  V1_ENCODINGS,
+  type StitchRules,
+  type StitchSource,
+} from './stitch.js';
 import type { ParquetCodec, ParquetFooter, ParquetSchemaNode, WrittenParquet } from './types.js';
 import { writeParquet } from './writer.js';
 
@@ -62,7 +71,9 @@ export function stitchPolicyFromProperties(props: Record<string, string>, codec:
     return Number(v.trim());
   };
   const rowGroupBytes = num('write.parquet.row-group-size-bytes') ?? 128 * 1024 * 1024;
-  const encodings = props[STITCH_ENCODINGS]?.split(',').map((e) => e.trim().toUpperCase()).filter(Boolean);
+  const encodings = props[STITCH_ENCODINGS]?.split(',')
+    .map((e) => e.trim().toUpperCase())
+    .filter(Boolean);
   return {
     enabled: raw === undefined ? STITCH_DEFAULT_ENABLED : raw === 'true',
     minRowGroupBytes: num(STITCH_MIN_ROW_GROUP_BYTES) ?? Math.floor(rowGroupBytes / 4),
@@ -95,7 +106,8 @@ export interface StitchTaskRequest {
   store(file: WrittenParquet): Promise<void>;
 }
 
-export type StitchOutcome = { stitched: true; files: number; rowGroups: number; outputs: number } | { stitched: false; reason: string };
+export type StitchOutcome =
+  { stitched: true; files: number; rowGroups: number; outputs: number } | { stitched: false; reason: string };
 
 const referenceCache = new WeakMap<arrow.Schema, Promise<ParquetSchemaNode[]>>();
 
@@ -114,12 +126,16 @@ const TAIL_GUESS = 64 * 1024;
 /** Footer of a file from its tail only: [footer][length][PAR1] re-framed so the footer reader accepts it. */
 async function readTailSource(req: StitchTaskRequest, f: StitchTaskFile): Promise<StitchSource> {
   const size = f.sizeBytes;
-  if (size < 12) throw new FloeError('Corrupt', `Parquet file ${f.path} is only ${size} bytes`, { context: { file: f.path } });
+  if (size < 12)
+    throw new FloeError('Corrupt', `Parquet file ${f.path} is only ${size} bytes`, { context: { file: f.path } });
   // one speculative read covers most footers; a second one only for very wide schemas
   const guess = Math.min(size, TAIL_GUESS);
   let tail = await req.readRange(f.path, size - guess, guess);
   const len = new DataView(tail.buffer, tail.byteOffset + tail.byteLength - 8, 4).getUint32(0, true);
-  if (len + 12 > size) throw new FloeError('Corrupt', `Parquet file ${f.path}: footer length ${len} exceeds the file size ${size}`, { context: { file: f.path } });
+  if (len + 12 > size)
+    throw new FloeError('Corrupt', `Parquet file ${f.path}: footer length ${len} exceeds the file size ${size}`, {
+      context: { file: f.path },
+    });
   tail = len + 8 <= guess ? tail.subarray(guess - len - 8) : await req.readRange(f.path, size - 8 - len, len + 8);
   const framed = new Uint8Array(len + 12);
   framed.set([0x50, 0x41, 0x52, 0x31]);
@@ -128,10 +144,15 @@ async function readTailSource(req: StitchTaskRequest, f: StitchTaskFile): Promis
 }
 
 /** Why `footer` fails the row-group size or non-null conditions. */
-function sizeOrNullProblem(footer: ParquetFooter, policy: StitchPolicy, nonNull: readonly number[]): string | undefined {
+function sizeOrNullProblem(
+  footer: ParquetFooter,
+  policy: StitchPolicy,
+  nonNull: readonly number[],
+): string | undefined {
   if (footer.rowGroups.length > 0) {
     const avg = footer.rowGroups.reduce((s, rg) => s + rg.totalByteSize, 0) / footer.rowGroups.length;
-    if (avg < policy.minRowGroupBytes) return `row groups average ${Math.round(avg)} bytes, below ${policy.minRowGroupBytes}`;
+    if (avg < policy.minRowGroupBytes)
+      return `row groups average ${Math.round(avg)} bytes, below ${policy.minRowGroupBytes}`;
   }
   for (const id of nonNull) {
     for (const [i, rg] of footer.rowGroups.entries()) {
@@ -156,11 +177,14 @@ export async function stitchBlocker(req: StitchTaskRequest): Promise<string | un
     } catch (e) {
       return `${f.path}: ${e instanceof Error ? e.message : String(e)}`;
     }
-    if (src.footer.numRows !== f.recordCount) return `${f.path} holds ${src.footer.numRows} rows, its manifest says ${f.recordCount}`;
-    const problem = stitchProblem(src, req.policy.rules) ?? sizeOrNullProblem(src.footer, req.policy, req.nonNullFieldIds ?? []);
+    if (src.footer.numRows !== f.recordCount)
+      return `${f.path} holds ${src.footer.numRows} rows, its manifest says ${f.recordCount}`;
+    const problem =
+      stitchProblem(src, req.policy.rules) ?? sizeOrNullProblem(src.footer, req.policy, req.nonNullFieldIds ?? []);
     if (problem) return `${f.path}: ${problem}`;
     if (!first) {
-      if (schemaSignature(src.footer.schema, true) !== reference) return `${f.path}: schema differs from the table's current schema`;
+      if (schemaSignature(src.footer.schema, true) !== reference)
+        return `${f.path}: schema differs from the table's current schema`;
       first = src;
     } else {
       const why = incompatibility(first, src);
@@ -190,7 +214,12 @@ export async function stitchTask(req: StitchTaskRequest): Promise<StitchOutcome>
     const done = stitcher.finish();
     stitcher = undefined;
     pending = 0;
-    const fromManifests = partial ? undefined : floatMetricsFromInputs(req.outputSchema, members.map((m) => m.stats));
+    const fromManifests = partial
+      ? undefined
+      : floatMetricsFromInputs(
+          req.outputSchema,
+          members.map((m) => m.stats),
+        );
     members = [];
     partial = false;
     const fieldMetrics = fromManifests ?? (await floatFieldMetrics(done.bytes, file, req.outputSchema));
@@ -213,7 +242,8 @@ export async function stitchTask(req: StitchTaskRequest): Promise<StitchOutcome>
       try {
         stitcher.add(src, [i]);
       } catch (e) {
-        if (e instanceof FloeError && (e.kind === 'Corrupt' || e.kind === 'InvalidArgument')) return { stitched: false, reason: e.message };
+        if (e instanceof FloeError && (e.kind === 'Corrupt' || e.kind === 'InvalidArgument'))
+          return { stitched: false, reason: e.message };
         throw e;
       }
       rowGroups++;

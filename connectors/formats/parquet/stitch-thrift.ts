@@ -84,7 +84,9 @@ export class TStruct {
 }
 
 export function isList(v: TValue | undefined): v is TList {
-  return typeof v === 'object' && v !== null && !(v instanceof Uint8Array) && !(v instanceof TStruct) && v.kind === 'list';
+  return (
+    typeof v === 'object' && v !== null && !(v instanceof Uint8Array) && !(v instanceof TStruct) && v.kind === 'list'
+  );
 }
 
 function cloneValue(v: TValue): TValue {
@@ -98,7 +100,11 @@ function cloneValue(v: TValue): TValue {
 export class ThriftReader {
   offset: number;
   private readonly view: DataView;
-  constructor(private readonly bytes: Uint8Array, offset = 0, private readonly end = bytes.byteLength) {
+  constructor(
+    private readonly bytes: Uint8Array,
+    offset = 0,
+    private readonly end = bytes.byteLength,
+  ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.offset = offset;
   }
@@ -205,7 +211,11 @@ export class ThriftReader {
 }
 
 /** Reads one struct at `offset`; `end` is where the reader must stop. */
-export function readThriftStruct(bytes: Uint8Array, offset = 0, end = bytes.byteLength): { value: TStruct; end: number } {
+export function readThriftStruct(
+  bytes: Uint8Array,
+  offset = 0,
+  end = bytes.byteLength,
+): { value: TStruct; end: number } {
   const r = new ThriftReader(bytes, offset, end);
   const value = r.readStruct();
   return { value, end: r.offset };

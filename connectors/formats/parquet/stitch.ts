@@ -23,10 +23,39 @@ import { DEFAULT_CREATED_BY } from './writer.js';
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
 
 // parquet.thrift field ids
-const FMD = { version: 1, schema: 2, numRows: 3, rowGroups: 4, kv: 5, createdBy: 6, columnOrders: 7, encryption: 8, signingKey: 9 };
+const FMD = {
+  version: 1,
+  schema: 2,
+  numRows: 3,
+  rowGroups: 4,
+  kv: 5,
+  createdBy: 6,
+  columnOrders: 7,
+  encryption: 8,
+  signingKey: 9,
+};
 const RG = { columns: 1, totalByteSize: 2, numRows: 3, fileOffset: 5, totalCompressed: 6, ordinal: 7 };
-const CC = { filePath: 1, fileOffset: 2, metaData: 3, offsetIndexOffset: 4, offsetIndexLength: 5, columnIndexOffset: 6, columnIndexLength: 7, crypto: 8, encryptedMeta: 9 };
-const CMD = { codec: 4, numValues: 5, totalCompressed: 7, dataPageOffset: 9, indexPageOffset: 10, dictPageOffset: 11, bloomOffset: 14, bloomLength: 15 };
+const CC = {
+  filePath: 1,
+  fileOffset: 2,
+  metaData: 3,
+  offsetIndexOffset: 4,
+  offsetIndexLength: 5,
+  columnIndexOffset: 6,
+  columnIndexLength: 7,
+  crypto: 8,
+  encryptedMeta: 9,
+};
+const CMD = {
+  codec: 4,
+  numValues: 5,
+  totalCompressed: 7,
+  dataPageOffset: 9,
+  indexPageOffset: 10,
+  dictPageOffset: 11,
+  bloomOffset: 14,
+  bloomLength: 15,
+};
 const PAGE = { DATA: 0, INDEX: 1, DICTIONARY: 2, DATA_V2: 3 };
 
 /** Encodings every Parquet reader of the last decade decodes (what parquet-mr's v1 writer and floe's writer emit). */
@@ -100,7 +129,12 @@ export function schemaSignature(nodes: ParquetSchemaNode[], loose = false): stri
   const sig = (n: ParquetSchemaNode): unknown => {
     let logical: unknown = n.logicalType;
     const lt = n.logicalType;
-    if (loose && lt?.type === 'INTEGER' && lt.isSigned && ((n.physicalType === 'INT32' && lt.bitWidth === 32) || (n.physicalType === 'INT64' && lt.bitWidth === 64))) {
+    if (
+      loose &&
+      lt?.type === 'INTEGER' &&
+      lt.isSigned &&
+      ((n.physicalType === 'INT32' && lt.bitWidth === 32) || (n.physicalType === 'INT64' && lt.bitWidth === 64))
+    ) {
       logical = undefined;
     }
     const keepConverted = !loose || logical === undefined;
@@ -145,7 +179,8 @@ function writerProblem(createdBy: string | undefined): string | undefined {
     if (Number(m[1]) === 1 && Number(m[2]) < 10) return `written by ${createdBy} (before 1.10, statistics unreliable)`;
   }
   const cpp = /^parquet-cpp version (\d+)\.(\d+)/i.exec(createdBy);
-  if (cpp && Number(cpp[1]) === 1 && Number(cpp[2]) < 5) return `written by ${createdBy} (before 1.5, statistics unreliable)`;
+  if (cpp && Number(cpp[1]) === 1 && Number(cpp[2]) < 5)
+    return `written by ${createdBy} (before 1.5, statistics unreliable)`;
   return undefined;
 }
 
@@ -166,10 +201,12 @@ export function stitchProblem(src: StitchSource, rules: StitchRules = {}): strin
     }
     const decoded = src.footer.rowGroups[i]!;
     for (const c of decoded.columns) {
-      if (rules.codecs && !rules.codecs.includes(c.codec)) return `column ${c.path.join('.')} uses codec ${c.codec}, not ${rules.codecs.join('/')}`;
+      if (rules.codecs && !rules.codecs.includes(c.codec))
+        return `column ${c.path.join('.')} uses codec ${c.codec}, not ${rules.codecs.join('/')}`;
       const bad = c.encodings.find((e) => !encodings.has(e));
       if (bad) return `column ${c.path.join('.')} uses encoding ${bad}`;
-      if (!rules.allowDataPageV2 && c.pageTypes?.includes('DATA_PAGE_V2')) return `column ${c.path.join('.')} has v2 data pages`;
+      if (!rules.allowDataPageV2 && c.pageTypes?.includes('DATA_PAGE_V2'))
+        return `column ${c.path.join('.')} has v2 data pages`;
     }
   }
   return undefined;
@@ -177,7 +214,8 @@ export function stitchProblem(src: StitchSource, rules: StitchRules = {}): strin
 
 /** Why `b` cannot join a file stitched from `a`, or undefined. */
 export function incompatibility(a: StitchSource, b: StitchSource): string | undefined {
-  if (schemaSignature(a.footer.schema) !== schemaSignature(b.footer.schema)) return `schema of ${b.file} differs from ${a.file}`;
+  if (schemaSignature(a.footer.schema) !== schemaSignature(b.footer.schema))
+    return `schema of ${b.file} differs from ${a.file}`;
   if (columnOrdersKey(a.meta) !== columnOrdersKey(b.meta)) return `column orders of ${b.file} differ from ${a.file}`;
   return undefined;
 }
@@ -208,23 +246,37 @@ export class ParquetStitcher {
 
   constructor(private readonly opts: StitchOptions = {}) {}
 
-  get rowCount(): number { return this.rows; }
-  get rowGroupCount(): number { return this.rowGroups.length; }
+  get rowCount(): number {
+    return this.rows;
+  }
+  get rowGroupCount(): number {
+    return this.rowGroups.length;
+  }
   /** Bytes of copied row groups so far (the file will add indexes and a footer). */
-  get byteSize(): number { return this.size; }
+  get byteSize(): number {
+    return this.size;
+  }
 
   /** Appends row groups of `src` (all by default); throws when `src` does not match the first input. */
   add(src: StitchSource, rowGroups?: readonly number[]): void {
     if (!this.first) this.first = { ...src, bytes: new Uint8Array(0) };
     else {
       const why = incompatibility(this.first, src);
-      if (why) throw new FloeError('InvalidArgument', `cannot stitch ${src.file} into ${this.opts.file ?? 'the output'}: ${why}`, { context: { file: src.file } });
+      if (why)
+        throw new FloeError(
+          'InvalidArgument',
+          `cannot stitch ${src.file} into ${this.opts.file ?? 'the output'}: ${why}`,
+          { context: { file: src.file } },
+        );
     }
     this.version = Math.max(this.version, src.meta.int(FMD.version) ?? 1);
     const rawGroups = src.meta.list(FMD.rowGroups)?.items ?? [];
     for (const index of rowGroups ?? rawGroups.map((_, i) => i)) {
       const rg = rawGroups[index] as TStruct | undefined;
-      if (!rg) throw new FloeError('InvalidArgument', `row group ${index} out of range for ${src.file}`, { context: { file: src.file } });
+      if (!rg)
+        throw new FloeError('InvalidArgument', `row group ${index} out of range for ${src.file}`, {
+          context: { file: src.file },
+        });
       this.addRowGroup(src, rg, index);
     }
   }
@@ -253,13 +305,21 @@ export class ParquetStitcher {
       firstStart ??= newStart;
 
       md.set(CMD.dataPageOffset, T.I64, BigInt(info.dataPageOffset + delta));
-      if (info.dictionaryPageOffset !== undefined && info.dictionaryPageOffset === start && start < info.dataPageOffset) {
+      if (
+        info.dictionaryPageOffset !== undefined &&
+        info.dictionaryPageOffset === start &&
+        start < info.dataPageOffset
+      ) {
         md.set(CMD.dictPageOffset, T.I64, BigInt(info.dictionaryPageOffset + delta));
       } else md.delete(CMD.dictPageOffset);
       md.delete(CMD.indexPageOffset);
       const fo = i64(chunk.get(CC.fileOffset));
       // deprecated field, required on the wire; writers disagree on what it points at, so keep its place relative to the chunk
-      chunk.set(CC.fileOffset, T.I64, BigInt(fo !== undefined && fo >= start && fo <= start + length ? fo + delta : newStart));
+      chunk.set(
+        CC.fileOffset,
+        T.I64,
+        BigInt(fo !== undefined && fo >= start && fo <= start + length ? fo + delta : newStart),
+      );
 
       const pending: PendingIndex = { chunk };
       pending.columnIndex = this.indexBytes(src, chunk, CC.columnIndexOffset, CC.columnIndexLength);
@@ -267,7 +327,12 @@ export class ParquetStitcher {
       if (off) pending.offsetIndex = shiftOffsetIndex(off, start, length, delta, where, src.file);
       const bloomOffset = i64(md.get(CMD.bloomOffset));
       const bloomLength = i64(md.get(CMD.bloomLength));
-      if (bloomOffset !== undefined && bloomLength !== undefined && bloomOffset >= 4 && bloomOffset + bloomLength <= src.bytes.byteLength - 8) {
+      if (
+        bloomOffset !== undefined &&
+        bloomLength !== undefined &&
+        bloomOffset >= 4 &&
+        bloomOffset + bloomLength <= src.bytes.byteLength - 8
+      ) {
         pending.bloom = src.bytes.slice(bloomOffset, bloomOffset + bloomLength);
       }
       md.delete(CMD.bloomOffset);
@@ -288,12 +353,24 @@ export class ParquetStitcher {
   }
 
   /** The bytes of an index referenced by (offset, length) fields, removing the fields; undefined when absent or invalid. */
-  private indexBytes(src: StitchSource, chunk: TStruct, offsetField: number, lengthField: number): Uint8Array | undefined {
+  private indexBytes(
+    src: StitchSource,
+    chunk: TStruct,
+    offsetField: number,
+    lengthField: number,
+  ): Uint8Array | undefined {
     const offset = i64(chunk.get(offsetField));
     const length = i64(chunk.get(lengthField));
     chunk.delete(offsetField);
     chunk.delete(lengthField);
-    if (offset === undefined || length === undefined || offset < 4 || length <= 0 || offset + length > src.bytes.byteLength - 8 - src.footer.metadataLength) return undefined;
+    if (
+      offset === undefined ||
+      length === undefined ||
+      offset < 4 ||
+      length <= 0 ||
+      offset + length > src.bytes.byteLength - 8 - src.footer.metadataLength
+    )
+      return undefined;
     return src.bytes.slice(offset, offset + length);
   }
 
@@ -335,11 +412,22 @@ export class ParquetStitcher {
     const meta = this.first.meta.clone();
     meta.set(FMD.version, T.I32, this.version);
     meta.set(FMD.numRows, T.I64, BigInt(this.rows));
-    meta.set(FMD.rowGroups, T.LIST, { kind: 'list', wire: T.LIST, elemType: T.STRUCT, items: this.rowGroups } satisfies TList);
+    meta.set(FMD.rowGroups, T.LIST, {
+      kind: 'list',
+      wire: T.LIST,
+      elemType: T.STRUCT,
+      items: this.rowGroups,
+    } satisfies TList);
     const enc = new TextEncoder();
     meta.set(FMD.createdBy, T.BINARY, enc.encode(this.opts.createdBy ?? DEFAULT_CREATED_BY));
     if (this.opts.keyValueMetadata) {
-      const items = [...this.opts.keyValueMetadata].map(([k, v]) => new TStruct([{ id: 1, type: T.BINARY, value: enc.encode(k) }, { id: 2, type: T.BINARY, value: enc.encode(v) }]));
+      const items = [...this.opts.keyValueMetadata].map(
+        ([k, v]) =>
+          new TStruct([
+            { id: 1, type: T.BINARY, value: enc.encode(k) },
+            { id: 2, type: T.BINARY, value: enc.encode(v) },
+          ]),
+      );
       if (items.length) meta.set(FMD.kv, T.LIST, { kind: 'list', wire: T.LIST, elemType: T.STRUCT, items });
       else meta.delete(FMD.kv);
     }
@@ -358,7 +446,10 @@ export class ParquetStitcher {
     }
     this.parts.length = 0;
     const footer = readParquetFooter(bytes, file);
-    if (footer.numRows !== this.rows) throw new FloeError('Internal', `stitched ${file} says ${footer.numRows} rows, expected ${this.rows}`, { context: { file } });
+    if (footer.numRows !== this.rows)
+      throw new FloeError('Internal', `stitched ${file} says ${footer.numRows} rows, expected ${this.rows}`, {
+        context: { file },
+      });
     return { bytes, footer, rowCount: this.rows };
   }
 }
@@ -368,7 +459,14 @@ export class ParquetStitcher {
  * pages' value counts must add up to the chunk's. Anything else means the footer cannot be trusted for a
  * blind copy.
  */
-function walkPages(bytes: Uint8Array, start: number, length: number, numValues: number, where: string, file: string): void {
+function walkPages(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+  numValues: number,
+  where: string,
+  file: string,
+): void {
   const end = start + length;
   let at = start;
   let values = 0;
@@ -383,10 +481,12 @@ function walkPages(bytes: Uint8Array, start: number, length: number, numValues: 
     }
     const type = header.int(1);
     const size = header.int(3);
-    if (type === undefined || size === undefined || size < 0) throw corrupt(file, `${where}: page header at ${at} without type or size`);
+    if (type === undefined || size === undefined || size < 0)
+      throw corrupt(file, `${where}: page header at ${at} without type or size`);
     if (type === PAGE.DATA) values += header.struct(5)?.int(1) ?? NaN;
     else if (type === PAGE.DATA_V2) values += header.struct(8)?.int(1) ?? NaN;
-    else if (type !== PAGE.DICTIONARY && type !== PAGE.INDEX) throw corrupt(file, `${where}: unknown page type ${type}`);
+    else if (type !== PAGE.DICTIONARY && type !== PAGE.INDEX)
+      throw corrupt(file, `${where}: unknown page type ${type}`);
     at += size;
   }
   if (at !== end) throw corrupt(file, `${where}: pages end at ${at}, the chunk at ${end}`);
@@ -394,7 +494,14 @@ function walkPages(bytes: Uint8Array, start: number, length: number, numValues: 
 }
 
 /** OffsetIndex {1: list<PageLocation {1: offset, 2: size, 3: first_row}>, …} with offsets moved by `delta`. */
-function shiftOffsetIndex(bytes: Uint8Array, start: number, length: number, delta: number, where: string, file: string): TStruct | undefined {
+function shiftOffsetIndex(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+  delta: number,
+  where: string,
+  file: string,
+): TStruct | undefined {
   let index: TStruct;
   try {
     const r = readThriftStruct(bytes);
@@ -417,13 +524,19 @@ function shiftOffsetIndex(bytes: Uint8Array, start: number, length: number, delt
 }
 
 /** Stitches whole inputs into one file; throws when they cannot share a file (see incompatibility / stitchProblem). */
-export function stitchParquet(inputs: readonly StitchInput[], opts: StitchOptions & { rules?: StitchRules } = {}): StitchedParquet {
+export function stitchParquet(
+  inputs: readonly StitchInput[],
+  opts: StitchOptions & { rules?: StitchRules } = {},
+): StitchedParquet {
   const s = new ParquetStitcher(opts);
   for (const input of inputs) {
     const src = openStitchSource(input.bytes, input.file);
     if (opts.rules) {
       const why = stitchProblem(src, opts.rules);
-      if (why) throw new FloeError('InvalidArgument', `cannot stitch ${input.file}: ${why}`, { context: { file: input.file } });
+      if (why)
+        throw new FloeError('InvalidArgument', `cannot stitch ${input.file}: ${why}`, {
+          context: { file: input.file },
+        });
     }
     s.add(src);
   }

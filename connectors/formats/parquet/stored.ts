@@ -40,16 +40,30 @@ function strip(type: arrow.DataType, file: string): Stripper {
       keep.push({ index, s, field: new arrow.Field(f.name, s.type, f.nullable, f.metadata) });
     });
     if (keep.length === 0) {
-      throw new FloeError('Unsupported', `${file}: a struct whose fields are all of type unknown cannot be written to Parquet`);
+      throw new FloeError(
+        'Unsupported',
+        `${file}: a struct whose fields are all of type unknown cannot be written to Parquet`,
+      );
     }
     const out = new arrow.Struct(keep.map((k) => k.field));
     return {
       type: out,
-      apply: (data) => data.clone(out, data.offset, data.length, data.nullCount, undefined, keep.map((k) => k.s.apply(data.children[k.index]!))),
+      apply: (data) =>
+        data.clone(
+          out,
+          data.offset,
+          data.length,
+          data.nullCount,
+          undefined,
+          keep.map((k) => k.s.apply(data.children[k.index]!)),
+        ),
     };
   }
   if (hasNull(type) && !arrow.DataType.isNull(type)) {
-    throw new FloeError('Unsupported', `${file}: type unknown inside ${String(type)} (list element / map value) is not supported`);
+    throw new FloeError(
+      'Unsupported',
+      `${file}: type unknown inside ${String(type)} (list element / map value) is not supported`,
+    );
   }
   return { type, apply: (d) => d };
 }

@@ -5,7 +5,7 @@
 import type { LogicalType } from 'hyparquet';
 
 export type ParquetPhysicalType =
-  | 'BOOLEAN' | 'INT32' | 'INT64' | 'INT96' | 'FLOAT' | 'DOUBLE' | 'BYTE_ARRAY' | 'FIXED_LEN_BYTE_ARRAY';
+  'BOOLEAN' | 'INT32' | 'INT64' | 'INT96' | 'FLOAT' | 'DOUBLE' | 'BYTE_ARRAY' | 'FIXED_LEN_BYTE_ARRAY';
 
 export type ParquetRepetition = 'REQUIRED' | 'OPTIONAL' | 'REPEATED';
 

@@ -40,7 +40,10 @@ export function annotateUuidColumns(bytes: Uint8Array, ids: ReadonlySet<number>,
   const n = bytes.byteLength;
   const len = new DataView(bytes.buffer, bytes.byteOffset + n - 8, 4).getUint32(0, true);
   const start = n - 8 - len;
-  if (start < 4) throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, { context: { file } });
+  if (start < 4)
+    throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, {
+      context: { file },
+    });
   const meta = readThriftStruct(bytes, start, n - 8).value;
   const schema = meta.list(FMD_SCHEMA);
   let changed = 0;

@@ -40,7 +40,8 @@ function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number): pw.W
     // parquet-wasm 0.8 exposes no codec levels; refuse rather than silently ignore.
     throw new FloeError('Unsupported', 'compressionLevel is not supported by the parquet-wasm writer');
   }
-  const kv = opts.keyValueMetadata instanceof Map ? opts.keyValueMetadata : new Map(Object.entries(opts.keyValueMetadata ?? {}));
+  const kv =
+    opts.keyValueMetadata instanceof Map ? opts.keyValueMetadata : new Map(Object.entries(opts.keyValueMetadata ?? {}));
   let b = new pw.WriterPropertiesBuilder()
     .setWriterVersion(pw.WriterVersion.V1)
     .setCompression(CODECS[codec])
@@ -80,26 +81,41 @@ export class ParquetWriter {
   private readonly metrics = new FloatMetrics();
   private readonly stored: StoredView | undefined;
 
-  constructor(readonly schema: arrow.Schema, readonly file: string, private readonly opts: ParquetWriteOptions = {}) {
+  constructor(
+    readonly schema: arrow.Schema,
+    readonly file: string,
+    private readonly opts: ParquetWriteOptions = {},
+  ) {
     this.struct = new arrow.Struct(schema.fields);
     this.stored = storedView(schema, file);
   }
 
   /** Rows accepted so far. */
-  get rowCount(): number { return this.rows; }
+  get rowCount(): number {
+    return this.rows;
+  }
   /** Encoded bytes the writer has produced so far (closed row groups + header). */
-  get writtenBytes(): number { return this.emitted; }
+  get writtenBytes(): number {
+    return this.emitted;
+  }
   /** Uncompressed Arrow bytes accepted so far. */
-  get acceptedBytes(): number { return this.uncompressed; }
+  get acceptedBytes(): number {
+    return this.uncompressed;
+  }
   /** Rows per row group, fixed by the first batch (0 before any write). */
-  get rowGroupRows(): number { return this.rowsPerGroup; }
+  get rowGroupRows(): number {
+    return this.rowsPerGroup;
+  }
 
   async write(data: arrow.Table | arrow.RecordBatch): Promise<void> {
     if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
     for (const batch of batchesOf(data)) {
       if (batch.numRows === 0) continue;
       this.checkSchema(batch);
-      const aligned = new arrow.RecordBatch(this.schema, retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>);
+      const aligned = new arrow.RecordBatch(
+        this.schema,
+        retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>,
+      );
       this.metrics.observe(aligned);
       const bytes = arrowByteLength(aligned);
       const wasmBatches = toWasmTable(this.encoded(aligned)).recordBatches();
@@ -124,7 +140,10 @@ export class ParquetWriter {
     try {
       if (!this.ctrl) {
         // No rows: a valid file with the schema and zero row groups.
-        bytes = pw.writeParquet(toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)), writerProperties(this.opts, 1024));
+        bytes = pw.writeParquet(
+          toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)),
+          writerProperties(this.opts, 1024),
+        );
       } else {
         this.ctrl.close();
         await this.pump;
@@ -136,7 +155,11 @@ export class ParquetWriter {
     bytes = annotateUuidColumns(bytes, uuidFieldIds(this.schema), this.file);
     const footer = readParquetFooter(bytes, this.file);
     if (footer.numRows !== this.rows) {
-      throw new FloeError('Internal', `Parquet writer for ${this.file} wrote ${footer.numRows} rows, expected ${this.rows}`, { context: { file: this.file } });
+      throw new FloeError(
+        'Internal',
+        `Parquet writer for ${this.file} wrote ${footer.numRows} rows, expected ${this.rows}`,
+        { context: { file: this.file } },
+      );
     }
     return { bytes, rowCount: this.rows, footer, fieldMetrics: this.metrics.result() };
   }
@@ -152,16 +175,24 @@ export class ParquetWriter {
     const a = batch.schema.fields;
     const b = this.schema.fields;
     if (a.length !== b.length || a.some((f, i) => String(f.type) !== String(b[i]!.type))) {
-      throw new FloeError('InvalidArgument',
+      throw new FloeError(
+        'InvalidArgument',
         `batch schema ${a.map((f) => `${f.name}:${f.type}`).join(', ')} does not match the writer schema of ${this.file}`,
-        { context: { file: this.file } });
+        { context: { file: this.file } },
+      );
     }
   }
 
   private async start(first: pw.RecordBatch[]): Promise<void> {
     const input = new ReadableStream<pw.RecordBatch>({
-      start: (c) => { this.ctrl = c; },
-      pull: () => { const w = this.pullWaiter; this.pullWaiter = undefined; w?.(); },
+      start: (c) => {
+        this.ctrl = c;
+      },
+      pull: () => {
+        const w = this.pullWaiter;
+        this.pullWaiter = undefined;
+        w?.();
+      },
     });
     // The transform reads the first batch to learn the schema, so it must be queued before the call.
     for (const b of first) this.ctrl!.enqueue(b);
@@ -176,16 +207,25 @@ export class ParquetWriter {
         this.emitted += chunk.byteLength;
       }
     })();
-    this.pump.catch(() => { /* surfaced by backpressure() / finish() */ });
+    this.pump.catch(() => {
+      /* surfaced by backpressure() / finish() */
+    });
     await this.backpressure();
   }
 
   /** Waits until the encoder has taken what we queued, or fails if the encoder failed. */
   private async backpressure(): Promise<void> {
     while ((this.ctrl!.desiredSize ?? 1) <= 0) {
-      const pulled = new Promise<void>((resolve) => { this.pullWaiter = resolve; });
+      const pulled = new Promise<void>((resolve) => {
+        this.pullWaiter = resolve;
+      });
       try {
-        await Promise.race([pulled, this.pump!.then(() => { throw new Error('encoder stopped early'); })]);
+        await Promise.race([
+          pulled,
+          this.pump!.then(() => {
+            throw new Error('encoder stopped early');
+          }),
+        ]);
       } catch (e) {
         throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
       }
@@ -196,12 +236,19 @@ export class ParquetWriter {
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);
   let off = 0;
-  for (const c of chunks) { out.set(c, off); off += c.byteLength; }
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
   return out;
 }
 
 /** Writes one whole table as one file. */
-export async function writeParquet(table: arrow.Table, file: string, opts: ParquetWriteOptions = {}): Promise<WrittenParquet> {
+export async function writeParquet(
+  table: arrow.Table,
+  file: string,
+  opts: ParquetWriteOptions = {},
+): Promise<WrittenParquet> {
   const w = new ParquetWriter(table.schema, file, opts);
   await w.write(table);
   return w.finish();
@@ -224,7 +271,8 @@ export async function* rollingFiles(
   targetBytes: number,
   opts: RollingOptions = {},
 ): AsyncGenerator<WrittenParquet> {
-  if (!(targetBytes > 0)) throw new FloeError('InvalidArgument', `target file size must be positive, got ${targetBytes}`);
+  if (!(targetBytes > 0))
+    throw new FloeError('InvalidArgument', `target file size must be positive, got ${targetBytes}`);
   const name = opts.fileName ?? ((i: number) => `<output #${i}>`);
   let ratio = opts.initialCompressionRatio ?? 0.35;
   let index = 0;
@@ -291,13 +339,19 @@ class FloatMetrics {
       const id = fieldIdOf(field);
       if (id === undefined) return;
       let m = this.byId.get(id);
-      if (!m) { m = { fieldId: id, nanCount: 0n }; this.byId.set(id, m); }
+      if (!m) {
+        m = { fieldId: id, nanCount: 0n };
+        this.byId.set(id, m);
+      }
       const vals = data.values as Float32Array | Float64Array;
       let nan = 0;
       for (let i = start; i < end; i++) {
         if (!data.getValid(i)) continue;
         const v = vals[i]!;
-        if (Number.isNaN(v)) { nan++; continue; }
+        if (Number.isNaN(v)) {
+          nan++;
+          continue;
+        }
         if (m.min === undefined || compareFloat(v, m.min) < 0) m.min = v;
         if (m.max === undefined || compareFloat(v, m.max) > 0) m.max = v;
       }
@@ -314,7 +368,8 @@ export function compareFloat(a: number, b: number): number {
   if (a < b) return -1;
   if (a > b) return 1;
   if (a === 0 && b === 0) {
-    const na = Object.is(a, -0), nb = Object.is(b, -0);
+    const na = Object.is(a, -0),
+      nb = Object.is(b, -0);
     return na === nb ? 0 : na ? -1 : 1;
   }
   return 0;

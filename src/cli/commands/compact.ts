@@ -16,7 +16,13 @@ import { paimonFileIO } from '../paimon-view.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
 import { checkOptionKeys, SPARK_ACTION_KEYS } from '../known-options.js';
 import { detectTableFormat, refuseFlags } from '../table-format.js';
-import { compactExitCode, icebergCompactResult, paimonCompactResult, renderTaskOutcomes, type CompactResult } from '../compact-result.js';
+import {
+  compactExitCode,
+  icebergCompactResult,
+  paimonCompactResult,
+  renderTaskOutcomes,
+  type CompactResult,
+} from '../compact-result.js';
 import { renderResult, resultDocument, writeStdout } from '../result.js';
 import { EXIT } from '../exit-codes.js';
 import { onInterrupt } from '../cancel.js';
@@ -81,7 +87,8 @@ const boolOption = (key: string, v: string): boolean => {
 };
 
 const positiveInt = (what: string, v: string): number => {
-  if (!/^\d+$/.test(v.trim()) || Number(v) < 1) throw new FloeError('InvalidArgument', `${what}: "${v}" is not a positive integer`);
+  if (!/^\d+$/.test(v.trim()) || Number(v) < 1)
+    throw new FloeError('InvalidArgument', `${what}: "${v}" is not a positive integer`);
   return Number(v);
 };
 
@@ -89,10 +96,13 @@ export function renderPlan(plan: Plan, explain: boolean): string {
   const lines: string[] = [];
   lines.push(`${plan.planner} plan: ${plan.tasks.length} task(s)`);
   for (const t of plan.tasks) {
-    lines.push(`  ${t.id} [${t.kind}] partition ${t.partitionLabel ?? JSON.stringify(t.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${t.inputs.length} file(s), ${formatBytes(t.inputBytes)} → target ${formatBytes(t.targetFileSizeBytes)}; apply ${t.deletes.length} delete file(s), drop ${t.removableDeletes.length}`);
+    lines.push(
+      `  ${t.id} [${t.kind}] partition ${t.partitionLabel ?? JSON.stringify(t.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}: ${t.inputs.length} file(s), ${formatBytes(t.inputBytes)} → target ${formatBytes(t.targetFileSizeBytes)}; apply ${t.deletes.length} delete file(s), drop ${t.removableDeletes.length}`,
+    );
     if (explain) for (const s of t.trail) lines.push(`      ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
   }
-  if (plan.removableDeletes.length) lines.push(`  table-wide: ${plan.removableDeletes.length} delete file(s) no longer needed`);
+  if (plan.removableDeletes.length)
+    lines.push(`  table-wide: ${plan.removableDeletes.length} delete file(s) no longer needed`);
   if (explain) for (const s of plan.trail) lines.push(`  ${s.outcome.padEnd(4)} ${s.gate}: ${s.detail}`);
   return lines.join('\n');
 }
@@ -107,10 +117,13 @@ export function renderReport(r: CompactReport, result: CompactResult = icebergCo
   lines.push(row('delete files', String(r.before.deleteFiles), String(after.deleteFiles)));
   lines.push(row('records', String(r.before.records), String(after.records)));
   if (!r.dryRun) {
-    lines.push(`  read ${formatBytes(r.bytesRead)} (${r.rowsIn} rows), wrote ${formatBytes(r.bytesWritten)} (${r.rowsOut} rows) in ${(r.durationMs / 1000).toFixed(1)} s`);
+    lines.push(
+      `  read ${formatBytes(r.bytesRead)} (${r.rowsIn} rows), wrote ${formatBytes(r.bytesWritten)} (${r.rowsOut} rows) in ${(r.durationMs / 1000).toFixed(1)} s`,
+    );
     lines.push(`  snapshots committed: ${r.snapshots.length ? r.snapshots.join(', ') : 'none'}`);
   }
-  if (r.danglingDeletes.length) lines.push(`  ${r.dryRun ? 'would drop' : 'dropped'} ${r.danglingDeletes.length} dangling delete file(s)`);
+  if (r.danglingDeletes.length)
+    lines.push(`  ${r.dryRun ? 'would drop' : 'dropped'} ${r.danglingDeletes.length} dangling delete file(s)`);
   lines.push(...renderTaskOutcomes(result));
   return lines.join('\n');
 }
@@ -133,54 +146,105 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
   const options = parseOptions(o.option ?? []);
   const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
-  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder'].includes(o.strategy)) throw new FloeError('InvalidArgument', `--strategy must be tiered, binpack, sort or zorder, got ${o.strategy}`);
+  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder'].includes(o.strategy))
+    throw new FloeError('InvalidArgument', `--strategy must be tiered, binpack, sort or zorder, got ${o.strategy}`);
   sortRequest(o, req);
   if (o.maxConcurrentGroups !== undefined && o.maxConcurrentFileGroupRewrites !== undefined) {
-    throw new FloeError('InvalidArgument', '--max-concurrent-groups and --max-concurrent-file-group-rewrites are the same option; give one');
+    throw new FloeError(
+      'InvalidArgument',
+      '--max-concurrent-groups and --max-concurrent-file-group-rewrites are the same option; give one',
+    );
   }
   const conc = o.maxConcurrentGroups ?? o.maxConcurrentFileGroupRewrites;
-  if (conc !== undefined) req.maxConcurrent = positiveInt(o.maxConcurrentGroups !== undefined ? '--max-concurrent-groups' : '--max-concurrent-file-group-rewrites', conc);
+  if (conc !== undefined)
+    req.maxConcurrent = positiveInt(
+      o.maxConcurrentGroups !== undefined ? '--max-concurrent-groups' : '--max-concurrent-file-group-rewrites',
+      conc,
+    );
   // Spark action options given with -o: read here (they are not planner options) and taken out
   const spark = SPARK_ACTION_KEYS;
-  if (options[spark.partialProgress] !== undefined) req.partialProgress = boolOption(spark.partialProgress, options[spark.partialProgress]!) || req.partialProgress;
+  if (options[spark.partialProgress] !== undefined)
+    req.partialProgress = boolOption(spark.partialProgress, options[spark.partialProgress]!) || req.partialProgress;
   if (options[spark.maxConcurrent] !== undefined) {
-    if (req.maxConcurrent !== undefined) throw new FloeError('InvalidArgument', `-o ${spark.maxConcurrent} and a --max-concurrent flag are the same option; give one`);
+    if (req.maxConcurrent !== undefined)
+      throw new FloeError(
+        'InvalidArgument',
+        `-o ${spark.maxConcurrent} and a --max-concurrent flag are the same option; give one`,
+      );
     req.maxConcurrent = positiveInt(`-o ${spark.maxConcurrent}`, options[spark.maxConcurrent]!);
   }
-  if (options[spark.removeDanglingDeletes] !== undefined) req.removeDangling = boolOption(spark.removeDanglingDeletes, options[spark.removeDanglingDeletes]!);
+  if (options[spark.removeDanglingDeletes] !== undefined)
+    req.removeDangling = boolOption(spark.removeDanglingDeletes, options[spark.removeDanglingDeletes]!);
   if (o.removeDanglingDeletes) req.removeDangling = true;
   if (req.removeDangling === true && o.danglingDeletes === false) {
-    throw new FloeError('InvalidArgument', '--remove-dangling-deletes (Spark: also drop dangling deletes after rewriting) contradicts --no-dangling-deletes');
+    throw new FloeError(
+      'InvalidArgument',
+      '--remove-dangling-deletes (Spark: also drop dangling deletes after rewriting) contradicts --no-dangling-deletes',
+    );
   }
-  if (o.onlyDanglingDeletes && o.danglingDeletes === false) throw new FloeError('InvalidArgument', '--only-dangling-deletes contradicts --no-dangling-deletes');
-  if (o.full && o.strategy === 'tiered') throw new FloeError('InvalidArgument', '--full rewrites every selected file (bin-pack with rewrite-all); it cannot be combined with --strategy tiered');
+  if (o.onlyDanglingDeletes && o.danglingDeletes === false)
+    throw new FloeError('InvalidArgument', '--only-dangling-deletes contradicts --no-dangling-deletes');
+  if (o.full && o.strategy === 'tiered')
+    throw new FloeError(
+      'InvalidArgument',
+      '--full rewrites every selected file (bin-pack with rewrite-all); it cannot be combined with --strategy tiered',
+    );
   if (o.deletesOnly) {
-    const clash = ([['--full', !!o.full], ['--strategy', o.strategy !== undefined], ['--only-dangling-deletes', !!o.onlyDanglingDeletes], ['--partial-progress', req.partialProgress], ['--no-dangling-deletes', o.danglingDeletes === false]] as [string, boolean][]).find(([, g]) => g);
-    if (clash) throw new FloeError('InvalidArgument', `--deletes-only rewrites delete files only (one commit, dangling deletes dropped); it cannot be combined with ${clash[0]}`);
+    const clash = (
+      [
+        ['--full', !!o.full],
+        ['--strategy', o.strategy !== undefined],
+        ['--only-dangling-deletes', !!o.onlyDanglingDeletes],
+        ['--partial-progress', req.partialProgress],
+        ['--no-dangling-deletes', o.danglingDeletes === false],
+      ] as [string, boolean][]
+    ).find(([, g]) => g);
+    if (clash)
+      throw new FloeError(
+        'InvalidArgument',
+        `--deletes-only rewrites delete files only (one commit, dangling deletes dropped); it cannot be combined with ${clash[0]}`,
+      );
   }
-  if (o.full && o.onlyDanglingDeletes) throw new FloeError('InvalidArgument', '--full and --only-dangling-deletes contradict each other');
+  if (o.full && o.onlyDanglingDeletes)
+    throw new FloeError('InvalidArgument', '--full and --only-dangling-deletes contradict each other');
   return req;
 }
 
 /** [sort] --sort-order / --columns / --sort-memory / --spill-dir: only with --strategy sort or zorder. */
 function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
   const sorted = o.strategy === 'sort' || o.strategy === 'zorder';
-  const given: [string, boolean][] = [['--sort-order', o.sortOrder !== undefined], ['--columns', o.columns !== undefined], ['--sort-memory', o.sortMemory !== undefined], ['--spill-dir', o.spillDir !== undefined]];
+  const given: [string, boolean][] = [
+    ['--sort-order', o.sortOrder !== undefined],
+    ['--columns', o.columns !== undefined],
+    ['--sort-memory', o.sortMemory !== undefined],
+    ['--spill-dir', o.spillDir !== undefined],
+  ];
   if (!sorted) {
     // refused once the format is known (a Paimon table names its format instead)
     const flag = given.find(([, g]) => g)?.[0];
     if (flag) req.sortFlagWithoutStrategy = flag;
     return;
   }
-  if (o.full) throw new FloeError('InvalidArgument', `--full is bin-pack with rewrite-all; with --strategy ${o.strategy} use -o rewrite-all=true`);
-  if (o.strategy === 'zorder' && o.sortOrder !== undefined && !/^\s*zorder\s*\(/i.test(o.sortOrder)) throw new FloeError('InvalidArgument', '--strategy zorder takes --columns a,b, not --sort-order');
-  if (o.strategy === 'sort' && o.columns !== undefined) throw new FloeError('InvalidArgument', '--columns is for --strategy zorder; --strategy sort takes --sort-order');
+  if (o.full)
+    throw new FloeError(
+      'InvalidArgument',
+      `--full is bin-pack with rewrite-all; with --strategy ${o.strategy} use -o rewrite-all=true`,
+    );
+  if (o.strategy === 'zorder' && o.sortOrder !== undefined && !/^\s*zorder\s*\(/i.test(o.sortOrder))
+    throw new FloeError('InvalidArgument', '--strategy zorder takes --columns a,b, not --sort-order');
+  if (o.strategy === 'sort' && o.columns !== undefined)
+    throw new FloeError('InvalidArgument', '--columns is for --strategy zorder; --strategy sort takes --sort-order');
   const sort: SortStrategyOptions = {};
   if (o.sortOrder !== undefined) sort.sortOrder = o.sortOrder;
-  if (o.columns !== undefined) sort.columns = o.columns.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (o.columns !== undefined)
+    sort.columns = o.columns
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
   if (o.sortMemory !== undefined) {
     sort.memoryBytes = parseSizeBytes(o.sortMemory, { bare: 'b', what: '--sort-memory' });
-    if (!(sort.memoryBytes > 0)) throw new FloeError('InvalidArgument', `--sort-memory must be a positive size, got ${o.sortMemory}`);
+    if (!(sort.memoryBytes > 0))
+      throw new FloeError('InvalidArgument', `--sort-memory must be a positive size, got ${o.sortMemory}`);
   }
   if (o.spillDir !== undefined) sort.spillDir = o.spillDir;
   req.sort = sort;
@@ -193,7 +257,10 @@ function checkTargetFloor(options: Record<string, string>, keys: string[], force
     if (v === undefined || force) continue;
     const bytes = parseSizeBytes(v, { bare: 'b', what: `-o ${k}` });
     if (bytes < MIN_TARGET_SIZE_BYTES) {
-      throw new FloeError('InvalidArgument', `-o ${k}=${v}: ${formatBytes(bytes)} is below ${formatBytes(MIN_TARGET_SIZE_BYTES)}, which would write very small files; add --force if you mean it`);
+      throw new FloeError(
+        'InvalidArgument',
+        `-o ${k}=${v}: ${formatBytes(bytes)} is below ${formatBytes(MIN_TARGET_SIZE_BYTES)}, which would write very small files; add --force if you mean it`,
+      );
     }
   }
 }
@@ -205,10 +272,20 @@ export interface CompactOutcome {
   cancelled: boolean;
 }
 
-export async function compactAction(ref: string, o: CompactCliOptions, out: { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } } = { stdout: writeStdout, stderr: process.stderr }): Promise<CompactOutcome> {
+export async function compactAction(
+  ref: string,
+  o: CompactCliOptions,
+  out: { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } } = {
+    stdout: writeStdout,
+    stderr: process.stderr,
+  },
+): Promise<CompactOutcome> {
   const req = compactRequest(o);
   // the table lease (src/distributed/cli-lease.ts), taken once the arguments are known to be good
-  if (o.lease !== false && !o.dryRun) return withCliLease(ref, o, 'compact', (scope) => compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out));
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'compact', (scope) =>
+      compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out),
+    );
   const progressMode = parseProgressMode(o.progress, out.stderr);
   const files = paimonFileIO(o.locationMap);
   let format;
@@ -220,24 +297,33 @@ export async function compactAction(ref: string, o: CompactCliOptions, out: { st
   const { options } = req;
   const spark = SPARK_ACTION_KEYS;
   if (format === 'paimon') {
-    refuseFlags('paimon', ref, [
-      ['--strategy', o.strategy !== undefined],
-      ['--sort-order', o.sortOrder !== undefined],
-      ['--columns', o.columns !== undefined],
-      ['--sort-memory', o.sortMemory !== undefined],
-      ['--spill-dir', o.spillDir !== undefined],
-      ['--partial-progress', req.partialProgress],
-      ['--only-dangling-deletes', !!o.onlyDanglingDeletes],
-      ['--deletes-only', !!o.deletesOnly],
-      ['--remove-dangling-deletes', req.removeDangling !== undefined],
-      ['--no-dangling-deletes', o.danglingDeletes === false],
-      ['--max-concurrent-groups', req.maxConcurrent !== undefined],
-    ], 'Paimon compaction picks sorted runs per bucket (Paimon universal compaction) and commits all buckets in one snapshot');
+    refuseFlags(
+      'paimon',
+      ref,
+      [
+        ['--strategy', o.strategy !== undefined],
+        ['--sort-order', o.sortOrder !== undefined],
+        ['--columns', o.columns !== undefined],
+        ['--sort-memory', o.sortMemory !== undefined],
+        ['--spill-dir', o.spillDir !== undefined],
+        ['--partial-progress', req.partialProgress],
+        ['--only-dangling-deletes', !!o.onlyDanglingDeletes],
+        ['--deletes-only', !!o.deletesOnly],
+        ['--remove-dangling-deletes', req.removeDangling !== undefined],
+        ['--no-dangling-deletes', o.danglingDeletes === false],
+        ['--max-concurrent-groups', req.maxConcurrent !== undefined],
+      ],
+      'Paimon compaction picks sorted runs per bucket (Paimon universal compaction) and commits all buckets in one snapshot',
+    );
     checkOptionKeys(options, 'paimon');
     checkTargetFloor(options, ['target-file-size'], !!o.force);
     if (req.targetBytes !== undefined) options['target-file-size'] = String(req.targetBytes);
   } else {
-    if (req.sortFlagWithoutStrategy) throw new FloeError('InvalidArgument', `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`);
+    if (req.sortFlagWithoutStrategy)
+      throw new FloeError(
+        'InvalidArgument',
+        `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`,
+      );
     for (const k of Object.values(spark)) delete options[k];
     checkOptionKeys(options, 'iceberg');
     checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
@@ -292,7 +378,11 @@ export async function compactAction(ref: string, o: CompactCliOptions, out: { st
           signal: withLeaseSignal(cancel.signal, { signal: o.leaseSignal })!,
         };
         const report = o.deletesOnly
-          ? await rewritePositionDeletes(opened.table, opened.io, ops!, { options, dryRun: !!o.dryRun, signal: copts.signal })
+          ? await rewritePositionDeletes(opened.table, opened.io, ops!, {
+              options,
+              dryRun: !!o.dryRun,
+              signal: copts.signal,
+            })
           : await compactIceberg(opened.table, opened.io, ops!, copts);
         result = icebergCompactResult(report, opened.table.metadata.formatVersion);
         text = `${renderPlan(report.plan, !!o.explain)}\n${renderReport(report, result)}`;
@@ -304,9 +394,14 @@ export async function compactAction(ref: string, o: CompactCliOptions, out: { st
     progress.finish();
     if (cancel.cancelled) {
       const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
-      out.stderr.write(`floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`);
+      out.stderr.write(
+        `floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
+      );
       // reported: main.ts only sets the exit code (130)
-      const err = new FloeError('Internal', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, { cause: e, context: { table: ref, cancelled: true, committed: false, reported: true } });
+      const err = new FloeError('Internal', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, {
+        cause: e,
+        context: { table: ref, cancelled: true, committed: false, reported: true },
+      });
       err.name = 'AbortError';
       throw err;
     }
@@ -334,29 +429,58 @@ export async function compactAction(ref: string, o: CompactCliOptions, out: { st
 export function register(program: Command): void {
   program
     .command('compact <table>')
-    .description('Compact small files and apply deletes, then commit a replace snapshot (Iceberg) or a COMPACT snapshot (Paimon)')
+    .description(
+      'Compact small files and apply deletes, then commit a replace snapshot (Iceberg) or a COMPACT snapshot (Paimon)',
+    )
     .option('--strategy <name>', 'Iceberg: tiered (self-optimizing, default), binpack, sort or zorder')
-    .option('--sort-order <order>', 'Iceberg, --strategy sort: "a ASC NULLS FIRST, b DESC" (Spark sort_order; default: the table\'s sort order); "zorder(a,b)" = --strategy zorder --columns a,b')
+    .option(
+      '--sort-order <order>',
+      'Iceberg, --strategy sort: "a ASC NULLS FIRST, b DESC" (Spark sort_order; default: the table\'s sort order); "zorder(a,b)" = --strategy zorder --columns a,b',
+    )
     .option('--columns <a,b>', 'Iceberg, --strategy zorder: the z-order columns')
-    .option('--sort-memory <size>', 'Iceberg, sort/zorder: rows a task sorts in memory before spilling sorted runs to disk (default 256MB)')
-    .option('--spill-dir <dir>', 'Iceberg, sort/zorder: where sorted runs are spilled (default: the system temp directory); removed afterwards')
+    .option(
+      '--sort-memory <size>',
+      'Iceberg, sort/zorder: rows a task sorts in memory before spilling sorted runs to disk (default 256MB)',
+    )
+    .option(
+      '--spill-dir <dir>',
+      'Iceberg, sort/zorder: where sorted runs are spilled (default: the system temp directory); removed afterwards',
+    )
     .option('--where <predicate>', 'only partitions matching, e.g. "region = \'eu\'" (Paimon: partition columns only)')
     .option('--target-size <size>', 'target file size with a unit (e.g. 128MB); below 1 MiB needs --force')
     .option('--force', 'allow a --target-size below 1 MiB')
-    .option('-o, --option <key=value>', 'planner/table option override (repeatable): Amoro self-optimizing.*, Spark rewrite_data_files options (Iceberg), Paimon compaction options; unknown keys are refused', collect, [])
+    .option(
+      '-o, --option <key=value>',
+      'planner/table option override (repeatable): Amoro self-optimizing.*, Spark rewrite_data_files options (Iceberg), Paimon compaction options; unknown keys are refused',
+      collect,
+      [],
+    )
     .option('--dry-run', 'plan only; write nothing')
     .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
-    .option('--progress <mode>', 'progress on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none', 'auto')
+    .option(
+      '--progress <mode>',
+      'progress on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none',
+      'auto',
+    )
     .option('--partial-progress', 'Iceberg: commit each task as soon as it is written (Spark partial-progress.enabled)')
-    .option('--deletes-only', 'Iceberg: rewrite position delete files / deletion vectors only, no data (Spark rewrite_position_delete_files: -o rewrite-all, min-input-files, target-file-size-bytes, min-file-size-bytes, max-file-group-size-bytes)')
+    .option(
+      '--deletes-only',
+      'Iceberg: rewrite position delete files / deletion vectors only, no data (Spark rewrite_position_delete_files: -o rewrite-all, min-input-files, target-file-size-bytes, min-file-size-bytes, max-file-group-size-bytes)',
+    )
     .option('--only-dangling-deletes', 'Iceberg: only drop delete files that no live data file needs; rewrite nothing')
-    .option('--remove-dangling-deletes', 'Iceberg (Spark\'s meaning): also drop dangling delete files after rewriting — floe\'s default')
+    .option(
+      '--remove-dangling-deletes',
+      "Iceberg (Spark's meaning): also drop dangling delete files after rewriting — floe's default",
+    )
     .option('--no-dangling-deletes', 'Iceberg: do not drop dangling delete files after rewriting')
     .option('--max-concurrent-groups <n>', 'Iceberg: tasks rewritten at once (default 2)')
-    .option('--max-concurrent-file-group-rewrites <n>', 'Spark\'s name for --max-concurrent-groups')
-    .option('--full', 'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)')
+    .option('--max-concurrent-file-group-rewrites <n>', "Spark's name for --max-concurrent-groups")
+    .option(
+      '--full',
+      'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)',
+    )
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
     .option('--catalog <spec>', 'sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')

@@ -18,7 +18,9 @@ import { createProgress } from '../progress.js';
 /** Row count and an order-independent digest of every live row (the multiset), to prove nothing changed. */
 async function fingerprint(table: IcebergTable): Promise<{ rows: number; digest: string }> {
   const lines: string[] = [];
-  for await (const b of scanTable(table)) for (const r of b.rows) lines.push(stringifyJsonLossless(r.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))));
+  for await (const b of scanTable(table))
+    for (const r of b.rows)
+      lines.push(stringifyJsonLossless(r.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))));
   lines.sort();
   const h = createHash('sha256');
   for (const l of lines) h.update(l).update('\n');
@@ -33,7 +35,11 @@ export function register(program: Command): void {
     .action(async (warehouse: string | undefined, o: { strategy: string }) => {
       const dir = warehouse ?? './warehouse';
       const seeded = await seedDemoTable(dir);
-      process.stdout.write(seeded.created ? `seeded ${seeded.location} with ${seeded.commits} commits\n` : `using existing table ${seeded.location}\n`);
+      process.stdout.write(
+        seeded.created
+          ? `seeded ${seeded.location} with ${seeded.commits} commits\n`
+          : `using existing table ${seeded.location}\n`,
+      );
       const opened = await openIcebergForWrite(seeded.location, {});
       try {
         const before = await buildInspectReport(opened.table);
@@ -46,7 +52,10 @@ export function register(program: Command): void {
         const report = await compactIceberg(opened.table, opened.io, opened.ops!, {
           strategy: o.strategy === 'binpack' ? 'binpack' : 'tiered',
           // the demo table is tiny: a small target makes the tiers visible
-          options: { 'self-optimizing.target-size': String(4 * 1024 * 1024), 'target-file-size-bytes': String(4 * 1024 * 1024) },
+          options: {
+            'self-optimizing.target-size': String(4 * 1024 * 1024),
+            'target-file-size-bytes': String(4 * 1024 * 1024),
+          },
           onProgress: progress.listener,
         });
         progress.finish();
@@ -55,8 +64,14 @@ export function register(program: Command): void {
         try {
           const rowsAfter = await fingerprint(after.table);
           const health = await buildInspectReport(after.table);
-          process.stdout.write(`after: ${rowsAfter.rows} live rows (digest ${rowsAfter.digest}), health ${health.health.score.toFixed(1)}/100\n`);
-          if (rowsAfter.digest !== rowsBefore.digest) throw new FloeError('Internal', `live rows changed: ${rowsBefore.rows} (${rowsBefore.digest}) → ${rowsAfter.rows} (${rowsAfter.digest})`);
+          process.stdout.write(
+            `after: ${rowsAfter.rows} live rows (digest ${rowsAfter.digest}), health ${health.health.score.toFixed(1)}/100\n`,
+          );
+          if (rowsAfter.digest !== rowsBefore.digest)
+            throw new FloeError(
+              'Internal',
+              `live rows changed: ${rowsBefore.rows} (${rowsBefore.digest}) → ${rowsAfter.rows} (${rowsAfter.digest})`,
+            );
           process.stdout.write(`rows verified: the same ${rowsAfter.rows} rows before and after\n`);
         } finally {
           after.files.destroy();

@@ -18,11 +18,21 @@ export interface ExpirePartitionsCliOptions extends TableAccessCli, LeaseCliOpti
   nowMs?: number;
 }
 
-export async function expirePartitionsAction(ref: string, o: ExpirePartitionsCliOptions): Promise<ExpirePartitionsReport> {
-  if (o.lease !== false && !o.dryRun) return withCliLease(ref, o, 'expire-partitions', () => expirePartitionsAction(ref, { ...o, lease: false }));
+export async function expirePartitionsAction(
+  ref: string,
+  o: ExpirePartitionsCliOptions,
+): Promise<ExpirePartitionsReport> {
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'expire-partitions', () => expirePartitionsAction(ref, { ...o, lease: false }));
   const io = newStoreIO(o);
   try {
-    requireFormat('expire-partitions', 'paimon', await detectTableFormat(ref, io.fileIO), ref, 'Iceberg tables expire data by their own delete/overwrite operations');
+    requireFormat(
+      'expire-partitions',
+      'paimon',
+      await detectTableFormat(ref, io.fileIO),
+      ref,
+      'Iceberg tables expire data by their own delete/overwrite operations',
+    );
     const { paimonIOFromFileIO } = await import('../../../connectors/paimon/io.js');
     const { openPaimonTable } = await import('../../../connectors/paimon/table.js');
     const { paimonStorageFromFileIO } = await import('../../../connectors/paimon/write-data-file.js');
@@ -41,7 +51,9 @@ export async function expirePartitionsAction(ref: string, o: ExpirePartitionsCli
 export function register(program: Command): void {
   program
     .command('expire-partitions <table>')
-    .description('Paimon: drop partitions older than partition.expiration-time (time read from the partition values) in one OVERWRITE snapshot')
+    .description(
+      'Paimon: drop partitions older than partition.expiration-time (time read from the partition values) in one OVERWRITE snapshot',
+    )
     .option('--expiration-time <duration>', 'override the table\'s partition.expiration-time, e.g. "7 d"')
     .option('--dry-run', 'list the partitions that would be dropped; commit nothing')
     .option('--no-lease', NO_LEASE_HELP)

@@ -12,16 +12,46 @@ export interface CommandEntry {
 }
 
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
-  inspect: { summary: 'Show an Iceberg or Paimon table: snapshots, files by size class, deletes, partitions, health', load: () => import('./inspect.js') },
-  scan: { summary: 'Print the live rows of an Iceberg or Paimon table (all deletes applied)', load: () => import('./scan.js') },
-  compact: { summary: 'Compact small files and apply deletes, then commit (Iceberg or Paimon)', load: () => import('./compact.js') },
-  expire: { summary: 'Expire old snapshots, then delete files only they referenced', load: () => import('./expire.js') },
-  'expire-partitions': { summary: 'Paimon: drop partitions older than partition.expiration-time (an OVERWRITE snapshot)', load: () => import('./expire-partitions.js') },
-  'remove-orphans': { summary: 'Delete unreferenced files older than the safety window', load: () => import('./remove-orphans.js') },
-  'rewrite-manifests': { summary: 'Iceberg: rewrite data manifests into target-sized, partition-clustered ones', load: () => import('./rewrite-manifests.js') },
-  plan: { summary: 'Show what a compaction planner would do, without touching a table', load: () => import('./plan.js') },
-  simulate: { summary: 'Replay a commit stream against compaction policies and compare them', load: () => import('./simulate.js') },
-  demo: { summary: 'Seed a local warehouse with a fragmented Iceberg table, compact it and verify the rows', load: () => import('./demo.js') },
+  inspect: {
+    summary: 'Show an Iceberg or Paimon table: snapshots, files by size class, deletes, partitions, health',
+    load: () => import('./inspect.js'),
+  },
+  scan: {
+    summary: 'Print the live rows of an Iceberg or Paimon table (all deletes applied)',
+    load: () => import('./scan.js'),
+  },
+  compact: {
+    summary: 'Compact small files and apply deletes, then commit (Iceberg or Paimon)',
+    load: () => import('./compact.js'),
+  },
+  expire: {
+    summary: 'Expire old snapshots, then delete files only they referenced',
+    load: () => import('./expire.js'),
+  },
+  'expire-partitions': {
+    summary: 'Paimon: drop partitions older than partition.expiration-time (an OVERWRITE snapshot)',
+    load: () => import('./expire-partitions.js'),
+  },
+  'remove-orphans': {
+    summary: 'Delete unreferenced files older than the safety window',
+    load: () => import('./remove-orphans.js'),
+  },
+  'rewrite-manifests': {
+    summary: 'Iceberg: rewrite data manifests into target-sized, partition-clustered ones',
+    load: () => import('./rewrite-manifests.js'),
+  },
+  plan: {
+    summary: 'Show what a compaction planner would do, without touching a table',
+    load: () => import('./plan.js'),
+  },
+  simulate: {
+    summary: 'Replay a commit stream against compaction policies and compare them',
+    load: () => import('./simulate.js'),
+  },
+  demo: {
+    summary: 'Seed a local warehouse with a fragmented Iceberg table, compact it and verify the rows',
+    load: () => import('./demo.js'),
+  },
   serve: { summary: 'Run scheduled maintenance for the tables in a config file', load: () => import('./serve.js') },
 });
 

@@ -4,7 +4,13 @@
  */
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import { explainHealth, tableHealth, sizePolicyFromProperties, type CountBytes, type HealthReport } from '../../health.js';
+import {
+  explainHealth,
+  tableHealth,
+  sizePolicyFromProperties,
+  type CountBytes,
+  type HealthReport,
+} from '../../health.js';
 import { formatPartitionValue } from '../../planning/partition-label.js';
 import { buildPaimonInspect, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
 import { detectTableFormat } from '../table-format.js';
@@ -13,7 +19,13 @@ import { formatBytes, parseSizeBytes } from '../../util/units.js';
 import type { RemapRule } from '../../../connectors/iceberg/io.js';
 import { parseLocationMapSpec } from '../../../connectors/storage/location.js';
 import { storageConfigFromEnv } from '../table-access.js';
-import { loadTableModel, openIcebergTable, requireSnapshot, type IcebergTable, type OpenOptions } from '../../../connectors/iceberg/table.js';
+import {
+  loadTableModel,
+  openIcebergTable,
+  requireSnapshot,
+  type IcebergTable,
+  type OpenOptions,
+} from '../../../connectors/iceberg/table.js';
 import { displayValue } from '../../../connectors/iceberg/values.js';
 import { indexFields, partitionResultType, typeToString } from '../../../connectors/iceberg/schema.js';
 
@@ -32,8 +44,16 @@ export function collectRepeatable(value: string, previous: string[] = []): strin
 /** Adds the options every table-reading command shares. */
 export function addTableOptions(cmd: Command): Command {
   return cmd
-    .option('--location-map <FROM=TO>', 'read locations starting with FROM from TO instead (repeatable)', collectRepeatable, [])
-    .option('--catalog <spec>', 'catalog holding the table: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
+    .option(
+      '--location-map <FROM=TO>',
+      'read locations starting with FROM from TO instead (repeatable)',
+      collectRepeatable,
+      [],
+    )
+    .option(
+      '--catalog <spec>',
+      'catalog holding the table: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>',
+    )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
     .option('--warehouse <name>', 'REST catalog warehouse');
@@ -83,7 +103,10 @@ export interface InspectReport {
   health: HealthReport;
 }
 
-export async function buildInspectReport(table: IcebergTable, options: { snapshot?: string; targetSize?: number } = {}): Promise<InspectReport> {
+export async function buildInspectReport(
+  table: IcebergTable,
+  options: { snapshot?: string; targetSize?: number } = {},
+): Promise<InspectReport> {
   const md = table.metadata;
   const snapshotId = options.snapshot ? requireSnapshot(md, options.snapshot) : md.currentSnapshotId;
   const model = await loadTableModel(table, snapshotId);
@@ -142,7 +165,9 @@ export function renderInspectText(r: InspectReport): string {
   out.push(`table            ${r.location}`);
   out.push(`format           Iceberg v${r.formatVersion}${r.tableUuid ? `  (uuid ${r.tableUuid})` : ''}`);
   out.push(`metadata         ${r.metadataLocation}  (found via ${r.foundVia})`);
-  out.push(`current snapshot ${r.currentSnapshotId ?? 'none'}  (${r.snapshots} snapshots, refs: ${r.refs.map((x) => `${x.name}→${x.snapshotId}`).join(', ') || 'none'})`);
+  out.push(
+    `current snapshot ${r.currentSnapshotId ?? 'none'}  (${r.snapshots} snapshots, refs: ${r.refs.map((x) => `${x.name}→${x.snapshotId}`).join(', ') || 'none'})`,
+  );
   if (r.inspectedSnapshotId !== r.currentSnapshotId) out.push(`inspected at     snapshot ${r.inspectedSnapshotId}`);
   out.push(`schema ${r.schema.id}         ${r.schema.columns.map((c) => `${c.name}:${c.type}`).join(', ')}`);
   out.push(`partition spec   ${r.partitionSpec.fields.join(', ') || 'unpartitioned'}`);
@@ -160,15 +185,20 @@ export function renderInspectText(r: InspectReport): string {
   out.push(line('deletion vector', h.deletes.deletionVector, true));
   out.push('');
   out.push(`partitions (${h.partitions.length})`);
-  out.push(`  ${'spec'.padEnd(4)} ${'partition'.padEnd(32)} ${'files'.padStart(6)} ${'frag'.padStart(5)} ${'under'.padStart(5)} ${'bytes'.padStart(11)} ${'records'.padStart(9)} ${'pos-del'.padStart(8)} ${'eq-del'.padStart(8)} ${'score'.padStart(6)}`);
+  out.push(
+    `  ${'spec'.padEnd(4)} ${'partition'.padEnd(32)} ${'files'.padStart(6)} ${'frag'.padStart(5)} ${'under'.padStart(5)} ${'bytes'.padStart(11)} ${'records'.padStart(9)} ${'pos-del'.padStart(8)} ${'eq-del'.padStart(8)} ${'score'.padStart(6)}`,
+  );
   const shown = h.partitions.slice(0, 50);
   for (const p of shown) {
-    const label = p.partition.length ? JSON.stringify(p.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) : '()';
+    const label = p.partition.length
+      ? JSON.stringify(p.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+      : '()';
     out.push(
       `  ${String(p.specId).padEnd(4)} ${label.slice(0, 32).padEnd(32)} ${String(p.dataFiles).padStart(6)} ${String(p.data.fragment.files).padStart(5)} ${String(p.data.undersized.files).padStart(5)} ${formatBytes(p.dataBytes).padStart(11)} ${String(p.dataRecords).padStart(9)} ${String(p.deletes.position.records + p.deletes.deletionVector.records).padStart(8)} ${String(p.deletes.equality.records).padStart(8)} ${p.score.toFixed(1).padStart(6)}`,
     );
   }
-  if (h.partitions.length > shown.length) out.push(`  … ${h.partitions.length - shown.length} more (use --json for all)`);
+  if (h.partitions.length > shown.length)
+    out.push(`  … ${h.partitions.length - shown.length} more (use --json for all)`);
   out.push('');
   out.push(`health score     ${h.score.toFixed(1)} / 100`);
   return out.join('\n');
@@ -177,12 +207,17 @@ export function renderInspectText(r: InspectReport): string {
 export function register(program: Command): void {
   const cmd = program
     .command('inspect')
-    .description('Show an Iceberg or Paimon table: snapshots, data files by size class, delete files, partitions and a health score')
+    .description(
+      'Show an Iceberg or Paimon table: snapshots, data files by size class, delete files, partitions and a health score',
+    )
     .argument('<table>', 'table directory, s3:// location, metadata file, or <ns>.<table> with --catalog')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json; 64-bit ids as decimal strings)')
-    .option('--explain', 'also print how the health score is computed, with this table\'s numbers')
+    .option('--explain', "also print how the health score is computed, with this table's numbers")
     .option('--snapshot <id>', 'inspect the files of this snapshot instead of the current one')
-    .option('--target-size <size>', 'target file size for the size classes, with a unit, e.g. 128MB (default: self-optimizing.target-size or 128 MiB)');
+    .option(
+      '--target-size <size>',
+      'target file size for the size classes, with a unit, e.g. 128MB (default: self-optimizing.target-size or 128 MiB)',
+    );
   addTableOptions(cmd).action(async (ref: string, opts: InspectOptions) => {
     let targetSize: number | undefined;
     if (opts.targetSize !== undefined) {
@@ -203,8 +238,13 @@ export function register(program: Command): void {
       }
     }
     const table = await openTableForCli(ref, opts);
-    const report = await buildInspectReport(table, { ...(opts.snapshot ? { snapshot: opts.snapshot } : {}), ...(targetSize ? { targetSize } : {}) });
-    writeStdout(opts.json ? renderResult(resultDocument('inspect', 0, { ...report })) : `${renderInspectText(report)}\n`);
+    const report = await buildInspectReport(table, {
+      ...(opts.snapshot ? { snapshot: opts.snapshot } : {}),
+      ...(targetSize ? { targetSize } : {}),
+    });
+    writeStdout(
+      opts.json ? renderResult(resultDocument('inspect', 0, { ...report })) : `${renderInspectText(report)}\n`,
+    );
     if (opts.explain && !opts.json) process.stdout.write(`${explainHealth(report.health).join('\n')}\n`);
   });
 }

@@ -37,10 +37,15 @@ export interface PlanUniversalCliOptions {
 /** Parses "L0:10 L3:100MB 5:1GB" (sizes default to MB; B/KB/MB/GB suffixes; commas or spaces between runs). */
 export function parseRunsSpec(spec: string): Run[] {
   const tokens = spec.split(/[\s,]+/).filter((t) => t !== '');
-  if (tokens.length === 0) throw new FloeError('InvalidArgument', 'no sorted runs given (expected e.g. "L0:10 L0:10 L3:100")');
+  if (tokens.length === 0)
+    throw new FloeError('InvalidArgument', 'no sorted runs given (expected e.g. "L0:10 L0:10 L3:100")');
   return tokens.map((t) => {
     const m = /^[Ll]?(\d+):(.+)$/.exec(t);
-    if (!m) throw new FloeError('InvalidArgument', `sorted run "${t}" must look like L<level>:<size>, e.g. L0:10 or L3:1.5GB`);
+    if (!m)
+      throw new FloeError(
+        'InvalidArgument',
+        `sorted run "${t}" must look like L<level>:<size>, e.g. L0:10 or L3:1.5GB`,
+      );
     return { level: Number(m[1]), size: parseMemorySize(m[2]!, 'mb') };
   });
 }
@@ -48,7 +53,8 @@ export function parseRunsSpec(spec: string): Run[] {
 function parseTime(text: string, what: string): number {
   if (/^\d+$/.test(text)) return Number(text);
   const t = Date.parse(text);
-  if (Number.isNaN(t)) throw new FloeError('InvalidArgument', `${what}: "${text}" is neither epoch milliseconds nor an ISO time`);
+  if (Number.isNaN(t))
+    throw new FloeError('InvalidArgument', `${what}: "${text}" is neither epoch milliseconds nor an ISO time`);
   return t;
 }
 
@@ -65,16 +71,17 @@ export function planUniversalAction(
 ): void {
   const runs = parseRunsSpec(runsSpec);
   const options: UniversalOptions = parseOptionAssignments(opts.option ?? []);
-  const numLevels = opts.numLevels !== undefined ? parseIntArg(opts.numLevels, '--num-levels') : resolveOptions(options).numLevels;
+  const numLevels =
+    opts.numLevels !== undefined ? parseIntArg(opts.numLevels, '--num-levels') : resolveOptions(options).numLevels;
   const epochMs = opts.now !== undefined ? parseTime(opts.now, '--now') : Date.now();
-  const clock: Clock =
-    opts.hour !== undefined ? { epochMs, hourOfDay: parseIntArg(opts.hour, '--hour') } : epochMs;
+  const clock: Clock = opts.hour !== undefined ? { epochMs, hourOfDay: parseIntArg(opts.hour, '--hour') } : epochMs;
   const state: UniversalState = {};
   if (opts.lastFullCompaction !== undefined) {
     state.lastFullCompactionMs =
       opts.lastFullCompaction === 'never' ? null : parseTime(opts.lastFullCompaction, '--last-full-compaction');
   }
-  if (opts.lookupCounter !== undefined) state.lookupCompactTriggerCount = parseIntArg(opts.lookupCounter, '--lookup-counter');
+  if (opts.lookupCounter !== undefined)
+    state.lookupCompactTriggerCount = parseIntArg(opts.lookupCounter, '--lookup-counter');
 
   const d = decide(numLevels, runs, options, clock, state);
   const p = d.pick;
@@ -87,7 +94,12 @@ export function planUniversalAction(
       dropDelete: p.dropDelete,
       reason: p.reason,
     };
-    const out: Record<string, unknown> = { result, numLevels: d.numLevels, writerStalled: d.writerStalled, state: d.state };
+    const out: Record<string, unknown> = {
+      result,
+      numLevels: d.numLevels,
+      writerStalled: d.writerStalled,
+      state: d.state,
+    };
     if (opts.explain) out.trail = d.trail;
     write(renderResult(resultDocument('plan universal', 0, out)));
     return;

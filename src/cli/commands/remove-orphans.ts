@@ -37,17 +37,23 @@ export async function removeOrphansAction(ref: string, o: RemoveOrphansCliOption
   const now = Date.now();
   const mode = (o.prefixMismatch ?? 'error').toLowerCase();
   if (!['error', 'ignore', 'delete'].includes(mode)) {
-    throw new FloeError('InvalidArgument', `--prefix-mismatch must be error, ignore or delete, got "${o.prefixMismatch}"`);
+    throw new FloeError(
+      'InvalidArgument',
+      `--prefix-mismatch must be error, ignore or delete, got "${o.prefixMismatch}"`,
+    );
   }
   const common = {
     nowMs: now,
     dryRun: !!o.dryRun,
     force: !!o.force,
     ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-    ...(o.maxConcurrentDeletes !== undefined ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 } : {}),
+    ...(o.maxConcurrentDeletes !== undefined
+      ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 }
+      : {}),
   };
   // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
-  if (o.lease !== false && !o.dryRun) return withCliLease(ref, o, 'remove-orphans', () => removeOrphansAction(ref, { ...o, lease: false }));
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'remove-orphans', () => removeOrphansAction(ref, { ...o, lease: false }));
   const icebergOptions = {
     ...common,
     prefixMismatch: mode as PrefixMismatchMode,
@@ -85,10 +91,19 @@ export async function removeOrphansAction(ref: string, o: RemoveOrphansCliOption
 export function register(program: Command): void {
   program
     .command('remove-orphans <table>')
-    .description('Delete files in the table\'s locations that nothing references and that are older than the safety window')
-    .option('--older-than <time>', 'only files modified before this: a duration back from now (3d, 36h), an ISO time or epoch ms (default 3d; less than 24h needs --force; a bare number is refused)')
+    .description(
+      "Delete files in the table's locations that nothing references and that are older than the safety window",
+    )
+    .option(
+      '--older-than <time>',
+      'only files modified before this: a duration back from now (3d, 36h), an ISO time or epoch ms (default 3d; less than 24h needs --force; a bare number is refused)',
+    )
     .option('--force', 'allow a window shorter than 24 hours (only when no writer can be running)')
-    .option('--prefix-mismatch <mode>', 'a file whose path matches a referenced file under another scheme/authority: error (default), ignore or delete', 'error')
+    .option(
+      '--prefix-mismatch <mode>',
+      'a file whose path matches a referenced file under another scheme/authority: error (default), ignore or delete',
+      'error',
+    )
     .option('--location <loc>', 'Iceberg: scan only this location inside the table (repeatable)', collectOption, [])
     .option('--max-concurrent-deletes <n>', 'delete batches in flight at once', '4')
     .option('--dry-run', 'list what would be deleted; change nothing')
@@ -96,10 +111,16 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
     .option('--progress <mode>', 'progress on stderr: auto, bar, json or none', 'auto')
     .option('--location-map <FROM=TO>', 'read and delete locations under FROM at TO (repeatable)', collectOption, [])
-    .option('--catalog <spec>', 'Iceberg: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog')
+    .option(
+      '--catalog <spec>',
+      'Iceberg: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog',
+    )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .action(async (ref: string, o: RemoveOrphansCliOptions) => {
-      const progress = createProgress(process.stderr, { mode: parseProgressMode(o.progress), command: 'remove-orphans' });
+      const progress = createProgress(process.stderr, {
+        mode: parseProgressMode(o.progress),
+        command: 'remove-orphans',
+      });
       let report;
       try {
         report = await removeOrphansAction(ref, { ...o, progressSink: progress });

@@ -45,7 +45,8 @@ export async function writeScan(
   write: (chunk: string) => void | Promise<void>,
 ): Promise<void> {
   const format = opts.format ?? 'jsonl';
-  if (format !== 'jsonl' && format !== 'csv') throw new FloeError('InvalidArgument', `--format must be jsonl or csv, not "${format}"`);
+  if (format !== 'jsonl' && format !== 'csv')
+    throw new FloeError('InvalidArgument', `--format must be jsonl or csv, not "${format}"`);
   if (!opts.catalog) {
     const files = paimonFileIO(opts.locationMap);
     try {
@@ -101,7 +102,11 @@ export function register(program: Command): void {
     .option('--snapshot <id>', 'read this snapshot (time travel) instead of the current one')
     .option('--count', 'print only the number of live rows')
     .option('--format <fmt>', 'jsonl (default) or csv', 'jsonl')
-    .option('--progress <mode>', 'rows read so far, on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none', 'auto');
+    .option(
+      '--progress <mode>',
+      'rows read so far, on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none',
+      'auto',
+    );
   addTableOptions(cmd).action(async (ref: string, opts: ScanCliOptions) => {
     // `floe scan … | head` closes the pipe early: that is success, not a crash.
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {

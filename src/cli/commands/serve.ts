@@ -21,9 +21,15 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description('Run scheduled compaction, snapshot expiry and orphan cleanup for the tables in a config file')
-    .requiredOption('--config <file>', 'service config (YAML or JSON): state database, catalogs and tables to maintain, jobs and schedules, http')
+    .requiredOption(
+      '--config <file>',
+      'service config (YAML or JSON): state database, catalogs and tables to maintain, jobs and schedules, http',
+    )
     .option('--once', 'run every due job once, then exit (exit code 3 if any failed)')
-    .option('--http-port <n>', 'serve the dashboard and API on <n> (default: http.port in the config; 0 picks a free port); binds http.host, 127.0.0.1 by default')
+    .option(
+      '--http-port <n>',
+      'serve the dashboard and API on <n> (default: http.port in the config; 0 picks a free port); binds http.host, 127.0.0.1 by default',
+    )
     .action(async (o: ServeCliOptions) => {
       const config = await loadServiceConfig(o.config);
       const port = o.httpPort === undefined ? config.http.port : parsePort(o.httpPort);
@@ -49,13 +55,23 @@ export function register(program: Command): void {
     });
 }
 
-async function serveUntilSignalled(service: MaintenanceService, discovery: Discovery, port: number | undefined, timeoutMs: number): Promise<void> {
+async function serveUntilSignalled(
+  service: MaintenanceService,
+  discovery: Discovery,
+  port: number | undefined,
+  timeoutMs: number,
+): Promise<void> {
   let http: HttpEndpoint | undefined;
   if (port !== undefined) {
     http = await startHttpEndpoint(service, port);
     // the port line is what scripts and tests wait for
-    process.stderr.write(`floe serve: http on ${http.host.includes(':') ? `[${http.host}]` : http.host}:${http.port}\n`);
-    if (!service.config.http.token) process.stderr.write('floe serve: no API token (FLOE_API_TOKEN or http.token): every API request will be refused with 401\n');
+    process.stderr.write(
+      `floe serve: http on ${http.host.includes(':') ? `[${http.host}]` : http.host}:${http.port}\n`,
+    );
+    if (!service.config.http.token)
+      process.stderr.write(
+        'floe serve: no API token (FLOE_API_TOKEN or http.token): every API request will be refused with 401\n',
+      );
   }
   service.start();
   discovery.start();
@@ -88,6 +104,7 @@ async function serveUntilSignalled(service: MaintenanceService, discovery: Disco
 
 function parsePort(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n > 65535) throw new FloeError('InvalidArgument', `--http-port: "${text}" is not a port number (0-65535)`);
+  if (!/^\d+$/.test(text.trim()) || n > 65535)
+    throw new FloeError('InvalidArgument', `--http-port: "${text}" is not a port number (0-65535)`);
   return n;
 }

@@ -53,13 +53,21 @@ export async function simulateAction(
   // A --policy with the name of a built-in one replaces it.
   for (const p of extra) policies = [...policies.filter((q) => q.name !== p.name), p];
   if (policies.length === 0) {
-    throw new FloeError('InvalidArgument', `simulate ${target}: no policies to compare (--only needs at least one --policy; presets: ${presetNames().join(', ')})`);
+    throw new FloeError(
+      'InvalidArgument',
+      `simulate ${target}: no policies to compare (--only needs at least one --policy; presets: ${presetNames().join(', ')})`,
+    );
   }
 
   const report = simulate(stream, policies);
   const out = opts.out ?? `./floe-sim-${label}.svg`;
   await writeFile(out, renderChart(report), 'utf8');
-  if (opts.json) write(renderResult(resultDocument('simulate', 0, JSON.parse(reportJson({ ...report, chart: out })) as Record<string, unknown>)));
+  if (opts.json)
+    write(
+      renderResult(
+        resultDocument('simulate', 0, JSON.parse(reportJson({ ...report, chart: out })) as Record<string, unknown>),
+      ),
+    );
   else write(`${renderReport(report)}\n\nchart: ${out}\n`);
 }
 
@@ -70,7 +78,11 @@ export function register(program: Command): void {
       `Replay a commit stream against compaction policies and compare them (presets: ${presetNames().join(', ')}; or a stream JSON file, see src/simulate/README.md)`,
     )
     .argument('<preset|stream>', 'a preset name or a commit stream JSON file')
-    .option('--policy <file>', 'a policy JSON/YAML file (planner + properties + schedule); repeatable', (v: string, acc: string[] = []) => [...acc, v])
+    .option(
+      '--policy <file>',
+      'a policy JSON/YAML file (planner + properties + schedule); repeatable',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
     .option('--only', 'compare only the --policy files, not the built-in policies')
     .option('--out <file>', 'where to write the SVG chart (default ./floe-sim-<name>.svg)')
     .option('--json', 'print the numbers (and per-minute timelines) as JSON')

@@ -94,15 +94,23 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
   const o = options;
   const currentSpec = table.specs.find((s) => s.specId === table.defaultSpecId);
   if (!currentSpec) {
-    throw new FloeError('Corrupt', `table ${table.location}: default partition spec ${table.defaultSpecId} is missing`, {
-      context: { table: table.location, specId: table.defaultSpecId },
-    });
+    throw new FloeError(
+      'Corrupt',
+      `table ${table.location}: default partition spec ${table.defaultSpecId} is missing`,
+      {
+        context: { table: table.location, specId: table.defaultSpecId },
+      },
+    );
   }
   const outputSpecId = o.outputSpecId ?? table.defaultSpecId;
   if (!table.specs.some((s) => s.specId === outputSpecId)) {
-    throw new FloeError('InvalidArgument', `table ${table.location}: output-spec-id ${outputSpecId} is not a spec of the table`, {
-      context: { table: table.location, outputSpecId },
-    });
+    throw new FloeError(
+      'InvalidArgument',
+      `table ${table.location}: output-spec-id ${outputSpecId} is not a spec of the table`,
+      {
+        context: { table: table.location, outputSpecId },
+      },
+    );
   }
 
   const index = buildDeleteIndex(table.specs, table.deleteFiles);
@@ -159,7 +167,12 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
       }
     }
     if (candidates.length === 0) continue;
-    const packed = sequentialPack(candidates, (c) => c.file.sizeBytes, o.maxFileGroupSizeBytes, o.maxFileGroupInputFiles);
+    const packed = sequentialPack(
+      candidates,
+      (c) => c.file.sizeBytes,
+      o.maxFileGroupSizeBytes,
+      o.maxFileGroupInputFiles,
+    );
     totalGroups += packed.length;
     for (const files of packed) {
       const bytes = taskInputBytes(files.map((c) => c.file));
@@ -206,12 +219,21 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
     let used = 0;
     for (const k of kept) {
       if (used >= o.maxFilesToRewrite) {
-        planTrail.push({ gate: 'max-files-to-rewrite', detail: `partition ${k.group.key}: group dropped, ${used} files already selected`, outcome: 'skip' });
+        planTrail.push({
+          gate: 'max-files-to-rewrite',
+          detail: `partition ${k.group.key}: group dropped, ${used} files already selected`,
+          outcome: 'skip',
+        });
         continue;
       }
       const take = Math.min(k.files.length, o.maxFilesToRewrite - used);
       if (take < k.files.length) {
-        k.trail.push({ gate: 'max-files-to-rewrite', detail: `cut to ${take} of ${k.files.length} files`, outcome: 'info', values: { take } });
+        k.trail.push({
+          gate: 'max-files-to-rewrite',
+          detail: `cut to ${take} of ${k.files.length} files`,
+          outcome: 'info',
+          values: { take },
+        });
       }
       selected.push({ ...k, files: k.files.slice(0, take) });
       used += take;
@@ -260,7 +282,12 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
     gate: 'summary',
     detail: `${groups.size} partitions, ${totalGroups} candidate groups, ${tasks.length} kept; ${removable.plan.length} delete files removable`,
     outcome: 'info',
-    values: { partitions: groups.size, groups: totalGroups, tasks: tasks.length, removableDeletes: removable.plan.length },
+    values: {
+      partitions: groups.size,
+      groups: totalGroups,
+      tasks: tasks.length,
+      removableDeletes: removable.plan.length,
+    },
   });
 
   return {

@@ -49,7 +49,12 @@ export function isCompactPositionDelete(data: DataFile, del: DeleteFile): boolea
 
 /** 5400000 → "1h 30m (5400000 ms)": readable, with the exact number kept. */
 export function durationText(ms: number): string {
-  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
   const parts: string[] = [];
   let rest = Math.max(0, Math.round(ms));
   for (const [u, size] of units) {
@@ -63,7 +68,8 @@ export function durationText(ms: number): string {
 
 /** Time since the last optimize of a kind; a time of 0 means none is known (Amoro's default). */
 function sinceLast(sinceMs: number, atMs: number, kind: string): string {
-  if (atMs <= 0) return `never ${kind} optimized (no last ${kind} optimize time recorded, so the interval counts as reached)`;
+  if (atMs <= 0)
+    return `never ${kind} optimized (no last ${kind} optimize time recorded, so the interval counts as reached)`;
   return `${durationText(sinceMs)} since last ${kind} optimize (at ${new Date(atMs).toISOString()})`;
 }
 
@@ -271,7 +277,8 @@ export class PartitionEvaluation {
 
   add(e: FileWithDeletes): void {
     const { file: f, deletes } = e;
-    if (!(this.isBatchedConversion(f, deletes) && !this.isFragment(f) && !this.shouldRewrite(f, deletes))) this.noteOtherEq(deletes);
+    if (!(this.isBatchedConversion(f, deletes) && !this.isFragment(f) && !this.shouldRewrite(f, deletes)))
+      this.noteOtherEq(deletes);
     if (this.isFragment(f)) {
       this.fragmentCount += 1;
       this.fragmentSize += f.sizeBytes;
@@ -330,7 +337,10 @@ export class PartitionEvaluation {
   }
 
   reachMinorInterval(): boolean {
-    return this.policy.minorTriggerIntervalMs >= 0 && this.nowMs - this.times.lastMinorMs > this.policy.minorTriggerIntervalMs;
+    return (
+      this.policy.minorTriggerIntervalMs >= 0 &&
+      this.nowMs - this.times.lastMinorMs > this.policy.minorTriggerIntervalMs
+    );
   }
 
   /** Equality deletes that count toward the minor file count: while a batch waits, not those only on its segments. */
@@ -370,7 +380,12 @@ export class PartitionEvaluation {
   /** Amoro's partition cost: read + write of rewritten bytes, a tenth for eq-to-pos, deletes, open cost. */
   cost(): number {
     const files =
-      this.fragmentCount + this.rewriteSegmentCount + this.undersizedCount + this.rewritePosCount + this.posDeleteCount + this.eqDeleteCount;
+      this.fragmentCount +
+      this.rewriteSegmentCount +
+      this.undersizedCount +
+      this.rewritePosCount +
+      this.posDeleteCount +
+      this.eqDeleteCount;
     return (
       (this.fragmentSize + this.rewriteSegmentSize + this.undersizedSize) * 2 +
       Math.floor(this.rewritePosSize / 10) +
@@ -433,8 +448,11 @@ export class PartitionEvaluation {
     const enough = this.enoughContent();
     steps.push({
       gate: 'major-undersized-content',
-      detail: `undersized total ${this.undersizedSize} ${this.undersizedSize >= p.targetSizeBytes ? '≥' : '<'} target ${p.targetSizeBytes}` +
-        (this.undersizedCount >= 2 ? `, two smallest ${this.min1} + ${this.min2} ${this.min1 + this.min2 <= p.targetSizeBytes ? '≤' : '>'} target` : ''),
+      detail:
+        `undersized total ${this.undersizedSize} ${this.undersizedSize >= p.targetSizeBytes ? '≥' : '<'} target ${p.targetSizeBytes}` +
+        (this.undersizedCount >= 2
+          ? `, two smallest ${this.min1} + ${this.min2} ${this.min1 + this.min2 <= p.targetSizeBytes ? '≤' : '>'} target`
+          : ''),
       outcome: enough ? 'pass' : 'fail',
       values: { undersizedBytes: this.undersizedSize, targetBytes: p.targetSizeBytes },
     });
@@ -457,7 +475,12 @@ export class PartitionEvaluation {
           `${Number.isFinite(age) ? durationText(age) : 'of unknown age'} vs minor.trigger.interval ${durationText(p.minorTriggerIntervalMs)}` +
           (due ? ': convert now' : ': wait for a larger batch'),
         outcome: due ? 'pass' : 'skip',
-        values: { segments: this.eqOnly.size, ratio, threshold: p.eqToPosDeleteRatio, ...(Number.isFinite(age) ? { oldestMs: age } : {}) },
+        values: {
+          segments: this.eqOnly.size,
+          ratio,
+          threshold: p.eqToPosDeleteRatio,
+          ...(Number.isFinite(age) ? { oldestMs: age } : {}),
+        },
       });
     }
     const minorEq = this.minorEqDeleteCount();

@@ -138,7 +138,16 @@ function parse(filter: string): Node {
       return { k: 'in', neg: negIn, col, vs };
     }
     const op = expect('op', 'a comparison operator').v;
-    const map: Record<string, CmpOp> = { '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte', '=': 'eq', '==': 'eq', '!=': 'neq', '<>': 'neq' };
+    const map: Record<string, CmpOp> = {
+      '<': 'lt',
+      '<=': 'lte',
+      '>': 'gt',
+      '>=': 'gte',
+      '=': 'eq',
+      '==': 'eq',
+      '!=': 'neq',
+      '<>': 'neq',
+    };
     return { k: 'cmp', op: map[op]!, col, v: literal() };
   };
   const and = (): Node => {
@@ -215,7 +224,9 @@ function coerce(filter: string, field: Field, v: Value): Value {
     case 'timestamp_ns':
     case 'timestamptz_ns': {
       if (typeof v !== 'string') throw bad();
-      const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(v.trim());
+      const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+        v.trim(),
+      );
       if (!m) throw bad();
       const ms = Date.parse(`${m[1]}T${m[2] ?? '00:00:00'}${m[4] ?? 'Z'}`);
       if (Number.isNaN(ms)) throw bad();
@@ -274,7 +285,12 @@ function facts(f: DataFile, fieldId: number, identityIndex: Map<number, Map<numb
   };
 }
 
-function mightMatch(n: Node, f: DataFile, cols: Map<string, { field: Field; vals: Map<Node, Value | Value[]> }>, ix: Map<number, Map<number, number>>): boolean {
+function mightMatch(
+  n: Node,
+  f: DataFile,
+  cols: Map<string, { field: Field; vals: Map<Node, Value | Value[]> }>,
+  ix: Map<number, Map<number, number>>,
+): boolean {
   switch (n.k) {
     case 'and':
       return mightMatch(n.l, f, cols, ix) && mightMatch(n.r, f, cols, ix);
@@ -299,7 +315,17 @@ function mightMatch(n: Node, f: DataFile, cols: Map<string, { field: Field; vals
     const test = (y: Value, op: CmpOp) => {
       const r = cmp(x, y);
       if (r === undefined) return true;
-      return op === 'lt' ? r < 0 : op === 'lte' ? r <= 0 : op === 'gt' ? r > 0 : op === 'gte' ? r >= 0 : op === 'eq' ? r === 0 : r !== 0;
+      return op === 'lt'
+        ? r < 0
+        : op === 'lte'
+          ? r <= 0
+          : op === 'gt'
+            ? r > 0
+            : op === 'gte'
+              ? r >= 0
+              : op === 'eq'
+                ? r === 0
+                : r !== 0;
     };
     if (n.k === 'in') {
       const hit = (v as Value[]).some((y) => test(y, 'eq'));
@@ -364,7 +390,11 @@ export function compileFilter(filter: string, table: TableModel): (f: DataFile) 
     let c = cols.get(n.col);
     if (!c) cols.set(n.col, (c = { field, vals: new Map() }));
     if (n.k === 'cmp') c.vals.set(n, coerce(filter, field, n.v));
-    else if (n.k === 'in') c.vals.set(n, n.vs.map((x) => coerce(filter, field, x)));
+    else if (n.k === 'in')
+      c.vals.set(
+        n,
+        n.vs.map((x) => coerce(filter, field, x)),
+      );
   };
   visit(root);
   // spec id → source field id → position in the partition tuple, for identity transforms only.

@@ -190,7 +190,11 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
   const convWeight = e.batching() ? readBytes : size;
   const convCapacity = e.batching() ? Math.max(capacity, policy.maxInputBytesPerThread) : capacity;
   for (const bin of firstFitPack(rewritePos, convWeight, convCapacity, policy.maxFileCount)) {
-    const step = binStep(bin.length, memberBytes(bin), 'target-size segments whose deletes become one position delete per file');
+    const step = binStep(
+      bin.length,
+      memberBytes(bin),
+      'target-size segments whose deletes become one position delete per file',
+    );
     if (e.batching()) {
       let read = 0;
       for (const m of bin) read += readBytes(m);
@@ -261,9 +265,13 @@ function summarizeDropped(label: string, dropped: readonly DecisionStep[]): Deci
 export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: number, state?: TieredState): Plan {
   validateTieredPolicy(policy);
   if (table.format !== 'iceberg') {
-    throw new FloeError('Unsupported', `table ${table.location}: the tiered planner plans Iceberg tables, not ${table.format}`, {
-      context: { table: table.location, format: table.format },
-    });
+    throw new FloeError(
+      'Unsupported',
+      `table ${table.location}: the tiered planner plans Iceberg tables, not ${table.format}`,
+      {
+        context: { table: table.location, format: table.format },
+      },
+    );
   }
   const trail: DecisionStep[] = [];
   const plan: Plan = {
@@ -297,7 +305,8 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
   const index = buildDeleteIndex(table.specs, table.deleteFiles);
   const snapshotTime = new Map<bigint, number>();
   for (const sn of table.snapshots) snapshotTime.set(sn.snapshotId, sn.timestampMs);
-  const committedAtMs = (d: DeleteFile): number | undefined => (d.snapshotId === undefined ? undefined : snapshotTime.get(d.snapshotId));
+  const committedAtMs = (d: DeleteFile): number | undefined =>
+    d.snapshotId === undefined ? undefined : snapshotTime.get(d.snapshotId);
   const deletesOfFile: (readonly DeleteFile[])[] = new Array(table.dataFiles.length);
   const partitions = new Map<string, PartitionEvaluation>();
   let filteredOut = 0;
@@ -310,7 +319,11 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       return;
     }
     let e = partitions.get(key);
-    if (!e) partitions.set(key, (e = new PartitionEvaluation(key, f.specId, f.partition, policy, nowMs, timesFor(state, key), committedAtMs)));
+    if (!e)
+      partitions.set(
+        key,
+        (e = new PartitionEvaluation(key, f.specId, f.partition, policy, nowMs, timesFor(state, key), committedAtMs)),
+      );
     e.add({ file: f, deletes });
   });
   if (filter) {
@@ -352,7 +365,11 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     spent += costs.get(e)!;
     const { drafts: ds, dropped } = splitPartition(e, policy);
     if (dropped.length > 0 && ds.length === 0) {
-      trail.push({ gate: 'partition', detail: `partition ${labelOf(e)}: necessary but every candidate task was pointless`, outcome: 'skip' });
+      trail.push({
+        gate: 'partition',
+        detail: `partition ${labelOf(e)}: necessary but every candidate task was pointless`,
+        outcome: 'skip',
+      });
     }
     trail.push(...summarizeDropped(labelOf(e), dropped));
     for (const d of ds) {
@@ -387,7 +404,11 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     });
   }
   if (deferredList.length > DEFERRED_SHOWN) {
-    trail.push({ gate: 'deferred', detail: `… and ${deferredList.length - DEFERRED_SHOWN} more partitions deferred for the same reason`, outcome: 'skip' });
+    trail.push({
+      gate: 'deferred',
+      detail: `… and ${deferredList.length - DEFERRED_SHOWN} more partitions deferred for the same reason`,
+      outcome: 'skip',
+    });
   }
   if (cappedTasks > 0) {
     trail.push({
@@ -399,7 +420,13 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       values: { deferredTasks: cappedTasks, files: fileCount, maxFileCount: policy.maxFileCount },
     });
   }
-  const processType = selectedTypes.has('full') ? 'full' : selectedTypes.has('major') ? 'major' : selectedTypes.size > 0 ? 'minor' : 'none';
+  const processType = selectedTypes.has('full')
+    ? 'full'
+    : selectedTypes.has('major')
+      ? 'major'
+      : selectedTypes.size > 0
+        ? 'minor'
+        : 'none';
   trail.push({ gate: 'process-type', detail: `process type ${processType}`, outcome: 'info', values: { processType } });
 
   // Steps shared by every task of a partition are built once (a big plan has hundreds of thousands of tasks).
@@ -434,14 +461,16 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       removableDeletes: [],
       targetFileSizeBytes: policy.targetSizeBytes,
       inputBytes: taskInputBytes(inputs),
-      trail: [
-        ...stepsOf(e, rank),
-        ...d.steps,
-      ],
+      trail: [...stepsOf(e, rank), ...d.steps],
     };
   });
 
-  const removable = computeRemovableDeletes(table.dataFiles, (_f, i) => deletesOfFile[i]!, tasks.map((t) => t.inputs), table.deleteFiles);
+  const removable = computeRemovableDeletes(
+    table.dataFiles,
+    (_f, i) => deletesOfFile[i]!,
+    tasks.map((t) => t.inputs),
+    table.deleteFiles,
+  );
   tasks.forEach((t, i) => {
     t.removableDeletes = removable.perTask[i]!;
     const kept = t.deletes.length - t.removableDeletes.length;

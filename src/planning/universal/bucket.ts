@@ -50,7 +50,9 @@ export function planLsmBucketWithState(
   const seeded: UniversalState = {
     ...state,
     lastFullCompactionMs:
-      state?.lastFullCompactionMs !== undefined ? state.lastFullCompactionMs : estimateLastFullCompactionMs(bucket, numLevels),
+      state?.lastFullCompactionMs !== undefined
+        ? state.lastFullCompactionMs
+        : estimateLastFullCompactionMs(bucket, numLevels),
   };
   const runs: Run<DataFile>[] = bucket.runs.map((r) => ({ level: r.level, size: r.sizeBytes, files: r.files }));
   const decision = decide(numLevels, runs, options, now, seeded);

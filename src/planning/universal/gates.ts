@@ -9,7 +9,11 @@ import { type Clock, type CompactUnit, type Run, type UniversalState, validateRu
 import * as s from './strategy.js';
 
 /** UniversalCompaction.pickForSizeAmp(maxLevel, runs). */
-export function pickForSizeAmp<F>(maxLevel: number, runs: readonly Run<F>[], options?: UniversalOptions): CompactUnit<F> | null {
+export function pickForSizeAmp<F>(
+  maxLevel: number,
+  runs: readonly Run<F>[],
+  options?: UniversalOptions,
+): CompactUnit<F> | null {
   validateRuns(runs, 'pickForSizeAmp');
   return s.pickForSizeAmp(initialContext(resolveOptions(options), 0, undefined), maxLevel, runs);
 }
@@ -31,7 +35,14 @@ export function pickForSizeRatio<F>(
   const ctx = initialContext(resolveOptions(options), now, undefined);
   return candidateCount === undefined
     ? s.pickForSizeRatioGate(ctx, maxLevel, runs)
-    : s.pickForSizeRatio(ctx, maxLevel, runs, candidateCount, forcePick, forcePick ? 'force-up-level-0' : 'file-number');
+    : s.pickForSizeRatio(
+        ctx,
+        maxLevel,
+        runs,
+        candidateCount,
+        forcePick,
+        forcePick ? 'force-up-level-0' : 'file-number',
+      );
 }
 
 /** UniversalCompaction.createUnit(runs, maxLevel, runCount): the output-level rules alone. */
@@ -55,7 +66,12 @@ export function tryEarlyFullCompaction<F>(
 }
 
 /** UniversalCompaction.forcePickL0(numLevels, runs). */
-export function forcePickL0<F>(numLevels: number, runs: readonly Run<F>[], options?: UniversalOptions, now?: Clock): CompactUnit<F> | null {
+export function forcePickL0<F>(
+  numLevels: number,
+  runs: readonly Run<F>[],
+  options?: UniversalOptions,
+  now?: Clock,
+): CompactUnit<F> | null {
   validateRuns(runs, 'forcePickL0');
   return s.forcePickL0(initialContext(resolveOptions(options), now, undefined), numLevels, runs);
 }

@@ -71,7 +71,9 @@ export function effectiveNumLevels(numLevels: number, runs: readonly Run[]): num
   for (const r of runs) highest = Math.max(highest, r.level);
   const n = Math.max(numLevels, highest + 1);
   if (!Number.isInteger(n) || n < 2) {
-    throw new FloeError('InvalidArgument', `number of levels must be at least 2, got ${numLevels}`, { context: { numLevels } });
+    throw new FloeError('InvalidArgument', `number of levels must be at least 2, got ${numLevels}`, {
+      context: { numLevels },
+    });
   }
   return n;
 }
@@ -155,7 +157,8 @@ export function decide<F>(
   // As long as no older data exists outside the unit, deletes can go; deletion vectors make that always safe
   // above level 0; chain tables always keep them.
   const highest = nonEmptyHighestLevel(runs);
-  const dropDelete = !o.forceKeepDelete && unit.outputLevel !== 0 && (unit.outputLevel >= highest || o.deletionVectorsEnabled);
+  const dropDelete =
+    !o.forceKeepDelete && unit.outputLevel !== 0 && (unit.outputLevel >= highest || o.deletionVectorsEnabled);
   trail.push({
     gate: 'drop-delete',
     detail: o.forceKeepDelete
@@ -228,7 +231,11 @@ export function pickFull<F>(
     rewriteFiles = files ? files.filter((f) => o.forceRewriteAllFiles || fileNeedsRewrite(f)) : null;
     const any = files ? rewriteFiles!.length > 0 : o.forceRewriteAllFiles;
     if (!any) {
-      trail.push({ gate: 'full', detail: `single run already at max level L${maxLevel}, no file needs rewriting`, outcome: 'skip' });
+      trail.push({
+        gate: 'full',
+        detail: `single run already at max level L${maxLevel}, no file needs rewriting`,
+        outcome: 'skip',
+      });
       return null;
     }
     trail.push({
@@ -237,7 +244,11 @@ export function pickFull<F>(
       outcome: 'pick',
     });
   } else {
-    trail.push({ gate: 'full', detail: `full compaction of all ${runs.length} runs into L${maxLevel}`, outcome: 'pick' });
+    trail.push({
+      gate: 'full',
+      detail: `full compaction of all ${runs.length} runs into L${maxLevel}`,
+      outcome: 'pick',
+    });
   }
   const dropDelete = !o.forceKeepDelete && maxLevel >= nonEmptyHighestLevel(runs);
   return { outputLevel: maxLevel, runs: runs.slice(), rewriteFiles, dropDelete, trail };

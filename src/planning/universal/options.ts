@@ -87,9 +87,13 @@ export interface ResolvedUniversalOptions {
 function int(name: string, v: number | undefined | null, dflt: number, min = -Infinity): number {
   if (v === undefined || v === null) return dflt;
   if (!Number.isInteger(v) || v < min) {
-    throw new FloeError('InvalidArgument', `universal compaction option ${name} must be an integer ≥ ${min}, got ${v}`, {
-      context: { option: name, value: v },
-    });
+    throw new FloeError(
+      'InvalidArgument',
+      `universal compaction option ${name} must be an integer ≥ ${min}, got ${v}`,
+      {
+        context: { option: name, value: v },
+      },
+    );
   }
   return v;
 }
@@ -97,9 +101,13 @@ function int(name: string, v: number | undefined | null, dflt: number, min = -In
 function optionalNonNegative(name: string, v: number | undefined | null): number | null {
   if (v === undefined || v === null) return null;
   if (!Number.isFinite(v) || v < 0) {
-    throw new FloeError('InvalidArgument', `universal compaction option ${name} must be a non-negative number, got ${v}`, {
-      context: { option: name, value: v },
-    });
+    throw new FloeError(
+      'InvalidArgument',
+      `universal compaction option ${name} must be a non-negative number, got ${v}`,
+      {
+        context: { option: name, value: v },
+      },
+    );
   }
   return v;
 }
@@ -115,7 +123,8 @@ export function resolveOptions(o: UniversalOptions = {}): ResolvedUniversalOptio
   const endHour = int('offPeak.endHour', o.offPeak?.endHour, -1, -1);
   const ratioPercent = int('offPeak.ratioPercent', o.offPeak?.ratioPercent, 0);
   // OffPeakHours.create: either hour at -1, or both equal, means "no off-peak window".
-  const offPeak = startHour === -1 || endHour === -1 || startHour === endHour ? null : { startHour, endHour, ratioPercent };
+  const offPeak =
+    startHour === -1 || endHour === -1 || startHour === endHour ? null : { startHour, endHour, ratioPercent };
   const optimizationIntervalMs = optionalNonNegative('optimizationIntervalMs', o.optimizationIntervalMs);
   const totalSizeThreshold = optionalNonNegative('totalSizeThreshold', o.totalSizeThreshold);
   const incrementalSizeThreshold = optionalNonNegative('incrementalSizeThreshold', o.incrementalSizeThreshold);
@@ -128,7 +137,10 @@ export function resolveOptions(o: UniversalOptions = {}): ResolvedUniversalOptio
     (o.forceLookup ?? false);
   const lookupCompact = (o.lookupCompact ?? 'RADICAL').toUpperCase() as LookupCompactMode;
   if (lookupCompact !== 'RADICAL' && lookupCompact !== 'GENTLE') {
-    throw new FloeError('InvalidArgument', `universal compaction option lookupCompact must be RADICAL or GENTLE, got ${o.lookupCompact}`);
+    throw new FloeError(
+      'InvalidArgument',
+      `universal compaction option lookupCompact must be RADICAL or GENTLE, got ${o.lookupCompact}`,
+    );
   }
   const forceUpLevel0 = o.forceUpLevel0 ?? false;
   // MergeTreeCompactManagerFactory.createCompactStrategy: lookup always wraps universal in
@@ -148,7 +160,8 @@ export function resolveOptions(o: UniversalOptions = {}): ResolvedUniversalOptio
     optimizationIntervalMs,
     totalSizeThreshold,
     incrementalSizeThreshold,
-    earlyFullCompaction: optimizationIntervalMs !== null || totalSizeThreshold !== null || incrementalSizeThreshold !== null,
+    earlyFullCompaction:
+      optimizationIntervalMs !== null || totalSizeThreshold !== null || incrementalSizeThreshold !== null,
     forceUpLevel0,
     needLookup,
     lookupCompact,
@@ -263,9 +276,13 @@ export function parseOptionAssignments(assignments: readonly string[], base: Uni
     const rawKey = a.slice(0, eq);
     const dotted = canonicalOptionKey(rawKey);
     if (!dotted) {
-      throw new FloeError('InvalidArgument', `unknown universal compaction option "${rawKey}"; known: ${Object.keys(KEYS).join(', ')}`, {
-        context: { option: rawKey },
-      });
+      throw new FloeError(
+        'InvalidArgument',
+        `unknown universal compaction option "${rawKey}"; known: ${Object.keys(KEYS).join(', ')}`,
+        {
+          context: { option: rawKey },
+        },
+      );
     }
     const key = KEYS[dotted]!;
     const value = parseValue(dotted, key.kind, a.slice(eq + 1));

@@ -71,12 +71,18 @@ export function validateRuns(runs: readonly Run[], where: string): void {
   let sawHigher = false;
   runs.forEach((r, i) => {
     if (!Number.isInteger(r.level) || r.level < 0) {
-      throw new FloeError('InvalidArgument', `${where}: run ${i} has invalid level ${r.level}`, { context: { where, run: i } });
-    }
-    if (!Number.isSafeInteger(r.size) || r.size < 0) {
-      throw new FloeError('InvalidArgument', `${where}: run ${i} has invalid size ${r.size} (bytes, a non-negative integer)`, {
+      throw new FloeError('InvalidArgument', `${where}: run ${i} has invalid level ${r.level}`, {
         context: { where, run: i },
       });
+    }
+    if (!Number.isSafeInteger(r.size) || r.size < 0) {
+      throw new FloeError(
+        'InvalidArgument',
+        `${where}: run ${i} has invalid size ${r.size} (bytes, a non-negative integer)`,
+        {
+          context: { where, run: i },
+        },
+      );
     }
     if (r.level === 0 ? sawHigher : r.level <= prev && sawHigher) {
       throw new FloeError(

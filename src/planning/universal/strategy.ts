@@ -42,7 +42,11 @@ function markFullCompaction(ctx: PickContext): void {
 }
 
 /** EarlyFullCompaction.tryFullCompact: interval, then total size, then incremental size. */
-export function tryEarlyFullCompaction<F>(ctx: PickContext, numLevels: number, runs: readonly Run<F>[]): CompactUnit<F> | null {
+export function tryEarlyFullCompaction<F>(
+  ctx: PickContext,
+  numLevels: number,
+  runs: readonly Run<F>[],
+): CompactUnit<F> | null {
   const { o } = ctx;
   if (runs.length === 1) {
     step(ctx, { gate: 'early-full', detail: 'only one sorted run: nothing to fully compact', outcome: 'skip' });
@@ -138,7 +142,11 @@ export function pickForSizeAmp<F>(ctx: PickContext, maxLevel: number, runs: read
 }
 
 /** UniversalCompaction.pickForSizeRatio(maxLevel, runs): needs `trigger` runs, starts from the newest run alone. */
-export function pickForSizeRatioGate<F>(ctx: PickContext, maxLevel: number, runs: readonly Run<F>[]): CompactUnit<F> | null {
+export function pickForSizeRatioGate<F>(
+  ctx: PickContext,
+  maxLevel: number,
+  runs: readonly Run<F>[],
+): CompactUnit<F> | null {
   const { o } = ctx;
   if (runs.length < o.numRunCompactionTrigger) {
     step(ctx, {
@@ -168,7 +176,10 @@ export function pickForSizeRatio<F>(
 ): CompactUnit<F> | null {
   const { o } = ctx;
   if (!Number.isInteger(candidateCount) || candidateCount < 1 || candidateCount > runs.length) {
-    throw new FloeError('InvalidArgument', `pickForSizeRatio: candidateCount ${candidateCount} is outside 1..${runs.length}`);
+    throw new FloeError(
+      'InvalidArgument',
+      `pickForSizeRatio: candidateCount ${candidateCount} is outside 1..${runs.length}`,
+    );
   }
   const gate = reason === 'size-ratio' ? 'size-ratio' : `${reason}.size-ratio`;
   const extra = offPeakRatio(o.offPeak, ctx.clock.hourOfDay);
@@ -176,10 +187,9 @@ export function pickForSizeRatio<F>(
   if (o.offPeak !== null) {
     step(ctx, {
       gate: 'off-peak',
-      detail:
-        isOffPeak(o.offPeak, ctx.clock.hourOfDay)
-          ? `hour ${ctx.clock.hourOfDay} is off-peak [${o.offPeak.startHour}, ${o.offPeak.endHour}) → size ratio ${o.sizeRatioPercent}% + ${extra}% = ${ratio}%`
-          : `hour ${ctx.clock.hourOfDay} is outside off-peak [${o.offPeak.startHour}, ${o.offPeak.endHour}) → size ratio ${ratio}%`,
+      detail: isOffPeak(o.offPeak, ctx.clock.hourOfDay)
+        ? `hour ${ctx.clock.hourOfDay} is off-peak [${o.offPeak.startHour}, ${o.offPeak.endHour}) → size ratio ${o.sizeRatioPercent}% + ${extra}% = ${ratio}%`
+        : `hour ${ctx.clock.hourOfDay} is outside off-peak [${o.offPeak.startHour}, ${o.offPeak.endHour}) → size ratio ${ratio}%`,
       outcome: 'info',
       values: { hourOfDay: ctx.clock.hourOfDay, sizeRatioPercent: o.sizeRatioPercent, offPeakRatioPercent: extra },
     });
@@ -198,7 +208,13 @@ export function pickForSizeRatio<F>(
   for (let i = count; i < runs.length; i++) {
     const next = runs[i]!;
     const limit = (candidate * (100.0 + ratio)) / 100.0; // double arithmetic, as in Java
-    const values = { candidateBytes: candidate, limitBytes: limit, nextBytes: next.size, nextLevel: next.level, ratioPercent: ratio };
+    const values = {
+      candidateBytes: candidate,
+      limitBytes: limit,
+      nextBytes: next.size,
+      nextLevel: next.level,
+      ratioPercent: ratio,
+    };
     const comparison = `${formatBytes(candidate)} × ${100 + ratio}% = ${formatBytes(limit)}`;
     if (limit < next.size) {
       if (!triggered || next.level > 1) {
@@ -241,7 +257,12 @@ export function pickForSizeRatio<F>(
  * keep absorbing the following runs until a non-L0 run has joined and use its level; a unit holding every
  * run goes to the max level (and counts as a full compaction).
  */
-export function createUnit<F>(ctx: PickContext, runs: readonly Run<F>[], maxLevel: number, runCount: number): CompactUnit<F> {
+export function createUnit<F>(
+  ctx: PickContext,
+  runs: readonly Run<F>[],
+  maxLevel: number,
+  runCount: number,
+): CompactUnit<F> {
   if (!Number.isInteger(runCount) || runCount < 1 || runCount > runs.length) {
     throw new FloeError('InvalidArgument', `createUnit: runCount ${runCount} is outside 1..${runs.length}`);
   }
@@ -265,15 +286,16 @@ export function createUnit<F>(ctx: PickContext, runs: readonly Run<F>[], maxLeve
         break;
       }
     }
-    if (count > before) step(ctx, {
-      gate: 'output-level',
-      detail:
-        `never output to L0 → absorb ${count - before} following run${count - before > 1 ? 's' : ''} ` +
-        `${describeRuns(runs.slice(before, count))}` +
-        (count < runs.length || outputLevel !== 0 ? ` → output L${outputLevel}` : ''),
-      outcome: 'info',
-      values: { runCount: count, outputLevel },
-    });
+    if (count > before)
+      step(ctx, {
+        gate: 'output-level',
+        detail:
+          `never output to L0 → absorb ${count - before} following run${count - before > 1 ? 's' : ''} ` +
+          `${describeRuns(runs.slice(before, count))}` +
+          (count < runs.length || outputLevel !== 0 ? ` → output L${outputLevel}` : ''),
+        outcome: 'info',
+        values: { runCount: count, outputLevel },
+      });
   }
   if (count === runs.length) {
     markFullCompaction(ctx);
