@@ -31,11 +31,15 @@ import {
   FILE_KIND_ADD,
   FILE_KIND_DELETE,
   entryIdentifier,
+  mergeIndexEntries,
+  readIndexManifest,
   readLiveEntries,
   readManifestList,
+  type IndexManifestEntry,
   type ManifestEntry,
   type ManifestFileMeta,
 } from './manifest.js';
+import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
@@ -71,6 +75,14 @@ export interface CompactCommitRequest {
    * (non-retryable), like a replaced file that is gone. Partition expiry refuses files appended meanwhile.
    */
   validate?: (live: readonly ManifestEntry[]) => string[];
+  /**
+   * Deletion-vector changes: the DV index entries of `buckets` are replaced by `added` in a new index
+   * manifest (Java's bucketed combiner); other index entries are carried over. The commit is abandoned
+   * when another writer changed those buckets' DV entries since the table was opened.
+   */
+  deletionVectors?: { buckets: { partition: Uint8Array; bucket: number }[]; added: NewIndexEntry[] };
+  /** Changelog files the compaction produced (ADD entries), listed in the snapshot's changelog manifest list. */
+  changelog?: NewManifestEntry[];
 }
 
 export interface CompactCommitResult {
@@ -101,6 +113,9 @@ export interface SnapshotFields {
   baseManifestListSize: bigint;
   deltaManifestList: string;
   deltaManifestListSize: bigint;
+  changelogManifestList?: string;
+  changelogManifestListSize?: bigint;
+  changelogRecordCount?: bigint;
   indexManifest?: string;
   commitUser: string;
   commitIdentifier: bigint;
@@ -126,8 +141,9 @@ export function snapshotJson(s: SnapshotFields): string {
     baseManifestListSize: s.baseManifestListSize,
     deltaManifestList: s.deltaManifestList,
     deltaManifestListSize: s.deltaManifestListSize,
-    changelogManifestList: null,
+    changelogManifestList: s.changelogManifestList ?? null,
   };
+  if (s.changelogManifestList) o.changelogManifestListSize = s.changelogManifestListSize ?? 0n;
   if (s.indexManifest) o.indexManifest = s.indexManifest;
   Object.assign(o, {
     commitUser: s.commitUser,
@@ -137,7 +153,7 @@ export function snapshotJson(s: SnapshotFields): string {
     logOffsets: {},
     totalRecordCount: s.totalRecordCount,
     deltaRecordCount: s.deltaRecordCount,
-    changelogRecordCount: 0n,
+    changelogRecordCount: s.changelogRecordCount ?? 0n,
   });
   if (s.watermark !== undefined) o.watermark = s.watermark;
   if (s.statistics !== undefined) o.statistics = s.statistics;
@@ -220,6 +236,19 @@ export function checkConflicts(
 
 // ------------------------------------------------------------------------------------------ commit
 
+const DV_INDEX = 'DELETION_VECTORS';
+const bucketId = (partition: Uint8Array, bucket: number) => `${hex(partition)}|${bucket}`;
+
+/** The DV index file names of the given buckets, per bucket, sorted (to compare two snapshots' index). */
+function dvFilesOf(entries: readonly IndexManifestEntry[], buckets: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string[]>();
+  for (const e of entries) {
+    const k = bucketId(e.partition, e.bucket);
+    if (e.indexType === DV_INDEX && buckets.has(k)) (out.get(k) ?? out.set(k, []).get(k)!).push(e.fileName);
+  }
+  return new Map([...buckets].map((k) => [k, (out.get(k) ?? []).sort().join(',')]));
+}
+
 function sum(entries: readonly NewManifestEntry[], kind: number): bigint {
   return entries.filter((e) => e.kind === kind).reduce((n, e) => n + e.file.rowCount, 0n);
 }
@@ -285,6 +314,7 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
     names: new ManifestNamer(),
   };
   const decodePartition = (b: Uint8Array) => decodeSerializedRow(b, pTypes, table.location);
+  const indexNames = new IndexManifestNamer();
   const written: string[] = [];
   const cleanup = async () => {
     await Promise.all(
@@ -298,6 +328,13 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
     written.push(delta.fileName);
     const deltaList = await writeManifestList(ctx, [delta]);
     written.push(deltaList.name);
+    let changelogList: { name: string; size: bigint } | undefined;
+    if (req.changelog?.length) {
+      const m = await writeManifest(ctx, req.changelog, decodePartition);
+      written.push(m.fileName);
+      changelogList = await writeManifestList(ctx, [m]);
+      written.push(changelogList.name);
+    }
     faultPoint('paimon.commit.after-manifests');
 
     let latest = base;
@@ -330,6 +367,27 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
       }
       const baseList = await writeManifestList(ctx, await manifestMetas(table, latest));
       written.push(baseList.name);
+      let indexManifest = latest.indexManifest;
+      if (req.deletionVectors) {
+        const dv = req.deletionVectors;
+        const touched = new Set(dv.buckets.map((b) => bucketId(b.partition, b.bucket)));
+        const live = latest.indexManifest
+          ? mergeIndexEntries(await readIndexManifest(table.io, table.location, latest.indexManifest))
+          : [];
+        const was = dvFilesOf(table.indexEntries, touched);
+        const now = dvFilesOf(live, touched);
+        const changed = [...touched].filter((k) => was.get(k) !== now.get(k));
+        if (changed.length) {
+          throw new FloeError(
+            'CommitConflict',
+            `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites. Compaction abandoned; re-run floe compact.`,
+            { context: { table: table.location, snapshotId: String(latest.id) }, retryable: false },
+          );
+        }
+        const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));
+        indexManifest = await writeIndexManifest(ctx, [...kept, ...dv.added], indexNames.next());
+        written.push(indexManifest);
+      }
       const id = latest.id + 1n;
       const fields: SnapshotFields = {
         id,
@@ -338,6 +396,13 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
         baseManifestListSize: baseList.size,
         deltaManifestList: deltaList.name,
         deltaManifestListSize: deltaList.size,
+        ...(changelogList
+          ? {
+              changelogManifestList: changelogList.name,
+              changelogManifestListSize: changelogList.size,
+              changelogRecordCount: req.changelog!.reduce((n, e) => n + e.file.rowCount, 0n),
+            }
+          : {}),
         commitUser,
         commitIdentifier: req.commitIdentifier ?? BATCH_COMMIT_IDENTIFIER,
         timeMillis: req.nowMs ?? Date.now(),
@@ -346,7 +411,7 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
         uuid: randomUUID(),
       };
       if (req.commitKind) fields.commitKind = req.commitKind;
-      if (latest.indexManifest) fields.indexManifest = latest.indexManifest;
+      if (indexManifest) fields.indexManifest = indexManifest;
       if (latest.watermark !== undefined) fields.watermark = latest.watermark;
       if (latest.statistics !== undefined) fields.statistics = latest.statistics;
       if (latest.nextRowId !== undefined) fields.nextRowId = latest.nextRowId;
@@ -364,6 +429,10 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
         if (isFloeError(e, 'PreconditionFailed')) {
           // someone else took snapshot-N: rebase onto it (the base list we wrote is stale)
           await storage.delete(joinPath(table.location, 'manifest', baseList.name)).catch(() => undefined);
+          if (req.deletionVectors && indexManifest) {
+            await storage.delete(joinPath(table.location, 'manifest', indexManifest)).catch(() => undefined);
+            written.pop();
+          }
           written.pop();
           latest = await readSnapshot(table.io, table.location, id);
           throw new FloeError(

@@ -14,7 +14,14 @@ import { FloeError } from '../../src/errors.js';
 import type { DecisionStep } from '../../src/planning/plan.js';
 import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
-import { mergeContext, mergeSections } from './compact-merge.js';
+import { hasLevel0, mergeContext, mergeSections, type LookupMerge } from './compact-merge.js';
+import {
+  BucketDeletionVectors,
+  LookupLevels,
+  writeBucketDvIndex,
+  type IndexFileNamer,
+  type WrittenIndexFile,
+} from './compact-dv.js';
 import {
   FILE_SOURCE_COMPACT,
   FileNamer,
@@ -25,9 +32,13 @@ import {
 } from './write-data-file.js';
 import type { DataFileMeta } from './manifest.js';
 import { trimmedPrimaryKeyFields } from './table.js';
+import { fullCompactionChangelog, lookupChangelog } from './compact-changelog.js';
+import { FILE_SOURCE_APPEND } from './write-data-file.js';
+import type { KeyValue } from './merge-engines.js';
 
 export type CompactStep =
-  | { kind: 'upgrade'; file: PaimonFile; toLevel: number }
+  /** `lookup`: a level-0 file of a deletion-vector table, read to mark the rows it supersedes above. */
+  | { kind: 'upgrade'; file: PaimonFile; toLevel: number; lookup?: boolean }
   /** Sections (non-overlapping key ranges, in key order), each a list of sorted runs (lists of files). */
   | { kind: 'rewrite'; sections: PaimonFile[][][]; reason: string };
 
@@ -89,6 +100,13 @@ export interface StepOptions {
   /** target-file-size × compaction.small-file-ratio. */
   minFileSize: number;
   forceRewriteAllFiles: boolean;
+  /**
+   * Lookup compaction — deletion vectors or changelog-producer=lookup (`LookupMergeTreeCompactRewriter.
+   * upgradeStrategy`): a level-0 file is upgraded with a lookup pass only when the output is the max level
+   * or the engine is deduplicate without sequence.field (and, with DVs, it holds no deletes); otherwise
+   * it is rewritten.
+   */
+  lookup?: { deletionVectors: boolean; dedupeNoSequence: boolean };
 }
 
 /** MergeTreeCompactTask.doCompact as a pure plan. */
@@ -104,7 +122,13 @@ export function planSteps(table: PaimonTable, unitFiles: readonly PaimonFile[], 
     const noDeletes = f.meta.deleteRowCount !== undefined && f.meta.deleteRowCount === 0n;
     if (o.outputLevel !== o.maxLevel || noDeletes) {
       if (o.forceRewriteAllFiles) rewriteFile(f, 'compaction.force-rewrite-all-files');
-      else steps.push({ kind: 'upgrade', file: f, toLevel: o.outputLevel });
+      else if (o.lookup && f.meta.level === 0) {
+        if (o.lookup.deletionVectors && !noDeletes)
+          rewriteFile(f, 'level-0 file with deletes in a deletion-vector table');
+        else if (o.outputLevel === o.maxLevel || o.lookup.dedupeNoSequence)
+          steps.push({ kind: 'upgrade', file: f, toLevel: o.outputLevel, lookup: true });
+        else rewriteFile(f, 'level-0 file merged with the looked-up older rows');
+      } else steps.push({ kind: 'upgrade', file: f, toLevel: o.outputLevel });
     } else {
       rewriteFile(f, 'may hold deletes; not upgraded into the max level');
     }
@@ -141,7 +165,7 @@ export function describeSteps(steps: readonly CompactStep[]): DecisionStep[] {
     s.kind === 'upgrade'
       ? {
           gate: 'upgrade',
-          detail: `${s.file.meta.fileName}: L${s.file.meta.level} → L${s.toLevel} (no rewrite)`,
+          detail: `${s.file.meta.fileName}: L${s.file.meta.level} → L${s.toLevel} (no rewrite${s.lookup ? '; rows it supersedes above are marked deleted' : ''})`,
           outcome: 'pick' as const,
         }
       : {
@@ -158,6 +182,10 @@ export interface StepResult {
   written: WrittenDataFile[];
   rowsIn: number;
   bytesRead: number;
+  /** Deletion-vector tables: the bucket's new DV index file, when its DVs changed (already written). */
+  indexFile?: WrittenIndexFile;
+  /** `changelog-producer=full-compaction`: the changelog files this compaction wrote. */
+  changelog: WrittenDataFile[];
 }
 
 export interface RunStepsContext {
@@ -172,16 +200,95 @@ export interface RunStepsContext {
   targetFileSize: number;
   nowMs?: number;
   onFileRead?: (path: string, bytes: number, rows: number) => void;
+  /** Deletion-vector tables: every live file of the bucket, its partition bytes, and the index file namer. */
+  deletionVectors?: { bucketFiles: readonly PaimonFile[]; partition: Uint8Array; names: IndexFileNamer };
+  /** `changelog-producer=full-compaction`: the max level, and names for changelog files (prefix changelog-). */
+  fullCompactionChangelog?: { maxLevel: number; names: FileNamer };
+  /** `changelog-producer=lookup`: every live file of the bucket (for the lookup) and changelog file names. */
+  lookupChangelog?: { bucketFiles: readonly PaimonFile[]; names: FileNamer };
 }
 
 /** Runs the steps; on failure deletes whatever it wrote. */
 export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep[]): Promise<StepResult> {
-  const result: StepResult = { before: [], after: [], written: [], rowsIn: 0, bytesRead: 0 };
+  const result: StepResult = { before: [], after: [], written: [], rowsIn: 0, bytesRead: 0, changelog: [] };
   const merge = mergeContext(ctx.table);
   const writers: KeyValueFileWriter[] = [];
+  const dv = ctx.deletionVectors;
+  const onRead = (counted: boolean) => (f: PaimonFile, n: number) => {
+    if (counted) result.rowsIn += n;
+    result.bytesRead += Number(f.meta.fileSize);
+    ctx.onFileRead?.(f.path, Number(f.meta.fileSize), n);
+  };
+  // Changelog: full-compaction only when the output is the max level (FullChangelogMergeTreeCompactRewriter);
+  // lookup for merges and upgrades that involve level-0 files (LookupMergeTreeCompactRewriter).
+  const full = ctx.fullCompactionChangelog;
+  const lc = ctx.lookupChangelog;
+  const changelogFn =
+    full && ctx.outputLevel === full.maxLevel
+      ? fullCompactionChangelog(ctx.table, full.maxLevel)
+      : lc && ctx.outputLevel !== 0
+        ? lookupChangelog(ctx.table)
+        : undefined;
+  const changelogNames = full?.names ?? lc?.names;
+  const pending: KeyValue[] = [];
+  const onMerged = changelogFn
+    ? (records: readonly KeyValue[], merged: KeyValue | null) => void pending.push(...changelogFn(records, merged))
+    : undefined;
+  const changelogWriter = (bytesPerRow: number) => {
+    const w = new KeyValueFileWriter({
+      table: ctx.table.location,
+      partitionDir: ctx.partitionDir,
+      bucket: ctx.bucket,
+      schema: ctx.table.schema,
+      settings: ctx.settings,
+      storage: ctx.storage,
+      targetFileSize: ctx.targetFileSize,
+      bytesPerRow,
+      level: ctx.outputLevel,
+      fileSource: FILE_SOURCE_APPEND,
+      names: changelogNames!,
+      ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
+    });
+    writers.push(w);
+    return w;
+  };
+  const drain = async (w: KeyValueFileWriter | undefined) => {
+    if (w) for (const kv of pending.splice(0)) await w.write(kv);
+  };
+  let lookup: LookupMerge | undefined;
+  const bucketFiles = dv?.bucketFiles ?? lc?.bucketFiles;
+  if (bucketFiles) {
+    const dvs = dv ? await BucketDeletionVectors.restore(ctx.table, dv.partition, ctx.bucket) : undefined;
+    const above = bucketFiles.filter((f) => f.meta.level > ctx.outputLevel);
+    const levels = new LookupLevels(ctx.table, above, dvs, onRead(false));
+    const firstRow = (ctx.table.schema.options['merge-engine'] ?? '').trim().toLowerCase() === 'first-row';
+    lookup = { levels, ...(dvs ? { dvs } : {}), ...(firstRow ? { firstRow } : {}) };
+  }
   try {
     for (const s of steps) {
       if (s.kind === 'upgrade') {
+        // CHANGELOG_NO_REWRITE: the file is read through the (lookup) merge — marking DVs, producing
+        // changelog — but stays as it is, at the new level
+        const viaLookup = !!(s.lookup && lookup);
+        const changelog = onMerged && (viaLookup || (full && !lc));
+        if (viaLookup || changelog) {
+          const w = changelog
+            ? changelogWriter(Number(s.file.meta.fileSize) / Math.max(1, Number(s.file.meta.rowCount)))
+            : undefined;
+          const sections = [[[s.file]]];
+          for await (const _kv of mergeSections(
+            ctx.table,
+            merge,
+            sections,
+            true,
+            onRead(false),
+            viaLookup ? lookup : undefined,
+            changelog ? onMerged : undefined,
+          ))
+            await drain(w);
+          await drain(w);
+          if (w) result.changelog.push(...(await w.close()));
+        }
         result.before.push(s.file);
         result.after.push({ ...s.file.meta, level: s.toLevel });
         continue;
@@ -204,17 +311,38 @@ export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep
         ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
       });
       writers.push(writer);
-      const onFile = (f: PaimonFile, n: number) => {
-        result.rowsIn += n;
-        result.bytesRead += Number(f.meta.fileSize);
-        ctx.onFileRead?.(f.path, Number(f.meta.fileSize), n);
-      };
-      for await (const kv of mergeSections(ctx.table, merge, s.sections, ctx.dropDelete, onFile))
+      // lookup changelog only from merges with level-0 files (rewriteLookupChangelog); full: every merge
+      const changelog = onMerged && (!lc || hasLevel0(s.sections)) ? onMerged : undefined;
+      const clw = changelog ? changelogWriter(rows ? bytes / rows : 1) : undefined;
+      for await (const kv of mergeSections(
+        ctx.table,
+        merge,
+        s.sections,
+        ctx.dropDelete,
+        onRead(true),
+        lookup,
+        changelog,
+      )) {
+        await drain(clw);
         await writer.write(kv);
+      }
+      await drain(clw);
+      if (clw) result.changelog.push(...(await clw.close()));
       const out = await writer.close();
+      for (const f of files) lookup?.dvs?.remove(f.meta.fileName);
       result.before.push(...files);
       result.after.push(...out.map((w) => w.meta));
       result.written.push(...out);
+    }
+    if (lookup?.dvs?.isModified && dv) {
+      result.indexFile = await writeBucketDvIndex(
+        ctx.table,
+        ctx.storage,
+        dv.names,
+        dv.partition,
+        ctx.bucket,
+        lookup.dvs,
+      );
     }
     return result;
   } catch (e) {

@@ -5,7 +5,7 @@
  * (names carry UUIDs), as its OrphanFilesClean does. External paths are kept as full locations.
  */
 import { FloeError } from '../../src/errors.js';
-import { joinPath, type PaimonIO } from './io.js';
+import { joinPath, listDir, type PaimonIO } from './io.js';
 import {
   FILE_KIND_ADD,
   entryIdentifier,
@@ -127,7 +127,7 @@ export async function addSnapshotReach(
 /** Tags (`tag/tag-<name>`): snapshot JSON plus tag fields. */
 export async function readTags(io: PaimonIO, table: string): Promise<PaimonSnapshot[]> {
   const out: PaimonSnapshot[] = [];
-  for (const name of await io.list(joinPath(table, 'tag'))) {
+  for (const name of await listDir(io, joinPath(table, 'tag'))) {
     if (!name.startsWith('tag-')) continue;
     const file = joinPath(table, 'tag', name);
     out.push(parseSnapshot(await io.read(file), file));
@@ -137,7 +137,7 @@ export async function readTags(io: PaimonIO, table: string): Promise<PaimonSnaps
 
 /** Branches keep their own snapshots and tags under branch/branch-<name>; floe does not follow them yet. */
 export async function refuseBranches(io: PaimonIO, table: string, command: string): Promise<void> {
-  const branches = (await io.list(joinPath(table, 'branch'))).filter((n) => n.startsWith('branch-'));
+  const branches = (await listDir(io, joinPath(table, 'branch'))).filter((n) => n.startsWith('branch-'));
   if (branches.length > 0) {
     throw new FloeError(
       'Unsupported',
@@ -151,7 +151,7 @@ export async function refuseBranches(io: PaimonIO, table: string, command: strin
 
 /** Long-lived changelogs (changelog/changelog-N) keep their files alive; floe refuses to touch such tables. */
 export async function refuseDecoupledChangelog(io: PaimonIO, table: string, command: string): Promise<void> {
-  const names = (await io.list(joinPath(table, 'changelog'))).filter((n) => /^changelog-\d+$/.test(n));
+  const names = (await listDir(io, joinPath(table, 'changelog'))).filter((n) => /^changelog-\d+$/.test(n));
   if (names.length > 0) {
     throw new FloeError(
       'Unsupported',

@@ -13,14 +13,15 @@
  * (connectors/storage/confine.ts); anything else the metadata names is reported as skipped.
  */
 import { FloeError } from '../../src/errors.js';
-import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import { absoluteLocation } from '../storage/location.js';
 import { paimonDeleteScope } from './delete-scope.js';
-import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/maintenance/report.js';
-import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import type { FileIO } from '../storage/file-io.js';
 import { parseDurationMs } from '../../src/util/units.js';
-import { joinPath, type PaimonIO } from './io.js';
+import { joinPath, listDir, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
+import { refuseDecoupledChangelogRetention } from './changelog-retention.js';
 import {
   earliestSnapshotId,
   latestSnapshotId,
@@ -57,10 +58,6 @@ export interface PaimonExpireOptions {
   allowOutsideTableLocation?: boolean;
 }
 
-export function paimonIO(io: StoreIO): PaimonIO {
-  return { read: (p) => io.read(p), exists: (p) => io.exists(p), list: (d) => io.listNames(d) };
-}
-
 /** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms (one grammar: src/util/units.ts). */
 export function parsePaimonDuration(text: string, option: string): number {
   return parseDurationMs(text, { bare: 'ms', what: `table option ${option}` });
@@ -75,7 +72,7 @@ async function latestOptions(io: PaimonIO, table: string): Promise<Record<string
 
 async function minConsumerNext(io: PaimonIO, table: string): Promise<bigint | undefined> {
   let min: bigint | undefined;
-  for (const name of await io.list(joinPath(table, 'consumer'))) {
+  for (const name of await listDir(io, joinPath(table, 'consumer'))) {
     if (!name.startsWith('consumer-')) continue;
     const text = new TextDecoder().decode(await io.read(joinPath(table, 'consumer', name)));
     const m = /"nextSnapshot"\s*:\s*(\d+)/.exec(text);
@@ -143,7 +140,7 @@ export async function decidePaimonRange(
 }
 
 /** Locations of data/changelog files by name: one listing of the table's bucket directories. */
-async function bucketFileLocations(io: StoreIO, table: string, names: Set<string>): Promise<Map<string, string[]>> {
+async function bucketFileLocations(io: FileIO, table: string, names: Set<string>): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (names.size === 0) return out;
   for await (const f of io.list(table)) {
@@ -160,17 +157,17 @@ async function bucketFileLocations(io: StoreIO, table: string, names: Set<string
 }
 
 export async function expirePaimonSnapshots(
-  io: StoreIO,
+  io: FileIO,
   table: string,
   o: PaimonExpireOptions = {},
 ): Promise<MaintenanceReport> {
   const report = newReport('expire', table, o.dryRun ?? false);
-  const pio = paimonIO(io);
-  await refuseBranches(pio, table, 'expire');
-  await refuseDecoupledChangelog(pio, table, 'expire');
-  const options = await latestOptions(pio, table);
+  await refuseBranches(io, table, 'expire');
+  await refuseDecoupledChangelog(io, table, 'expire');
+  const options = await latestOptions(io, table);
   assertManifestFormat(options, table);
-  const range = await decidePaimonRange(pio, table, options, o);
+  refuseDecoupledChangelogRetention(options, o, table); // changelog-retention.ts (changelog.num-retained.*)
+  const range = await decidePaimonRange(io, table, options, o);
   if (!range || range.begin >= range.end) {
     report.details = { expiredSnapshots: [], earliest: range?.earliest?.toString(), latest: range?.latest?.toString() };
     return report;
@@ -181,19 +178,19 @@ export async function expirePaimonSnapshots(
   const kept = emptyReach();
   const readKept: ManifestCache = new Map();
   for (let id = range.end; id <= range.latest; id++) {
-    if (!(await pio.exists(snapshotPath(table, id)))) continue;
-    await addSnapshotReach(pio, table, await readSnapshot(pio, table, id), kept, readKept, 'live');
+    if (!(await io.exists(snapshotPath(table, id)))) continue;
+    await addSnapshotReach(io, table, await readSnapshot(io, table, id), kept, readKept, 'live');
   }
-  for (const tag of await readTags(pio, table)) await addSnapshotReach(pio, table, tag, kept, readKept, 'live');
+  for (const tag of await readTags(io, table)) await addSnapshotReach(io, table, tag, kept, readKept, 'live');
 
   const expired: PaimonSnapshot[] = [];
   const gone = emptyReach();
   const readGone: ManifestCache = new Map();
   for (let id = range.begin; id < range.end; id++) {
-    const s = await readSnapshot(pio, table, id);
+    const s = await readSnapshot(io, table, id);
     expired.push(s);
     try {
-      await addSnapshotReach(pio, table, s, gone, readGone);
+      await addSnapshotReach(io, table, s, gone, readGone);
     } catch (e) {
       report.warnings.push(
         `cannot read the files of expired snapshot ${id} (${(e as Error).message}); they are left for remove-orphans`,
@@ -246,7 +243,7 @@ export async function expirePaimonSnapshots(
   }
   for (const s of expired)
     named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
-  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l), {
+  const scope = paimonDeleteScope(table, options, (l) => io.map(l), {
     allowOutside: o.allowOutsideTableLocation === true,
   });
   const fromListing = confineCandidates(io, scope, candidates, { listed: true });

@@ -3,7 +3,6 @@ export { isPaimonTable, loadPaimonTable, openPaimonTable, toTableModel } from '.
 export type { PaimonTable, PaimonFile, OpenOptions } from './table.js';
 export { scanPaimon } from './scan.js';
 export type { ScanOptions, PaimonRow } from './scan.js';
-export { localIO, paimonIOFromFileIO } from './io.js';
 export type { PaimonIO } from './io.js';
 export { decodeBinaryRow, decodeSerializedRow, encodeBinaryRow, encodeSerializedRow } from './binary-row.js';
 export type { PaimonType, PaimonField } from './types.js';

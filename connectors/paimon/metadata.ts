@@ -5,7 +5,7 @@
  */
 import { FloeError, errorForFile } from '../../src/errors.js';
 import { parseJsonLossless, toBigInt } from '../../src/util/json.js';
-import { joinPath, type PaimonIO } from './io.js';
+import { joinPath, listDir, type PaimonIO } from './io.js';
 import { parsePaimonField, type PaimonField } from './types.js';
 import { validatePaimonSnapshot } from './validate-snapshot.js';
 
@@ -213,7 +213,7 @@ export async function readSnapshot(io: PaimonIO, table: string, id: bigint): Pro
 /** Ids of all `prefix<N>` files in a directory, ascending. */
 async function listIds(io: PaimonIO, dir: string, prefix: string): Promise<bigint[]> {
   const ids: bigint[] = [];
-  for (const name of await io.list(dir)) {
+  for (const name of await listDir(io, dir)) {
     if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) ids.push(BigInt(name.slice(prefix.length)));
   }
   return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

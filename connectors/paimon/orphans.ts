@@ -6,12 +6,12 @@
  * hide them from readers; this scan asks for them). schema/, tag/, consumer/ and branch/ are never touched; `*.blob` packs are kept. Tables with branches
  * or long-lived changelogs are refused (not followed yet). Any unreadable manifest aborts the run.
  */
-import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
-import { TEMP_REASON } from '../../src/maintenance/orphan-scan.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
+import { TEMP_REASON } from '../storage/orphan-scan.js';
 import { isTempName } from '../storage/index.js';
 import { paimonDeleteScope } from './delete-scope.js';
-import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
-import type { StoreIO } from '../../src/maintenance/store-io.js';
+import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import type { FileIO } from '../storage/file-io.js';
 import { orphanCutoff } from '../iceberg/orphans.js';
 import { FloeError, isFloeError } from '../../src/errors.js';
 import {
@@ -22,7 +22,6 @@ import {
   refuseDecoupledChangelog,
   type ManifestCache,
 } from './expire-reach.js';
-import { paimonIO } from './expire.js';
 import { assertManifestFormat } from './manifest.js';
 import { listSchemaIds, listSnapshotIds, readSchema, readSnapshot } from './metadata.js';
 
@@ -36,37 +35,36 @@ export interface PaimonOrphanOptions {
 }
 
 export async function removePaimonOrphanFiles(
-  io: StoreIO,
+  io: FileIO,
   table: string,
   o: PaimonOrphanOptions = {},
 ): Promise<MaintenanceReport> {
   const report = newReport('remove-orphans', table, o.dryRun ?? false);
   const cutoff = orphanCutoff(o, table);
-  const pio = paimonIO(io);
-  await refuseBranches(pio, table, 'remove-orphans');
-  await refuseDecoupledChangelog(pio, table, 'remove-orphans');
-  const schemaIds = await listSchemaIds(pio, table);
+  await refuseBranches(io, table, 'remove-orphans');
+  await refuseDecoupledChangelog(io, table, 'remove-orphans');
+  const schemaIds = await listSchemaIds(io, table);
   if (schemaIds.length === 0)
     throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
-  const options = (await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options;
+  const options = (await readSchema(io, table, schemaIds[schemaIds.length - 1]!)).options;
   assertManifestFormat(options, table);
 
   const used = emptyReach();
   const read: ManifestCache = new Map();
-  for (const id of await listSnapshotIds(pio, table)) {
+  for (const id of await listSnapshotIds(io, table)) {
     let snap;
     try {
-      snap = await readSnapshot(pio, table, id);
+      snap = await readSnapshot(io, table, id);
     } catch (e) {
       if (isFloeError(e, 'NotFound')) continue; // expired concurrently
       throw e;
     }
-    await addSnapshotReach(pio, table, snap, used, read);
+    await addSnapshotReach(io, table, snap, used, read);
   }
-  for (const tag of await readTags(pio, table)) await addSnapshotReach(pio, table, tag, used, read);
-  const usedExternal = new Set([...used.external].map((l) => io.resolve(l)));
+  for (const tag of await readTags(io, table)) await addSnapshotReach(io, table, tag, used, read);
+  const usedExternal = new Set([...used.external].map((l) => io.map(l)));
 
-  const root = io.resolve(table);
+  const root = io.map(table);
   const stats = { listed: 0, valid: 0, tooYoung: 0, skipped: 0, orphans: 0 };
   for await (const f of io.list(table, undefined, { includeTemporary: true })) {
     stats.listed++;
@@ -117,7 +115,7 @@ export async function removePaimonOrphanFiles(
   }
   report.details = { olderThan: new Date(cutoff).toISOString(), ...stats };
   // the listing stays inside the table; the scope is the same final gate every delete passes
-  const scope = paimonDeleteScope(table, options, (l) => io.resolve(l));
+  const scope = paimonDeleteScope(table, options, (l) => io.map(l));
   const { allowed, skipped } = confineCandidates(io, scope, report.candidates, { listed: true });
   report.candidates = allowed;
   report.skipped = skipped;

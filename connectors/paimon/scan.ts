@@ -63,10 +63,6 @@ function castValue(v: unknown, to: PaimonType): unknown {
   }
 }
 
-interface FileRecords {
-  records: KeyValue[];
-}
-
 export class DeletionVectors {
   private cache = new Map<string, Uint8Array>();
   constructor(private io: PaimonIO) {}
@@ -186,6 +182,10 @@ export async function* mergeRuns(
   order: (a: KeyValue, b: KeyValue) => number = recordOrder([], [], false),
   /** A batch read drops retractions; a compaction that may not drop deletes keeps them. */
   keepRetractions = false,
+  /** Lookup compaction (compact-dv.ts): may add a looked-up older record to, or drop records from, a key's group. */
+  resolveGroup?: (group: KeyValue[]) => Promise<KeyValue[]>,
+  /** Changelog producers (compact-changelog.ts): sees each key's records (in merge order) and the merged result. */
+  onMerged?: (records: readonly KeyValue[], merged: KeyValue | null) => void,
 ): AsyncGenerator<KeyValue> {
   const keyCmp = rowComparator(keyTypes);
   for (;;) {
@@ -205,8 +205,10 @@ export async function* mergeRuns(
         cursors[i]!.advance();
       }
     }
-    group.sort(order);
-    const merged = mf.merge(group);
+    const records = resolveGroup ? await resolveGroup(group) : group;
+    records.sort(order);
+    const merged = mf.merge(records);
+    onMerged?.(records, merged);
     if (merged && (keepRetractions || !isRetract(merged.kind))) yield merged;
   }
 }

@@ -20,8 +20,8 @@ import type {
 import { decodeSerializedRow, serializedRowArity } from './binary-row.js';
 import { readDeletionVector } from './deletion-vector.js';
 import { fileFormatOf } from './data-file.js';
-import { defaultIOFor, joinPath, type PaimonIO } from './io.js';
-import type { FileIO } from '../storage/file-io.js';
+import { joinPath, type PaimonIO } from './io.js';
+import { FileIO } from '../storage/file-io.js';
 import {
   readIndexManifest,
   readLiveEntries,
@@ -75,7 +75,7 @@ export interface PaimonTable {
 }
 
 export interface OpenOptions {
-  /** How to reach the files; default: the local file system, or the storage layer for s3:// etc. */
+  /** How to reach the files; default: `fileIO`, else a FileIO with default storage settings. */
   io?: PaimonIO;
   /** Shared storage configuration (credentials, location map); used when `io` is not given. */
   fileIO?: FileIO;
@@ -87,7 +87,7 @@ export function normaliseLocation(location: string): string {
 }
 
 /** True when `dir` looks like a Paimon table (has `schema/schema-N`). */
-export async function isPaimonTable(dir: string, io: PaimonIO = defaultIOFor(dir)): Promise<boolean> {
+export async function isPaimonTable(dir: string, io: PaimonIO = new FileIO()): Promise<boolean> {
   return (await listSchemaIds(io, normaliseLocation(dir))).length > 0;
 }
 
@@ -120,7 +120,7 @@ async function loadSchemas(io: PaimonIO, location: string): Promise<Map<number, 
 }
 
 export async function openPaimonTable(location: string, options: OpenOptions = {}): Promise<PaimonTable> {
-  const io = options.io ?? defaultIOFor(location, options.fileIO);
+  const io = options.io ?? options.fileIO ?? new FileIO();
   const loc = normaliseLocation(location);
   const schemas = await loadSchemas(io, loc);
   const schema = schemas.get(Math.max(...schemas.keys()))!;

@@ -188,9 +188,15 @@ export interface RollingTarget {
 }
 
 export class FileNamer {
-  private readonly uuid = randomUUID();
+  private readonly uuid: string;
   private n = 0;
-  constructor(private readonly settings: DataWriteSettings) {}
+  /** `id` replaces the random part of the names (the distributed seam names a run's files by run and attempt). */
+  constructor(
+    private readonly settings: DataWriteSettings,
+    id?: string,
+  ) {
+    this.uuid = id ?? randomUUID();
+  }
   next(): string {
     const ext = this.settings.suffixCompression
       ? `.${this.settings.codec === 'uncompressed' ? 'none' : this.settings.codec}.parquet`

@@ -80,8 +80,6 @@ export function canonicalKind(type: string): string {
   throw new Error(`canonicalKind: unsupported type "${type}"`);
 }
 
-const MICROS_PER_DAY = 86_400_000_000n;
-
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;

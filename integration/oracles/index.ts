@@ -372,6 +372,18 @@ export const javaPaimon = {
     return parseLines(r.stdout);
   },
 
+  /**
+   * A streaming read of the table's changelog (StreamTableScan) until no snapshot is left: rows with their
+   * kinds in reading order, and `next` (the checkpoint) to resume from with `from`.
+   */
+  async stream(
+    warehouse: string,
+    t: { database?: string; table?: string; from?: string | null; options?: Record<string, string> },
+  ): Promise<{ rows: { kind: string; line: string }[]; next: string | null }> {
+    const r = await runJava('paimon-stream', warehouse, [], t);
+    return parseJson('java oracle', warehouse, r);
+  },
+
   /** Paimon's own compaction of every partition/bucket (full by default), one commit. */
   async compact(
     warehouse: string,

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalLine, canonicalRow, javaPaimon, type PaimonChange } from '../oracles/index.js';
 import { acquireS3, type S3Availability } from '../support/s3-server.js';
 import { downloadDir, s3FileIO, uploadDir } from '../iceberg-compaction/helpers.js';
-import { openPaimonTable, paimonIOFromFileIO, scanPaimon } from '../../connectors/paimon/index.js';
+import { openPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
 
@@ -59,7 +59,7 @@ describe('Paimon compaction on S3', async () => {
     const files = s3FileIO(s3.server);
     try {
       await uploadDir(files, local, prefix);
-      const io = paimonIOFromFileIO(files);
+      const io = files;
       const base = (await openPaimonTable(prefix, { io })).snapshot!.id;
       let raced = false;
       const report = await compactPaimon(prefix, {

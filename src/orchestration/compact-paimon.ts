@@ -32,7 +32,7 @@ import {
   sortedRuns,
   trimmedPrimaryKeyFields,
 } from '../../connectors/paimon/table.js';
-import { paimonIOFromFileIO, defaultIOFor, type PaimonIO } from '../../connectors/paimon/io.js';
+import type { PaimonIO } from '../../connectors/paimon/io.js';
 import { partitionPath, POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { mergeEngineOf, createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { FILE_KIND_ADD, FILE_KIND_DELETE } from '../../connectors/paimon/manifest.js';
@@ -51,13 +51,26 @@ import {
   type PaimonStorage,
   type WrittenDataFile,
 } from '../../connectors/paimon/write-data-file.js';
-import { commitCompaction } from '../../connectors/paimon/commit-compact.js';
+import { commitCompaction, type CompactCommitRequest } from '../../connectors/paimon/commit-compact.js';
+import {
+  assertDeletionVectorsCompactable,
+  deletionVectorsEnabled,
+  IndexFileNamer,
+  type WrittenIndexFile,
+} from '../../connectors/paimon/compact-dv.js';
+import { sequenceFields } from '../../connectors/paimon/merge-engines.js';
+import { assertChangelogCompactable, changelogProducerOf } from '../../connectors/paimon/compact-changelog.js';
 import { cancelledError } from './cancel.js';
 import type { CancelInfo, TaskOutcome } from './task-outcomes.js';
 import { assertManifestWritable } from '../../connectors/paimon/manifest.js';
 import type { NewManifestEntry } from '../../connectors/paimon/write-manifest.js';
+import { assertSortCompactable, type PaimonSortRequest } from '../../connectors/paimon/sort-compact.js';
+import { compactPaimonSorted } from './compact-paimon-sort.js';
 
 export const DEFAULT_PK_TARGET_FILE_SIZE = 128 * 1024 * 1024;
+
+/** [seam] The part of a compaction commit that one run's rewrite step produced (no table, no storage). */
+export type DeferredPaimonCommit = Pick<CompactCommitRequest, 'changes' | 'changelog' | 'deletionVectors'>;
 
 export interface PaimonCompactOptions {
   /** Full compaction of every bucket (`triggerCompaction(true)`), instead of what Paimon's picker would do. */
@@ -81,12 +94,22 @@ export interface PaimonCompactOptions {
   maxRetries?: number;
   /** Test hook passed to the committer. */
   beforePublish?: (id: bigint) => Promise<void>;
+  /** [seam] Open the table at this snapshot (the distributed seam's plan base) instead of the latest. */
+  snapshotId?: bigint;
+  /** [seam] Rewrite only these planned tasks (ids as in `report.tasks`); the other buckets stay as they are. */
+  onlyTasks?: readonly string[];
+  /** [seam] Output file names carry this instead of a random id (the seam passes `floe-run-<runId>-<attemptId>`). */
+  fileId?: string;
+  /** [seam] Write the outputs but do not commit: what the commit would add and remove goes to `report.deferredCommit`. */
+  deferCommit?: boolean;
   /**
    * Cancels the job (src/orchestration/cancel.ts): checked before each bucket and before the commit; the
    * files written so far are removed and `cancelledError` is thrown. A cancel once the commit started lets
    * it finish; the report then carries `cancelled`.
    */
   signal?: AbortSignal;
+  /** [sort] Sort compaction (`--strategy sort|zorder|hilbert`, Paimon's sort_compact): compact-paimon-sort.ts. */
+  sort?: PaimonSortRequest;
 }
 
 export interface PaimonRunReport {
@@ -136,9 +159,12 @@ export interface PaimonCompactReport {
   tasks?: TaskOutcome[];
   /** Set when a cancel came once the commit had started: the commit finished. */
   cancelled?: CancelInfo;
+  /** [seam] With `deferCommit`: the commit's changes, for src/distributed/paimon-seam.ts to commit later. */
+  deferredCommit?: DeferredPaimonCommit;
+  /** [sort] The sort compaction run: floe's strategy, Paimon's order_strategy name and the row order. */
+  sort?: { strategy: string; orderStrategy: string; order: string };
 }
 
-const isRemote = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file:');
 const bool = (o: Record<string, string>, k: string) => (o[k] ?? 'false').trim().toLowerCase() === 'true';
 
 /** Throws for tables floe must not compact; the message says why and names the option. */
@@ -153,17 +179,17 @@ export function assertCompactable(table: PaimonTable): void {
     });
   };
   const producer = (o['changelog-producer'] ?? 'none').toLowerCase();
+  // [changelog] lookup and full-compaction changelog is produced while compacting (compact-changelog.ts)
   if (producer === 'lookup' || producer === 'full-compaction') {
-    refuse(
-      `changelog-producer=${producer} needs compaction to produce changelog files, which floe does not write`,
-      'changelog-producer',
-    );
+    if (producer === 'full-compaction' && bool(o, 'deletion-vectors.enabled'))
+      refuse(
+        'changelog-producer=full-compaction together with deletion-vectors.enabled is invalid (Java Paimon allows DVs with none/input/lookup only)',
+        'changelog-producer',
+      );
+    assertChangelogCompactable(table);
   }
-  if (bool(o, 'deletion-vectors.enabled'))
-    refuse(
-      'deletion-vectors.enabled=true: floe does not maintain deletion vectors during compaction',
-      'deletion-vectors.enabled',
-    );
+  // [dv] lookup compaction maintaining the DVs (compact-dv.ts); what it cannot do is refused there
+  if (bool(o, 'deletion-vectors.enabled')) assertDeletionVectorsCompactable(table);
   if (o['record-level.expire-time'])
     refuse(
       'record-level.expire-time is set; floe does not expire records while compacting',
@@ -178,7 +204,8 @@ export function assertCompactable(table: PaimonTable): void {
   dataWriteSettings(table.schema, loc);
   for (const f of table.schema.fields)
     arrowTypeForPaimon(f.type, `cannot compact Paimon table ${loc}: column ${f.name}`);
-  if (table.files.some((f) => f.dv)) refuse('some files carry deletion vectors', 'deletion-vectors.enabled');
+  if (table.files.some((f) => f.dv) && !(table.schema.primaryKeys.length && bool(o, 'deletion-vectors.enabled')))
+    refuse('some files carry deletion vectors but deletion-vectors.enabled is not true', 'deletion-vectors.enabled');
 }
 
 /**
@@ -260,13 +287,7 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
   const ownFileIO = !opts.fileIO;
   const fileIO = opts.fileIO ?? new FileIO();
   try {
-    return await compactWith(
-      location,
-      opts,
-      fileIO,
-      opts.io ?? (opts.fileIO || isRemote(location) ? paimonIOFromFileIO(fileIO) : defaultIOFor(location)),
-      started,
-    );
+    return await compactWith(location, opts, fileIO, opts.io ?? fileIO, started);
   } finally {
     if (ownFileIO) fileIO.destroy();
   }
@@ -280,7 +301,10 @@ async function compactWith(
   started: number,
 ): Promise<PaimonCompactReport> {
   const emit = safeEmitter(opts.onProgress);
-  const table = await openPaimonTable(location, { io });
+  const table = await openPaimonTable(location, {
+    io,
+    ...(opts.snapshotId !== undefined ? { snapshotId: opts.snapshotId } : {}), // [seam]
+  });
   // the manifest format is a fact about the table's files (Java reads them in it), not something to override
   const fmt = (o: Record<string, string>) => (o['manifest.format'] ?? 'avro').toLowerCase();
   if (opts.options?.['manifest.format'] !== undefined && fmt(opts.options) !== fmt(table.schema.options)) {
@@ -311,12 +335,24 @@ async function compactWith(
   if (pk) report.mergeEngine = mergeEngineOf(options);
   if (opts.where !== undefined) report.where = opts.where;
   const selected = opts.where !== undefined ? await partitionSelector(table, opts.where) : () => true;
+  if (opts.sort) assertSortCompactable(table, opts.sort.strategy);
   if (!table.snapshot) {
     report.durationMs = Date.now() - started;
     return report;
   }
   report.baseSnapshotId = String(table.snapshot.id);
   assertCompactable(table);
+  if (opts.sort)
+    return compactPaimonSorted({
+      table,
+      opts: { ...opts, sort: opts.sort },
+      report,
+      fileIO,
+      selected,
+      labelOf: paimonPartitionLabeler(partitionFields(table.schema)),
+      targetFileSize: targetFileSize(options, pk),
+      started,
+    });
 
   const now = opts.nowMs ?? Date.now();
   const target = targetFileSize(options, pk);
@@ -326,6 +362,18 @@ async function compactWith(
   const smallFileRatio = Number(options['compaction.small-file-ratio'] ?? '0.7');
   const keyTypes = pk ? trimmedPrimaryKeyFields(table.schema).map((f) => f.type) : [];
   const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
+  // [dv] deletion-vector tables: lookup compaction, DVs rewritten per bucket into new index files
+  const dvOn = pk && deletionVectorsEnabled(options);
+  const dedupeNoSequence = mergeEngineOf(options) === 'deduplicate' && !sequenceFields(options).length;
+  const indexNames = new IndexFileNamer();
+  const indexFiles: WrittenIndexFile[] = [];
+  // [changelog] full-compaction producer: Java's rewriter compares with options.numLevels() - 1 (not raised)
+  const fullChangelog =
+    pk && changelogProducerOf(options) === 'full-compaction'
+      ? { maxLevel: (uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1) - 1 }
+      : undefined;
+  const changelogEntries: NewManifestEntry[] = [];
+  const lookupChangelog = pk && changelogProducerOf(options) === 'lookup';
 
   for (const g of groupByBucket(table.files)) {
     if (g.bucket === POSTPONE_BUCKET) {
@@ -392,7 +440,7 @@ async function compactWith(
           uopts.numLevels ?? (uopts.numRunCompactionTrigger ?? 5) + 1,
           ...picked.map((r) => r.level + 1),
         );
-        const u = pickFull(numLevels, picked, uopts);
+        const u = pickFull(numLevels, picked, uopts, dvOn ? (f) => !!f.dv : undefined); // [dv] DV files rewritten
         bucketReport.decision = u ? u.trail : [{ gate: 'full', detail: 'nothing to compact', outcome: 'skip' }];
         if (u)
           unit = {
@@ -430,6 +478,7 @@ async function compactWith(
               maxLevel: unit.maxLevel,
               minFileSize: target * smallFileRatio,
               forceRewriteAllFiles: uopts.forceRewriteAllFiles ?? false,
+              ...(dvOn || lookupChangelog ? { lookup: { deletionVectors: dvOn, dedupeNoSequence } } : {}), // [dv]
             });
         bucketReport.outputLevel = unit.outputLevel;
         bucketReport.dropDelete = unit.dropDelete;
@@ -471,7 +520,10 @@ async function compactWith(
     }
   }
   report.buckets = work.map((w) => w.report);
-  const todo = work.filter((w) => w.steps || w.appendFiles);
+  const taskIdOf = (w: BucketWork) => `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
+  const todo = work.filter(
+    (w) => (w.steps || w.appendFiles) && (!opts.onlyTasks || opts.onlyTasks.includes(taskIdOf(w))), // [seam]
+  );
   const inputsOf = (w: BucketWork): PaimonFile[] =>
     w.appendFiles ?? w.steps!.flatMap((s) => (s.kind === 'upgrade' ? [s.file] : s.sections.flat(2)));
   const bytesOf = (fs: PaimonFile[]) => fs.reduce((n, f) => n + Number(f.meta.fileSize), 0);
@@ -481,7 +533,6 @@ async function compactWith(
     inputFiles: todo.reduce((n, w) => n + inputsOf(w).length, 0),
     inputBytes: todo.reduce((n, w) => n + bytesOf(inputsOf(w)), 0),
   });
-  const taskIdOf = (w: BucketWork) => `bucket-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
   const taskKind = pk ? 'universal' : 'append';
   if (opts.dryRun || !todo.length) {
     report.tasks = todo.map((w) => ({
@@ -496,7 +547,11 @@ async function compactWith(
 
   const storage = opts.storage ?? paimonStorageFromFileIO(fileIO);
   const settings = dataWriteSettings(table.schema, table.location);
-  const names = new FileNamer(settings);
+  const names = new FileNamer(settings, opts.fileId);
+  const changelogNames =
+    fullChangelog || lookupChangelog
+      ? new FileNamer({ ...settings, prefix: options['changelog-file.prefix'] ?? 'changelog-' })
+      : undefined;
   const changes: { deletes: NewManifestEntry[]; adds: NewManifestEntry[] } = { deletes: [], adds: [] };
   const written: WrittenDataFile[] = [];
   try {
@@ -529,12 +584,29 @@ async function compactWith(
             targetFileSize: target,
             nowMs: now,
             onFileRead,
+            ...(dvOn
+              ? { deletionVectors: { bucketFiles: w.files, partition: w.partitionBytes, names: indexNames } }
+              : {}),
+            ...(fullChangelog
+              ? { fullCompactionChangelog: { maxLevel: fullChangelog.maxLevel, names: changelogNames! } }
+              : {}),
+            ...(lookupChangelog ? { lookupChangelog: { bucketFiles: w.files, names: changelogNames! } } : {}),
           },
           w.steps,
         );
         before = r.before;
         after = r.after;
         written.push(...r.written);
+        if (r.indexFile) indexFiles.push(r.indexFile); // [dv]
+        written.push(...r.changelog); // [changelog] removed with the data files on failure
+        for (const c of r.changelog)
+          changelogEntries.push({
+            kind: FILE_KIND_ADD,
+            partition: w.partitionBytes,
+            bucket: w.report.bucket,
+            totalBuckets: w.totalBuckets,
+            file: c.meta,
+          });
         report.rowsIn += r.rowsIn;
         report.bytesRead += r.bytesRead;
       } else {
@@ -605,14 +677,41 @@ async function compactWith(
       });
     }
     if (opts.signal?.aborted) throw cancelledError(table.location, written.length, opts.signal.reason);
-    const commit = await commitCompaction({
+    const request: CompactCommitRequest = {
       table,
       storage,
       changes: [...changes.deletes, ...changes.adds],
       ...(opts.commitUser ? { commitUser: opts.commitUser } : {}),
       ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
       ...(opts.beforePublish ? { beforePublish: opts.beforePublish } : {}),
-    });
+      ...(changelogEntries.length ? { changelog: changelogEntries } : {}), // [changelog]
+      ...(indexFiles.length // [dv]
+        ? {
+            deletionVectors: {
+              buckets: indexFiles.map((x) => ({ partition: x.entry.partition, bucket: x.entry.bucket })),
+              added: indexFiles.map((x) => x.entry),
+            },
+          }
+        : {}),
+    };
+    if (opts.deferCommit) {
+      // [seam] the rewrite step of a distributed run: its files stay for the run's commit step
+      const { changes: c, changelog, deletionVectors } = request;
+      report.tasks = todo.map((w) => ({
+        id: taskIdOf(w),
+        kind: taskKind,
+        outcome: 'skipped' as const,
+        reason: 'written, not committed: the run commits it',
+      }));
+      report.deferredCommit = {
+        changes: c,
+        ...(changelog ? { changelog } : {}),
+        ...(deletionVectors ? { deletionVectors } : {}),
+      };
+      report.durationMs = Date.now() - started;
+      return report;
+    }
+    const commit = await commitCompaction(request);
     report.snapshotId = String(commit.snapshotId);
     report.commitAttempts = commit.attempts;
     report.tasks = todo.map((w) => ({
@@ -634,6 +733,7 @@ async function compactWith(
     // …nor when the commit's state is unknown (a lost response): then the snapshot may reference them.
     if (!(isFloeError(e) && e.kind === 'CommitConflict' && /overwritten/.test(e.message)) && !isCommitStateUnknown(e)) {
       await Promise.all(written.map((w) => storage.delete(w.path).catch(() => undefined)));
+      await Promise.all(indexFiles.map((x) => storage.delete(x.path).catch(() => undefined))); // [dv]
     }
     throw e;
   }
@@ -671,7 +771,7 @@ export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean):
   const kind =
     report.tableKind === 'primary-key' ? `primary-key table (merge-engine ${report.mergeEngine})` : 'append table';
   lines.push(
-    `${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}compaction of Paimon ${kind} ${report.table}`,
+    `${report.dryRun ? 'dry run — nothing written: ' : ''}${report.full ? 'full ' : ''}${report.sort ? `sort compaction (order_strategy ${report.sort.orderStrategy}, ${report.sort.order}) ` : 'compaction '}of Paimon ${kind} ${report.table}`,
   );
   lines.push(
     `  base snapshot ${report.baseSnapshotId ?? '(none)'}; ${report.buckets.filter((b) => b.compact).length} of ${report.buckets.length} bucket(s) to compact${report.where !== undefined ? ` (--where ${report.where})` : ''}`,
@@ -701,7 +801,7 @@ export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean):
   );
   if (!report.dryRun && report.snapshotId) {
     lines.push(
-      `  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (COMPACT${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`,
+      `  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (${report.sort ? 'OVERWRITE' : 'COMPACT'}${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`,
     );
   }
   return lines.join('\n');

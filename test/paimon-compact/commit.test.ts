@@ -19,7 +19,7 @@ import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { isFloeError } from '../../src/errors.js';
-import { cleanup, copyFixture, hasFixtures, rowsOf } from './helpers.js';
+import { cleanup, copyFixture, rowsOf } from './helpers.js';
 
 afterEach(cleanup);
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
 import { compactPaimon, renderPaimonPlan } from '../../src/orchestration/compact-paimon.js';
 import { isFloeError } from '../../src/errors.js';
-import { cleanup, copyFixture, hasFixtures, rowsOf } from './helpers.js';
+import { cleanup, copyFixture, rowsOf } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -91,10 +91,20 @@ describe('floe compaction of fixture tables', () => {
     expect(await rowsOf(t)).toEqual(before);
   });
 
-  it('refuses deletion-vector tables', async () => {
+  it('refuses deletion-vector layouts it does not write (bitmap64), naming the option', async () => {
     const t = copyFixture('pk_09');
+    const file = path.join(t, 'schema/schema-0');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"deletion-vectors.enabled" : "true"');
+    writeFileSync(
+      file,
+      text.replace(
+        '"deletion-vectors.enabled" : "true"',
+        '"deletion-vectors.enabled" : "true", "deletion-vectors.bitmap64" : "true"',
+      ),
+    );
     await expect(compactPaimon(t, { full: true })).rejects.toSatisfy(
-      (e: unknown) => isFloeError(e, 'Unsupported') && /deletion-vectors/.test((e as Error).message),
+      (e: unknown) => isFloeError(e, 'Unsupported') && /deletion-vectors.bitmap64/.test((e as Error).message),
     );
   });
 
@@ -103,7 +113,7 @@ describe('floe compaction of fixture tables', () => {
     await expect(compactPaimon(t, { full: true })).rejects.toSatisfy((e: unknown) => isFloeError(e, 'Unsupported'));
   });
 
-  it('refuses changelog-producer=lookup and full-compaction', async () => {
+  it('changelog-producer=lookup and full-compaction: the compaction writes changelog files, rows unchanged', async () => {
     for (const producer of ['lookup', 'full-compaction']) {
       const t = copyFixture('pk_table_scan_and_read_mor');
       const file = path.join(t, 'schema/schema-0');
@@ -111,12 +121,31 @@ describe('floe compaction of fixture tables', () => {
         file,
         readFileSync(file, 'utf8').replace('"bucket" : "2",', `"bucket" : "2", "changelog-producer" : "${producer}",`),
       );
-      await expect(compactPaimon(t, { full: true })).rejects.toSatisfy(
-        (e: unknown) =>
-          isFloeError(e, 'Unsupported') &&
-          (e as Error).message.includes(`changelog-producer=${producer}`) &&
-          (e as Error).message.includes(t),
-      );
+      const rows = await namesAndF3(t);
+      const report = await compactPaimon(t, { full: true });
+      expect(report.snapshotId).toBeDefined();
+      const after = await openPaimonTable(t);
+      expect(after.snapshot!.changelogManifestList, producer).toBeDefined();
+      expect(after.snapshot!.changelogRecordCount! > 0n, producer).toBe(true);
+      expect(await namesAndF3(t)).toEqual(rows);
     }
+  });
+
+  it('refuses changelog-producer=full-compaction with deletion vectors, naming the option', async () => {
+    const t = copyFixture('pk_09');
+    const file = path.join(t, 'schema/schema-0');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        '"deletion-vectors.enabled" : "true"',
+        '"deletion-vectors.enabled" : "true", "changelog-producer" : "full-compaction"',
+      ),
+    );
+    await expect(compactPaimon(t, { full: true })).rejects.toSatisfy(
+      (e: unknown) =>
+        isFloeError(e, 'Unsupported') &&
+        (e as Error).message.includes('changelog-producer=full-compaction') &&
+        (e as Error).message.includes(t),
+    );
   });
 });

@@ -5,10 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { encodeSerializedRow } from '../../connectors/paimon/binary-row.js';
 import { intervalPartition, planSteps, type CompactStep } from '../../connectors/paimon/compact-pk.js';
-import { localIO } from '../../connectors/paimon/io.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 import type { PaimonSchema } from '../../connectors/paimon/metadata.js';
 import type { PaimonFile, PaimonTable } from '../../connectors/paimon/table.js';
 import type { PaimonType } from '../../connectors/paimon/types.js';
+
+const localIO = new FileIO();
 
 const KEY: PaimonType = { root: 'INT', nullable: false };
 const schema: PaimonSchema = {

@@ -22,7 +22,7 @@ import { ManifestNamer, writeManifest, writeManifestList } from '../../connector
 import { truncateMax, truncateMin } from '../../connectors/paimon/write-stats.js';
 import type { KeyValue } from '../../connectors/paimon/merge-engines.js';
 import type { PaimonType } from '../../connectors/paimon/types.js';
-import { cleanup, copyFixture, hasFixtures } from './helpers.js';
+import { cleanup, copyFixture } from './helpers.js';
 
 afterEach(cleanup);
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DV_MAGIC_32, readDeletionVector, readPortableRoaring } from '../../connectors/paimon/deletion-vector.js';

@@ -7,9 +7,11 @@ import os from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeAvroContainer } from '../../connectors/formats/avro.js';
-import { localIO } from '../../connectors/paimon/io.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 import { mergeEntries, readManifest, type ManifestEntry } from '../../connectors/paimon/manifest.js';
 import { isFloeError } from '../../src/errors.js';
+
+const localIO = new FileIO();
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'floe-paimon-manifest-'));
 mkdirSync(path.join(dir, 'manifest'));

@@ -5,7 +5,6 @@ import path from 'node:path';
 import os from 'node:os';
 import {
   cpSync,
-  existsSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -18,10 +17,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
 import { latestSnapshotId, earliestSnapshotId, parseSchema, parseSnapshot } from '../../connectors/paimon/metadata.js';
-import { localIO } from '../../connectors/paimon/io.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 import { partitionPath, escapePathName } from '../../connectors/paimon/paths.js';
 import { parseAtomicType, parsePaimonType, toModelType } from '../../connectors/paimon/types.js';
 import { isFloeError } from '../../src/errors.js';
+
+const localIO = new FileIO();
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.resolve(repoRoot, '../shared/fixtures/paimon-cpp/pk_table_scan_and_read_mor');

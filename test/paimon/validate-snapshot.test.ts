@@ -9,10 +9,12 @@ import { FloeError } from '../../src/errors.js';
 import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
 import { parseSnapshot, readSnapshot } from '../../connectors/paimon/metadata.js';
 import { openPaimonTable } from '../../connectors/paimon/table.js';
-import { localIO } from '../../connectors/paimon/io.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 import { readLiveEntries, readManifestList } from '../../connectors/paimon/manifest.js';
 import { editAvroRecords } from '../../integration/bad-input/mutate.js';
 import { copyFixture, fixtures } from '../iceberg/helpers.js';
+
+const localIO = new FileIO();
 
 const TABLE = 'paimon-cpp/pk_table_scan_and_read_mor';
 const SNAP = path.join(fixtures, TABLE, 'snapshot/snapshot-5');

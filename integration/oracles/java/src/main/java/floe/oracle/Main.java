@@ -26,7 +26,10 @@ import java.util.Map;
  *   paimon-write   WAREHOUSE      spec {database, table, fields, primaryKeys, partitionKeys, options, commits}
  *                                 or {tables: [spec, ...]} (prints an array of results)
  *   paimon-read    WAREHOUSE      spec {database, table, tag?}  [--snapshot ID] [--count]
- *   paimon-compact WAREHOUSE      spec {database, table, full?: true}  (Paimon's own compaction, one commit)
+ *   paimon-stream  WAREHOUSE      spec {database, table, from?, options?}: a streaming changelog read
+ *                                 until no snapshot is left; prints {rows: [{kind, line}], next}
+ *   paimon-compact WAREHOUSE      spec {database, table, full?: true}  (Paimon's own compaction, one commit;
+ *                                 bucket-unaware tables: AppendCompactCoordinator + AppendCompactTask)
  *   paimon-tag     WAREHOUSE      spec {database, table, name, snapshotId}
  *   paimon-info    WAREHOUSE      spec {database, table}: snapshots and tags with the files each reaches
  *   paimon-expire  WAREHOUSE      spec {database, table, retainMin, retainMax?, timeRetainMs?, maxDeletes?}
@@ -181,6 +184,11 @@ public final class Main {
       case "paimon-expire":
         try (PaimonOracle p = new PaimonOracle(location)) {
           out.println(MaintenanceOracle.paimonExpire(p.catalog(), spec(flags, inline)).toString());
+        }
+        break;
+      case "paimon-stream":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          out.println(PaimonStreamOracle.stream(p.catalog(), spec(flags, inline)).toString());
         }
         break;
       case "paimon-read":

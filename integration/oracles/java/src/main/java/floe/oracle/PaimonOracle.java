@@ -250,6 +250,31 @@ final class PaimonOracle implements AutoCloseable {
     dyn.put("write-only", "false");
     FileStoreTable table = (FileStoreTable) catalog.getTable(id).copy(dyn);
     boolean full = spec.path("full").asBoolean(true);
+    if (table.bucketMode() == org.apache.paimon.table.BucketMode.BUCKET_UNAWARE) {
+      // Bucket-unaware append tables: table writes never compact them (NoopCompactManager); Paimon's
+      // dedicated job plans with AppendCompactCoordinator and runs each AppendCompactTask. One batch run.
+      List<org.apache.paimon.append.AppendCompactTask> tasks =
+          new org.apache.paimon.append.AppendCompactCoordinator(table, false).run();
+      String user = java.util.UUID.randomUUID().toString();
+      List<CommitMessage> messages = new ArrayList<>();
+      org.apache.paimon.operation.BaseAppendFileStoreWrite w =
+          (org.apache.paimon.operation.BaseAppendFileStoreWrite) table.store().newWrite(user);
+      try {
+        for (org.apache.paimon.append.AppendCompactTask t : tasks) messages.add(t.doCompact(table, w));
+      } finally {
+        w.close();
+      }
+      if (!messages.isEmpty()) {
+        try (BatchTableCommit c = table.newBatchWriteBuilder().newCommit()) {
+          c.commit(messages);
+        }
+      }
+      Long snap = ((FileStoreTable) catalog.getTable(id)).snapshotManager().latestSnapshotId();
+      ObjectNode out = Canon.nodes().objectNode();
+      out.put("snapshotId", snap == null ? null : snap.toString());
+      out.put("tasks", tasks.size());
+      return out;
+    }
     java.util.LinkedHashMap<String, Object[]> targets = new java.util.LinkedHashMap<>();
     for (org.apache.paimon.manifest.ManifestEntry e : table.store().newScan().plan().files()) {
       targets.put(e.partition().toString() + "|" + java.util.Arrays.toString(e.partition().toBytes()) + "|" + e.bucket(),
