@@ -45,15 +45,10 @@ import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
 import type { PartitionSpec, Schema } from '../../src/model/index.js';
+import type { FileIO } from '../storage/file-io.js';
 
-/** Reads and writes whole objects by their table location (after any location mapping). */
-export interface CommitIO {
-  read(location: string): Promise<Uint8Array>;
-  /** Create-if-absent; PreconditionFailed FloeError when the object exists. */
-  createNew(location: string, bytes: Uint8Array): Promise<void>;
-  overwrite(location: string, bytes: Uint8Array): Promise<void>;
-  remove(location: string): Promise<void>;
-}
+/** What a commit reads and writes, by table location: a view of the one FileIO (create-if-absent included). */
+export type CommitIO = Pick<FileIO, 'read' | 'createNew' | 'overwrite' | 'remove'> & Partial<Pick<FileIO, 'openNew'>>; // [stream] optional: rewrites stream data files through it when present
 
 export interface TableOperations {
   /** The current metadata document and where it was read from. */

@@ -13,7 +13,7 @@ import * as Arrow from 'apache-arrow';
 import type { DataFile, EqualityDeleteFile, Field, PartitionSpec } from '../../src/model/index.js';
 import { FloeError, errorForFile } from '../../src/errors.js';
 import type { RewriteTask } from '../../src/planning/plan.js';
-import type { LiveBatch, ReadStats, RewriteAdapter, StitchResult } from '../../src/execution/executor.js';
+import type { LiveBatch, OutputStream, ReadStats, RewriteAdapter, StitchResult } from '../../src/execution/executor.js';
 import { dropRows } from '../../src/execution/slice-rows.js';
 import {
   arrowSchemaForIceberg,
@@ -23,6 +23,7 @@ import {
   type MetricsModeName,
   type ParquetCodec,
   type ParquetWriteOptions,
+  type StreamedParquet,
   type WrittenParquet,
 } from '../formats/parquet/index.js';
 import { stitchPolicyFromProperties, stitchTask, type StitchPolicy } from '../formats/parquet/stitch-task.js'; // [stitch]
@@ -63,6 +64,8 @@ export interface IcebergRewriteContext {
    * `floe-run-<runId>-<attemptId>`, so a run's uncommitted outputs can be found by name).
    */
   outputPrefix?: string;
+  /** [stream] false: buffer each output file whole instead of streaming it (default: stream when `out` can). */
+  streamOutputs?: boolean;
 }
 
 function codecOf(props: Record<string, string>): ParquetCodec {
@@ -120,6 +123,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       createdBy: 'floe',
     };
     this.loader = new DeleteLoader(ctx.io, ctx.fieldsById);
+    if (ctx.out.openNew && ctx.streamOutputs !== false) this.openOutput = (t, i) => this.streamOutput(t, i); // [stream]
     this.stitchPolicy = stitchPolicyFromProperties(
       { ...props, ...(ctx.propertyOverrides ?? {}) },
       this.writerOptions.codec!,
@@ -287,42 +291,46 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     }
   }
 
-  /** Fills null _row_id with first_row_id + position and null _last_updated_sequence_number with the file's data sequence number. */
+  /**
+   * Fills null _row_id with first_row_id + position and null _last_updated_sequence_number with the file's
+   * data sequence number, on the columns' buffers (no per-value JS round trip); a column without nulls is
+   * passed through untouched.
+   */
   private withLineage(table: arrow.Table, file: DataFile, rowStart: number): arrow.Table {
-    const n = table.numRows;
     const rowIdIdx = this.outputFields.length - 2;
     const seqIdx = this.outputFields.length - 1;
-    const rowIds = table.getChildAt(rowIdIdx);
-    const seqs = table.getChildAt(seqIdx);
-    const ids = new BigInt64Array(n);
-    const idValid = new Uint8Array(n);
-    const lus = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) {
-      const existing = rowIds?.get(i) as bigint | null | undefined;
-      if (existing !== null && existing !== undefined) {
-        ids[i] = BigInt(existing);
-        idValid[i] = 1;
-      } else if (file.firstRowId !== undefined) {
-        ids[i] = file.firstRowId + BigInt(rowStart + i);
-        idValid[i] = 1;
-      }
-      const s = seqs?.get(i) as bigint | null | undefined;
-      lus[i] = s !== null && s !== undefined ? BigInt(s) : file.dataSequenceNumber;
-    }
-    const idVector = Arrow.makeVector(ids);
-    const rowIdVec = idValid.every((x) => x === 1)
-      ? idVector
-      : Arrow.vectorFromArray(
-          Array.from(ids, (v, i) => (idValid[i] ? v : null)),
-          new Arrow.Int64(),
+    let at = rowStart;
+    const batches = table.batches.map((b) => {
+      const first = at;
+      at += b.numRows;
+      const children = [...b.data.children];
+      const ids = children[rowIdIdx]!;
+      if (ids.nullCount > 0)
+        children[rowIdIdx] = fillNulls(
+          ids,
+          file.firstRowId === undefined ? undefined : file.firstRowId + BigInt(first),
+          1n,
         );
-    let out = table.setChildAt(rowIdIdx, rowIdVec as arrow.Vector);
-    out = out.setChildAt(seqIdx, Arrow.makeVector(lus) as arrow.Vector);
-    // setChildAt re-derives fields; restore the exact output schema (field ids live in its metadata)
-    return new Arrow.Table(
-      this.outputSchema,
-      out.batches.map((b) => new Arrow.RecordBatch(this.outputSchema, b.data)),
-    );
+      const seqs = children[seqIdx]!;
+      if (seqs.nullCount > 0) children[seqIdx] = fillNulls(seqs, file.dataSequenceNumber, 0n);
+      const data = Arrow.makeData({
+        type: b.data.type,
+        length: b.numRows,
+        nullCount: 0,
+        children,
+      });
+      // the exact output schema (field ids live in its metadata)
+      return new Arrow.RecordBatch(this.outputSchema, data);
+    });
+    return new Arrow.Table(this.outputSchema, batches);
+  }
+
+  /** Where output `index` of `task` goes: the table's data path, the partition's directory, a unique name. */
+  private outputLocation(task: RewriteTask, index: number): string {
+    const md = this.ctx.md;
+    const spec = md.specs.find((s) => s.specId === task.specId);
+    const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
+    return `${dataDir}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
   }
 
   async storeOutput(
@@ -330,12 +338,38 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
     index: number,
     file: WrittenParquet,
   ): Promise<{ out: NewContentFile; location: string; bytes: number }> {
-    const md = this.ctx.md;
-    const spec = md.specs.find((s) => s.specId === task.specId);
-    const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
-    const location = `${dataDir}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
+    const location = this.outputLocation(task, index);
     await this.ctx.out.createNew(location, file.bytes);
     faultPoint('iceberg.data.after-first-file');
+    const out = this.describeOutput(task, location, { ...file, byteLength: file.bytes.byteLength });
+    return { out, location, bytes: file.bytes.byteLength };
+  }
+
+  /**
+   * [stream] Streams output files through the FileIO's create-if-absent upload (S3 multipart completed
+   * with If-None-Match; a local temp file linked into place), so no output file is held whole in memory.
+   * Absent when the CommitIO cannot stream (test doubles): outputs then go through storeOutput.
+   */
+  readonly openOutput?: (task: RewriteTask, index: number) => OutputStream<NewContentFile>;
+
+  private streamOutput(task: RewriteTask, index: number): OutputStream<NewContentFile> {
+    const location = this.outputLocation(task, index);
+    const upload = this.ctx.out.openNew!(location);
+    return {
+      location,
+      write: (chunk) => upload.write(chunk),
+      complete: async (file) => {
+        await upload.close();
+        faultPoint('iceberg.data.after-first-file');
+        return { out: this.describeOutput(task, location, file), bytes: file.byteLength };
+      },
+      abort: () => upload.abort(),
+    };
+  }
+
+  /** The committer's description of a written data file, with Iceberg metrics from its footer. */
+  private describeOutput(task: RewriteTask, location: string, file: StreamedParquet): NewContentFile {
+    const md = this.ctx.md;
     const mode = (md.properties['write.metadata.metrics.default'] ?? 'truncate(16)') as MetricsModeName;
     const metrics = icebergMetricsFromFooter(file.footer, this.outputFields, { mode, fieldMetrics: file.fieldMetrics });
     const typeOf = (id: number) =>
@@ -348,12 +382,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       }
       return out;
     };
-    const out: NewContentFile = {
+    return {
       content: 0,
       path: location,
       format: 'PARQUET',
       recordCount: file.rowCount,
-      sizeBytes: file.bytes.byteLength,
+      sizeBytes: file.byteLength,
       specId: task.specId,
       partitionOf: task.inputs[0]!.path,
       columnSizes: metrics.columnSizes,
@@ -365,10 +399,22 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       splitOffsets: metrics.splitOffsets.map((o) => BigInt(o)),
       sortOrderId: task.order?.kind === 'sort' ? task.order.sortOrderId : 0, // [sort] the table order the rows follow
     };
-    return { out, location, bytes: file.bytes.byteLength };
   }
 
   async discardOutput(out: NewContentFile): Promise<void> {
     await this.ctx.out.remove(out.path);
   }
+}
+
+/**
+ * An int64 column with each null at row i replaced by `base + i × step` (`base` undefined: nulls stay
+ * null). Values are copied as a BigInt64Array; only null positions are computed.
+ */
+function fillNulls(d: arrow.Data, base: bigint | undefined, step: bigint): arrow.Data {
+  if (base === undefined) return d;
+  const n = d.length;
+  const values = new BigInt64Array(n);
+  values.set((d.values as BigInt64Array).subarray(0, n));
+  for (let i = 0; i < n; i++) if (!d.getValid(i)) values[i] = base + BigInt(i) * step;
+  return Arrow.makeData({ type: d.type as arrow.Int64, length: n, nullCount: 0, data: values });
 }

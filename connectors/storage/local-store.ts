@@ -140,8 +140,9 @@ export class LocalObjectStore implements ObjectStore {
     });
   }
 
-  async putStream(key: string, body: AsyncIterable<Uint8Array>, _options?: PutStreamOptions): Promise<PutResult> {
-    return this.publish(key, undefined, async (fh) => {
+  async putStream(key: string, body: AsyncIterable<Uint8Array>, options?: PutStreamOptions): Promise<PutResult> {
+    // streamed into the temp file, then published (with ifNoneMatch: linked only if absent)
+    return this.publish(key, options?.ifNoneMatch ? { ifNoneMatch: options.ifNoneMatch } : undefined, async (fh) => {
       for await (const chunk of body) {
         let done = 0;
         while (done < chunk.byteLength) {

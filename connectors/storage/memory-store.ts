@@ -75,9 +75,9 @@ export class MemoryObjectStore implements ObjectStore {
     return { etag };
   }
 
-  async putStream(key: string, body: AsyncIterable<Uint8Array>, _options?: PutStreamOptions): Promise<PutResult> {
+  async putStream(key: string, body: AsyncIterable<Uint8Array>, options?: PutStreamOptions): Promise<PutResult> {
     // Collect fully before publishing: a failed stream must leave nothing behind.
-    return this.put(key, await collect(body));
+    return this.put(key, await collect(body), options?.ifNoneMatch ? { ifNoneMatch: options.ifNoneMatch } : undefined);
   }
 
   async *list(prefix: string, options?: ListOptions): AsyncIterable<ListEntry> {

@@ -55,6 +55,8 @@ export interface PutStreamOptions {
   /** Multipart part size in bytes (S3 minimum 5 MiB for all parts but the last). */
   partSize?: number;
   contentType?: string;
+  /** '*': publish only if the key does not exist (S3: on CompleteMultipartUpload / the single PUT). */
+  ifNoneMatch?: '*';
 }
 
 export interface PutResult {

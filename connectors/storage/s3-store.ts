@@ -29,6 +29,7 @@ import {
   UploadPartCommand,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { FloeError } from '../../src/errors.js';
 import {
@@ -46,6 +47,7 @@ import {
   DEFAULT_PART_SIZE,
   MIN_PART_SIZE,
   checkPutOptions,
+  preconditionFailed,
   rechunk,
   toBytes,
 } from './object-store.js';
@@ -182,6 +184,8 @@ export class S3ObjectStore implements ObjectStore {
     operation: string,
     key: string,
     makeCommand: () => unknown,
+    // each AWS SDK command has its own output type; the caller's reader knows which one it sent
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     readResult?: (out: any) => Promise<T> | T,
   ): Promise<T> {
     const location = key === '' ? `s3://${this.bucket}` : this.describe(key);
@@ -325,9 +329,16 @@ export class S3ObjectStore implements ObjectStore {
     const partSize = Math.max(MIN_PART_SIZE, options?.partSize ?? DEFAULT_PART_SIZE);
     const parts = rechunk(body, partSize)[Symbol.asyncIterator]();
     const first = await parts.next();
-    if (first.done) return this.put(key, new Uint8Array(0), { contentType: options?.contentType });
+    const single = {
+      contentType: options?.contentType,
+      ...(options?.ifNoneMatch ? { ifNoneMatch: options.ifNoneMatch } : {}),
+    };
+    if (first.done) return this.put(key, new Uint8Array(0), single);
     const second = await parts.next();
-    if (second.done) return this.put(key, first.value, { contentType: options?.contentType });
+    if (second.done) return this.put(key, first.value, single);
+    // [stream] create-if-absent: refuse early when the key exists (the conditional Complete below decides)
+    if (options?.ifNoneMatch === '*' && (await this.exists(key)))
+      throw preconditionFailed(this.describe(key), 'object already exists');
 
     const created = await this.request<{ UploadId?: string }>(
       'CreateMultipartUpload',
@@ -376,18 +387,29 @@ export class S3ObjectStore implements ObjectStore {
       await Promise.all(inFlight);
       if (failure !== undefined) throw failure;
       done.sort((a, b) => a.PartNumber - b.PartNumber);
-      const out = await this.request<{ ETag?: string }>(
-        'CompleteMultipartUpload',
-        key,
-        () =>
-          new CompleteMultipartUploadCommand({
-            Bucket: this.bucket,
-            Key: key,
-            UploadId: uploadId,
-            MultipartUpload: { Parts: done },
-          }),
-      );
-      return { etag: out.ETag ?? '' };
+      let sends = 0;
+      const complete = this.request<{ ETag?: string }>('CompleteMultipartUpload', key, () => {
+        sends++;
+        return new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: done },
+          IfNoneMatch: options?.ifNoneMatch,
+        });
+      });
+      try {
+        return { etag: (await complete).ETag ?? '' };
+      } catch (e) {
+        // A Complete retried after a lost response meets its own first attempt (412, or NoSuchUpload): ours
+        // when the object's ETag is the multipart ETag of exactly our parts.
+        const retried =
+          sends > 1 && e instanceof FloeError && (e.kind === 'PreconditionFailed' || e.kind === 'NotFound');
+        if (!retried) throw e;
+        const meta = await this.head(key).catch(() => undefined);
+        if (!meta || meta.etag.replace(/"/g, '') !== multipartEtag(done)) throw e;
+        return { etag: meta.etag };
+      }
     } catch (e) {
       await Promise.allSettled(inFlight);
       await this.request(
@@ -489,4 +511,10 @@ function rangeHeader(range: ByteRange | undefined, location: string): string | u
   if (range.length === undefined) return `bytes=${range.offset}-`;
   if (!Number.isInteger(range.length) || range.length < 0) throw bad();
   return `bytes=${range.offset}-${range.offset + range.length - 1}`; // HTTP ranges are inclusive
+}
+
+/** S3's ETag of a completed multipart upload: MD5 of the parts' binary MD5s, then "-<parts>". */
+export function multipartEtag(parts: readonly { ETag: string }[]): string {
+  const md5s = Buffer.concat(parts.map((p) => Buffer.from(p.ETag.replace(/"/g, ''), 'hex')));
+  return `${createHash('md5').update(md5s).digest('hex')}-${parts.length}`;
 }

@@ -2,10 +2,10 @@
  * floe on BullMQ (`import { createFloeWorkers, enqueueMaintenance } from 'floe/bullmq'`): Redis does the
  * distribution, retries and scheduling; floe does the table work through the distributed seam.
  *
- * - An Iceberg compaction is a flow: the parent is the commit job, its children the rewrite jobs, one per
- *   planned task. Job ids derive from the run id, so enqueueing a run again adds nothing.
- * - Expire, remove-orphans, rewrite-manifests, dry runs and Paimon compaction are single jobs
- *   (`runMaintenanceJob`).
+ * - A compaction (Iceberg or Paimon) is a flow: the parent is the commit job, its children the rewrite jobs,
+ *   one per planned task (a Paimon task is a bucket). Job ids derive from the run id, so enqueueing a run
+ *   again adds nothing.
+ * - Expire, remove-orphans, rewrite-manifests and dry runs are single jobs (`runMaintenanceJob`).
  * - The table lease is held around the run: taken when the run is enqueued (a busy table fails the enqueue
  *   with `table busy …`), renewed by every rewrite job while it runs, released by the commit job.
  * - Progress goes through `job.updateProgress`; failures retry with exponential backoff; a FloeError that
@@ -16,8 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import { FlowProducer, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { FloeError, isFloeError } from '../errors.js';
-import type { MaintenanceJobResult, MaintenanceJobSpec } from '../service/job-types.js';
-import { runMaintenanceJob } from '../service/job.js';
+import type { MaintenanceJobResult, MaintenanceJobSpec } from '../orchestration/job-types.js';
+import { runMaintenanceJob } from '../app/maintenance-job.js';
 import type { ProgressEvent } from '../execution/events.js';
 import {
   abandonCompaction,
@@ -151,14 +151,8 @@ export async function enqueueMaintenance(o: EnqueueOptions, spec: MaintenanceJob
     const target = useLease ? await leaseTarget(spec) : undefined;
     try {
       if (target) lease = await takeRunLease(target, spec, runId, `bullmq:${queueName}:${runId}`, leaseTtlMs);
-      try {
-        ref = await planCompaction(spec, { runId });
-      } catch (e) {
-        if (!(isFloeError(e, 'Unsupported') && /Paimon/.test(e.message))) throw e;
-        // Paimon: one job, which takes the lease itself
-        await lease?.release();
-        lease = undefined;
-      }
+      // Iceberg and Paimon alike (src/distributed/paimon-seam.ts): one rewrite job per planned task
+      ref = await planCompaction(spec, { runId });
       if (ref) {
         const flow = new FlowProducer(connectionOf(o));
         try {

@@ -6,12 +6,12 @@
  * run time (everything else is `import type`, erased by the bundler). The table work happens in the
  * activities of src/bindings/temporal.ts.
  *
- * An Iceberg compaction: floePlan (takes the table lease, stores the plan) → floeRewriteGroup per task, at
+ * A compaction (Iceberg or Paimon): floePlan (takes the table lease, stores the plan) → floeRewriteGroup per task, at
  * most `maxParallelGroups` at once → floeCommit (one atomic commit, idempotent by run id). Cancelling the
  * workflow cancels the running rewrites (heartbeat-delivered, mapped to their AbortSignal), waits for them
  * to stop, then floeAbandon removes the run's outputs and frees the table. A cancel that arrives once the
  * commit has started lets the commit finish and says so in the result. Everything else (expire,
- * remove-orphans, rewrite-manifests, dry runs, Paimon) is one floeMaintain activity.
+ * remove-orphans, rewrite-manifests, dry runs) is one floeMaintain activity.
  */
 import {
   ActivityCancellationType,
@@ -24,7 +24,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { MaintenanceJobSpec } from '../service/job-types.js';
+import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
 import type { FloeRunResult } from '../distributed/run-support.js';
 import type { GroupOutput } from '../distributed/seam.js';
 import type { FloeActivities } from './temporal.js';

@@ -5,7 +5,8 @@
  * - Activities: floePlan (takes the table lease, stores the plan), floeRewriteGroup (one group; heartbeats
  *   carry its progress; a Temporal cancellation aborts it between row groups and removes what it wrote),
  *   floeCommit (one atomic commit, idempotent by run id, retried), floeMaintain (expire, remove-orphans,
- *   rewrite-manifests, dry runs and Paimon compaction as one job through runMaintenanceJob), floeAbandon
+ *   rewrite-manifests and dry runs as one job through runMaintenanceJob; a compaction of either format is
+ *   planned, rewritten per task and committed), floeAbandon
  *   (cleanup of a cancelled or failed run).
  * - The workflow `maintainTable` lives in its own module (temporal-workflow.ts, deterministic); bundle it
  *   once with `workflowBundle()` or hand `workflowsPath` to Worker.create.
@@ -28,8 +29,8 @@ import {
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { isFloeError } from '../errors.js';
 import type { ProgressEvent } from '../execution/events.js';
-import type { MaintenanceJobSpec } from '../service/job-types.js';
-import { runMaintenanceJob } from '../service/job.js';
+import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
+import { runMaintenanceJob } from '../app/maintenance-job.js';
 import {
   abandonCompaction,
   commitCompaction,
@@ -67,7 +68,7 @@ export interface FloePlanInput {
   holder?: string;
   leaseTtlMs?: number;
 }
-/** A planned compaction (`flow`), or a job the workflow runs as one floeMaintain activity (`single`: Paimon). */
+/** A planned compaction (`flow`, Iceberg or Paimon), or a job the workflow runs as one floeMaintain activity (`single`). */
 export type FloePlanOutput = { kind: 'flow'; ref: PlanRef; lease: RunLeaseRef } | { kind: 'single' };
 
 export interface FloeRewriteInput {
@@ -154,9 +155,8 @@ export function createFloeActivities(options: FloeActivitiesOptions = {}): FloeA
           const ref = await planCompaction(spec, { runId });
           return { kind: 'flow', ref, lease };
         } catch (e) {
-          // the workflow runs it as one job, which takes the lease itself
+          // nothing was planned: free the table
           await held?.release().catch(() => {});
-          if (isFloeError(e, 'Unsupported') && /Paimon/.test(e.message)) return { kind: 'single' };
           throw e;
         }
       } catch (e) {
@@ -347,14 +347,12 @@ export async function upsertTableSchedule(client: Client, o: TableScheduleOption
     });
   } catch (e) {
     if (!(e instanceof ScheduleAlreadyRunning)) throw e;
-    await client.schedule
-      .getHandle(o.scheduleId)
-      .update((prev) => ({
-        ...prev,
-        spec: o.spec,
-        action,
-        policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP },
-      }));
+    await client.schedule.getHandle(o.scheduleId).update((prev) => ({
+      ...prev,
+      spec: o.spec,
+      action,
+      policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP },
+    }));
   }
 }
 

@@ -20,7 +20,7 @@ export interface LeaseCliOptions extends TableAccessCli {
 /** The table directory a reference names: a metadata file's table, or the catalog's recorded location. */
 export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<string> {
   if (o.catalog) {
-    const { openIcebergForWrite } = await import('../cli/table-access.js');
+    const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
     const opened = await openIcebergForWrite(ref, o);
     try {
       return opened.table.metadata.location;

@@ -6,7 +6,7 @@
  * The Temporal binding uses these; src/bindings/bullmq.ts has the same logic inline (private helpers of the
  * same names) and can switch to this module without a change in behaviour.
  */
-import type { MaintenanceJobResult, MaintenanceJobSpec } from '../service/job-types.js';
+import type { MaintenanceJobResult, MaintenanceJobSpec } from '../orchestration/job-types.js';
 import type { ObjectStore } from '../../connectors/storage/index.js';
 import { isFloeError } from '../errors.js';
 import { storageFromCli } from '../maintenance/cli-support.js';
@@ -103,7 +103,7 @@ export function compactionRunResult(
     runId: ref.runId,
     table: ref.spec.table,
     job: 'compact',
-    format: 'iceberg',
+    format: ref.format,
     ok: outcome.failedTasks.length === 0,
     dryRun: false,
     startedAtMs,

@@ -1,13 +1,14 @@
 /**
- * The distributed seam: one Iceberg compaction run split into three steps whose inputs and outputs are plain
+ * The distributed seam: one compaction run (Iceberg, or Paimon through paimon-seam.ts) split into three steps whose inputs and outputs are plain
  * JSON, so a workflow engine (BullMQ, Temporal) can run the rewrites on different machines and retry each.
  *
  *   planCompaction(spec, { runId })                     → PlanRef (small; the full plan is stored under the table)
  *   rewriteGroup(planRef, taskId, { attemptId, … })     → GroupOutput (files written, not yet referenced)
  *   commitCompaction(planRef, outputs, { partialProgress }) → CommitOutcome (one atomic replace commit)
  *
- * The pieces are `floe compact`'s own: the same planner (planIceberg), executor (executeTasks), rewrite
- * adapter and committer (IcebergRewriteCommitter, with its validation, rebase and retries).
+ * The pieces are `floe compact`'s own: the same planner (planIceberg) and the same rewrite and commit steps
+ * (iceberg-steps.ts: executor, rewrite adapter, equality→position conversion, IcebergRewriteCommitter with
+ * its validation, rebase and retries). `floe compact` runs those steps with its plan in memory.
  *
  * - Output names carry the run and a unique attempt id (`floe-run-<runId>-<attemptId>-<task>-<n>.parquet`), never
  *   a retry counter: engines re-run a stalled job with the same counter while the first may still be writing.
@@ -20,10 +21,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../errors.js';
-import type { MaintenanceJobSpec } from '../service/job-types.js';
-import { decodeTieredState } from '../service/tiered-json.js';
+import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
+import { decodeTieredState } from '../planning/tiered/state-json.js';
 import { planIceberg, statsOf, type CompactOptions, type TableStats } from '../orchestration/compact-iceberg.js';
-import { executeTasks } from '../execution/executor.js';
 import type { ProgressListener } from '../execution/events.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
 import {
@@ -31,31 +31,43 @@ import {
   requireCommitOps,
   type AccessOptions,
   type OpenedIcebergTable,
-} from '../cli/table-access.js';
-import { parseSize } from '../cli/commands/compact.js';
+} from '../../connectors/iceberg/open-for-write.js';
+import { parseSize } from '../util/units.js';
 import { deleteFileId } from '../planning/deletes.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
-import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
-import {
-  IcebergRewriteCommitter,
-  type NewContentFile,
-  type RewriteGroup,
-} from '../../connectors/iceberg/commit-rewrite.js';
+import type { RewriteGroup } from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
-import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
-import { allFieldsById } from '../../connectors/iceberg/manifests.js';
+import {
+  RUN_ID_PROPERTY,
+  RUN_TASKS_PROPERTY,
+  commitGroupOf,
+  commitRunGroups,
+  deleteIndexOf,
+  outputPrefix,
+  rewriteContext,
+  rewritePlannedTask,
+  runPattern,
+} from './iceberg-steps.js';
+import { decodeContentFile, encodeContentFile, type ContentFileJson } from './content-file-json.js';
+import {
+  abandonPaimonCompaction,
+  commitPaimonCompaction,
+  discardPaimonGroupOutput,
+  planPaimonCompaction,
+  rewritePaimonGroup,
+} from './paimon-seam.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { parseMetadata, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
-import { detectPaimon, paimonFileIO } from '../cli/paimon-view.js';
+import { detectPaimon } from '../../connectors/paimon/detect.js';
+import { fileIOFromEnv as paimonFileIO } from '../../connectors/storage/env.js';
 
-/** The snapshot summary property that names the run a commit belongs to. */
-export const RUN_ID_PROPERTY = 'floe.run-id';
+export { RUN_ID_PROPERTY, outputPrefix } from './iceberg-steps.js';
 
 export interface PlanRef {
   version: 1;
   runId: string;
   spec: MaintenanceJobSpec;
-  format: 'iceberg';
+  format: 'iceberg' | 'paimon';
   /** The metadata file the plan was made from (its current snapshot is the base). */
   metadataLocation: string;
   baseSnapshotId: string;
@@ -67,14 +79,15 @@ export interface PlanRef {
   before: TableStats;
 }
 
-/** One file a rewrite wrote, as JSON (bigints as decimal strings, bounds as base64). */
-export type ContentFileJson = Record<string, unknown>;
+export { encodeContentFile, decodeContentFile, type ContentFileJson } from './content-file-json.js';
 
 export interface GroupOutput {
   runId: string;
   taskId: string;
   attemptId: string;
   files: ContentFileJson[];
+  /** Paimon: what the commit adds and removes for this task (paimon-seam.ts), as tagged JSON. */
+  paimon?: unknown;
   bytesRead: number;
   bytesWritten: number;
   rowsIn: number;
@@ -98,41 +111,6 @@ export interface CommitOutcome {
 // ---------------------------------------------------------------------------------------------------------
 // JSON codecs
 
-const b64 = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('base64');
-const unb64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
-
-export function encodeContentFile(f: NewContentFile): ContentFileJson {
-  const out: ContentFileJson = {};
-  for (const [k, v] of Object.entries(f)) {
-    if (v === undefined) continue;
-    if (v instanceof Map)
-      out[k] = { map: [...v].map(([mk, mv]) => [mk, mv instanceof Uint8Array ? { b64: b64(mv) } : String(mv)]) };
-    else if (typeof v === 'bigint') out[k] = { big: v.toString() };
-    else if (Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'bigint' ? { big: x.toString() } : x));
-    else out[k] = v;
-  }
-  return out;
-}
-
-export function decodeContentFile(j: ContentFileJson): NewContentFile {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(j)) {
-    if (v && typeof v === 'object' && !Array.isArray(v) && 'map' in v) {
-      out[k] = new Map(
-        (v as { map: [number, string | { b64: string }][] }).map.map(([mk, mv]) => [
-          mk,
-          typeof mv === 'string' ? BigInt(mv) : unb64(mv.b64),
-        ]),
-      );
-    } else if (v && typeof v === 'object' && !Array.isArray(v) && 'big' in v)
-      out[k] = BigInt((v as { big: string }).big);
-    else if (Array.isArray(v))
-      out[k] = v.map((x) => (x && typeof x === 'object' && 'big' in x ? BigInt((x as { big: string }).big) : x));
-    else out[k] = v;
-  }
-  return out as unknown as NewContentFile;
-}
-
 const jsonText = (v: unknown) => `${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2)}\n`;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -141,8 +119,6 @@ const jsonText = (v: unknown) => `${JSON.stringify(v, (_k, x) => (typeof x === '
 export function runDir(tableLocation: string, runId: string): string {
   return `${tableLocation.replace(/\/+$/, '')}/.floe/runs/${runId}`;
 }
-export const outputPrefix = (runId: string, attemptId: string) => `floe-run-${runId}-${attemptId}`;
-const runPattern = (runId: string) => `floe-run-${runId}-`;
 
 function checkId(what: string, id: string): void {
   // the ids end up in object names: keep them to a safe alphabet
@@ -211,17 +187,13 @@ export async function planCompaction(
     );
   if (!spec.access?.catalog) {
     const files = paimonFileIO(spec.access?.locationMap);
+    let paimon;
     try {
-      if (await detectPaimon(spec.table, files)) {
-        throw new FloeError(
-          'Unsupported',
-          `distributed compaction of Paimon table ${spec.table} is not supported yet; run it as one job (runMaintenanceJob / floe compact)`,
-          { context: { table: spec.table } },
-        );
-      }
+      paimon = await detectPaimon(spec.table, files);
     } finally {
       files.destroy();
     }
+    if (paimon) return planPaimonCompaction(spec, runId, opts.nowMs ?? Date.now());
   }
   const opened = await openTable(spec);
   try {
@@ -312,6 +284,7 @@ export async function rewriteGroup(
 ): Promise<GroupOutput> {
   const attemptId = opts.attemptId ?? randomUUID();
   checkId('attemptId', attemptId);
+  if (ref.format === 'paimon') return rewritePaimonGroup(ref, taskId, attemptId, opts);
   const opened = await openTable(ref.spec);
   try {
     const { table, plan, model } = await replan(ref, opened);
@@ -321,31 +294,19 @@ export async function rewriteGroup(
         'InvalidArgument',
         `run ${ref.runId} has no task "${taskId}" (tasks: ${ref.taskIds.join(', ') || 'none'})`,
       );
-    if (task.kind === 'eq-to-pos')
-      throw new FloeError(
-        'Unsupported',
-        `task ${taskId} of run ${ref.runId} is an equality→position conversion, which the distributed seam does not run yet`,
-      );
     if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
-    const deleteIndex = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
-    const adapter = new IcebergRewriteAdapter({
-      md: table.metadata,
-      io: table.io,
-      out: opened.io,
-      deleteIndex,
-      fieldsById: allFieldsById(table.metadata),
-      propertyOverrides: ref.spec.properties ?? {},
+    const ctx = rewriteContext(table, model, opened.io, {
       outputPrefix: outputPrefix(ref.runId, attemptId),
+      propertyOverrides: ref.spec.properties ?? {},
     });
-    const result = await executeTasks([task], adapter, {
-      concurrency: 1,
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    const done = result.done[0];
-    if (!done) {
+    let done;
+    try {
+      done = await rewritePlannedTask(ctx, task, {
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (err) {
       if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
-      const err = result.failed[0]?.error;
       throw isFloeError(err)
         ? err
         : new FloeError(
@@ -355,14 +316,14 @@ export async function rewriteGroup(
           );
     }
     if (isCancelled(opts.signal)) {
-      await Promise.all(done.outputs.map((f) => opened.io.remove(f.path).catch(() => undefined)));
-      throw cancelledError(table.metadataLocation, done.outputs.length, opts.signal!.reason);
+      await Promise.all(done.files.map((f) => opened.io.remove(f.path).catch(() => undefined)));
+      throw cancelledError(table.metadataLocation, done.files.length, opts.signal!.reason);
     }
     return {
       runId: ref.runId,
       taskId,
       attemptId,
-      files: done.outputs.map(encodeContentFile),
+      files: done.files.map(encodeContentFile),
       bytesRead: done.bytesRead,
       bytesWritten: done.bytesWritten,
       rowsIn: done.rowsIn,
@@ -388,6 +349,7 @@ export async function commitCompaction(
   outputs: readonly GroupOutput[],
   opts: { partialProgress?: boolean; onProgress?: ProgressListener } = {},
 ): Promise<CommitOutcome> {
+  if (ref.format === 'paimon') return commitPaimonCompaction(ref, outputs, opts);
   const opened = await openTable(ref.spec);
   try {
     const ops = requireCommitOps(opened);
@@ -405,8 +367,10 @@ export async function commitCompaction(
       const sid = committedSnapshotOf(md, ref.runId);
       if (sid === undefined) return undefined;
       const snap = md.snapshots.find((s) => s.snapshotId === sid)!;
-      const tasks = (snap.summary['floe.run-tasks'] ?? '').split(',').filter(Boolean);
-      return { ...base, snapshotId: sid.toString(), alreadyCommitted: true, committedTasks: tasks };
+      const tasks = (snap.summary[RUN_TASKS_PROPERTY] ?? '').split(',').filter(Boolean);
+      // the table as it stands now, for the run's before/after figures
+      const after = statsOf(await loadTableModel({ ...opened.table, metadata: md, metadataLocation: now.location }));
+      return { ...base, snapshotId: sid.toString(), alreadyCommitted: true, committedTasks: tasks, after };
     };
     const earlier = await found();
     if (earlier) {
@@ -421,8 +385,8 @@ export async function commitCompaction(
         );
     const byTask = new Map<string, GroupOutput>();
     for (const o of outputs) byTask.set(o.taskId, o);
-    const { plan } = await replan(ref, opened);
-    const missing = plan.tasks.filter((t) => t.kind !== 'eq-to-pos' && !byTask.has(t.id)).map((t) => t.id);
+    const { plan, model, table } = await replan(ref, opened);
+    const missing = plan.tasks.filter((t) => !byTask.has(t.id)).map((t) => t.id);
     if (missing.length > 0 && !opts.partialProgress) {
       throw new FloeError(
         'InvalidArgument',
@@ -430,26 +394,19 @@ export async function commitCompaction(
         { context: { table: ref.spec.table, missing } },
       );
     }
+    // the base state's delete index: a new DV supersedes its data file's DV there
+    const deleteIndex = deleteIndexOf(table, model);
     const groups: RewriteGroup[] = plan.tasks
       .filter((t) => byTask.has(t.id))
-      .map((t) => ({
-        id: t.id,
-        replacedDataFiles: t.inputs.map((f) => f.path),
-        removedDeleteFiles: t.removableDeletes.map(deleteFileId),
-        addedDataFiles: byTask.get(t.id)!.files.map(decodeContentFile),
-        addedDeleteFiles: [],
-      }));
+      .map((t) => commitGroupOf(t, byTask.get(t.id)!.files.map(decodeContentFile), deleteIndex));
     if (groups.length === 0) return { ...base, removedFiles: await removeUncommitted(ref, opened) };
     let res;
     try {
-      res = await new IcebergRewriteCommitter(opened.io, ops).commit({
+      res = await commitRunGroups(opened.io, ops, {
         baseSnapshotId: BigInt(ref.baseSnapshotId),
         groups,
-        summary: {
-          'floe.planner': plan.planner,
-          [RUN_ID_PROPERTY]: ref.runId,
-          'floe.run-tasks': groups.map((g) => g.id).join(','),
-        },
+        planner: plan.planner,
+        runId: ref.runId,
         ...(opts.onProgress
           ? {
               onRetry: (attempt: number, reason: string) => opts.onProgress!({ type: 'commit-retry', attempt, reason }),
@@ -512,6 +469,7 @@ async function removeUncommitted(ref: PlanRef, opened: OpenedIcebergTable): Prom
   if (runSnap !== undefined && runSnap !== md.currentSnapshotId) {
     const at = await loadTableModel({ ...table, metadata: { ...md, currentSnapshotId: runSnap } });
     for (const f of at.dataFiles) referenced.add(f.path);
+    for (const f of at.deleteFiles) referenced.add(f.path);
   }
   const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
   const pattern = runPattern(ref.runId);
@@ -541,6 +499,7 @@ async function removeUncommitted(ref: PlanRef, opened: OpenedIcebergTable): Prom
  * table does not reference, and its plan. A run that has committed keeps everything it committed.
  */
 export async function abandonCompaction(ref: PlanRef): Promise<string[]> {
+  if (ref.format === 'paimon') return abandonPaimonCompaction(ref);
   const opened = await openTable(ref.spec);
   try {
     requireCommitOps(opened);
@@ -552,6 +511,7 @@ export async function abandonCompaction(ref: PlanRef): Promise<string[]> {
 
 /** Removes the files of one group output (a rewrite that finished after its run was given up). */
 export async function discardGroupOutput(ref: PlanRef, output: GroupOutput): Promise<void> {
+  if (ref.format === 'paimon') return discardPaimonGroupOutput(ref, output);
   const opened = await openTable(ref.spec);
   try {
     await Promise.all(output.files.map((f) => opened.io.remove(String(f.path)).catch(() => undefined)));

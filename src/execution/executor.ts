@@ -3,15 +3,18 @@
  * rows are read, where outputs go, how they are described to the committer) come from an adapter; this
  * module owns scheduling, rolling outputs at the target size, progress, and cleaning up after failures.
  *
- * Memory: a task holds at most one input row group plus the rows buffered for the output file it is
- * writing (bounded by the target file size), so peak memory does not grow with table size.
+ * Memory: a task holds at most one input file's bytes, one decoded row group and the row group being
+ * encoded. With an adapter that streams outputs (`openOutput`, [stream]) each encoded row group leaves for
+ * the store as the next one starts, so the output file is never held whole: peak memory per task is about
+ * one row group (write.parquet.row-group-size-bytes) plus the upload's parts in flight, whatever the
+ * target file size. Without it the output file is buffered until it is complete (≤ the target size).
  * A sort / z-order task (task.order) also holds up to its sort memory budget of rows (external-sort.ts,
  * 256 MiB by default); beyond that it spills sorted runs to a temporary directory and merges them.
  */
 import type * as arrow from 'apache-arrow';
 import pLimit from 'p-limit';
 import { ParquetWriter } from '../../connectors/formats/parquet/index.js';
-import type { ParquetWriteOptions, WrittenParquet } from '../../connectors/formats/parquet/index.js';
+import type { ParquetWriteOptions, StreamedParquet, WrittenParquet } from '../../connectors/formats/parquet/index.js';
 import type { RewriteTask } from '../planning/plan.js';
 import { safeEmitter, type ProgressListener } from './events.js';
 import { externalSort } from './external-sort.js';
@@ -36,11 +39,27 @@ export interface RewriteAdapter<Out> {
   /** Deletes an output that will never be committed (best effort). */
   discardOutput(out: Out): Promise<void>;
   /**
+   * [stream] Optional: opens output `index` of the task as a stream. The executor writes each encoded row
+   * group to it as soon as it is produced, then `complete()`s it (publish create-if-absent, describe for the
+   * committer), or `abort()`s it on failure. Without it, outputs are buffered whole and go to storeOutput.
+   */
+  openOutput?(task: RewriteTask, index: number): OutputStream<Out>;
+  /**
    * [stitch] Optional fast path: writes the task's outputs through `store` by copying whole Parquet row
    * groups (connectors/formats/parquet/stitch-task.ts). When it says `stitched: false` the executor
    * discards whatever was stored and runs the decode/encode path; `explain` asks for the reason to be shown.
    */
   stitch?(task: RewriteTask, stats: ReadStats, store: (file: WrittenParquet) => Promise<void>): Promise<StitchResult>;
+}
+
+/** [stream] An output file being streamed to its store. */
+export interface OutputStream<Out> {
+  location: string;
+  write(chunk: Uint8Array): Promise<void>;
+  /** Publishes the file (nothing is visible before) and returns what the committer needs. */
+  complete(file: StreamedParquet): Promise<{ out: Out; bytes: number }>;
+  /** Leaves nothing behind (best effort). */
+  abort(): Promise<void>;
 }
 
 /** [stitch] What an adapter's stitch attempt did. */
@@ -124,6 +143,7 @@ async function runTask<Out>(
   let rowsOut = 0;
   let bytesWritten = 0;
   let writer: ParquetWriter | undefined;
+  let stream: OutputStream<Out> | undefined; // [stream] where `writer` sends its row groups
   let estimated = 0;
   const target = task.targetFileSizeBytes;
   const stats: ReadStats = {
@@ -142,12 +162,29 @@ async function runTask<Out>(
     rowsOut += file.rowCount;
     emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
   };
+  const open = () => {
+    if (adapter.openOutput) {
+      const s = adapter.openOutput(task, outputIndex++);
+      stream = s;
+      return new ParquetWriter(adapter.outputSchema, s.location, adapter.writerOptions, (c) => s.write(c));
+    }
+    return new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, adapter.writerOptions);
+  };
   const roll = async () => {
     if (!writer || writer.rowCount === 0) return;
-    const file = await writer.finish();
+    const w = writer;
     writer = undefined;
     estimated = 0;
-    await store(file);
+    if (!stream) return store(await w.finish());
+    const s = stream;
+    const file = await w.finishStreamed();
+    if (signal?.aborted) throw new Error(`task ${task.id} aborted`); // publish nothing more once cancelled
+    const stored = await s.complete(file);
+    stream = undefined;
+    outputs.push(stored.out);
+    bytesWritten += stored.bytes;
+    rowsOut += file.rowCount;
+    emit({ type: 'file-written', taskId: task.id, path: s.location, bytes: stored.bytes, rows: file.rowCount });
   };
   try {
     // [stitch] copy row groups without decoding when the adapter finds it safe; otherwise decode/encode below
@@ -183,13 +220,14 @@ async function runTask<Out>(
     for await (const batch of source) {
       if (signal?.aborted) throw new Error(`task ${task.id} aborted`);
       if (batch.table.numRows === 0) continue;
-      writer ??= new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, adapter.writerOptions);
+      writer ??= open();
       await writer.write(batch.table);
       estimated += batch.estimatedBytes;
       if (estimated >= target) await roll();
     }
     await roll();
   } catch (e) {
+    await stream?.abort().catch(() => undefined);
     await Promise.all(outputs.map((o) => adapter.discardOutput(o).catch(() => undefined)));
     throw e;
   }

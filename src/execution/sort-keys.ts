@@ -18,6 +18,7 @@ import { fieldIdOf, valueFromArrow } from '../../connectors/formats/parquet/inde
 import { FloeError } from '../errors.js';
 import type { FieldType } from '../model/index.js';
 import type { RowOrder, SortTerm } from '../planning/sort-order.js';
+import { hilbertIndex } from './hilbert.js';
 
 /** The keys of one batch's rows: per-term value columns (sort) or one interleaved byte string per row (z-order). */
 export type BatchKeys = { kind: 'sort'; cols: unknown[][] } | { kind: 'zorder'; bytes: Uint8Array; len: number };
@@ -30,7 +31,10 @@ export interface RowComparator {
 export function rowComparator(order: RowOrder): RowComparator {
   if (order.kind === 'zorder') {
     return {
-      keysOf: (batch) => zorderKeys(batch, order.terms, order.varLengthContribution),
+      keysOf: (batch) =>
+        order.curve === 'hilbert'
+          ? hilbertKeys(batch, order.terms)
+          : zorderKeys(batch, order.terms, order.varLengthContribution),
       compare(a, i, b, j) {
         // one contiguous buffer per batch, `len` bytes per row: no per-row objects to allocate or collect
         const x = a as { bytes: Uint8Array; len: number };
@@ -285,5 +289,15 @@ function zorderKeys(batch: arrow.RecordBatch, terms: readonly SortTerm[], varLen
   const cols = terms.map((t) => termValues(batch, t));
   for (let i = 0; i < n; i++)
     out.set(interleaveBits(terms.map((t, c) => zBytes(cols[c]![i], t.type, widths[c]!))), i * len);
+  return { kind: 'zorder', bytes: out, len };
+}
+
+/** Hilbert keys (hilbert.ts): every column as 8 order-preserving bytes (strings/binary: their first 8), null = 0. */
+function hilbertKeys(batch: arrow.RecordBatch, terms: readonly SortTerm[]): BatchKeys {
+  const n = batch.numRows;
+  const len = terms.length * 8;
+  const out = new Uint8Array(n * len);
+  const cols = terms.map((t) => termValues(batch, t));
+  for (let i = 0; i < n; i++) out.set(hilbertIndex(terms.map((t, c) => zBytes(cols[c]![i], t.type, 8))), i * len);
   return { kind: 'zorder', bytes: out, len };
 }

@@ -1,22 +1,27 @@
 /**
- * `floe compact` for Iceberg: plan (tiered or bin-pack) → rewrite tasks on the executor → atomic `replace`
- * commits. With partial progress each task group commits as soon as it is written; otherwise one commit at
- * the end. A group whose commit fails validation has its outputs deleted — they were never referenced, so a
- * crash at any point leaves only garbage for orphan cleanup, never a broken table.
+ * `floe compact` for Iceberg: plan (tiered or bin-pack) → rewrite tasks → atomic `replace` commits. With
+ * partial progress each task group commits as soon as it is written; otherwise one commit at the end. A
+ * group whose commit fails validation has its outputs deleted — they were never referenced, so a crash at
+ * any point leaves only garbage for orphan cleanup, never a broken table.
+ *
+ * The rewrite and commit steps are the distributed seam's (src/distributed/iceberg-steps.ts, which
+ * seam.ts wraps for workflow engines): outputs are named `floe-run-<runId>-<attemptId>-…` and every commit
+ * carries `floe.run-id`. A single process keeps its plan in memory instead of storing plan.json: nothing
+ * crosses a process boundary, and a run that is refused or cancelled early then leaves nothing under the
+ * table to clean up.
  */
 import { randomUUID } from 'node:crypto';
-import * as arrow from 'apache-arrow';
+import os from 'node:os';
+import pLimit from 'p-limit';
 import { isFloeError } from '../errors.js';
-import type { DataFile, DeleteFile, TableModel } from '../model/index.js';
+import type { DeleteFile, TableModel } from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { compileFilter, planTiered, tieredPolicyFromProperties, type TieredState } from '../planning/tiered/index.js';
 import { planBinpack, binpackOptionsFrom } from '../planning/binpack/index.js';
 import { planFull } from '../planning/full.js';
 import { planSortStrategy, type SortStrategyOptions } from '../planning/sort-planner.js'; // [sort]
 import { labelTasks } from '../planning/partition-label.js';
-import { executeTasks, type TaskResult } from '../execution/executor.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
-import { writeParquet } from '../../connectors/formats/parquet/index.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,
@@ -24,10 +29,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
-import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
-import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { parseMetadata } from '../../connectors/iceberg/metadata.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
@@ -36,8 +38,19 @@ import { outcomeTracker, type CancelInfo, type TaskOutcome } from './task-outcom
 import { cancelledError, isCancelled } from './cancel.js';
 import { probeWritable } from './write-probe.js';
 import { deleteFileId } from '../planning/deletes.js';
-import { storeDeletionVectors } from '../../connectors/iceberg/puffin-dv-file.js';
-import { encodeSingleValue } from '../../connectors/iceberg/write-bounds.js';
+import { dataDirOf, discardFiles, metadataDirOf } from './convert-equality-deletes.js';
+import {
+  commitGroupOf,
+  commitRunGroups,
+  outputPrefix,
+  rewriteContext,
+  rewritePlannedTask,
+  type RewriteContext,
+  type TaskOutput,
+} from '../distributed/iceberg-steps.js';
+import { groupPool, type GroupPool } from '../distributed/group-runner.js';
+import { splitOversizedTasks } from '../execution/split-tasks.js';
+import { planInputsOf, type TableSource } from '../distributed/group-job.js';
 
 export interface CompactOptions {
   strategy?: 'tiered' | 'binpack' | 'sort' | 'zorder';
@@ -69,7 +82,42 @@ export interface CompactOptions {
    * with `cancelled` set.
    */
   signal?: AbortSignal;
+  /** The run id in output names and commit summaries (`floe.run-id`); default a new UUID. */
+  runId?: string;
+  /**
+   * Where the data tasks run: in this process (default), or on another runner — the worker-thread pool
+   * (group-runner.ts) — given the same task and signal. `maxConcurrentGroups` bounds them either way.
+   */
+  taskRunner?: TaskRunner;
+  /**
+   * Worker threads for the data tasks (`--parallelism`): above 1, and with `source` to open the table again
+   * in each worker, the tasks run on a worker-thread pool (src/distributed/group-runner.ts); 1 runs them
+   * in this process (the default). `'auto'` (the CLI's and runMaintenanceJob's default) uses
+   * os.availableParallelism() threads when the data tasks read at least AUTO_PARALLEL_MIN_BYTES — below
+   * that, starting the workers costs more than it saves.
+   */
+  parallelism?: number | 'auto';
+  /** How the table was opened (reference and access options), for the worker threads. */
+  source?: TableSource;
+  /**
+   * Split tasks far bigger than their target by input files (execution/split-tasks.ts). Set for runs on
+   * worker threads — one huge task would keep one thread busy while the others idle — and passed to the
+   * workers so they plan the same tasks.
+   */
+  splitTasks?: boolean;
 }
+
+/**
+ * Runs one planned data task of the run (the rewrite step) and resolves with the files it wrote, or throws
+ * the task's error. A runner stopped by `signal` removes what it wrote.
+ */
+/** `parallelism: 'auto'` starts worker threads only for runs whose data tasks read at least this much. */
+export const AUTO_PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
+
+export type TaskRunner = (
+  task: RewriteTask,
+  opts: { ctx: RewriteContext; onProgress: ProgressListener; signal?: AbortSignal },
+) => Promise<TaskOutput>;
 
 export interface TableStats {
   dataFiles: number;
@@ -124,7 +172,8 @@ export function statsOf(m: Pick<TableModel, 'dataFiles' | 'deleteFiles'>): Table
 
 export function planIceberg(model: TableModel, opts: CompactOptions, now: number): Plan {
   // on v3, equality→position tasks write deletion vectors (one per data file, merged with its old DV)
-  return planFor(model, opts, now);
+  const plan = planFor(model, opts, now);
+  return opts.splitTasks ? splitOversizedTasks(plan) : plan;
 }
 
 function planFor(model: TableModel, opts: CompactOptions, now: number): Plan {
@@ -146,244 +195,382 @@ export async function compactIceberg(
   ops: TableOperations,
   opts: CompactOptions = {},
 ): Promise<CompactReport> {
-  const started = Date.now();
-  const now = opts.nowMs ?? Date.now();
-  const emit = safeEmitter(opts.onProgress);
-  const signal = opts.signal;
-  if (isCancelled(signal)) throw cancelledError(table.metadataLocation, 0, signal!.reason);
-  const model = await loadTableModel(table);
-  const before = statsOf(model);
-  const plan = opts.onlyDanglingDeletes
-    ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
-    : planIceberg(model, opts, now);
-  const report: CompactReport = {
-    table: table.metadataLocation,
-    plan,
-    dryRun: !!opts.dryRun,
-    before,
-    snapshots: [],
-    committedTasks: [],
-    failedTasks: [],
-    skippedTasks: [],
-    tasks: [],
-    danglingDeletes: [],
-    bytesRead: 0,
-    bytesWritten: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    durationMs: 0,
-    ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
-  };
-  const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
-  emit({
-    type: 'plan',
-    tasks: plan.tasks.length,
-    inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0),
-    inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0),
-  });
-  if (opts.dryRun || model.currentSnapshotId === undefined) {
-    if (opts.removeDanglingDeletes !== false) report.danglingDeletes = findDanglingDeletes(model).map(deleteFileId);
-    for (const t of plan.tasks)
-      skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
-    return finish();
+  const run = await IcebergCompactionRun.start(table, out, ops, opts);
+  if (opts.dryRun || run.model.currentSnapshotId === undefined) return run.finishWithoutWriting();
+  await run.preflight();
+  const pool = run.workerPool();
+  try {
+    await run.rewriteDataTasks(pool);
+  } finally {
+    await pool?.close();
   }
-  const baseSnapshotId = model.currentSnapshotId;
-  const formatVersion = table.metadata.formatVersion;
-  const rewriteTasks = plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
-  const convertTasks = plan.tasks.filter((t) => t.kind === 'eq-to-pos');
-  const runnable = plan.tasks;
+  await run.commitWritten();
+  await run.convertDeleteTasks();
+  await run.commitPending();
+  if (run.stopped) await run.finishCancelled();
+  else await run.dropUnneededDeletes();
+  await run.measureAfter();
+  return run.finish();
+}
 
-  // refuse what cannot be committed before a single byte is written (a catalog table opened by path, a
-  // read-only directory), and stop here when cancelled meanwhile
-  if (ops.preflight) await ops.preflight(await ops.refresh());
-  if (runnable.length > 0) await probeWritable(out, [dataDirOf(table), metadataDirOf(table)], table.metadataLocation);
-  if (isCancelled(signal)) throw cancelledError(table.metadataLocation, 0, signal!.reason);
+type Item = { group: RewriteGroup; outputs: NewContentFile[] };
 
-  const fieldsById = allFieldsById(table.metadata);
-  const deleteIndex = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
-  const adapter = new IcebergRewriteAdapter({
-    md: table.metadata,
-    io: table.io,
-    out,
-    deleteIndex,
-    fieldsById,
-    propertyOverrides: opts.options,
-  }); // [stitch] overrides reach floe.rewrite.stitch.*
-  const committer = new IcebergRewriteCommitter(out, ops);
+function threadsFor(opts: CompactOptions, tasks: readonly RewriteTask[]): number {
+  const p = opts.parallelism ?? 1;
+  if (p !== 'auto') return Math.max(1, Math.floor(p));
+  const bytes = tasks.reduce((n, t) => n + t.inputBytes, 0);
+  return bytes >= AUTO_PARALLEL_MIN_BYTES ? os.availableParallelism() : 1;
+}
 
-  const groupOf = (t: RewriteTask, outputs: NewContentFile[], deletes: NewContentFile[] = []): RewriteGroup => {
-    // v3: each new DV replaces its data file's old DV (if any) in the same commit
-    const withDv = new Set(deletes.filter((d) => d.format === 'PUFFIN').map((d) => d.referencedDataFile));
-    const superseded = t.inputs
-      .filter((f) => withDv.has(f.path))
-      .flatMap((f) => {
-        const old = deleteIndex.forDataFile(f).dv;
-        return old ? [deleteFileId(old)] : [];
-      });
-    return {
-      id: t.id,
-      replacedDataFiles: t.kind === 'eq-to-pos' ? [] : t.inputs.map((f) => f.path),
-      removedDeleteFiles: t.removableDeletes.map(deleteFileId),
-      addedDataFiles: outputs,
-      addedDeleteFiles: deletes,
-      ...(superseded.length > 0 ? { supersededDeleteFiles: superseded } : {}),
-    };
-  };
+/** The run's plan: split when its data tasks will run on worker threads (the same as planIceberg with splitTasks). */
+function planForRun(model: TableModel, opts: CompactOptions, now: number): Plan {
+  const plan = planIceberg(model, opts, now);
+  return !opts.splitTasks && runsOnThreads(opts, plan) ? splitOversizedTasks(plan) : plan;
+}
 
-  type Item = { group: RewriteGroup; outputs: NewContentFile[] };
-  const pending: Item[] = [];
+/** Whether the data tasks of `plan` would run on worker threads (then its oversized tasks are split). */
+function runsOnThreads(opts: CompactOptions, plan: Plan): boolean {
+  if (opts.taskRunner || !opts.source) return false;
+  return (
+    threadsFor(
+      opts,
+      plan.tasks.filter((t) => t.kind !== 'eq-to-pos'),
+    ) > 1
+  );
+}
+
+const CANCELLED_BEFORE_COMMIT = 'cancelled before its commit; its output was removed';
+
+/**
+ * One single-process compaction run: its plan, its report, and what it wrote. The public steps run in the
+ * order compactIceberg calls them. A cancel before anything was committed throws the cancelled error from
+ * the step that sees it (after removing the run's files); a cancel once a commit started lets that commit
+ * finish, the later steps skip their work, and finishCancelled says what was committed.
+ */
+class IcebergCompactionRun {
+  private readonly emit: ProgressListener;
+  private readonly signal: AbortSignal | undefined;
+  private readonly runId: string;
+  private ctx!: RewriteContext;
+  /** Groups written and waiting for the one commit at the end (without partial progress). */
+  private readonly pending: Item[] = [];
   /** Every group this run wrote, for removing what a cancel left uncommitted. */
-  const every: Item[] = [];
+  private readonly every: Item[] = [];
   /** Data files our commits added (rewrite outputs), for settling the plan's table-wide deletes. */
-  const added = new Set<string>();
+  private readonly added = new Set<string>();
+  /** Written data-task groups, in the order they finished. */
+  private written: Item[] = [];
   /** A cancel seen once a commit had started: that commit finished, nothing after it runs. */
-  let cancelledAfterCommit = false;
-  const cancelNow = async (uncommitted: Item[], why: string): Promise<void> => {
-    const files = uncommitted.flatMap((b) => b.outputs);
-    await discard(out, files);
-    for (const b of uncommitted) skipped.set(b.group.id, why);
-    for (const t of plan.tasks)
-      if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id))
-        skipped.set(t.id, why);
-    if (report.snapshots.length === 0) throw cancelledError(table.metadataLocation, files.length, signal?.reason);
-  };
-  const commitGroups = async (batch: Item[]) => {
-    if (batch.length === 0) return;
-    if (isCancelled(signal)) return cancelNow(batch, 'cancelled before its commit; its output was removed');
-    try {
-      const res = await committer.commit({
-        baseSnapshotId,
-        groups: batch.map((b) => b.group),
-        summary: { 'floe.planner': plan.planner },
-        onRetry: (attempt, reason) => emit({ type: 'commit-retry', attempt, reason }),
-      });
-      const sid = res.snapshotId.toString();
-      report.snapshots.push(sid);
-      report.committedTasks.push(...res.committedGroups);
-      for (const id of res.committedGroups) committedIn.set(id, sid);
-      for (const b of batch)
-        if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) added.add(f.path);
-      emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
-      for (const f of res.failedGroups) {
-        report.failedTasks.push(f);
-        await discard(out, batch.find((b) => b.group.id === f.id)?.outputs ?? []);
-      }
-    } catch (e) {
-      for (const b of batch) {
-        report.failedTasks.push({ id: b.group.id, reason: e instanceof Error ? e.message : String(e) });
-        // if the catalog may have taken the commit, the outputs may be live: keep them
-        if (!isCommitStateUnknown(e)) await discard(out, b.outputs);
-      }
-      if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
-    } finally {
-      if (isCancelled(signal)) cancelledAfterCommit = true;
-    }
-  };
+  private cancelledAfterCommit = false;
+  private readonly tracker: ReturnType<typeof outcomeTracker<CompactReport>>;
 
-  const result = await executeTasks(rewriteTasks, adapter, {
-    concurrency: opts.maxConcurrentGroups ?? 2,
-    onProgress: emit,
-    ...(signal ? { signal } : {}),
-  });
-  for (const r of result.done) {
-    report.bytesRead += r.bytesRead;
-    report.bytesWritten += r.bytesWritten;
-    report.rowsIn += r.rowsIn;
-    report.rowsOut += r.rowsOut;
-  }
-  const written: Item[] = result.done.map((r) => ({ group: groupOf(r.task, r.outputs), outputs: r.outputs }));
-  every.push(...written);
-  if (isCancelled(signal)) {
-    // tasks stopped mid-way removed their own outputs; the finished ones are removed here
-    for (const f of result.failed) skipped.set(f.task.id, 'cancelled before it finished; nothing of it was kept');
-    await cancelNow(written, 'cancelled before its commit; its output was removed');
-  }
-  for (const f of result.failed)
-    report.failedTasks.push({ id: f.task.id, reason: f.error instanceof Error ? f.error.message : String(f.error) });
-  for (const item of written) {
-    if (opts.partialProgress) await commitGroups([item]);
-    else pending.push(item);
-    if (cancelledAfterCommit) break;
+  private constructor(
+    private readonly table: IcebergTable,
+    private readonly out: CommitIO,
+    private readonly ops: TableOperations,
+    private readonly opts: CompactOptions,
+    readonly model: TableModel,
+    private readonly plan: Plan,
+    private readonly report: CompactReport,
+    started: number,
+    /** The planner's clock: worker threads plan again with it. */
+    private readonly plannedAtMs: number,
+  ) {
+    this.emit = safeEmitter(opts.onProgress);
+    this.signal = opts.signal;
+    this.runId = opts.runId ?? randomUUID();
+    this.tracker = outcomeTracker(report, plan.tasks, started);
   }
 
-  if (!cancelledAfterCommit) {
-    for (const t of convertTasks) {
-      if (isCancelled(signal)) {
-        await cancelNow(pending, 'cancelled before its commit; its output was removed');
-        pending.length = 0;
-        break;
-      }
-      try {
-        const deletes =
-          formatVersion >= 3
-            ? await convertToDeletionVectors(t, adapter, out, table, signal)
-            : await convertEqualityToPosition(t, adapter, out, table, signal);
-        // DVs share their Puffin file: count each file once
-        report.bytesWritten += [...new Map(deletes.map((d) => [d.path, Number(d.sizeBytes)])).values()].reduce(
-          (n, b) => n + b,
-          0,
-        );
-        const item = { group: groupOf(t, [], deletes), outputs: deletes };
-        every.push(item);
-        if (opts.partialProgress) await commitGroups([item]);
-        else pending.push(item);
-        if (cancelledAfterCommit) break;
-      } catch (e) {
-        if (isCancelled(signal)) continue; // handled at the top of the next round or below
-        report.failedTasks.push({ id: t.id, reason: e instanceof Error ? e.message : String(e) });
-      }
-    }
-  }
-  if (!cancelledAfterCommit) await commitGroups(pending);
-  if (isCancelled(signal) || cancelledAfterCommit) {
-    const failedIds = new Set(report.failedTasks.map((f) => f.id));
-    const left = every.filter((b) => !committedIn.has(b.group.id) && !failedIds.has(b.group.id));
-    await discard(
-      out,
-      left.flatMap((b) => b.outputs),
-    );
-    for (const b of left) skipped.set(b.group.id, 'cancelled before its commit; its output was removed');
-    for (const t of plan.tasks)
-      if (!committedIn.has(t.id) && !skipped.has(t.id) && !report.failedTasks.some((f) => f.id === t.id))
-        skipped.set(t.id, 'cancelled');
-    report.cancelled = {
-      afterCommitStarted: cancelledAfterCommit,
-      committedSnapshots: [...report.snapshots],
-      message: cancelledAfterCommit
-        ? `cancelled while committing: the commit finished (snapshot ${report.snapshots.join(', ')}); nothing after it ran`
-        : `cancelled after committing snapshot ${report.snapshots.join(', ')}; the rest was not committed and its files were removed`,
+  /** Loads the table, plans, and reports the plan. */
+  static async start(
+    table: IcebergTable,
+    out: CommitIO,
+    ops: TableOperations,
+    opts: CompactOptions,
+  ): Promise<IcebergCompactionRun> {
+    const started = Date.now();
+    const now = opts.nowMs ?? Date.now();
+    if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
+    const model = await loadTableModel(table);
+    const plan = opts.onlyDanglingDeletes
+      ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
+      : planForRun(model, opts, now);
+    const report: CompactReport = {
+      table: table.metadataLocation,
+      plan,
+      dryRun: !!opts.dryRun,
+      before: statsOf(model),
+      snapshots: [],
+      committedTasks: [],
+      failedTasks: [],
+      skippedTasks: [],
+      tasks: [],
+      danglingDeletes: [],
+      bytesRead: 0,
+      bytesWritten: 0,
+      rowsIn: 0,
+      rowsOut: 0,
+      durationMs: 0,
+      ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
     };
-  } else {
-    await removeUnneededDeletes(table, out, ops, report, emit, {
-      dangling: opts.removeDanglingDeletes !== false,
-      settle: settleInputOf(plan, report.committedTasks, added),
+    const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now);
+    run.emit({
+      type: 'plan',
+      tasks: plan.tasks.length,
+      inputFiles: plan.tasks.reduce((n, t) => n + t.inputs.length, 0),
+      inputBytes: plan.tasks.reduce((n, t) => n + t.inputBytes, 0),
+    });
+    return run;
+  }
+
+  /** True once a cancel stopped the run (before or while a commit). */
+  get stopped(): boolean {
+    return isCancelled(this.signal) || this.cancelledAfterCommit;
+  }
+
+  finish(): CompactReport {
+    return this.tracker.finish();
+  }
+
+  /** A dry run, or a table without a snapshot: the plan (and the removable dangling deletes) only. */
+  finishWithoutWriting(): CompactReport {
+    if (this.opts.removeDanglingDeletes !== false)
+      this.report.danglingDeletes = findDanglingDeletes(this.model).map(deleteFileId);
+    for (const t of this.plan.tasks)
+      this.tracker.skipped.set(
+        t.id,
+        this.opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot',
+      );
+    return this.finish();
+  }
+
+  /**
+   * Refuses what cannot be committed before a single byte is written (a catalog table opened by path, a
+   * read-only directory), and stops here when cancelled meanwhile.
+   */
+  async preflight(): Promise<void> {
+    const { table, out, ops } = this;
+    if (ops.preflight) await ops.preflight(await ops.refresh());
+    if (this.plan.tasks.length > 0)
+      await probeWritable(out, [dataDirOf(table), metadataDirOf(table)], table.metadataLocation);
+    if (isCancelled(this.signal)) throw cancelledError(table.metadataLocation, 0, this.signal!.reason);
+    this.ctx = rewriteContext(this.table, this.model, this.out, {
+      outputPrefix: outputPrefix(this.runId, randomUUID().slice(0, 8)),
+      ...(this.opts.options ? { propertyOverrides: this.opts.options } : {}),
     });
   }
 
-  if (report.snapshots.length > 0) {
-    // the table as it stands after our commits, for the before/after summary
-    const now = await ops.refresh();
-    report.after = statsOf(
+  /** Worker threads for the data tasks, when `parallelism` asks for them and there are two tasks or more. */
+  workerPool(): GroupPool | undefined {
+    const { source, taskRunner } = this.opts;
+    const tasks = this.plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
+    const threads = Math.min(this.threads(tasks), tasks.length);
+    if (taskRunner || !source || threads <= 1) return undefined;
+    this.emit({
+      type: 'message',
+      level: 'info',
+      text: `rewriting ${tasks.length} task(s) on ${threads} worker threads`,
+    });
+    // the plan was split for threads (start): the workers plan with the same split
+    return groupPool(threads, source, planInputsOf({ ...this.opts, splitTasks: true }, this.plannedAtMs));
+  }
+
+  private threads(tasks: readonly RewriteTask[]): number {
+    return threadsFor(this.opts, tasks);
+  }
+
+  /**
+   * The rewrite step for every data task on the task runner (this process, or the worker pool), at most
+   * `maxConcurrentGroups` at a time in this process; a pool runs as many as it has workers.
+   */
+  async rewriteDataTasks(pool?: GroupPool): Promise<void> {
+    const tasks = this.plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
+    const concurrency = this.opts.maxConcurrentGroups ?? 2;
+    const limit = pLimit(Math.max(1, pool ? Math.max(concurrency, pool.threads) : concurrency));
+    const runner: TaskRunner =
+      pool?.runner ?? this.opts.taskRunner ?? ((task, o) => rewritePlannedTask(o.ctx, task, o));
+    const failed: { task: RewriteTask; error: unknown }[] = [];
+    const done: TaskOutput[] = [];
+    await Promise.all(
+      tasks.map((task) =>
+        limit(async () => {
+          try {
+            done.push(
+              await runner(task, {
+                ctx: this.ctx,
+                onProgress: this.emit,
+                ...(this.signal ? { signal: this.signal } : {}),
+              }),
+            );
+          } catch (error) {
+            failed.push({ task, error });
+          }
+        }),
+      ),
+    );
+    for (const r of done) {
+      this.report.bytesRead += r.bytesRead;
+      this.report.bytesWritten += r.bytesWritten;
+      this.report.rowsIn += r.rowsIn;
+      this.report.rowsOut += r.rowsOut;
+    }
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    this.written = done.map((r) => this.itemOf(byId.get(r.taskId)!, r.files));
+    this.every.push(...this.written);
+    if (isCancelled(this.signal)) {
+      // tasks stopped mid-way removed their own outputs; the finished ones are removed here
+      for (const f of failed)
+        this.tracker.skipped.set(f.task.id, 'cancelled before it finished; nothing of it was kept');
+      await this.cancelNow(this.written, CANCELLED_BEFORE_COMMIT);
+    }
+    for (const f of failed)
+      this.report.failedTasks.push({
+        id: f.task.id,
+        reason: f.error instanceof Error ? f.error.message : String(f.error),
+      });
+  }
+
+  /** With partial progress each written group commits now, in the order they finished; else they wait. */
+  async commitWritten(): Promise<void> {
+    for (const item of this.written) {
+      if (this.opts.partialProgress) await this.commitBatch([item]);
+      else this.pending.push(item);
+      if (this.cancelledAfterCommit) break;
+    }
+  }
+
+  /** The rewrite step for the `eq-to-pos` tasks, one at a time, after the data tasks. */
+  async convertDeleteTasks(): Promise<void> {
+    if (this.cancelledAfterCommit) return;
+    for (const t of this.plan.tasks.filter((x) => x.kind === 'eq-to-pos')) {
+      if (isCancelled(this.signal)) {
+        await this.cancelNow(this.pending, CANCELLED_BEFORE_COMMIT);
+        this.pending.length = 0;
+        break;
+      }
+      try {
+        const r = await rewritePlannedTask(this.ctx, t, this.signal ? { signal: this.signal } : {});
+        this.report.bytesWritten += r.bytesWritten;
+        const item = this.itemOf(t, r.files);
+        this.every.push(item);
+        if (this.opts.partialProgress) await this.commitBatch([item]);
+        else this.pending.push(item);
+        if (this.cancelledAfterCommit) break;
+      } catch (e) {
+        if (isCancelled(this.signal)) continue; // handled at the top of the next round or after the loop
+        this.report.failedTasks.push({ id: t.id, reason: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+
+  /** The one commit of everything that waited (without partial progress). */
+  async commitPending(): Promise<void> {
+    if (!this.cancelledAfterCommit) await this.commitBatch(this.pending);
+  }
+
+  /** A cancel after something was committed: remove what was not, and say what was. */
+  async finishCancelled(): Promise<void> {
+    const { report, tracker } = this;
+    const failedIds = new Set(report.failedTasks.map((f) => f.id));
+    const left = this.every.filter((b) => !tracker.committedIn.has(b.group.id) && !failedIds.has(b.group.id));
+    await discardFiles(
+      this.out,
+      left.flatMap((b) => b.outputs),
+    );
+    for (const b of left) tracker.skipped.set(b.group.id, CANCELLED_BEFORE_COMMIT);
+    this.skipTheRest('cancelled');
+    report.cancelled = {
+      afterCommitStarted: this.cancelledAfterCommit,
+      committedSnapshots: [...report.snapshots],
+      message: this.cancelledAfterCommit
+        ? `cancelled while committing: the commit finished (snapshot ${report.snapshots.join(', ')}); nothing after it ran`
+        : `cancelled after committing snapshot ${report.snapshots.join(', ')}; the rest was not committed and its files were removed`,
+    };
+  }
+
+  /** The extra commit dropping dangling deletes and the plan's settled table-wide deletes. */
+  async dropUnneededDeletes(): Promise<void> {
+    await removeUnneededDeletes(this.table, this.out, this.ops, this.report, this.emit, {
+      dangling: this.opts.removeDanglingDeletes !== false,
+      settle: settleInputOf(this.plan, this.report.committedTasks, this.added),
+    });
+  }
+
+  /** The table as it stands after our commits, for the before/after summary. */
+  async measureAfter(): Promise<void> {
+    if (this.report.snapshots.length === 0) return;
+    const now = await this.ops.refresh();
+    this.report.after = statsOf(
       await loadTableModel({
-        ...table,
+        ...this.table,
         metadata: parseMetadata(now.metadata, now.location),
         metadataLocation: now.location,
       }),
     );
   }
-  return finish();
-}
 
-/** Where rewrite outputs and converted position deletes go (as IcebergRewriteAdapter writes them). */
-function dataDirOf(table: IcebergTable): string {
-  const md = table.metadata;
-  return (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
-}
+  private itemOf(task: RewriteTask, files: NewContentFile[]): Item {
+    return { group: commitGroupOf(task, files, this.ctx.deleteIndex), outputs: files };
+  }
 
-/** Where the commit's manifests and metadata go. */
-function metadataDirOf(table: IcebergTable): string {
-  const md = table.metadata;
-  return (md.properties['write.metadata.path'] ?? `${md.location.replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
+  /** Tasks with no outcome yet are skipped with `why`. */
+  private skipTheRest(why: string): void {
+    const { report, tracker } = this;
+    for (const t of this.plan.tasks)
+      if (
+        !tracker.committedIn.has(t.id) &&
+        !tracker.skipped.has(t.id) &&
+        !report.failedTasks.some((f) => f.id === t.id)
+      )
+        tracker.skipped.set(t.id, why);
+  }
+
+  /** Removes uncommitted outputs on a cancel; throws the cancelled error when nothing was committed. */
+  private async cancelNow(uncommitted: Item[], why: string): Promise<void> {
+    const files = uncommitted.flatMap((b) => b.outputs);
+    await discardFiles(this.out, files);
+    for (const b of uncommitted) this.tracker.skipped.set(b.group.id, why);
+    this.skipTheRest(why);
+    if (this.report.snapshots.length === 0)
+      throw cancelledError(this.table.metadataLocation, files.length, this.signal?.reason);
+  }
+
+  /** The commit step for a batch of written groups; validation failures fail only their groups. */
+  private async commitBatch(batch: Item[]): Promise<void> {
+    if (batch.length === 0) return;
+    if (isCancelled(this.signal)) return this.cancelNow(batch, CANCELLED_BEFORE_COMMIT);
+    const { report, tracker } = this;
+    try {
+      const res = await commitRunGroups(this.out, this.ops, {
+        baseSnapshotId: this.model.currentSnapshotId!,
+        groups: batch.map((b) => b.group),
+        planner: this.plan.planner,
+        runId: this.runId,
+        onRetry: (attempt, reason) => this.emit({ type: 'commit-retry', attempt, reason }),
+      });
+      const sid = res.snapshotId.toString();
+      report.snapshots.push(sid);
+      report.committedTasks.push(...res.committedGroups);
+      for (const id of res.committedGroups) tracker.committedIn.set(id, sid);
+      for (const b of batch)
+        if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) this.added.add(f.path);
+      this.emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
+      for (const f of res.failedGroups) {
+        report.failedTasks.push(f);
+        await discardFiles(this.out, batch.find((b) => b.group.id === f.id)?.outputs ?? []);
+      }
+    } catch (e) {
+      for (const b of batch) {
+        report.failedTasks.push({ id: b.group.id, reason: e instanceof Error ? e.message : String(e) });
+        // if the catalog may have taken the commit, the outputs may be live: keep them
+        if (!isCommitStateUnknown(e)) await discardFiles(this.out, b.outputs);
+      }
+      if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
+    } finally {
+      if (isCancelled(this.signal)) this.cancelledAfterCommit = true;
+    }
+  }
 }
 
 /** What the final cleanup needs to settle the plan's table-wide removable deletes. */
@@ -467,116 +654,4 @@ async function removeUnneededDeletes(
   report.settledDeletes = settled.map(deleteFileId);
   report.deleteCleanup = { outcome: 'committed', snapshotId: res.snapshotId.toString(), removed: ids.length };
   emit({ type: 'commit', snapshotId: res.snapshotId.toString(), attempt: res.attempts, groups: 1 });
-}
-
-async function discard(out: CommitIO, files: NewContentFile[]): Promise<void> {
-  await Promise.all(files.map((f) => out.remove(f.path).catch(() => undefined)));
-}
-
-const FILE_PATH_ID = 2147483546;
-const POS_ID = 2147483545;
-
-/** One position-delete file per data file: the union of its old position deletes and its equality-deleted rows. */
-async function convertEqualityToPosition(
-  task: RewriteTask,
-  adapter: IcebergRewriteAdapter,
-  out: CommitIO,
-  table: IcebergTable,
-  signal?: AbortSignal,
-): Promise<NewContentFile[]> {
-  const written: NewContentFile[] = [];
-  try {
-    for (const file of task.inputs) {
-      if (isCancelled(signal)) throw new Error(`task ${task.id} aborted`);
-      const positions = [...(await adapter.deletedPositions(file))].sort((a, b) => a - b);
-      if (positions.length === 0) continue;
-      written.push(await writePositionDeletes(file, positions, out, table, task));
-    }
-  } catch (e) {
-    await discard(out, written);
-    throw e;
-  }
-  return written;
-}
-
-/**
- * v3: one deletion vector per data file of the task, all in one Puffin file — each the union of the file's
- * old DV (or position deletes) and its equality-deleted rows, so it can replace the old DV.
- */
-async function convertToDeletionVectors(
-  task: RewriteTask,
-  adapter: IcebergRewriteAdapter,
-  out: CommitIO,
-  table: IcebergTable,
-  signal?: AbortSignal,
-): Promise<NewContentFile[]> {
-  const dvs = [];
-  for (const file of task.inputs) {
-    if (isCancelled(signal)) throw new Error(`task ${task.id} aborted`);
-    dvs.push({ file, positions: await adapter.deletedPositions(file) });
-  }
-  const location = `${dataDirOf(table)}/floe-dv-${task.id}-${randomUUID()}.puffin`;
-  return storeDeletionVectors(out, location, dvs);
-}
-
-async function writePositionDeletes(
-  file: DataFile,
-  positions: number[],
-  out: CommitIO,
-  table: IcebergTable,
-  task: RewriteTask,
-): Promise<NewContentFile> {
-  const schema = new arrow.Schema([
-    new arrow.Field('file_path', new arrow.Utf8(), false, new Map([['PARQUET:field_id', String(FILE_PATH_ID)]])),
-    new arrow.Field('pos', new arrow.Int64(), false, new Map([['PARQUET:field_id', String(POS_ID)]])),
-  ]);
-  const paths = arrow.vectorFromArray(
-    positions.map(() => file.path),
-    new arrow.Utf8(),
-  );
-  const pos = arrow.makeVector(BigInt64Array.from(positions, (p) => BigInt(p)));
-  const batch = new arrow.RecordBatch(
-    schema,
-    arrow.makeData({
-      type: new arrow.Struct(schema.fields),
-      length: positions.length,
-      nullCount: 0,
-      children: [paths.data[0]!, pos.data[0]!],
-    }),
-  );
-  const written = await writeParquet(new arrow.Table(schema, [batch]), file.path, { codec: 'zstd', createdBy: 'floe' });
-  const md = table.metadata;
-  const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
-  const name = file.path.slice(file.path.lastIndexOf('/') + 1).replace(/\.parquet$/, '');
-  const location = `${dataDir}/${name}-floe-pos-${task.id}-${Date.now().toString(36)}.parquet`;
-  await out.createNew(location, written.bytes);
-  const str = { kind: 'primitive', name: 'string' } as const;
-  const lng = { kind: 'primitive', name: 'long' } as const;
-  // full (untruncated) bounds on file_path, as Java writes for position deletes: readers infer the one file
-  return {
-    content: 1,
-    path: location,
-    format: 'PARQUET',
-    recordCount: positions.length,
-    sizeBytes: written.bytes.byteLength,
-    specId: file.specId,
-    partitionOf: file.path,
-    valueCounts: new Map([
-      [FILE_PATH_ID, BigInt(positions.length)],
-      [POS_ID, BigInt(positions.length)],
-    ]),
-    nullValueCounts: new Map([
-      [FILE_PATH_ID, 0n],
-      [POS_ID, 0n],
-    ]),
-    lowerBounds: new Map([
-      [FILE_PATH_ID, encodeSingleValue(str, file.path)],
-      [POS_ID, encodeSingleValue(lng, BigInt(positions[0]!))],
-    ]),
-    upperBounds: new Map([
-      [FILE_PATH_ID, encodeSingleValue(str, file.path)],
-      [POS_ID, encodeSingleValue(lng, BigInt(positions[positions.length - 1]!))],
-    ]),
-    referencedDataFile: file.path,
-  };
 }

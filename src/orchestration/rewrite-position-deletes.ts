@@ -233,7 +233,7 @@ export async function rewritePositionDeletes(
 
   const md = table.metadata;
   const loader = new DeleteLoader(table.io, allFieldsById(md));
-  const index = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.resolve(l));
+  const index = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.map(l));
   const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
   const groups: { group: RewriteGroup; written: NewContentFile[] }[] = [];
   const written: NewContentFile[] = [];
@@ -360,7 +360,12 @@ async function writeMergedPositionDeletes(
   const sorted = [...entries].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const paths: string[] = [];
   const pos: bigint[] = [];
-  for (const e of sorted) for (const p of e.positions) (paths.push(e.file.path), pos.push(BigInt(p)));
+  for (const e of sorted) {
+    for (const p of e.positions) {
+      paths.push(e.file.path);
+      pos.push(BigInt(p));
+    }
+  }
   const schema = new arrow.Schema([
     new arrow.Field('file_path', new arrow.Utf8(), false, new Map([['PARQUET:field_id', String(FILE_PATH_ID)]])),
     new arrow.Field('pos', new arrow.Int64(), false, new Map([['PARQUET:field_id', String(POS_ID)]])),

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FileIO } from '../../connectors/storage/index.js';
 import type { Field } from '../../src/model/index.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
@@ -30,7 +29,7 @@ export async function smallTable(appends = 8, rowsPerAppend = 20): Promise<Small
   const root = mkdtempSync(path.join(tmpdir(), 'floe-dist-'));
   const dir = path.join(root, 'wh', 'events');
   const files = new FileIO();
-  const io = new TableFileIO(files);
+  const io = files;
   await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS, partitionBy: ['region'] });
   for (let a = 0; a < appends; a++) {
     await appendRows(

@@ -11,7 +11,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Field } from '../../src/model/index.js';
 import type { ProgressEvent } from '../../src/execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
@@ -47,19 +46,19 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-async function table(): Promise<{ dir: string; io: TableFileIO }> {
+async function table(): Promise<{ dir: string; io: FileIO }> {
   const root = mkdtempSync(path.join(tmpdir(), 'floe-stitch-e2e-'));
   roots.push(root);
   const files = new FileIO();
   fileIOs.push(files);
-  const io = new TableFileIO(files);
+  const io = files;
   const dir = path.join(root, 't');
   await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS });
   for (let b = 0; b < 3; b++) await appendRows(io, dir, rows(b * 1500, 1500));
   return { dir, io };
 }
 
-async function scan(dir: string, io: TableFileIO): Promise<string[]> {
+async function scan(dir: string, io: FileIO): Promise<string[]> {
   const t = await openIcebergTable(dir, { io });
   const out: string[] = [];
   for await (const b of scanTable(t)) {

@@ -205,6 +205,43 @@ export function runObjectStoreContract(name: string, factory: () => Promise<Cont
       expect(await listKeys(store, k('fail/'))).toEqual([]);
     });
 
+    it(
+      'putStream with If-None-Match "*" creates only when absent, also when the key appears mid-upload',
+      {
+        timeout: 120_000,
+      },
+      async () => {
+        const body = pattern(11 * MiB, 3);
+        const key = k('cond/stream');
+        await store.putStream(key, chunked(body, [1_000_003]), { partSize: 5 * MiB, ifNoneMatch: '*' });
+        expect((await store.head(key)).size).toBe(body.byteLength);
+        await expectFloeError(
+          store.putStream(key, chunked(pattern(11 * MiB, 4), [1_000_003]), { partSize: 5 * MiB, ifNoneMatch: '*' }),
+          'PreconditionFailed',
+          key,
+        );
+        await expectFloeError(
+          store.putStream(key, chunked(pattern(10), [10]), { ifNoneMatch: '*' }),
+          'PreconditionFailed',
+          key,
+        );
+        // another writer creates the key after the upload started: the conditional publish must refuse
+        const raced = k('cond/raced');
+        async function* racing() {
+          yield body.subarray(0, 6 * MiB);
+          await store.put(raced, 'theirs');
+          yield body.subarray(6 * MiB);
+        }
+        await expectFloeError(
+          store.putStream(raced, racing(), { partSize: 5 * MiB, ifNoneMatch: '*' }),
+          'PreconditionFailed',
+          raced,
+        );
+        expect(new TextDecoder().decode(await store.get(raced))).toBe('theirs');
+        expect(Buffer.compare(Buffer.from(await store.get(key)), Buffer.from(body))).toBe(0);
+      },
+    );
+
     it('If-None-Match "*": creates only when absent', async () => {
       const key = k('cond/inm');
       await store.put(key, 'first', { ifNoneMatch: '*' });

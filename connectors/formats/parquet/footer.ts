@@ -51,6 +51,34 @@ export function readParquetFooter(bytes: Uint8Array, file: string): ParquetFoote
   }
 }
 
+/**
+ * The footer of a file of `fileSize` bytes from its last bytes alone (`tail` ends with the footer, its
+ * length and PAR1) — for a file streamed out whose body is no longer in memory.
+ */
+export function readParquetFooterTail(tail: Uint8Array, fileSize: number, file: string): ParquetFooter {
+  if (tail.byteLength < 8) throw corrupt(file, `footer tail of only ${tail.byteLength} bytes`);
+  const view = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
+  if (view.getUint32(tail.byteLength - 4, true) !== MAGIC) throw corrupt(file, 'missing PAR1 magic at the end');
+  const metadataLength = view.getUint32(tail.byteLength - 8, true);
+  if (metadataLength + 8 > tail.byteLength || metadataLength + 12 > fileSize)
+    throw corrupt(file, `footer length ${metadataLength} exceeds the bytes held (${tail.byteLength}) or the file`);
+  let meta: FileMetaData;
+  let raw: RawFileMetaData;
+  try {
+    const own = tail.slice(tail.byteLength - 8 - metadataLength);
+    meta = parquetMetadata(own.buffer, { geoparquet: false });
+    raw = deserializeTCompactProtocol({ view: new DataView(own.buffer), offset: 0 }) as unknown as RawFileMetaData;
+  } catch (e) {
+    throw corrupt(file, `unreadable footer (${e instanceof Error ? e.message : String(e)})`, e);
+  }
+  try {
+    return buildFooter(meta, raw, fileSize, file);
+  } catch (e) {
+    if (e instanceof FloeError) throw e;
+    throw corrupt(file, `inconsistent footer (${e instanceof Error ? e.message : String(e)})`, e);
+  }
+}
+
 // Raw thrift shapes (field numbers from parquet.thrift): FileMetaData.4 row_groups → RowGroup.1 columns
 // → ColumnChunk.3 meta_data → ColumnMetaData.12 statistics → Statistics {1 max, 2 min, 3 null_count,
 // 4 distinct_count, 5 max_value, 6 min_value, 7 is_max_value_exact, 8 is_min_value_exact}.

@@ -20,6 +20,7 @@ export type {
   ParquetWriteOptions,
   WriterFieldMetrics,
   WrittenParquet,
+  StreamedParquet,
   MetricsModeName,
   IcebergMetricsOptions,
   IcebergFileMetrics,
@@ -48,12 +49,21 @@ export { arrowSchemaForIceberg, arrowFieldForIceberg, arrowTypeForIceberg } from
 export { castToSchema } from './cast.js';
 
 /**
- * new ParquetWriter(schema, file, opts?) with write(batchOrTable), bufferedRows, finish(): Promise<WrittenParquet>.
+ * new ParquetWriter(schema, file, opts?) with write(batchOrTable), bufferedRows, finish(): Promise<WrittenParquet>;
+ * new ParquetWriter(schema, file, opts, sink) streams each encoded row group to `sink` and ends with
+ * finishStreamed(): Promise<StreamedParquet> (the footer, sizes and metrics, no bytes held).
  * writeParquet(table, file, opts?): Promise<WrittenParquet>.
  * writeRolling(batches, targetBytes, opts & { fileName?: (i) => string }): Promise<WrittenParquet[]>;
  * rollingFiles(...) is the same as an async generator (yields each file as soon as it is closed).
  */
-export { ParquetWriter, writeParquet, writeRolling, rollingFiles, type RollingOptions } from './writer.js';
+export {
+  ParquetWriter,
+  writeParquet,
+  writeRolling,
+  rollingFiles,
+  type RollingOptions,
+  type ParquetSink,
+} from './writer.js';
 
 /** icebergMetricsFromFooter(footer, fields, opts?): IcebergFileMetrics (Java Iceberg ParquetMetrics rules). */
 export { icebergMetricsFromFooter, parseMetricsMode } from './metrics.js';

@@ -148,6 +148,14 @@ export interface WrittenParquet {
   fieldMetrics: Map<number, WriterFieldMetrics>;
 }
 
+/** [stream] A Parquet file written through a sink: everything but its bytes. */
+export interface StreamedParquet {
+  byteLength: number;
+  rowCount: number;
+  footer: ParquetFooter;
+  fieldMetrics: Map<number, WriterFieldMetrics>;
+}
+
 export type MetricsModeName = 'none' | 'counts' | 'full' | `truncate(${number})`;
 
 export interface IcebergMetricsOptions {

@@ -36,11 +36,24 @@ const FIXED_LEN_BYTE_ARRAY = 7;
 
 /** The same file with the UUID logical type on the FIXED_LEN_BYTE_ARRAY columns whose field id is in `ids`. */
 export function annotateUuidColumns(bytes: Uint8Array, ids: ReadonlySet<number>, file: string): Uint8Array {
+  return annotateUuidFooter(bytes, ids, file, 4);
+}
+
+/**
+ * The same for the last bytes of a file only (a streamed file's footer, `minStart` 0): `bytes` ends with the
+ * footer, its length and PAR1; what precedes the footer in `bytes` is kept as it is.
+ */
+export function annotateUuidFooter(
+  bytes: Uint8Array,
+  ids: ReadonlySet<number>,
+  file: string,
+  minStart = 0,
+): Uint8Array {
   if (ids.size === 0) return bytes;
   const n = bytes.byteLength;
   const len = new DataView(bytes.buffer, bytes.byteOffset + n - 8, 4).getUint32(0, true);
   const start = n - 8 - len;
-  if (start < 4)
+  if (start < minStart)
     throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, {
       context: { file },
     });

@@ -7,11 +7,17 @@
 import * as arrow from 'apache-arrow';
 import { FloeError, errorForFile } from '../../../src/errors.js';
 import { fieldIdOf } from './field-id.js';
-import { readParquetFooter } from './footer.js';
+import { readParquetFooter, readParquetFooterTail } from './footer.js';
 import { arrowByteLength, retypeData } from './retype.js';
 import { storedView, type StoredView } from './stored.js';
-import { annotateUuidColumns, uuidFieldIds } from './uuid-annotation.js';
-import type { ParquetCodec, ParquetWriteOptions, WriterFieldMetrics, WrittenParquet } from './types.js';
+import { annotateUuidColumns, annotateUuidFooter, uuidFieldIds } from './uuid-annotation.js';
+import type {
+  ParquetCodec,
+  ParquetWriteOptions,
+  StreamedParquet,
+  WriterFieldMetrics,
+  WrittenParquet,
+} from './types.js';
 import { pw, toWasmTable } from './wasm.js';
 
 export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
@@ -66,7 +72,18 @@ function batchesOf(x: arrow.Table | arrow.RecordBatch): arrow.RecordBatch[] {
   return x instanceof arrow.Table ? x.batches : [x];
 }
 
-/** One Parquet file, written incrementally. */
+/**
+ * [stream] Where a streamed writer's bytes go, in order, as each row group is encoded (a file, an S3
+ * multipart upload). The writer awaits each call before encoding further, so a slow sink holds the encoder.
+ */
+export type ParquetSink = (chunk: Uint8Array) => Promise<void>;
+
+/**
+ * One Parquet file, written incrementally. Without a sink the encoded bytes are kept and `finish()` returns
+ * them; with a sink (`[stream]`) every encoded row group is handed to it as soon as the next one starts, only
+ * the last chunk (the footer) is held back to be read and finished, and `finishStreamed()` returns the
+ * file's description without its bytes — memory is one row group, not the file.
+ */
 export class ParquetWriter {
   private readonly struct: arrow.Struct;
   private ctrl: ReadableStreamDefaultController<pw.RecordBatch> | undefined;
@@ -80,11 +97,13 @@ export class ParquetWriter {
   private finished = false;
   private readonly metrics = new FloatMetrics();
   private readonly stored: StoredView | undefined;
+  private held: Uint8Array | undefined; // [stream] the newest chunk, not yet given to the sink
 
   constructor(
     readonly schema: arrow.Schema,
     readonly file: string,
     private readonly opts: ParquetWriteOptions = {},
+    private readonly sink?: ParquetSink,
   ) {
     this.struct = new arrow.Struct(schema.fields);
     this.stored = storedView(schema, file);
@@ -109,32 +128,39 @@ export class ParquetWriter {
 
   async write(data: arrow.Table | arrow.RecordBatch): Promise<void> {
     if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    // All batches of one call cross to the encoder in one IPC stream: a row group with deletes arrives as
+    // many zero-copy slices (slice-rows.ts), and a hand-off per slice would cost more than the encoding.
+    const aligned: arrow.RecordBatch[] = [];
+    let rows = 0;
+    let bytes = 0;
     for (const batch of batchesOf(data)) {
       if (batch.numRows === 0) continue;
       this.checkSchema(batch);
-      const aligned = new arrow.RecordBatch(
-        this.schema,
-        retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>,
-      );
-      this.metrics.observe(aligned);
-      const bytes = arrowByteLength(aligned);
-      const wasmBatches = toWasmTable(this.encoded(aligned)).recordBatches();
-      if (!this.ctrl) {
-        this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / aligned.numRows);
-        await this.start(wasmBatches);
-      } else {
-        for (const b of wasmBatches) {
-          this.ctrl.enqueue(b);
-          await this.backpressure();
-        }
-      }
-      this.rows += aligned.numRows;
-      this.uncompressed += bytes;
+      const a = new arrow.RecordBatch(this.schema, retypeData(batch.data, this.struct) as arrow.Data<arrow.Struct>);
+      this.metrics.observe(a);
+      aligned.push(a);
+      rows += a.numRows;
+      bytes += arrowByteLength(a);
     }
+    if (rows === 0) return;
+    const wasmBatches = toWasmTable(this.encoded(aligned)).recordBatches();
+    if (!this.ctrl) {
+      this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / rows);
+      await this.start(wasmBatches);
+    } else {
+      for (const b of wasmBatches) {
+        this.ctrl.enqueue(b);
+        await this.backpressure();
+      }
+    }
+    this.rows += rows;
+    this.uncompressed += bytes;
   }
 
   async finish(): Promise<WrittenParquet> {
     if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    if (this.sink)
+      throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} streams: use finishStreamed()`);
     this.finished = true;
     let bytes: Uint8Array;
     try {
@@ -164,11 +190,54 @@ export class ParquetWriter {
     return { bytes, rowCount: this.rows, footer, fieldMetrics: this.metrics.result() };
   }
 
+  /** [stream] Ends the file: the footer goes to the sink last; returns the file's size, rows and footer. */
+  async finishStreamed(): Promise<StreamedParquet> {
+    if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    const sink = this.sink;
+    if (!sink) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} has no sink: use finish()`);
+    this.finished = true;
+    let tail: Uint8Array;
+    let body: number;
+    try {
+      if (!this.ctrl) {
+        tail = pw.writeParquet(
+          toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)),
+          writerProperties(this.opts, 1024),
+        );
+        body = 0;
+      } else {
+        this.ctrl.close();
+        await this.pump;
+        if (!this.held) throw new Error('the encoder produced no bytes');
+        tail = this.held;
+        body = this.emitted - tail.byteLength;
+      }
+    } catch (e) {
+      throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
+    }
+    this.held = undefined;
+    tail = annotateUuidFooter(tail, uuidFieldIds(this.schema), this.file);
+    const byteLength = body + tail.byteLength;
+    const footer = readParquetFooterTail(tail, byteLength, this.file);
+    if (footer.numRows !== this.rows) {
+      throw new FloeError(
+        'Internal',
+        `Parquet writer for ${this.file} wrote ${footer.numRows} rows, expected ${this.rows}`,
+        { context: { file: this.file } },
+      );
+    }
+    await sink(tail);
+    return { byteLength, rowCount: this.rows, footer, fieldMetrics: this.metrics.result() };
+  }
+
   /** What goes to the encoder: the batch without omitted (unknown-typed) columns. */
-  private encoded(batch: arrow.RecordBatch): arrow.Table {
-    if (!this.stored) return new arrow.Table(this.schema, [batch]);
+  private encoded(batches: arrow.RecordBatch[]): arrow.Table {
+    if (!this.stored) return new arrow.Table(this.schema, batches);
     const { schema, project } = this.stored;
-    return new arrow.Table(schema, [new arrow.RecordBatch(schema, project(batch.data))]);
+    return new arrow.Table(
+      schema,
+      batches.map((b) => new arrow.RecordBatch(schema, project(b.data))),
+    );
   }
 
   private checkSchema(batch: arrow.RecordBatch): void {
@@ -203,8 +272,15 @@ export class ParquetWriter {
         const { done, value } = await reader.read();
         if (done) return;
         const chunk = value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer);
-        this.chunks.push(chunk);
         this.emitted += chunk.byteLength;
+        if (!this.sink) {
+          this.chunks.push(chunk);
+          continue;
+        }
+        // [stream] the newest chunk may be the footer, which finishStreamed() reads (and may amend) first
+        const previous = this.held;
+        this.held = chunk;
+        if (previous) await this.sink(previous);
       }
     })();
     this.pump.catch(() => {

@@ -1,0 +1,44 @@
+/**
+ * Caller side of in-process parallelism: the rewrite step of a single-process run on worker threads
+ * (src/execution/worker-pool.ts running group-worker.ts), one task per worker at a time. compactIceberg
+ * uses it when `parallelism` > 1 and it knows how to open the table again (`source`).
+ */
+import { WorkerPool } from '../execution/worker-pool.js';
+import type { ProgressEvent } from '../execution/events.js';
+import { decodeContentFile, type ContentFileJson } from './content-file-json.js';
+import type { GroupJob, PlanInputsJson, TableSource } from './group-job.js';
+import type { TaskOutput } from './iceberg-steps.js';
+import type { TaskRunner } from '../orchestration/compact-iceberg.js';
+
+const workerModule = () =>
+  new URL(/\.ts$/.test(import.meta.url) ? './group-worker.ts' : './group-worker.js', import.meta.url);
+
+export interface GroupPool {
+  runner: TaskRunner;
+  threads: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A pool of `parallelism` worker threads running the run's data tasks. The workers start when the first
+ * task is submitted; close() stops them (after their tasks ended).
+ */
+export function groupPool(parallelism: number, source: TableSource, plan: PlanInputsJson): GroupPool {
+  const pool = new WorkerPool({ module: workerModule(), size: parallelism, name: 'rewrite workers' });
+  const runner: TaskRunner = async (task, o) => {
+    const job: GroupJob = {
+      source,
+      metadataLocation: o.ctx.table.metadataLocation,
+      plan,
+      taskId: task.id,
+      inputs: task.inputs.map((f) => f.path),
+      outputPrefix: o.ctx.outputPrefix,
+    };
+    const r = (await pool.run('rewriteGroup', job, {
+      ...(o.signal ? { signal: o.signal } : {}),
+      onProgress: (e) => o.onProgress(e as unknown as ProgressEvent),
+    })) as unknown as Omit<TaskOutput, 'files'> & { files: ContentFileJson[] };
+    return { ...r, files: r.files.map(decodeContentFile) };
+  };
+  return { runner, threads: pool.size, close: () => pool.close() };
+}
