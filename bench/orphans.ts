@@ -1,13 +1,12 @@
 /**
  * Orphan classification at scale: a synthetic table location with 1,000,000 objects (`--objects N`) in an
  * in-memory store — 90% referenced by the table, 10% not, half of those younger than the safety window —
- * listed through StoreIO and classified against a ValidIndex, as `remove-orphans` does. Reports the time
+ * listed through FileIO and classified against a ValidIndex, as `remove-orphans` does. Reports the time
  * to build the valid set and to list + classify, and peak RSS.
  */
 import { FileIO, type ListEntry, type ObjectStore } from '../connectors/storage/index.js';
 import { FloeError } from '../src/errors.js';
-import { ValidIndex, classifyListing, newStats } from '../src/maintenance/orphan-scan.js';
-import { StoreIO } from '../src/maintenance/store-io.js';
+import { ValidIndex, classifyListing, newStats } from '../connectors/storage/orphan-scan.js';
 import { forceGc, RssSampler } from './measure.js';
 import { numberFlag, type Benchmark } from './types.js';
 
@@ -70,14 +69,14 @@ const bench: Benchmark = {
     const store = new SortedListingStore(keys, (i) => (isOrphan(i) && i % 20 === 17 ? young : old));
     const fileIO = new FileIO();
     fileIO.mount('s3://bench', store);
-    const io = new StoreIO(fileIO);
+    const io = fileIO;
     const sampler = new RssSampler();
     try {
       forceGc();
       const rssStart = process.memoryUsage.rss();
       await sampler.reset();
       const t0 = performance.now();
-      const index = new ValidIndex((l) => io.resolve(l));
+      const index = new ValidIndex((l) => io.map(l));
       for (let i = 0; i < keys.length; i++) if (!isOrphan(i)) index.add(`s3a://bench/${keys[i]}`); // metadata says s3a
       const t1 = performance.now();
       const stats = newStats();

@@ -50,10 +50,9 @@ async function buildTable(
   log: (m: string) => void,
 ): Promise<{ bytes: number }> {
   const { FileIO } = await import('../connectors/storage/file-io.js');
-  const { TableFileIO } = await import('../connectors/iceberg/commit-io.js');
   const { appendRows, createIcebergTable } = await import('../connectors/iceberg/write-table.js');
   const fileIO = new FileIO();
-  const io = new TableFileIO(fileIO);
+  const io = fileIO;
   const t0 = Date.now();
   await createIcebergTable(io, dir, { formatVersion: 2, fields: FIELDS });
   let seed = 7;
@@ -77,7 +76,7 @@ async function buildTable(
   fileIO.destroy();
   const { loadTableModel, openIcebergTable } = await import('../connectors/iceberg/table.js');
   const fio2 = new FileIO();
-  const model = await loadTableModel(await openIcebergTable(dir, { io: new TableFileIO(fio2) }));
+  const model = await loadTableModel(await openIcebergTable(dir, { io: fio2 }));
   fio2.destroy();
   const bytes = model.dataFiles.reduce((s, x) => s + x.sizeBytes, 0);
   log(

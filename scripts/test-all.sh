@@ -18,6 +18,8 @@ echo "== setup: chromium (dashboard browser test)"
 bash scripts/setup-chromium.sh >/dev/null || echo "   (no chromium: the dashboard browser test will fail and say why)"
 echo "== type check"
 npx tsc -p tsconfig.check.json --noEmit
+echo "== lint (eslint incl. the layering rule, prettier --check)"
+npm run --silent lint
 echo "== unit + integration tests"
 mkdir -p .cache
 status=0

@@ -14,6 +14,7 @@ export {
   type CompactOptions,
   type CompactReport,
 } from './orchestration/compact-iceberg.js';
+export { compactPaimon, type PaimonCompactOptions, type PaimonCompactReport } from './orchestration/compact-paimon.js';
 export { executeTasks, type RewriteAdapter, type ExecuteResult } from './execution/executor.js';
 export type { ProgressEvent, ProgressListener } from './execution/events.js';
 export * as maintenance from './maintenance/index.js';
@@ -25,7 +26,7 @@ export { expirePaimonSnapshots } from '../connectors/paimon/expire.js';
 // Reading tables
 export { openIcebergTable, loadTableModel, type IcebergTable } from '../connectors/iceberg/table.js';
 export { scanTable, countLiveRows } from '../connectors/iceberg/scan.js';
-export { openIcebergForWrite, type OpenedIcebergTable } from './cli/table-access.js';
+export { openIcebergForWrite, type OpenedIcebergTable } from './app/open-table.js';
 export { isPaimonTable, loadPaimonTable, scanPaimon } from '../connectors/paimon/index.js';
 
 // Storage
@@ -46,13 +47,53 @@ export {
   toResultJson,
   type ResultDocument,
   type ResultStatus,
-} from './cli/result.js';
+} from './app/result.js';
 export {
   icebergCompactResult,
   paimonCompactResult,
   type CompactResult,
   type CompactTaskResult,
-} from './cli/compact-result.js';
-export { maintenanceResultBody } from './cli/maintenance-output.js';
-export { EXIT as EXIT_CODES } from './cli/exit-codes.js';
+} from './app/compact-result.js';
+export { maintenanceResultBody } from './app/maintenance-result.js';
+export { EXIT as EXIT_CODES } from './app/exit-codes.js';
 export { parseDurationMs, parseSizeBytes, formatBytes } from './util/units.js';
+
+// The application layer (src/app): what `floe`, `floe serve` and the bindings run — open a table by path, URI
+// or catalog, detect its format, run a job with typed options, get the floe-result/1 document
+export {
+  requireCommitOps,
+  openTableForRead,
+  openMaintainedViaCatalog,
+  fileIOFromEnv,
+  storageConfigFromEnv,
+  type AccessOptions,
+  type TableReadOptions,
+} from './app/open-table.js';
+export { detectTableFormat, type TableFormat } from './app/table-format.js';
+export { loadCurrentModel } from './app/table-model.js';
+export {
+  compactTable,
+  compactResult,
+  compactResultDocument,
+  type CompactTableOptions,
+  type CompactRun,
+} from './app/compact.js';
+export { expireTable, type ExpireTableOptions } from './app/expire.js';
+export { removeTableOrphans, type RemoveOrphansTableOptions } from './app/remove-orphans.js';
+export { rewriteTableManifests, type RewriteManifestsTableOptions } from './app/rewrite-manifests.js';
+export {
+  expireTablePartitions,
+  expirePartitionsResult,
+  type ExpirePartitionsTableOptions,
+} from './app/expire-partitions.js';
+export { maintenanceResult } from './app/maintenance-result.js';
+export {
+  inspectTable,
+  inspectResult,
+  buildInspectReport,
+  type InspectTableOptions,
+  type InspectReport,
+  type PaimonInspectReport,
+} from './app/inspect.js';
+export { writeTableScan, type ScanTableOptions } from './app/scan.js';
+export { errorDocument, statusOf } from './app/result.js';

@@ -1,17 +1,16 @@
 /**
- * Block codecs shared by the Avro container reader/writer: deflate (Iceberg Java's default manifest codec),
- * zstandard (Paimon's default), snappy (Avro framing: raw snappy + big-endian CRC32 of the plain bytes).
+ * Block codecs shared by the Avro container reader/writer and the ORC reader: deflate (Iceberg Java's default
+ * manifest codec), zstandard (Paimon's default), snappy (Avro framing: raw snappy + big-endian CRC32 of the
+ * plain bytes). One implementation per codec: the zstd decoder (fzstd) and the snappy codec (hysnappy) are the
+ * ones hyparquet-compressors bundles for Parquet pages; only the zstd encoder is separate (@bokuweb/zstd-wasm),
+ * because fzstd cannot compress and Node 20's zlib has no zstd.
  */
 import { deflateRawSync, inflateRawSync, crc32 as zlibCrc32 } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { decompress as fzstdDecompress } from 'fzstd';
+import { snappyCompressor, snappyUncompressor } from 'hysnappy';
 
 const require = createRequire(import.meta.url);
-// snappyjs is CommonJS without types.
-const snappy = require('snappyjs') as {
-  compress(input: Uint8Array): Uint8Array;
-  uncompress(input: Uint8Array): Uint8Array;
-};
 
 interface ZstdWasm {
   init(): Promise<void>;
@@ -32,8 +31,38 @@ export function zstdCompress(data: Uint8Array, level = 3): Uint8Array {
   return zstdWasm.compress(data, level);
 }
 
+/** fzstd streams, so it also reads frames without a content size (what Java's ZstdOutputStream writes). */
 export function zstdDecompress(data: Uint8Array): Uint8Array {
   return fzstdDecompress(data);
+}
+
+// hysnappy compiles its WASM synchronously; one instance each way per process.
+let snappyEncoder: ((input: Uint8Array) => Uint8Array) | undefined;
+let snappyDecoder: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined;
+
+/** Raw snappy (no framing). */
+export function snappyCompress(data: Uint8Array): Uint8Array {
+  return (snappyEncoder ??= snappyCompressor())(data);
+}
+
+/**
+ * Raw snappy: the varint preamble gives the plain length, which hysnappy needs up front (it does not check it
+ * itself). A tag expands 3 input bytes to at most 64, so a preamble far beyond that is corruption, refused
+ * before any memory is reserved for it.
+ */
+export function snappyUncompress(data: Uint8Array): Uint8Array {
+  let length = 0;
+  let i = 0;
+  for (let shift = 0; ; shift += 7, i++) {
+    if (i >= data.length || i >= 5) throw new Error('snappy: bad length preamble');
+    const b = data[i]!;
+    length += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) break;
+  }
+  if (length > 0xffffffff || length > (data.length - i) * 22 + 64) {
+    throw new Error(`snappy: length preamble ${length} is impossible for ${data.length} compressed bytes`);
+  }
+  return (snappyDecoder ??= snappyUncompressor())(data, length);
 }
 
 /** CRC-32 (IEEE), as Avro's snappy framing requires. */
@@ -69,7 +98,7 @@ export function decompressAvroBlock(codec: string, data: Uint8Array): Uint8Array
       return zstdDecompress(data);
     case 'snappy': {
       if (data.length < 4) throw new Error('snappy block shorter than its CRC');
-      const body = snappy.uncompress(data.subarray(0, data.length - 4));
+      const body = snappyUncompress(data.subarray(0, data.length - 4));
       const view = new DataView(data.buffer, data.byteOffset + data.length - 4, 4);
       if (view.getUint32(0, false) !== crc32(body)) throw new Error('snappy block CRC mismatch');
       return body;
@@ -88,7 +117,7 @@ export function compressAvroBlock(codec: AvroCodec, data: Uint8Array, level?: nu
     case 'zstandard':
       return zstdCompress(data, level);
     case 'snappy': {
-      const body = snappy.compress(data);
+      const body = snappyCompress(data);
       const out = new Uint8Array(body.length + 4);
       out.set(body, 0);
       new DataView(out.buffer).setUint32(body.length, crc32(data), false);

@@ -219,10 +219,10 @@ export class DeleteLoader {
  * no writer produces that.)
  */
 export function pathKeys(io: IcebergIO, location: string): string[] {
-  const keys = [io.resolve(location)];
+  const keys = [io.map(location)];
   const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*(\/.*)$/.exec(location);
   if (m) {
-    const alt = io.resolve(m[1]!);
+    const alt = io.map(m[1]!);
     if (alt !== keys[0]) keys.push(alt);
   }
   return keys;

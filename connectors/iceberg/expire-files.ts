@@ -15,8 +15,8 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
-import type { DeletionCandidate } from '../../src/maintenance/report.js';
-import type { StoreIO } from '../../src/maintenance/store-io.js';
+import type { DeletionCandidate } from '../../src/model/maintenance-report.js';
+import type { FileIO } from '../storage/file-io.js';
 import { normalizeManifestFile } from './write-manifest.js';
 import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
 
@@ -27,7 +27,7 @@ export interface ManifestRef {
 }
 
 /** The manifests a snapshot lists (v1 inline `manifests` included). */
-export async function manifestsOfSnapshot(io: StoreIO, snap: IcebergSnapshot): Promise<ManifestRef[]> {
+export async function manifestsOfSnapshot(io: FileIO, snap: IcebergSnapshot): Promise<ManifestRef[]> {
   if (!snap.manifestList) return (snap.manifests ?? []).map((path) => ({ path, content: 0 }));
   let records;
   try {
@@ -61,7 +61,7 @@ export interface EntryPath {
 }
 
 /** Paths, status and sizes of one manifest's entries. */
-export async function entryPathsOf(io: StoreIO, manifestPath: string): Promise<EntryPath[]> {
+export async function entryPathsOf(io: FileIO, manifestPath: string): Promise<EntryPath[]> {
   let records;
   try {
     records = readAvroContainer<Record<string, unknown>>(await io.read(manifestPath), manifestPath).records;
@@ -99,12 +99,12 @@ export interface ExpiryCleanupPlan {
 
 /** Everything expiring `before` → `after` frees. Reads manifests, deletes nothing. */
 export async function planExpiredFiles(
-  io: StoreIO,
+  io: FileIO,
   before: IcebergMetadata,
   after: IcebergMetadata,
 ): Promise<ExpiryCleanupPlan> {
   const warnings: string[] = [];
-  const key = (loc: string) => io.resolve(loc);
+  const key = (loc: string) => io.map(loc);
   const afterIds = new Set(after.snapshots.map((s) => s.snapshotId));
   const expired = before.snapshots.filter((s) => !afterIds.has(s.snapshotId));
   const retained = after.snapshots;

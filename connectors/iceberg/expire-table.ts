@@ -1,6 +1,6 @@
 /**
- * Opening an Iceberg filesystem table for maintenance (expire, remove-orphans, rewrite-manifests): one
- * StoreIO that reads, commits and deletes through the shared storage layer, the current metadata, and
+ * Opening an Iceberg filesystem table for maintenance (expire, remove-orphans, rewrite-manifests): the one
+ * FileIO that reads, commits and deletes through the shared storage layer, the current metadata, and
  * TableOperations that find the current version the way Java's HadoopTableOperations does (hint, listing,
  * probing forward) and publish the next `v<N+1>.metadata.json` with create-if-absent.
  *
@@ -9,7 +9,6 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { FileIO, LocationMap, normalizeLocation, type StorageConfig } from '../storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
 import { FilesystemTableOperations } from './commit-ops.js';
 import type { RawMetadata } from './commit-metadata.js';
 import type { TableOperations } from './commit-rewrite.js';
@@ -17,7 +16,7 @@ import { isMetadataFileName, locateCurrentMetadata } from './locate.js';
 import { parseMetadataBytes, type IcebergMetadata } from './metadata.js';
 
 export interface MaintainedTable {
-  io: StoreIO;
+  io: FileIO;
   /** The table directory as opened. */
   tableLocation: string;
   metadataLocation: string;
@@ -35,8 +34,7 @@ export interface MaintenanceOpenOptions {
 }
 
 export async function openForMaintenance(ref: string, options: MaintenanceOpenOptions = {}): Promise<MaintainedTable> {
-  const fileIO = options.fileIO ?? new FileIO({ ...options.storage });
-  const io = new StoreIO(fileIO);
+  const io = options.fileIO ?? new FileIO({ ...options.storage });
   const stripped = ref.replace(/\/+$/, '');
   const byFile = isMetadataFileName(stripped.split('/').pop() ?? '');
   const tableLocation = byFile ? stripped.split('/').slice(0, -2).join('/') || '.' : stripped;
@@ -46,10 +44,10 @@ export async function openForMaintenance(ref: string, options: MaintenanceOpenOp
   if (!options.noFollowOpenedLocation) {
     const own = normalizeLocation(metadata.location);
     const opened = normalizeLocation(tableLocation);
-    const map = fileIO.config.locationMap;
+    const map = io.config.locationMap;
     const alreadyMapped = map !== undefined && map.apply(metadata.location) !== own;
     if (!alreadyMapped && own !== opened) {
-      fileIO.config.locationMap = new LocationMap([...(map?.mappings ?? []), { from: own, to: opened }]);
+      io.config.locationMap = new LocationMap([...(map?.mappings ?? []), { from: own, to: opened }]);
     }
   }
   const ops = filesystemOps(io, tableLocation, byFile ? metadataLocation : undefined);
@@ -60,7 +58,7 @@ export async function openForMaintenance(ref: string, options: MaintenanceOpenOp
  * TableOperations for a filesystem table: refresh locates the newest version (tolerating a missing or empty
  * version hint), commit is FilesystemTableOperations' atomic create of the next version.
  */
-export function filesystemOps(io: StoreIO, tableLocation: string, pinnedMetadata?: string): TableOperations {
+export function filesystemOps(io: FileIO, tableLocation: string, pinnedMetadata?: string): TableOperations {
   return {
     async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
       const location = pinnedMetadata ?? (await locateCurrentMetadata(io, tableLocation)).metadataLocation;

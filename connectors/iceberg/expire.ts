@@ -14,15 +14,15 @@ import { FloeError, isFloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import { commitBackoffMs, icebergCommitRetryPolicy } from '../../src/util/commit-retry.js';
 import { faultPoint } from '../../src/util/fault-points.js';
-import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
-import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
+import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
 import {
   decideRetention,
   retentionDefaults,
   trimSnapshotLog,
   type RetentionDecision,
   type RetentionRef,
-} from '../../src/maintenance/snapshot-retention.js';
+} from '../../src/model/snapshot-retention.js';
 import { assertCommittable, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import { icebergDeleteScope } from './delete-scope.js';
 import { planExpiredFiles } from './expire-files.js';
@@ -187,7 +187,7 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
     return report;
   }
   // only files inside the table's own locations are deleted; the rest is listed as skipped
-  const scope = icebergDeleteScope(after, (l) => table.io.resolve(l), {
+  const scope = icebergDeleteScope(after, (l) => table.io.map(l), {
     allowOutside: opts.allowOutsideTableLocation === true,
   });
   const { allowed, skipped } = confineCandidates(table.io, scope, plan.candidates);

@@ -14,7 +14,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FloeError } from '../../src/errors.js';
-import { joinLocation, type IcebergIO } from './io.js';
+import type { IcebergIO } from './io.js';
+import { joinPath as joinLocation } from '../storage/location.js';
 
 const HINT = 'version-hint.text';
 const V_NAME = /^v([^.]*)\..*$/;
@@ -94,7 +95,7 @@ const isLocalPath = (p: string) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(p) || p.star
 
 /** Why `tableLocation` is not a table: it does not exist, is a file, is a Paimon table, or what was looked for. */
 async function notATable(io: IcebergIO, tableLocation: string, metaDir: string): Promise<FloeError> {
-  const physical = io.resolve(tableLocation);
+  const physical = io.map(tableLocation);
   const local = isLocalPath(physical)
     ? physical.startsWith('file://')
       ? fileURLToPath(physical)

@@ -4,6 +4,7 @@
  * Inheritance rules (spec §Sequence Number Inheritance, §First Row ID Inheritance) are applied here, so
  * every entry leaves this module with explicit snapshot id and sequence numbers.
  */
+import pLimit from 'p-limit';
 import { readAvroContainer } from '../formats/avro.js';
 import { FloeError } from '../../src/errors.js';
 import { normalizeLocation } from '../storage/location.js';
@@ -11,7 +12,6 @@ import type {
   ColumnStats,
   ContentFile,
   Field,
-  FieldType,
   FileFormat,
   PartitionSpec,
   PartitionTuple,
@@ -131,7 +131,7 @@ function manifestError(
   // relocated tables: name the file floe actually read, the metadata's spelling beside it
   let real = file;
   try {
-    real = io ? io.resolve(file) : file;
+    real = io ? io.map(file) : file;
   } catch {
     real = file;
   }
@@ -458,7 +458,7 @@ export async function liveFilesOf(
   const ctx: ManifestReadContext = { md, fieldsById, snapshotId: snap.snapshotId };
   // Each manifest's live files are kept as it is read and its entries dropped (a million entry wrappers
   // and decoded records never live at once); the result keeps the manifest-list order.
-  const perManifest = await mapLimit(manifests, 8, async (mf) => {
+  const perManifest = await pLimit(8).map(manifests, async (mf) => {
     const live: ContentFile[] = [];
     for (const e of await readManifest(io, mf, ctx)) if (e.status !== 'DELETED') live.push(e.file);
     return live;
@@ -473,20 +473,6 @@ export async function liveFilesOf(
     perManifest[i] = [];
   }
   return { manifests, dataFiles, deleteFiles };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 export type { Schema };

@@ -16,7 +16,7 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { isTempName, parseLocation } from '../storage/index.js';
-import { confineCandidates, confinementWarnings, deleteCandidates } from '../../src/maintenance/delete-batches.js';
+import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import {
   ValidIndex,
   classifyListing,
@@ -25,9 +25,9 @@ import {
   newStats,
   type ClassifyStats,
   type PrefixMismatchMode,
-} from '../../src/maintenance/orphan-scan.js';
-import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
-import type { StoreIO } from '../../src/maintenance/store-io.js';
+} from '../storage/orphan-scan.js';
+import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import type { FileIO } from '../storage/file-io.js';
 import { icebergDeleteScope } from './delete-scope.js';
 import { entryPathsOf, manifestsOfSnapshot } from './expire-files.js';
 import { assertGcEnabled, tableDirs, type MaintainedTable } from './expire-table.js';
@@ -69,7 +69,7 @@ export function orphanCutoff(opts: { nowMs?: number; olderThanMs?: number; force
 
 /** Every location the table metadata can reach, into `index`. */
 export async function addReachableIceberg(
-  io: StoreIO,
+  io: FileIO,
   md: IcebergMetadata,
   metadataFile: string,
   index: ValidIndex,
@@ -90,7 +90,7 @@ export async function addReachableIceberg(
   for (const snap of md.snapshots) {
     if (snap.manifestList) index.add(snap.manifestList);
     for (const m of await manifestsOfSnapshot(io, snap)) {
-      const k = io.resolve(m.path);
+      const k = io.map(m.path);
       if (seenManifests.has(k)) continue;
       seenManifests.add(k);
       index.add(m.path);
@@ -108,10 +108,10 @@ function partitionDirPrefixes(md: IcebergMetadata): string[] {
 }
 
 /** The roots to list: table location + data/metadata paths, collapsed; extras may not contain the table. */
-export function orphanRoots(io: StoreIO, md: IcebergMetadata, requested?: readonly string[]): string[] {
-  const own = io.resolve(md.location);
+export function orphanRoots(io: FileIO, md: IcebergMetadata, requested?: readonly string[]): string[] {
+  const own = io.map(md.location);
   const { metadataDir, dataDir } = tableDirs(md);
-  const tableRoots = collapseRoots([own, io.resolve(dataDir), io.resolve(metadataDir)]);
+  const tableRoots = collapseRoots([own, io.map(dataDir), io.map(metadataDir)]);
   for (const r of tableRoots) {
     if (r !== own && (own.startsWith(`${r}/`) || parseLocation(r).path === '' || parseLocation(r).path === '/')) {
       throw new FloeError(
@@ -124,7 +124,7 @@ export function orphanRoots(io: StoreIO, md: IcebergMetadata, requested?: readon
   if (!requested || requested.length === 0) return tableRoots;
   return collapseRoots(
     requested.map((l) => {
-      const n = io.resolve(l);
+      const n = io.map(l);
       if (!tableRoots.some((r) => n === r || n.startsWith(`${r}/`))) {
         throw new FloeError(
           'InvalidArgument',
@@ -150,7 +150,7 @@ export async function removeOrphanFiles(
   assertGcEnabled(md, name, 'remove-orphans');
   const roots = orphanRoots(table.io, md, opts.locations);
 
-  const index = new ValidIndex((l) => table.io.resolve(l));
+  const index = new ValidIndex((l) => table.io.map(l));
   const { missingLogFiles } = await addReachableIceberg(table.io, md, current.location, index);
   if (missingLogFiles.length > 0) {
     report.warnings.push(
@@ -184,7 +184,7 @@ export async function removeOrphanFiles(
   report.details = { roots, olderThan: new Date(cutoff).toISOString(), validFiles: index.size, ...stats };
   if (mismatches.length > 0) throw mismatchError(name, mismatches);
   // listings stay inside the roots; the scope is the same final gate every delete passes
-  const scope = icebergDeleteScope(md, (l) => table.io.resolve(l));
+  const scope = icebergDeleteScope(md, (l) => table.io.map(l));
   const { allowed, skipped } = confineCandidates(table.io, scope, report.candidates, { listed: true });
   report.candidates = allowed;
   report.skipped = skipped;

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
-import { newReport, type MaintenanceReport } from '../../src/maintenance/report.js';
+import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
 import type { Schema } from '../../src/model/index.js';
 import {
   currentSnapshotIdOf,
@@ -120,7 +120,7 @@ export async function rewriteManifests(
       // when the catalog cannot say whether it took the commit, the files may be live: keep them
       if (!isCommitStateUnknown(e)) {
         // our own manifests, but deletes are confined all the same (crafted write.metadata.path …)
-        const scope = icebergDeleteScope(rawTableLocations(base.metadata), (l) => table.io.resolve(l));
+        const scope = icebergDeleteScope(rawTableLocations(base.metadata), (l) => table.io.map(l));
         await removeWithin(scope, written, (w) => table.io.remove(w));
       }
       if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;

@@ -73,7 +73,7 @@ export async function planScan(table: IcebergTable, options: ScanOptions = {}): 
   if (snapshotId === undefined)
     return { schema, fields, dataFiles: [], index: new DeleteIndex([], md.specs, (l) => l) };
   const files = await liveFilesOf(table.io, md, findSnapshot(md, snapshotId), allFieldsById(md));
-  const index = new DeleteIndex(files.deleteFiles, md.specs, (l) => table.io.resolve(l));
+  const index = new DeleteIndex(files.deleteFiles, md.specs, (l) => table.io.map(l));
   return { snapshotId, schema, fields, dataFiles: files.dataFiles, index };
 }
 

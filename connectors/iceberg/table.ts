@@ -5,8 +5,9 @@
 import { FloeError } from '../../src/errors.js';
 import type { TableModel } from '../../src/model/index.js';
 import { openCatalog, parseTableIdentifier, type CatalogOptions } from '../catalog/index.js';
-import { LocationRemap, StorageIcebergIO, type IcebergIO, type RemapRule } from './io.js';
-import type { StorageConfig } from '../storage/file-io.js';
+import type { IcebergIO } from './io.js';
+import { fileIOWithMappings, type StorageConfig } from '../storage/file-io.js';
+import { LocationMap, normalizeLocation, type LocationMapping } from '../storage/location.js';
 import { isMetadataFileName, locateCurrentMetadata, type LocatedMetadata } from './locate.js';
 import { allFieldsById, liveFilesOf, type ManifestFile } from './manifests.js';
 import { findSnapshot, parseMetadata, parseMetadataBytes, type IcebergMetadata } from './metadata.js';
@@ -23,7 +24,7 @@ export interface IcebergTable {
 
 export interface OpenOptions {
   /** `--location-map FROM=TO` rules. */
-  remap?: readonly RemapRule[];
+  remap?: readonly LocationMapping[];
   /** `sql:<path-or-url>` / `rest:<url>`: then `ref` is `ns.table`. */
   catalog?: string;
   catalogOptions?: CatalogOptions;
@@ -39,9 +40,8 @@ export interface OpenOptions {
 }
 
 export async function openIcebergTable(ref: string, options: OpenOptions = {}): Promise<IcebergTable> {
-  const remap = new LocationRemap(options.remap ?? []);
   const rules = [...(options.remap ?? [])];
-  let io: IcebergIO = options.io ?? StorageIcebergIO.withRules(rules, options.storage);
+  let io: IcebergIO = options.io ?? fileIOWithMappings(rules, options.storage);
 
   if (options.catalog) {
     const catalog = await openCatalog(options.catalog, options.catalogOptions);
@@ -84,10 +84,10 @@ export async function openIcebergTable(ref: string, options: OpenOptions = {}): 
   if (
     !options.io &&
     options.followOpenedLocation !== false &&
-    remap.apply(metadata.location) === metadata.location &&
-    io.resolve(metadata.location) !== io.resolve(openedTableDir)
+    new LocationMap(rules).apply(metadata.location) === normalizeLocation(metadata.location) &&
+    io.map(metadata.location) !== io.map(openedTableDir)
   ) {
-    io = StorageIcebergIO.withRules([...rules, { from: metadata.location, to: openedTableDir }], options.storage);
+    io = fileIOWithMappings([...rules, { from: metadata.location, to: openedTableDir }], options.storage);
   }
   return { metadata, metadataLocation, io, via };
 }

@@ -6,7 +6,7 @@
  * files are left for remove-orphans), as in Java.
  */
 import { FloeError } from '../../src/errors.js';
-import type { RetentionDecision } from '../../src/maintenance/snapshot-retention.js';
+import type { RetentionDecision } from '../../src/model/snapshot-retention.js';
 import type { IcebergIO } from './io.js';
 import { readManifestList } from './manifests.js';
 import type { IcebergMetadata } from './metadata.js';
@@ -26,7 +26,7 @@ export async function assertRetainedManifestListsReadable(
       if (!(await io.exists(mf.path))) {
         throw new FloeError(
           'NotFound',
-          `manifest ${io.resolve(mf.path)} (listed in ${mf.listedIn ?? s.manifestList} of snapshot ${s.snapshotId}) does not exist; expiring now could not tell which files are still in use, so nothing was changed`,
+          `manifest ${io.map(mf.path)} (listed in ${mf.listedIn ?? s.manifestList} of snapshot ${s.snapshotId}) does not exist; expiring now could not tell which files are still in use, so nothing was changed`,
           {
             context: { file: mf.path, snapshotId: s.snapshotId.toString() },
           },

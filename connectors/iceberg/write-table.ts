@@ -18,7 +18,6 @@ import {
   tableFromRows,
   writeParquet,
 } from '../formats/parquet/index.js';
-import type { TableFileIO } from './commit-io.js';
 import {
   currentSnapshotIdOf,
   newSnapshotId,
@@ -43,6 +42,7 @@ import {
 } from './write-manifest.js';
 import { partitionType } from './write-schemas.js';
 import { readAvroContainer } from '../formats/avro.js';
+import type { FileIO } from '../storage/file-io.js';
 
 export interface CreateTableOptions {
   formatVersion?: 1 | 2 | 3;
@@ -62,7 +62,7 @@ function icebergTypeJson(f: Field): unknown {
   return t.name;
 }
 
-export async function createIcebergTable(io: TableFileIO, location: string, o: CreateTableOptions): Promise<string> {
+export async function createIcebergTable(io: FileIO, location: string, o: CreateTableOptions): Promise<string> {
   const loc = location.replace(/\/+$/, '');
   const v = o.formatVersion ?? 2;
   const byName = new Map(o.fields.map((f) => [f.name, f]));
@@ -121,7 +121,7 @@ interface NewFile {
 }
 
 /** Appends rows (one Parquet file per partition). Returns the new snapshot id. */
-export function appendRows(io: TableFileIO, location: string, rows: Record<string, unknown>[]): Promise<bigint> {
+export function appendRows(io: FileIO, location: string, rows: Record<string, unknown>[]): Promise<bigint> {
   return commitFiles(io, location, 'append', (md, fields, partitionNames) => {
     const groups = new Map<string, NewFile>();
     for (const r of rows) {
@@ -140,12 +140,7 @@ export function appendRows(io: TableFileIO, location: string, rows: Record<strin
  * Deletes every row whose `columns` equal one of `keys`, with equality-delete files (one per partition
  * when the table is partitioned — the partition columns must then be among `columns`).
  */
-export function deleteByEquality(
-  io: TableFileIO,
-  location: string,
-  columns: string[],
-  keys: unknown[][],
-): Promise<bigint> {
+export function deleteByEquality(io: FileIO, location: string, columns: string[], keys: unknown[][]): Promise<bigint> {
   return commitFiles(io, location, 'delete', (_md, fields, partitionNames) => {
     const byName = new Map(fields.map((f) => [f.name, f]));
     const keyFields = columns.map((c) => {
@@ -180,7 +175,7 @@ export function deleteByEquality(
 }
 
 async function commitFiles(
-  io: TableFileIO,
+  io: FileIO,
   location: string,
   operation: 'append' | 'delete',
   make: (md: RawMetadata, fields: Field[], partitionNames: string[]) => NewFile[],

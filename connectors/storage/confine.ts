@@ -32,7 +32,7 @@ export interface IgnoredRoot {
   why: string;
 }
 
-/** Where a location lives now (normalised, mapped): FileIO.map / StoreIO.resolve. */
+/** Where a location lives now (normalised, mapped): FileIO.map. */
 export type LocationMapper = (location: string) => string;
 
 export class DeleteScope {

@@ -11,7 +11,16 @@ export {
   type S3Sender,
   type S3StoreOptions,
 } from './s3-store.js';
-export { FileIO, storeFor, type ResolvedLocation, type StorageConfig } from './file-io.js';
+export {
+  FileIO,
+  fileIOWithMappings,
+  requireFound,
+  storeFor,
+  type ListNamesOptions,
+  type ListedFile,
+  type ResolvedLocation,
+  type StorageConfig,
+} from './file-io.js';
 export {
   DeleteScope,
   removeWithin,

@@ -198,3 +198,13 @@ export function parseLocationMapSpec(spec: string): LocationMapping {
   }
   return { from, to: to.startsWith('~/') ? path.join(process.env.HOME ?? '~', to.slice(2)) : to };
 }
+
+/**
+ * Appends path segments keeping the location's own spelling (scheme, `s3a://`, relative paths): table
+ * metadata names child files this way, so messages and recorded paths match what the writer wrote.
+ */
+export function joinPath(base: string, ...parts: string[]): string {
+  let out = base.replace(/\/+$/, '');
+  for (const p of parts) out += '/' + p.replace(/^\/+/, '');
+  return out;
+}

@@ -19,7 +19,6 @@ import { isFloeError, type FloeError } from '../../src/errors.js';
 import type { Field } from '../../src/model/index.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
@@ -57,7 +56,7 @@ let url = ''; // postgresql://…/<run database>
 let catalog = ''; // sql:<url>
 let work = '';
 const files = new FileIO();
-const io = new TableFileIO(files);
+const io = files;
 
 function startServer(): Server | string {
   if (process.env.PG_TEST_URL) return { adminUrl: process.env.PG_TEST_URL };

@@ -40,7 +40,7 @@ import {
   type FaultRule,
 } from '../support/s3-fault-proxy.js';
 import { downloadDir, floeRows, s3FileIO, withS3Env } from '../iceberg-compaction/helpers.js';
-import { paimonIOFromFileIO, scanPaimon } from '../../connectors/paimon/index.js';
+import { scanPaimon } from '../../connectors/paimon/index.js';
 import {
   digestLines,
   listRelative,
@@ -185,8 +185,7 @@ async function floeDigest(server: S3TestServer, t: Table, prefix: string): Promi
   const files = s3FileIO(server);
   try {
     const lines: string[] = [];
-    for await (const r of scanPaimon(prefix, { io: paimonIOFromFileIO(files) }))
-      lines.push(canonicalLine(canonicalRow(PAI_TYPES, r)));
+    for await (const r of scanPaimon(prefix, { io: files })) lines.push(canonicalLine(canonicalRow(PAI_TYPES, r)));
     return digestLines(lines);
   } finally {
     files.destroy();

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { javaPaimon, type PaimonChange } from '../oracles/index.js';
 import { acquireS3, type S3Availability } from '../support/s3-server.js';
 import { downloadDir, s3FileIO, uploadDir } from '../iceberg-compaction/helpers.js';
-import { openPaimonTable, paimonIOFromFileIO } from '../../connectors/paimon/index.js';
+import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { expirePaimonPartitions } from '../../connectors/paimon/expire-partitions.js';
 import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 
@@ -47,7 +47,7 @@ describe('Paimon partition expiry on S3', async () => {
     const files = s3FileIO(s3.server);
     try {
       await uploadDir(files, local, prefix);
-      const table = await openPaimonTable(prefix, { io: paimonIOFromFileIO(files) });
+      const table = await openPaimonTable(prefix, { io: files });
       const r = await expirePaimonPartitions(table, paimonStorageFromFileIO(files));
       expect(r.expired.map((p) => p.partition.dt)).toEqual(['2021-06-01', '2021-06-02']);
       expect(r.snapshotIds).toEqual([String(table.snapshot!.id + 1n)]);

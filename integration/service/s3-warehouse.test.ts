@@ -10,7 +10,6 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { storageConfigFromEnv } from '../../src/cli/table-access.js';
 import { parseServiceConfig } from '../../src/service/config.js';
@@ -44,7 +43,7 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'floe-s3-wh-'));
   prefix = `s3://${s3.server.bucket}/service-${process.pid}-${Date.now()}`;
   files = new FileIO(storageConfigFromEnv([]));
-  const io = new TableFileIO(files);
+  const io = files;
   const orders = `${prefix}/db/orders`;
   await createIcebergTable(io, orders, { formatVersion: 2, fields: FIELDS });
   for (let a = 0; a < 6; a++) {

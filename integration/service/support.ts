@@ -11,7 +11,6 @@ import Database from 'better-sqlite3';
 import { cpSync, mkdirSync } from 'node:fs';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
@@ -160,7 +159,7 @@ const rowText = (r: { id: bigint; region: string; qty: number }) => `${r.id}|${r
  */
 export async function buildWarehouse(root: string, appends = 10): Promise<Warehouse> {
   const files = new FileIO();
-  const io = new TableFileIO(files);
+  const io = files;
   const expected = { orders: [] as string[], events: [] as string[] };
   const orders = path.join(root, 'warehouse/db/orders');
   await createIcebergTable(io, orders, { formatVersion: 2, fields: FIELDS, partitionBy: ['region'] });

@@ -2,7 +2,7 @@
  * Ctrl-C and SIGTERM for long commands: the first signal aborts the job through its AbortSignal (it stops
  * at the next safe point and removes the files it wrote if nothing was committed); a second one exits at once.
  */
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../app/exit-codes.js';
 
 export interface Cancellation {
   signal: AbortSignal;

@@ -30,6 +30,8 @@ export const PAIMON_COMPACTION_KEYS: readonly string[] = Object.freeze([
   'target-file-size',
   'compaction.min.file-num',
   'compaction.small-file-ratio',
+  // [sort] Paimon sort compaction (--strategy zorder): bytes of a string/binary value in the z-value
+  'zorder.var-length-contribution',
 ]);
 
 export type OptionFormat = 'iceberg' | 'paimon';

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
  * floe command line. Only the command being run is loaded (src/cli/commands/index.ts). Exit codes are
- * src/cli/exit-codes.ts (README "Exit codes"): commander's own argument errors are usage errors (2) too.
+ * src/app/exit-codes.ts (README "Exit codes"): commander's own argument errors are usage errors (2) too.
  * With `--json`, a command that fails still prints one result document (with `error`) on standard output.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS, registerCommand, registerSummaries } from './commands/index.js';
-import { EXIT, exitCodeForError } from './exit-codes.js';
-import { errorDocument, guardStdout, renderResult, writeStdout } from './result.js';
+import { EXIT, exitCodeForError } from '../app/exit-codes.js';
+import { guardStdout, renderResult, writeStdout } from './result.js';
 
 // The AWS SDK warns on every S3 command under Node 20 (its support ends 2027-01); floe supports Node ≥ 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -53,7 +53,8 @@ export async function run(
     if (err instanceof CommanderError) {
       // help and --version exit 0; every argument error commander finds is a usage error
       const code = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      if (code !== EXIT.ok && json)
+      if (code !== EXIT.ok && json) {
+        const { errorDocument } = await import('../app/result.js');
         out.stdout(
           renderResult(
             errorDocument(path || 'floe', code, {
@@ -62,6 +63,7 @@ export async function run(
             }),
           ),
         );
+      }
       return code;
     }
     const code = exitCodeForError(err);
@@ -73,7 +75,11 @@ export async function run(
     else if (typeof e.kind === 'string') out.stderr(`floe: ${e.kind}: ${e.message}\n`);
     else out.stderr(`floe: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     if (process.env.FLOE_DEBUG && e.stack) out.stderr(`${e.stack}\n`);
-    if (json) out.stdout(renderResult(errorDocument(path || 'floe', code, err)));
+    if (json) {
+      // loaded only when a --json command fails: `floe --version` stays a handful of modules
+      const { errorDocument } = await import('../app/result.js');
+      out.stdout(renderResult(errorDocument(path || 'floe', code, err)));
+    }
     return code;
   } finally {
     unguard();

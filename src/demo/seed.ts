@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Field } from '../model/index.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 
@@ -39,7 +38,7 @@ export interface SeedResult {
 export async function seedDemoTable(warehouse: string, commits = 30, rowsPerCommit = 300): Promise<SeedResult> {
   const location = path.resolve(warehouse, 'demo', 'events');
   if (existsSync(path.join(location, 'metadata'))) return { location, created: false, commits: 0, expectedRows: -1 };
-  const io = new TableFileIO(new FileIO());
+  const io = new FileIO();
   await createIcebergTable(io, location, { fields: DEMO_FIELDS, partitionBy: ['region'], identifierFieldIds: [1, 2] });
   const rand = rng(42);
   let nextId = 0;

@@ -1,6 +1,6 @@
 export * from './duration.js';
 export * from './report.js';
-export * from './store-io.js';
-export * from './delete-batches.js';
-export * from './snapshot-retention.js';
-export * from './orphan-scan.js';
+export * from '../model/snapshot-retention.js';
+export * from '../../connectors/storage/delete-batches.js';
+export * from '../../connectors/storage/orphan-scan.js';
+export { requireFound, type ListedFile } from '../../connectors/storage/file-io.js';

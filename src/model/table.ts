@@ -85,8 +85,8 @@ export interface ColumnStats {
 
 export type FileFormat = 'parquet' | 'orc' | 'avro' | 'puffin' | 'paimon-index';
 
-export interface DataFile {
-  content: 'data';
+/** What every content file (data, deletes, deletion vectors) has. */
+export interface ContentFileBase {
   path: string;
   format: FileFormat;
   sizeBytes: number;
@@ -98,6 +98,10 @@ export interface DataFile {
   fileSequenceNumber: bigint;
   /** Snapshot that added the file. */
   snapshotId?: bigint;
+}
+
+export interface DataFile extends ContentFileBase {
+  content: 'data';
   stats?: ColumnStats;
   splitOffsets?: number[];
   sortOrderId?: number;
@@ -119,51 +123,26 @@ export interface LsmFileFacts {
   creationTimeMs?: number;
 }
 
-export interface PositionDeleteFile {
+export interface PositionDeleteFile extends ContentFileBase {
   content: 'position-deletes';
-  path: string;
-  format: FileFormat;
-  sizeBytes: number;
-  recordCount: number;
-  specId: number;
-  partition: PartitionTuple;
-  dataSequenceNumber: bigint;
-  fileSequenceNumber: bigint;
-  snapshotId?: bigint;
   /** Set when the file deletes rows of exactly one data file (file-scoped deletes, always for DVs). */
   referencedDataFile?: string;
   stats?: ColumnStats;
 }
 
-export interface EqualityDeleteFile {
+export interface EqualityDeleteFile extends ContentFileBase {
   content: 'equality-deletes';
-  path: string;
-  format: FileFormat;
-  sizeBytes: number;
-  recordCount: number;
-  specId: number;
-  partition: PartitionTuple;
-  dataSequenceNumber: bigint;
-  fileSequenceNumber: bigint;
-  snapshotId?: bigint;
   equalityFieldIds: number[];
   stats?: ColumnStats;
 }
 
 /** Iceberg v3 deletion vector (Puffin blob) or a Paimon deletion-vector index entry. */
-export interface DeletionVectorFile {
+export interface DeletionVectorFile extends ContentFileBase {
   content: 'deletion-vector';
   /** The Puffin / index file holding the blob. */
   path: string;
-  format: FileFormat;
-  sizeBytes: number;
   /** Deleted row count (cardinality). */
   recordCount: number;
-  specId: number;
-  partition: PartitionTuple;
-  dataSequenceNumber: bigint;
-  fileSequenceNumber: bigint;
-  snapshotId?: bigint;
   referencedDataFile: string;
   contentOffset: number;
   contentSizeBytes: number;

@@ -265,6 +265,25 @@ export function computeRemovableDeletes(
 }
 
 /**
+ * computeRemovableDeletes for freshly planned tasks: sets each task's `removableDeletes` and returns the
+ * table-wide result. `deletesOfFile[i]` are the deletes of `table.dataFiles[i]`.
+ */
+export function assignRemovableDeletes(
+  table: Pick<TableModel, 'dataFiles' | 'deleteFiles'>,
+  deletesOfFile: readonly (readonly DeleteFile[])[],
+  tasks: readonly { inputs: DataFile[]; removableDeletes: DeleteFile[] }[],
+): RemovableDeletes {
+  const removable = computeRemovableDeletes(
+    table.dataFiles,
+    (_f, i) => deletesOfFile[i]!,
+    tasks.map((t) => t.inputs),
+    table.deleteFiles,
+  );
+  tasks.forEach((t, i) => (t.removableDeletes = removable.perTask[i]!));
+  return removable;
+}
+
+/**
  * Re-decides the removable deletes of a plan whose `unrun` tasks will not run (equality→position tasks on a
  * v3 table, which floe cannot write as deletion vectors): their inputs keep every delete that applies to
  * them, so no task — and not the plan — may promise to drop those. Keeps "the plan's claim matches the

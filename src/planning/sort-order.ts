@@ -44,6 +44,8 @@ export type RowOrder =
       terms: SortTerm[];
       /** Bytes of a string/binary value that take part in the interleave (Spark `var-length-contribution`, 8). */
       varLengthContribution: number;
+      /** The space-filling curve: z (Morton, default) or Hilbert (Paimon's `order_strategy=hilbert`; 8 bytes a column). */
+      curve?: 'z' | 'hilbert';
     });
 
 /** The parts of a table the order is resolved against (Iceberg metadata or the table model). */
@@ -299,7 +301,8 @@ export function resolveRowOrder(src: OrderSource, req: OrderRequest): RowOrder {
 
 /** "a ASC NULLS FIRST, day(ts) DESC NULLS LAST" — the order as Spark would print it. */
 export function describeRowOrder(order: RowOrder): string {
-  if (order.kind === 'zorder') return `zorder(${order.terms.map((t) => t.name).join(', ')})`;
+  if (order.kind === 'zorder')
+    return `${order.curve === 'hilbert' ? 'hilbert' : 'zorder'}(${order.terms.map((t) => t.name).join(', ')})`;
   return order.terms
     .map((t) => {
       const col =

@@ -506,7 +506,7 @@ function parseJob(
   const o = typeof raw === 'string' ? { schedule: raw } : v.object(raw, where);
   const common = ['schedule', 'enabled', 'dryRun', 'lease'];
   const specific: Record<JobKind, string[]> = {
-    compact: ['strategy', 'targetSize', 'where', 'partialProgress', 'maxConcurrentGroups', 'full'],
+    compact: ['strategy', 'targetSize', 'where', 'partialProgress', 'maxConcurrentGroups', 'parallelism', 'full'],
     expire: ['olderThan', 'retainLast', 'cleanFiles'],
     'remove-orphans': ['olderThan', 'force', 'prefixMismatch'],
   };
@@ -532,6 +532,8 @@ function parseJob(
     if (pp !== undefined) c.partialProgress = pp;
     const g = v.optInt(o.maxConcurrentGroups, `${where}.maxConcurrentGroups`, 1);
     if (g !== undefined) c.maxConcurrentGroups = g;
+    const par = v.optInt(o.parallelism, `${where}.parallelism`, 1);
+    if (par !== undefined) c.parallelism = par;
     const full = v.optBool(o.full, `${where}.full`);
     if (full !== undefined) c.full = full;
     job.compact = c;
@@ -577,7 +579,7 @@ function parseJob(
 /** Sizes are read by `floe compact`'s own parser, loaded only when a config has one (it pulls in the engine). */
 async function checkSizes(v: Validator, sizes: { at: string; text: string }[]): Promise<void> {
   if (sizes.length === 0) return;
-  const { parseSize } = await import('../cli/commands/compact.js');
+  const { parseSize } = await import('../util/units.js');
   for (const s of sizes) wrap(v, () => parseSize(s.text), s.at);
 }
 

@@ -55,7 +55,7 @@ export async function listWarehouse(
   depth: number,
   locationMap: string[] = [],
 ): Promise<DiscoveredRef[]> {
-  const { paimonFileIO } = await import('../cli/paimon-view.js');
+  const { fileIOFromEnv: paimonFileIO } = await import('../app/open-table.js');
   const files = paimonFileIO(locationMap);
   try {
     const root = location.replace(/\/+$/, '');
@@ -88,7 +88,8 @@ export async function readTableProperties(
   format?: 'iceberg' | 'paimon',
 ): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
   if (!cfg.access.catalog) {
-    const { detectPaimon, paimonFileIO } = await import('../cli/paimon-view.js');
+    const { detectPaimon } = await import('../app/table-format.js');
+    const { fileIOFromEnv: paimonFileIO } = await import('../app/open-table.js');
     const files = paimonFileIO(cfg.access.locationMap);
     try {
       if (format === 'paimon' || (format === undefined && (await detectPaimon(cfg.table, files)))) {
@@ -100,7 +101,7 @@ export async function readTableProperties(
       files.destroy();
     }
   }
-  const { openTableForCli } = await import('../cli/commands/inspect.js');
+  const { openTableForRead: openTableForCli } = await import('../app/open-table.js');
   const t = await openTableForCli(cfg.table, cfg.access);
   return { format: 'iceberg', properties: { ...t.metadata.properties } };
 }

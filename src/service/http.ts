@@ -54,6 +54,8 @@ export async function startHttpEndpoint(
   const cfg: HttpConfig = { ...defaults, ...(service.config.http as HttpConfig | undefined), ...options.http };
   const api = options.api ?? new ServiceApi(service);
   if (!options.api) api.warm();
+  // assigned once the port is known, after the request handler closing over it is created
+  // eslint-disable-next-line prefer-const
   let guard: HttpGuard | undefined;
   const server: Server = createServer((req, res) => {
     handle(service, api, guard!, req, res).catch((e: unknown) => {
@@ -327,7 +329,7 @@ function parseSegments(rawPath: string): string[] | undefined {
     } catch {
       return undefined;
     }
-    if (d === '' || d === '.' || d === '..' || /[/\\\u0000]/.test(d)) return undefined;
+    if (d === '' || d === '.' || d === '..' || /[/\\]/.test(d) || d.includes('\0')) return undefined;
     out.push(d);
   }
   return out;

@@ -80,24 +80,10 @@ export function bucketOf(sizeBytes: number): number {
   return SIZE_BUCKETS.findIndex((b) => sizeBytes < b.maxBytes);
 }
 
-/** Reads the table's current files. */
+/** Reads the table's current files (src/app/table-model.ts). */
 export async function loadModel(cfg: TableConfig): Promise<TableModel> {
-  if (!cfg.access.catalog) {
-    const { detectPaimon, paimonFileIO } = await import('../cli/paimon-view.js');
-    const files = paimonFileIO(cfg.access.locationMap);
-    try {
-      if (await detectPaimon(cfg.table, files)) {
-        const { loadPaimonTable } = await import('../../connectors/paimon/table.js');
-        return await loadPaimonTable(cfg.table, { fileIO: files });
-      }
-    } finally {
-      files.destroy();
-    }
-  }
-  const { openTableForCli } = await import('../cli/commands/inspect.js');
-  const { loadTableModel } = await import('../../connectors/iceberg/table.js');
-  const table = await openTableForCli(cfg.table, cfg.access);
-  return loadTableModel(table, table.metadata.currentSnapshotId);
+  const { loadCurrentModel } = await import('../app/table-model.js');
+  return loadCurrentModel(cfg.table, cfg.access);
 }
 
 export function healthSummary(model: TableModel, nowMs: number): TableHealthSummary {
@@ -187,15 +173,13 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
       count: model.deleteFiles.length,
       bytes: model.deleteFiles.reduce((n, f) => n + f.sizeBytes, 0),
       byKind,
-      files: model.deleteFiles
-        .slice(0, 100)
-        .map((f) => ({
-          path: f.path,
-          kind: f.content,
-          records: f.recordCount,
-          bytes: f.sizeBytes,
-          partition: partText(f.partition),
-        })),
+      files: model.deleteFiles.slice(0, 100).map((f) => ({
+        path: f.path,
+        kind: f.content,
+        records: f.recordCount,
+        bytes: f.sizeBytes,
+        partition: partText(f.partition),
+      })),
     },
     properties: model.properties,
   };

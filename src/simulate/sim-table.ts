@@ -11,6 +11,7 @@
  * that age or older no longer apply to them (their rows were dropped while rewriting).
  */
 import type {
+  ContentFileBase,
   DataFile,
   DeleteFile,
   EqualityDeleteFile,
@@ -182,15 +183,7 @@ export class SimTable {
     c.equalityDeletes.forEach((d, i) => {
       const file: EqualityDeleteFile = {
         content: 'equality-deletes',
-        path: `${this.dirOf(d.partition)}/eq-${seq}-${i}.parquet`,
-        format: 'parquet',
-        sizeBytes: d.sizeBytes,
-        recordCount: d.records,
-        specId: 0,
-        partition: this.tupleOf(d.partition),
-        dataSequenceNumber: seq,
-        fileSequenceNumber: seq,
-        snapshotId: this.currentSnapshotId(),
+        ...this.newDeleteFile(d, `eq-${seq}-${i}.parquet`, seq),
         equalityFieldIds: [1],
       };
       const live = this.addDelete(file);
@@ -201,15 +194,7 @@ export class SimTable {
       const targetPath = this.idToPath.get(d.targetId);
       const file: PositionDeleteFile = {
         content: 'position-deletes',
-        path: `${this.dirOf(d.partition)}/pos-${seq}-${i}.parquet`,
-        format: 'parquet',
-        sizeBytes: d.sizeBytes,
-        recordCount: d.records,
-        specId: 0,
-        partition: this.tupleOf(d.partition),
-        dataSequenceNumber: seq,
-        fileSequenceNumber: seq,
-        snapshotId: this.currentSnapshotId(),
+        ...this.newDeleteFile(d, `pos-${seq}-${i}.parquet`, seq),
         ...(targetPath ? { referencedDataFile: targetPath } : {}),
       };
       const live = this.addDelete(file);
@@ -487,6 +472,25 @@ export class SimTable {
 
   private currentSnapshotId(): bigint {
     return this.snapshotCounter;
+  }
+
+  /** The fields a delete file committed at `seq` shares with every other kind of content file. */
+  private newDeleteFile(
+    d: { partition: string | null; sizeBytes: number; records: number },
+    name: string,
+    seq: bigint,
+  ): ContentFileBase {
+    return {
+      path: `${this.dirOf(d.partition)}/${name}`,
+      format: 'parquet',
+      sizeBytes: d.sizeBytes,
+      recordCount: d.records,
+      specId: 0,
+      partition: this.tupleOf(d.partition),
+      dataSequenceNumber: seq,
+      fileSequenceNumber: seq,
+      snapshotId: this.currentSnapshotId(),
+    };
   }
 
   private dirOf(partition: string | null): string {

@@ -38,6 +38,20 @@ function partitionOf(source: string, where: string, v: unknown): string | null {
   return v;
 }
 
+/** The numbers every delete spec has, checked; `deletesRows` defaults to `records`, `count` to 1. */
+function deleteCounts(
+  source: string,
+  w: string,
+  d: { count?: number; records: number; deletesRows?: number; sizeBytes: number },
+): { count: number; records: number; deletesRows: number; sizeBytes: number } {
+  const count = d.count === undefined ? 1 : num(source, `${w}.count`, d.count, { min: 0, integer: true });
+  const records = num(source, `${w}.records`, d.records, { min: 1, integer: true });
+  const deletesRows =
+    d.deletesRows === undefined ? records : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
+  const sizeBytes = num(source, `${w}.sizeBytes`, d.sizeBytes, { min: 1, integer: true });
+  return { count, records, deletesRows, sizeBytes };
+}
+
 /** Validates a parsed stream and expands repeats, counts and targets. `source` names it in errors. */
 export function normalizeStream(spec: CommitStreamSpec, source = spec?.name ?? '<stream>'): CommitStream {
   if (spec === null || typeof spec !== 'object') throw invalid(source, 'must be a JSON object');
@@ -106,13 +120,7 @@ export function normalizeStream(spec: CommitStreamSpec, source = spec?.name ?? '
     const equalityDeletes: NewEqualityDelete[] = [];
     (c.equalityDeletes ?? []).forEach((d, i) => {
       const w = `${where}.equalityDeletes[${i}]`;
-      const count = d.count === undefined ? 1 : num(source, `${w}.count`, d.count, { min: 0, integer: true });
-      const records = num(source, `${w}.records`, d.records, { min: 1, integer: true });
-      const deletesRows =
-        d.deletesRows === undefined
-          ? records
-          : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
-      const sizeBytes = num(source, `${w}.sizeBytes`, d.sizeBytes, { min: 1, integer: true });
+      const { count, records, deletesRows, sizeBytes } = deleteCounts(source, w, d);
       const partition = partitionOf(source, w, d.partition);
       for (let k = 0; k < count; k++) {
         notePartition(partition);
@@ -122,13 +130,7 @@ export function normalizeStream(spec: CommitStreamSpec, source = spec?.name ?? '
     const positionDeletes: NewPositionDelete[] = [];
     (c.positionDeletes ?? []).forEach((d, i) => {
       const w = `${where}.positionDeletes[${i}]`;
-      const count = d.count === undefined ? 1 : num(source, `${w}.count`, d.count, { min: 0, integer: true });
-      const records = num(source, `${w}.records`, d.records, { min: 1, integer: true });
-      const deletesRows =
-        d.deletesRows === undefined
-          ? records
-          : num(source, `${w}.deletesRows`, d.deletesRows, { min: 0, integer: true });
-      const sizeBytes = num(source, `${w}.sizeBytes`, d.sizeBytes, { min: 1, integer: true });
+      const { count, records, deletesRows, sizeBytes } = deleteCounts(source, w, d);
       for (let k = 0; k < count; k++) {
         let targetId: string;
         if (typeof d.target === 'number') {

@@ -100,6 +100,11 @@ export function parseSizeBytes(text: string, o: UnitParseOptions = {}): number {
   throw new FloeError('InvalidArgument', `${what}"${text}" is not a size (e.g. 128MB, 512m, 1GiB, 64 KB, 100B)`);
 }
 
+/** A size where a bare number means bytes (`--target-size 134217728`, job specs). */
+export function parseSize(text: string): number {
+  return parseSizeBytes(text, { bare: 'b' });
+}
+
 /** The smallest target size floe accepts on the command line without `--force`. */
 export const MIN_TARGET_SIZE_BYTES = 1024 * 1024;
 
@@ -145,4 +150,23 @@ export function formatBytes(n: number | bigint | undefined, o: FormatBytesOption
     text = Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
   else text = v.toFixed(1);
   return `${text} ${names[u]}`;
+}
+
+/** 5400000 → "1h 30m (5400000 ms)": readable, with the exact number kept. */
+export function describeDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.max(0, Math.round(ms));
+  for (const [u, size] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)}${u}`);
+      rest %= size;
+    }
+  }
+  return `${parts.length ? parts.join(' ') : `${Math.round(ms)} ms`}${parts.length ? ` (${Math.round(ms)} ms)` : ''}`;
 }

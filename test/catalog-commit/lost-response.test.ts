@@ -16,7 +16,6 @@ import { RestTableOperations, SqlTableOperations } from '../../connectors/iceber
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
 import { findSnapshot, parseMetadataBytes, parseMetadata } from '../../connectors/iceberg/metadata.js';
-import { LocalIcebergIO } from '../../connectors/iceberg/io.js';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import { normalizeManifestFile } from '../../connectors/iceberg/write-manifest.js';
 import type { SqlConnection } from '../../connectors/catalog/sql-connection.js';
@@ -24,6 +23,7 @@ import { isFloeError } from '../../src/errors.js';
 import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
 import { localCommitIO } from '../iceberg-write/synthetic-table.js';
 import { catalogTable, createCatalogDb, insertRow, metadataFiles, regionRewrite, rowsOf, tmp } from './support.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 
 /** What the next UPDATE does: apply and lose the answer, lose it without applying, or answer normally. */
 type SqlFault =
@@ -78,7 +78,7 @@ async function sqlSetup() {
 
 async function liveDataPaths(metadataFile: string): Promise<string[]> {
   const md = parseMetadataBytes(readFileSync(metadataFile), metadataFile);
-  const files = await liveFilesOf(new LocalIcebergIO(), md, findSnapshot(md, md.currentSnapshotId!));
+  const files = await liveFilesOf(new FileIO(), md, findSnapshot(md, md.currentSnapshotId!));
   return files.dataFiles.map((f) => f.path).sort();
 }
 
@@ -220,7 +220,7 @@ async function restSetup(fault: RestFault) {
 /** Every manifest list and manifest the catalog's current snapshot needs exists on disk. */
 async function catalogTableReadable(current: Record<string, unknown>, where: string): Promise<string[]> {
   const md = parseMetadata(current, where);
-  const files = await liveFilesOf(new LocalIcebergIO(), md, findSnapshot(md, md.currentSnapshotId!));
+  const files = await liveFilesOf(new FileIO(), md, findSnapshot(md, md.currentSnapshotId!));
   return files.dataFiles.map((f) => f.path).sort();
 }
 

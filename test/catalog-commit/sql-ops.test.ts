@@ -13,7 +13,6 @@ import { SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
 import { findSnapshot, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
-import { LocalIcebergIO } from '../../connectors/iceberg/io.js';
 import { isFloeError } from '../../src/errors.js';
 import { localCommitIO } from '../iceberg-write/synthetic-table.js';
 import {
@@ -26,6 +25,7 @@ import {
   rowsOf,
   tmp,
 } from './support.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 
 const ID = { namespace: ['db'], name: 't' };
 /** Java BaseMetastoreTableOperations / PyIceberg: `%05d-<uuid>.metadata.json`, version = previous + 1. */
@@ -52,7 +52,7 @@ async function setup(catalogs: string[] = ['oracle']) {
 
 async function liveDataPaths(metadataFile: string): Promise<string[]> {
   const md = parseMetadataBytes(readFileSync(metadataFile), metadataFile);
-  const files = await liveFilesOf(new LocalIcebergIO(), md, findSnapshot(md, md.currentSnapshotId!));
+  const files = await liveFilesOf(new FileIO(), md, findSnapshot(md, md.currentSnapshotId!));
   return files.dataFiles.map((f) => f.path).sort();
 }
 

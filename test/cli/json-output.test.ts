@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { icebergCompactResult } from '../../src/cli/compact-result.js';
-import { resultDocument, RESULT_SCHEMA_ID } from '../../src/cli/result.js';
+import { icebergCompactResult } from '../../src/app/compact-result.js';
+import { resultDocument, RESULT_SCHEMA_ID } from '../../src/app/result.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../src/app/open-table.js';
 import { copyFixture, floe, floeWith, resultOf, schemaErrors } from './support.js';
 
 const pos = copyFixture('impala/iceberg_v2_partitioned_position_deletes');

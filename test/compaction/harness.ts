@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { openIcebergForWrite } from '../../src/cli/table-access.js';
 import { compactIceberg, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
@@ -63,7 +62,7 @@ export class TestTable {
   /** snapshot id → expected canonical rows at that snapshot. */
   readonly history = new Map<bigint, string[]>();
   private readonly files = new FileIO();
-  readonly io = new TableFileIO(this.files);
+  readonly io = this.files;
 
   private constructor(
     readonly root: string,

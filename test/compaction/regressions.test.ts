@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { equalityKey } from '../../connectors/iceberg/deletes.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
@@ -71,7 +70,7 @@ describe('compaction regressions', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'floe-compaction-reg-'));
     const files = new FileIO();
     try {
-      const io = new TableFileIO(files);
+      const io = files;
       const dir = path.join(root, 't');
       const dec = (precision: number, scale: number) =>
         ({ kind: 'primitive', name: 'decimal', precision, scale }) as const;

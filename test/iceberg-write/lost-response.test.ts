@@ -11,12 +11,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IcebergRewriteCommitter } from '../../connectors/iceberg/commit-rewrite.js';
 import { FilesystemTableOperations } from '../../connectors/iceberg/commit-ops.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { COMMIT_ID_PROPERTY } from '../../connectors/iceberg/commit-id.js';
 import { findSnapshot, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
-import { LocalIcebergIO } from '../../connectors/iceberg/io.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
@@ -41,10 +39,10 @@ function tmp(): string {
   return r;
 }
 
-function losingIO(root: string, store: LosingStore): TableFileIO {
+function losingIO(root: string, store: LosingStore): FileIO {
   const files = new FileIO();
   files.mount(root, store);
-  return new TableFileIO(files);
+  return files;
 }
 
 /** Every file the current snapshot needs (manifest list, manifests) exists, and its live data files are these. */
@@ -52,7 +50,7 @@ async function readable(loc: string, version: number): Promise<string[]> {
   const file = path.join(loc, 'metadata', `v${version}.metadata.json`);
   const md = parseMetadataBytes(readFileSync(file), file);
   const snap = findSnapshot(md, md.currentSnapshotId!);
-  const files = await liveFilesOf(new LocalIcebergIO(), md, snap);
+  const files = await liveFilesOf(new FileIO(), md, snap);
   return files.dataFiles.map((f) => f.path).sort();
 }
 
@@ -146,7 +144,7 @@ const FIELDS: Field[] = [
   { id: 2, name: 's', required: false, type: { kind: 'primitive', name: 'string' } },
 ];
 
-async function scanRows(dir: string, io: TableFileIO): Promise<string[]> {
+async function scanRows(dir: string, io: FileIO): Promise<string[]> {
   const table = await openIcebergTable(dir, { io });
   const out: string[] = [];
   for await (const b of scanTable(table)) for (const r of b.rows) out.push(`${String(r[0])}|${String(r[1])}`);
@@ -159,7 +157,7 @@ describe('a lost response during a real compaction and an append (filesystem tab
     async (how) => {
       const root = tmp();
       const dir = path.join(root, 't');
-      const plain = new TableFileIO(new FileIO());
+      const plain = new FileIO();
       await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
       for (let i = 0; i < 4; i++)
         await appendRows(plain, dir, [
@@ -193,7 +191,7 @@ describe('a lost response during a real compaction and an append (filesystem tab
     async (how) => {
       const root = tmp();
       const dir = path.join(root, 't');
-      const plain = new TableFileIO(new FileIO());
+      const plain = new FileIO();
       await createIcebergTable(plain, dir, { formatVersion: 2, fields: FIELDS });
       const store = new LosingStore(new LocalObjectStore(root), {
         losePut: loseFirst(/metadata\/v2\.metadata\.json$/, how),

@@ -6,10 +6,10 @@ import { IcebergRewriteCommitter, type NewContentFile } from '../../connectors/i
 import { FilesystemTableOperations } from '../../connectors/iceberg/commit-ops.js';
 import { parseMetadataBytes, findSnapshot } from '../../connectors/iceberg/metadata.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
-import { LocalIcebergIO } from '../../connectors/iceberg/io.js';
 import { buildTable, localCommitIO, type SyntheticFile } from './synthetic-table.js';
 import { isFloeError } from '../../src/errors.js';
 import { currentSnapshotIdOf } from '../../connectors/iceberg/commit-metadata.js';
+import { FileIO } from '../../connectors/storage/file-io.js';
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), 'floe-commit-'));
@@ -20,7 +20,7 @@ async function readBack(loc: string, version: number) {
   const md = parseMetadataBytes(readFileSync(file), file);
   const current = currentSnapshotIdOf(md.raw)!;
   const snap = findSnapshot(md, current);
-  const files = await liveFilesOf(new LocalIcebergIO(), md, snap);
+  const files = await liveFilesOf(new FileIO(), md, snap);
   return { md, snap, files, current };
 }
 
@@ -230,7 +230,6 @@ describe('Iceberg replace commit', () => {
     });
     const io = localCommitIO(root);
     const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
-    const md = (await readBack(loc, 1)).md;
     const res = await new IcebergRewriteCommitter(io, ops).commit({
       baseSnapshotId: (await readBack(loc, 1)).current,
       groups: [

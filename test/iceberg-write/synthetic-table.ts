@@ -5,7 +5,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import {
   writeManifest,
   writeManifestList,
@@ -35,8 +34,8 @@ export interface SyntheticFile {
 }
 
 /** Table file access for local tables whose locations are plain absolute paths. */
-export function localCommitIO(_root: string): TableFileIO {
-  return new TableFileIO(new FileIO());
+export function localCommitIO(_root: string): FileIO {
+  return new FileIO();
 }
 
 /** Writes snapshot 1 (data files) and optionally snapshot 2 (delete files) of a v2 table; returns its location. */

@@ -7,7 +7,6 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { MemoryObjectStore } from '../../connectors/storage/memory-store.js';
-import { StorageIcebergIO } from '../../connectors/iceberg/io.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { countLiveRows } from '../../connectors/iceberg/scan.js';
 import { fixtures } from './helpers.js';
@@ -26,16 +25,14 @@ describe('tables in an object store', () => {
     await upload(store, path.join(fixtures, 'impala/iceberg_v3_deletion_vectors'), 'wh/dv/');
     const fileIO = new FileIO();
     fileIO.mount('s3://bucket', store);
-    const io = new StorageIcebergIO(fileIO);
+    const io = fileIO;
     // The metadata says hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors; map it into the bucket.
-    const mapped = new StorageIcebergIO(
-      new FileIO({
-        locationMap: new (await import('../../connectors/storage/location.js')).LocationMap([
-          { from: 'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors', to: 's3://bucket/wh/dv' },
-        ]),
-      }),
-    );
-    mapped.fileIO.mount('s3://bucket', store);
+    const mapped = new FileIO({
+      locationMap: new (await import('../../connectors/storage/location.js')).LocationMap([
+        { from: 'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors', to: 's3://bucket/wh/dv' },
+      ]),
+    });
+    mapped.mount('s3://bucket', store);
     const t = await openIcebergTable('s3://bucket/wh/dv', { io: mapped });
     expect(t.via).toBe('listing');
     expect(path.basename(t.metadataLocation)).toBe('v3.metadata.json');

@@ -12,7 +12,6 @@ import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { expirePaimonSnapshots } from '../../connectors/paimon/expire.js';
 import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { FileIO } from '../../connectors/storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
 import { reportToJson, reportToText } from '../../src/maintenance/report.js';
 import { expireAction } from '../../src/cli/commands/expire.js';
 import { ICEBERG_CRAFTS, PAIMON_CRAFTS, T0, craftIceberg, craftPaimon, plant, tempRoot, walk } from './crafted.js';
@@ -132,7 +131,7 @@ describe('remove-orphans never deletes outside the table (9.3)', () => {
     const orphan = plant(path.join(p.table, 'bucket-0', 'data-orphan.parquet'));
     const old = new Date(Date.now() - 30 * 86_400_000);
     for (const f of walk(root)) utimesSync(f, old, old);
-    const report = await removePaimonOrphanFiles(new StoreIO(new FileIO()), p.table, {});
+    const report = await removePaimonOrphanFiles(new FileIO(), p.table, {});
     expect(report.deleted).toEqual([`file://${orphan}`]);
     expect(existsSync(beside)).toBe(true);
   });
@@ -143,7 +142,7 @@ describe('Paimon expire never deletes outside the table (9.3)', () => {
     it(`${craft}: skipped and reported, the table's own expired files deleted`, async () => {
       const p = await craftPaimon(tempRoot(temps), craft);
       process.chdir(p.cwd);
-      const io = new StoreIO(new FileIO());
+      const io = new FileIO();
       const dry = await expirePaimonSnapshots(io, p.table, { retainMin: 2, dryRun: true });
       const report = await expirePaimonSnapshots(io, p.table, { retainMin: 2 });
       expect(existsSync(p.victim), `${p.victim} must survive`).toBe(true);
@@ -172,7 +171,7 @@ describe('Paimon expire never deletes outside the table (9.3)', () => {
     };
     schema.options['data-file.external-paths'] = `file://${path.dirname(p.victim)}`;
     writeFileSync(path.join(schemaDir, latest), JSON.stringify(schema, null, 2));
-    const report = await expirePaimonSnapshots(new StoreIO(new FileIO()), p.table, { retainMin: 2 });
+    const report = await expirePaimonSnapshots(new FileIO(), p.table, { retainMin: 2 });
     expect(report.skipped).toEqual([]);
     expect(existsSync(p.victim)).toBe(false);
   });

@@ -17,8 +17,6 @@ import {
   type RawManifestFile,
 } from '../../connectors/iceberg/write-manifest.js';
 import { FileIO } from '../../connectors/storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
-import { paimonIO } from '../../connectors/paimon/expire.js';
 import { readManifest, readManifestList } from '../../connectors/paimon/manifest.js';
 import {
   ManifestNamer,
@@ -315,8 +313,8 @@ export async function craftPaimon(
   mkdirSync(cwd, { recursive: true });
   const snapFile = path.join(table, 'snapshot', 'snapshot-1');
   const snap = JSON.parse(readFileSync(snapFile, 'utf8')) as Record<string, unknown>;
-  const io = new StoreIO(new FileIO());
-  const pio = paimonIO(io);
+  const io = new FileIO();
+  const pio = io;
   const schemaIds = await listSchemaIds(pio, table);
   const options = (await readSchema(pio, table, schemaIds[schemaIds.length - 1]!)).options;
   const ctx = {

@@ -101,7 +101,7 @@ async function checkExpire(h: History, op: Extract<Op, { kind: 'expire' }>): Pro
   // and only files that were reachable before were touched
   for (const f of deleted) expect(reachableBefore.has(f)).toBe(true);
   // the report lists exactly what was deleted
-  expect(new Set(report.deleted.map((l) => h.io.resolve(l)))).toEqual(new Set(deleted));
+  expect(new Set(report.deleted.map((l) => h.io.map(l)))).toEqual(new Set(deleted));
   // explicit ids are gone; main is intact
   for (const id of explicit) expect(after.md.snapshots.some((s) => s.snapshotId === id)).toBe(false);
   expect(after.md.currentSnapshotId).toBe(before.md.currentSnapshotId);
@@ -162,7 +162,7 @@ describe('expire: property-based safety over random histories', () => {
           for (const [i, dir] of plants.entries()) {
             const loc = `${TABLE}/${dir}/orphan-${i}.bin`;
             await h.io.overwrite(loc, Buffer.from('x'));
-            planted.add(h.io.resolve(loc));
+            planted.add(h.io.map(loc));
           }
           const md = await h.metadata();
           const before = await h.allFiles();

@@ -135,7 +135,7 @@ describe('expire on copies of real tables', () => {
     const deleted = filesBefore.filter((f) => !filesAfter.has(f));
     const expectedDeleted = [...reachBefore].filter((f) => !reachAfter.has(f));
     expect(new Set(deleted)).toEqual(new Set(expectedDeleted));
-    expect(new Set(dry.candidates.map((c) => after.io.resolve(c.location)))).toEqual(new Set(expectedDeleted));
+    expect(new Set(dry.candidates.map((c) => after.io.map(c.location)))).toEqual(new Set(expectedDeleted));
     for (const f of reachAfter) expect(filesAfter.has(f)).toBe(true);
   });
 
@@ -172,7 +172,7 @@ describe('safety rules on synthetic tables', () => {
     expect(now.candidates).toEqual([]);
     expect(await h.io.exists(inflight)).toBe(true);
     const later = await removeOrphanFiles(table, { nowMs: Date.now() + 4 * DAY, dryRun: true });
-    expect(later.candidates.map((c) => c.location)).toEqual([h.io.resolve(inflight)]);
+    expect(later.candidates.map((c) => c.location)).toEqual([h.io.map(inflight)]);
   });
 
   it('an unreadable retained manifest cancels data-file deletion (Java fail-safe) but the commit stands', async () => {

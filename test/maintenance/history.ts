@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FileIO, MemoryObjectStore } from '../../connectors/storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
 import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import {
@@ -37,7 +36,7 @@ export const T0 = 1_700_000_000_000;
 export class History {
   readonly store = new MemoryObjectStore('memory://bucket');
   readonly fileIO = new FileIO();
-  readonly io: StoreIO;
+  readonly io: FileIO;
   readonly ops: TableOperations;
   now = T0;
   private nextId = 9_007_199_254_740_993n; // beyond 2^53 on purpose
@@ -45,7 +44,7 @@ export class History {
 
   constructor() {
     this.fileIO.mount('s3://bucket', this.store);
-    this.io = new StoreIO(this.fileIO);
+    this.io = this.fileIO;
     this.ops = filesystemOps(this.io, TABLE);
   }
 
@@ -296,18 +295,18 @@ export class History {
  * Independent reachability: walks the current metadata with the *reader* (connectors/iceberg/manifests.ts),
  * collecting every manifest list, manifest, live content file and statistics file of every snapshot.
  */
-export async function reachableFiles(io: StoreIO, raw: RawMetadata, location: string): Promise<Set<string>> {
+export async function reachableFiles(io: FileIO, raw: RawMetadata, location: string): Promise<Set<string>> {
   const md = parseMetadata(raw, location);
   const out = new Set<string>();
   const fields = allFieldsById(md);
   for (const snap of md.snapshots) {
-    out.add(io.resolve(snap.manifestList!));
+    out.add(io.map(snap.manifestList!));
     for (const mf of await readManifestList(io, md, snap)) {
-      out.add(io.resolve(mf.path));
+      out.add(io.map(mf.path));
       for (const e of await readManifest(io, mf, { md, fieldsById: fields }))
-        if (e.status !== 'DELETED') out.add(io.resolve(e.file.path));
+        if (e.status !== 'DELETED') out.add(io.map(e.file.path));
     }
   }
-  for (const s of md.statistics) out.add(io.resolve(s.path));
+  for (const s of md.statistics) out.add(io.map(s.path));
   return out;
 }

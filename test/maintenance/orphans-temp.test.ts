@@ -10,7 +10,6 @@ import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { FileIO } from '../../connectors/storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
 import { craftIceberg, craftPaimon, plant, tempRoot } from './crafted.js';
 
 const temps: string[] = [];
@@ -50,7 +49,7 @@ describe('remove-orphans removes leftover floe temp files (9.5)', () => {
     const inBucket = aged(plant(path.join(p.table, 'f1=10', 'bucket-0', '.data-x.parquet.floe-tmp-010203040506')), 5);
     const inSnapshot = aged(plant(path.join(p.table, 'snapshot', '.snapshot-9.floe-tmp-0708090a0b0c')), 5);
     const young = aged(plant(path.join(p.table, 'manifest', '.manifest-y.floe-tmp-0d0e0f101112')), 0.1);
-    const report = await removePaimonOrphanFiles(new StoreIO(new FileIO()), p.table, {});
+    const report = await removePaimonOrphanFiles(new FileIO(), p.table, {});
     expect([...report.deleted].sort()).toEqual([`file://${inBucket}`, `file://${inSnapshot}`].sort());
     expect(report.candidates.every((x) => x.kind === 'temporary')).toBe(true);
     expect(existsSync(inBucket)).toBe(false);

@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileIO } from '../../connectors/storage/index.js';
-import { StoreIO } from '../../src/maintenance/store-io.js';
 import { expirePaimonSnapshots } from '../../connectors/paimon/expire.js';
 import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { scanPaimon } from '../../connectors/paimon/scan.js';
@@ -69,7 +68,7 @@ describe('Paimon expire', () => {
     const t = copyFixture('paimon-cpp/pk_09');
     const before = await rows(t);
     expect(before).toHaveLength(9); // MANIFEST.md
-    const io = new StoreIO(new FileIO());
+    const io = new FileIO();
     const dry = await expirePaimonSnapshots(io, t, { retainMin: 2, dryRun: true });
     expect(dry.details.expiredSnapshots).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(existsSync(path.join(t, 'snapshot', 'snapshot-1'))).toBe(true);
@@ -86,7 +85,7 @@ describe('Paimon expire', () => {
 
   it('respects snapshot.time-retained: young snapshots stop the range', async () => {
     const t = copyFixture('paimon-cpp/pk_09');
-    const io = new StoreIO(new FileIO());
+    const io = new FileIO();
     // a cutoff before every snapshot: nothing may go
     const r = await expirePaimonSnapshots(io, t, { retainMin: 1, olderThanMs: 0, dryRun: true });
     expect(r.details.expiredSnapshots).toEqual([]);
@@ -104,7 +103,7 @@ describe('Paimon remove-orphans', () => {
     ]);
     plantIn(t, `${partition}/bucket-0/data-young-0.parquet`, 0.2);
     plantIn(t, 'schema/.schema-9.tmp', 5);
-    const io = new StoreIO(new FileIO());
+    const io = new FileIO();
     const before = walk(t).sort();
     const dry = await removePaimonOrphanFiles(io, t, { dryRun: true });
     expect(new Set(dry.candidates.map((c) => c.location))).toEqual(expected);

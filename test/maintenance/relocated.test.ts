@@ -10,8 +10,8 @@ import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { FloeError } from '../../src/errors.js';
-import { StorageIcebergIO } from '../../connectors/iceberg/io.js';
 import { readManifestList } from '../../connectors/iceberg/manifests.js';
+import { fileIOWithMappings } from '../../connectors/storage/file-io.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { reportToJson, reportToText } from '../../src/maintenance/report.js';
 import { expireAction } from '../../src/cli/commands/expire.js';
@@ -97,7 +97,7 @@ describe('relocated Iceberg tables: real locations in listings (9.6, 13.9)', () 
     unlinkSync(path.join(c.table, 'metadata', 'snap-2.avro'));
     const mdFile = path.join(c.table, 'metadata', 'v1.metadata.json');
     const md = parseMetadataBytes(readFileSync(mdFile), mdFile);
-    const io = StorageIcebergIO.withRules([{ from: OLD, to: c.table }]);
+    const io = fileIOWithMappings([{ from: OLD, to: c.table }]);
     const err = await readManifestList(io, md, md.snapshots[1]!).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FloeError);
     expect((err as FloeError).message).toMatch(

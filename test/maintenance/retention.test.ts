@@ -6,14 +6,14 @@ import {
   trimSnapshotLog,
   type RetentionRef,
   type RetentionSnapshot,
-} from '../../src/maintenance/snapshot-retention.js';
+} from '../../src/model/snapshot-retention.js';
 import {
   ValidIndex,
   classifyListing,
   collapseRoots,
   isHiddenBelow,
   type OrphanCandidate,
-} from '../../src/maintenance/orphan-scan.js';
+} from '../../connectors/storage/orphan-scan.js';
 import { parseCutoff, parseDurationMs } from '../../src/maintenance/duration.js';
 import { normalizeLocation } from '../../connectors/storage/index.js';
 import { isFloeError } from '../../src/errors.js';

@@ -3,7 +3,7 @@
  * it (rows unchanged, fewer files), expires the replaced snapshots, persists state so a second run finds
  * nothing due, and exits 3 when a job fails.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,6 @@ import { Command } from 'commander';
 import { register } from '../../src/cli/commands/serve.js';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
@@ -27,7 +26,7 @@ const ROWS_PER_APPEND = 5;
 let root: string;
 let tableDir: string;
 const files = new FileIO();
-const io = new TableFileIO(files);
+const io = files;
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'floe-serve-once-'));

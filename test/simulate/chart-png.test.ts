@@ -62,9 +62,7 @@ function countColour(
 }
 
 /** Each panel's plot area (the <rect fill="none"> frames) and the series drawn in it. */
-function panels(
-  svg: string,
-): {
+function panels(svg: string): {
   rect: { x: number; y: number; w: number; h: number };
   series: { policy: string; metric: string; colour: string }[];
 }[] {

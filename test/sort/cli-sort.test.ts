@@ -1,6 +1,7 @@
 /**
  * Issue 14.4, CLI: `floe compact --strategy sort|zorder` with `--sort-order`, `--columns`, `--sort-memory`,
- * `--spill-dir`; the flags are refused on Paimon (exit 2, naming the format) and without a sort strategy;
+ * `--spill-dir`; without a sort strategy the flags are refused (Iceberg and Paimon); on Paimon the strategies are
+ * Paimon's sort compaction (append tables only; a primary-key table is refused) and `hilbert` is Paimon-only;
  * an unsorted table without `--sort-order` is refused before anything is written.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,16 +16,23 @@ afterAll(() => {
 
 describe('floe compact --strategy sort|zorder', () => {
   it.each([
-    [['--strategy', 'sort', '--sort-order', 'a'], '--strategy'],
-    [['--strategy', 'zorder', '--columns', 'a,b'], '--strategy'],
-    [['--sort-order', 'a'], '--sort-order'],
-    [['--columns', 'a'], '--columns'],
-    [['--sort-memory', '1MB'], '--sort-memory'],
-  ])('Paimon %j is refused naming the format', async (flags, named) => {
+    [['--strategy', 'binpack'], /--strategy .*(does|do) not apply to Paimon tables/],
+    [['--sort-order', 'a'], /--sort-order needs --strategy sort, zorder or hilbert/],
+    [['--columns', 'a'], /--columns needs --strategy sort, zorder or hilbert/],
+    [['--sort-memory', '1MB'], /--sort-memory needs --strategy sort, zorder or hilbert/],
+  ])('Paimon %j is refused (exit 2)', async (flags, message) => {
     const r = await floe('compact', paimon.dir, ...flags, '--dry-run');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(named);
-    expect(r.stderr).toMatch(/(does|do) not apply to Paimon tables/);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('Paimon sort compaction refuses a primary-key table (exit 1, naming the key); hilbert is Paimon-only', async () => {
+    const pk = await floe('compact', paimon.dir, '--strategy', 'zorder', '--columns', 'f1,f2', '--dry-run');
+    expect(pk.code).toBe(1);
+    expect(pk.stderr).toMatch(/cannot sort-compact Paimon table .*primary key/);
+    const h = await floe('compact', iceberg.dir, '--strategy', 'hilbert', '--columns', 'i,j', '--dry-run');
+    expect(h.code).toBe(2);
+    expect(h.stderr).toMatch(/--strategy hilbert is Paimon's sort compaction/);
   });
 
   it.each([

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readParquetTable, rowsFromArrow } from '../../connectors/formats/parquet/index.js';
-import { TableFileIO } from '../../connectors/iceberg/commit-io.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
@@ -37,12 +36,12 @@ afterEach(() => {
 });
 
 /** 16 small files of 250 random rows (x, y in 0..999, some nulls), then an equality delete. */
-async function makeTable(): Promise<{ dir: string; io: TableFileIO; expected: R[] }> {
+async function makeTable(): Promise<{ dir: string; io: FileIO; expected: R[] }> {
   const root = mkdtempSync(path.join(tmpdir(), 'floe-sort-compact-'));
   roots.push(root);
   const files = new FileIO();
   ios.push(files);
-  const io = new TableFileIO(files);
+  const io = files;
   const dir = path.join(root, 't');
   await createIcebergTable(io, dir, {
     formatVersion: 2,
@@ -93,7 +92,7 @@ const OPTIONS = {
   'max-file-group-size-bytes': String(1 << 30),
 };
 
-async function liveFiles(dir: string, io: TableFileIO): Promise<DataFile[]> {
+async function liveFiles(dir: string, io: FileIO): Promise<DataFile[]> {
   const model = await loadTableModel(await openIcebergTable(dir, { io }));
   // output file names end in the writer's index: read them in the order they were written
   return [...model.dataFiles].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -220,7 +219,7 @@ describe('compact --strategy sort', () => {
 
 describe('compact --strategy zorder', () => {
   it('gives tighter per-file bounds on the z columns than bin-pack of the same input', async () => {
-    const measure = async (dir: string, io: TableFileIO) => {
+    const measure = async (dir: string, io: FileIO) => {
       const files = await liveFiles(dir, io);
       const boxes: { x: [number, number]; y: [number, number] }[] = [];
       const all: R[] = [];

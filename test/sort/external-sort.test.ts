@@ -7,7 +7,6 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as arrow from 'apache-arrow';
 import { afterEach, describe, expect, it } from 'vitest';
 import { arrowSchemaForIceberg, rowsFromArrow, tableFromRows } from '../../connectors/formats/parquet/index.js';
 import type { Field } from '../../src/model/index.js';

@@ -4,13 +4,8 @@
  * on its own, so chunks are decompressed one by one and concatenated.
  */
 import { inflateRawSync } from 'node:zlib';
-import { createRequire } from 'node:module';
-import { decompress as fzstdDecompress } from 'fzstd';
 import { FloeError } from '../../../src/errors.js';
-
-const require = createRequire(import.meta.url);
-// snappyjs is CommonJS without types.
-const snappy = require('snappyjs') as { uncompress(input: Uint8Array): Uint8Array };
+import { snappyUncompress, zstdDecompress } from '../compression.js';
 
 /** `CompressionKind` from the ORC postscript. */
 export const CompressionKind = { NONE: 0, ZLIB: 1, SNAPPY: 2, LZO: 3, LZ4: 4, ZSTD: 5 } as const;
@@ -91,9 +86,9 @@ function decompressChunk(kind: number, chunk: Uint8Array, blockSize: number): Ui
     case CompressionKind.ZLIB:
       return inflateRawSync(chunk); // raw deflate, no zlib header
     case CompressionKind.SNAPPY:
-      return snappy.uncompress(chunk);
+      return snappyUncompress(chunk);
     case CompressionKind.ZSTD:
-      return fzstdDecompress(chunk);
+      return zstdDecompress(chunk);
     case CompressionKind.LZ4:
       return lz4BlockDecompress(chunk, blockSize);
     default:

@@ -3,28 +3,26 @@
  * `--explain` prints each task's decision trail; `--json` prints one result document (schema/floe-result.schema.json).
  * Every flag either applies to the table's format or is refused (exit 2) naming the format.
  */
-import { rewritePositionDeletes } from '../../orchestration/rewrite-position-deletes.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import { compactIceberg, type CompactOptions, type CompactReport } from '../../orchestration/compact-iceberg.js';
-import { openIcebergForWrite, requireCommitOps, type AccessOptions } from '../table-access.js';
+import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
+import type { AccessOptions } from '../../app/open-table.js';
+import { fileIOFromEnv } from '../../app/open-table.js';
+import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
 import { createProgress, formatBytes, parseProgressMode } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
-import { compactPaimon, renderPaimonPlan, type PaimonCompactOptions } from '../../orchestration/compact-paimon.js';
-import { paimonFileIO } from '../paimon-view.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
 import { checkOptionKeys, SPARK_ACTION_KEYS } from '../known-options.js';
-import { detectTableFormat, refuseFlags } from '../table-format.js';
+import { detectTableFormat, refuseFlags } from '../../app/table-format.js';
 import {
   compactExitCode,
   icebergCompactResult,
-  paimonCompactResult,
   renderTaskOutcomes,
   type CompactResult,
-} from '../compact-result.js';
-import { renderResult, resultDocument, writeStdout } from '../result.js';
-import { EXIT } from '../exit-codes.js';
+} from '../../app/compact-result.js';
+import { writeStdout, renderResult } from '../result.js';
+import { EXIT } from '../../app/exit-codes.js';
 import { onInterrupt } from '../cancel.js';
 import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
 import { withLeaseSignal } from '../../distributed/table-lease.js';
@@ -44,6 +42,8 @@ export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 
   partialProgress?: boolean;
   maxConcurrentGroups?: string;
   maxConcurrentFileGroupRewrites?: string;
+  /** Iceberg: worker threads for the rewrite step (default: auto). */
+  parallelism?: string;
   onlyDanglingDeletes?: boolean;
   /** Iceberg: only merge position delete files / DVs (Spark rewrite_position_delete_files); no data is rewritten. */
   deletesOnly?: boolean;
@@ -57,6 +57,17 @@ export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 
   spillDir?: string;
 }
 
+/** The table access options among the command's. */
+function accessOf(o: CompactCliOptions): AccessOptions {
+  return {
+    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
+    ...(o.catalog ? { catalog: o.catalog } : {}),
+    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+  };
+}
+
 function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
@@ -65,9 +76,7 @@ function collect(v: string, prev: string[] = []): string[] {
  * "128MB", "1g", "134217728" → bytes. A bare number is bytes here (configuration files, Spark-style
  * properties); command-line flags use parseTargetSize, which wants a unit.
  */
-export function parseSize(text: string): number {
-  return parseSizeBytes(text, { bare: 'b' });
-}
+export { parseSize } from '../../util/units.js';
 
 export function parseOptions(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -134,6 +143,8 @@ interface CompactRequest {
   targetBytes?: number;
   partialProgress: boolean;
   maxConcurrent?: number;
+  /** `--parallelism <n>`: worker threads for the rewrite step; unset = auto. */
+  parallelism?: number;
   /** Spark's `remove-dangling-deletes`: also drop dangling deletes after rewriting (floe's default too). */
   removeDangling?: boolean;
   /** [sort] the sort / z-order request (src/planning/sort-planner.ts). */
@@ -146,8 +157,11 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
   const options = parseOptions(o.option ?? []);
   const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
-  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder'].includes(o.strategy))
-    throw new FloeError('InvalidArgument', `--strategy must be tiered, binpack, sort or zorder, got ${o.strategy}`);
+  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder', 'hilbert'].includes(o.strategy))
+    throw new FloeError(
+      'InvalidArgument',
+      `--strategy must be tiered, binpack, sort, zorder or hilbert (Paimon), got ${o.strategy}`,
+    );
   sortRequest(o, req);
   if (o.maxConcurrentGroups !== undefined && o.maxConcurrentFileGroupRewrites !== undefined) {
     throw new FloeError(
@@ -155,6 +169,7 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
       '--max-concurrent-groups and --max-concurrent-file-group-rewrites are the same option; give one',
     );
   }
+  if (o.parallelism !== undefined) req.parallelism = positiveInt('--parallelism', o.parallelism);
   const conc = o.maxConcurrentGroups ?? o.maxConcurrentFileGroupRewrites;
   if (conc !== undefined)
     req.maxConcurrent = positiveInt(
@@ -212,7 +227,7 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
 
 /** [sort] --sort-order / --columns / --sort-memory / --spill-dir: only with --strategy sort or zorder. */
 function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
-  const sorted = o.strategy === 'sort' || o.strategy === 'zorder';
+  const sorted = o.strategy === 'sort' || o.strategy === 'zorder' || o.strategy === 'hilbert';
   const given: [string, boolean][] = [
     ['--sort-order', o.sortOrder !== undefined],
     ['--columns', o.columns !== undefined],
@@ -228,10 +243,12 @@ function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
   if (o.full)
     throw new FloeError(
       'InvalidArgument',
-      `--full is bin-pack with rewrite-all; with --strategy ${o.strategy} use -o rewrite-all=true`,
+      `--full is bin-pack with rewrite-all; with --strategy ${o.strategy} use -o rewrite-all=true (Iceberg; Paimon sort compaction rewrites whole partitions anyway)`,
     );
   if (o.strategy === 'zorder' && o.sortOrder !== undefined && !/^\s*zorder\s*\(/i.test(o.sortOrder))
     throw new FloeError('InvalidArgument', '--strategy zorder takes --columns a,b, not --sort-order');
+  if (o.strategy === 'hilbert' && o.sortOrder !== undefined)
+    throw new FloeError('InvalidArgument', '--strategy hilbert takes --columns a,b, not --sort-order');
   if (o.strategy === 'sort' && o.columns !== undefined)
     throw new FloeError('InvalidArgument', '--columns is for --strategy zorder; --strategy sort takes --sort-order');
   const sort: SortStrategyOptions = {};
@@ -287,7 +304,7 @@ export async function compactAction(
       compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out),
     );
   const progressMode = parseProgressMode(o.progress, out.stderr);
-  const files = paimonFileIO(o.locationMap);
+  const files = fileIOFromEnv(o.locationMap);
   let format;
   try {
     format = await detectTableFormat(ref, files, o);
@@ -297,21 +314,24 @@ export async function compactAction(
   const { options } = req;
   const spark = SPARK_ACTION_KEYS;
   if (format === 'paimon') {
+    // [sort] Paimon sort compaction: --strategy sort|zorder|hilbert and its flags (compact-paimon-sort.ts)
+    if (req.sortFlagWithoutStrategy)
+      throw new FloeError(
+        'InvalidArgument',
+        `${req.sortFlagWithoutStrategy} needs --strategy sort, zorder or hilbert (Paimon sort compaction)`,
+      );
     refuseFlags(
       'paimon',
       ref,
       [
-        ['--strategy', o.strategy !== undefined],
-        ['--sort-order', o.sortOrder !== undefined],
-        ['--columns', o.columns !== undefined],
-        ['--sort-memory', o.sortMemory !== undefined],
-        ['--spill-dir', o.spillDir !== undefined],
+        ['--strategy', o.strategy !== undefined && !req.sort],
         ['--partial-progress', req.partialProgress],
         ['--only-dangling-deletes', !!o.onlyDanglingDeletes],
         ['--deletes-only', !!o.deletesOnly],
         ['--remove-dangling-deletes', req.removeDangling !== undefined],
         ['--no-dangling-deletes', o.danglingDeletes === false],
         ['--max-concurrent-groups', req.maxConcurrent !== undefined],
+        ['--parallelism', req.parallelism !== undefined],
       ],
       'Paimon compaction picks sorted runs per bucket (Paimon universal compaction) and commits all buckets in one snapshot',
     );
@@ -319,6 +339,11 @@ export async function compactAction(
     checkTargetFloor(options, ['target-file-size'], !!o.force);
     if (req.targetBytes !== undefined) options['target-file-size'] = String(req.targetBytes);
   } else {
+    if (o.strategy === 'hilbert')
+      throw new FloeError(
+        'InvalidArgument',
+        `--strategy hilbert is Paimon's sort compaction (order_strategy=hilbert); Iceberg tables take --strategy sort or zorder`,
+      );
     if (req.sortFlagWithoutStrategy)
       throw new FloeError(
         'InvalidArgument',
@@ -327,11 +352,7 @@ export async function compactAction(
     for (const k of Object.values(spark)) delete options[k];
     checkOptionKeys(options, 'iceberg');
     checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
-    if (req.targetBytes !== undefined) {
-      options['self-optimizing.target-size'] ??= String(req.targetBytes);
-      options['target-file-size-bytes'] ??= String(req.targetBytes);
-    }
-    if (o.where) options['self-optimizing.filter'] = o.where;
+    withIcebergTarget(options, req.targetBytes, o.where);
   }
 
   const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
@@ -341,55 +362,37 @@ export async function compactAction(
   let result: CompactResult;
   let text: string;
   try {
-    if (format === 'paimon') {
-      const files2 = paimonFileIO(o.locationMap);
-      try {
-        const popts: PaimonCompactOptions & { signal?: AbortSignal } = {
-          full: !!o.full,
-          dryRun: !!o.dryRun,
-          explain: !!o.explain,
-          options,
-          fileIO: files2,
-          onProgress: progress.listener,
-          signal: withLeaseSignal(cancel.signal, { signal: o.leaseSignal })!,
-          ...(o.where !== undefined ? { where: o.where } : {}),
-        };
-        const report = await compactPaimon(ref, popts);
-        result = paimonCompactResult(report);
-        text = `${renderPaimonPlan(report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd();
-      } finally {
-        files2.destroy();
-      }
-    } else {
-      const opened = await openIcebergForWrite(ref, o);
-      try {
-        const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
-        const copts: CompactOptions & { signal?: AbortSignal } = {
-          strategy: (o.strategy ?? 'tiered') as NonNullable<CompactOptions['strategy']>,
-          ...(req.sort ? { sort: req.sort } : {}),
-          ...(o.full ? { full: true } : {}),
-          options,
-          dryRun: !!o.dryRun,
-          partialProgress: req.partialProgress,
-          maxConcurrentGroups: req.maxConcurrent ?? 2,
-          onlyDanglingDeletes: !!o.onlyDanglingDeletes,
-          removeDanglingDeletes: o.danglingDeletes !== false,
-          onProgress: progress.listener,
-          signal: withLeaseSignal(cancel.signal, { signal: o.leaseSignal })!,
-        };
-        const report = o.deletesOnly
-          ? await rewritePositionDeletes(opened.table, opened.io, ops!, {
-              options,
-              dryRun: !!o.dryRun,
-              signal: copts.signal,
-            })
-          : await compactIceberg(opened.table, opened.io, ops!, copts);
-        result = icebergCompactResult(report, opened.table.metadata.formatVersion);
-        text = `${renderPlan(report.plan, !!o.explain)}\n${renderReport(report, result)}`;
-      } finally {
-        opened.files.destroy();
-      }
-    }
+    const signal = withLeaseSignal(cancel.signal, { signal: o.leaseSignal });
+    const run = await compactTable(ref, {
+      ...accessOf(o),
+      format,
+      full: !!o.full,
+      options,
+      dryRun: !!o.dryRun,
+      ...(format === 'paimon'
+        ? {
+            explain: !!o.explain,
+            ...(req.sort ? { paimonSort: { strategy: o.strategy as 'sort' | 'zorder' | 'hilbert', ...req.sort } } : {}),
+          }
+        : {
+            strategy: (o.strategy ?? 'tiered') as NonNullable<CompactOptions['strategy']>,
+            ...(req.sort ? { sort: req.sort } : {}),
+            partialProgress: req.partialProgress,
+            maxConcurrentGroups: req.maxConcurrent ?? 2,
+            ...(req.parallelism !== undefined ? { parallelism: req.parallelism } : {}),
+            onlyDanglingDeletes: !!o.onlyDanglingDeletes,
+            removeDanglingDeletes: o.danglingDeletes !== false,
+            deletesOnly: !!o.deletesOnly,
+          }),
+      ...(format === 'paimon' && o.where !== undefined ? { where: o.where } : {}),
+      onProgress: progress.listener,
+      ...(signal ? { signal } : {}),
+    });
+    result = compactResult(run);
+    text =
+      run.format === 'paimon'
+        ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
+        : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
   } catch (e) {
     progress.finish();
     if (cancel.cancelled) {
@@ -422,7 +425,7 @@ export async function compactAction(
           : `floe: cancelled (${cancel.by ?? 'signal'}), nothing committed\n`,
     );
   }
-  out.stdout(o.json ? renderResult(resultDocument('compact', exitCode, result)) : `${text}\n`);
+  out.stdout(o.json ? renderResult(compactResultDocument(result, exitCode)) : `${text}\n`);
   return { result, exitCode, cancelled: cancel.cancelled };
 }
 
@@ -432,7 +435,10 @@ export function register(program: Command): void {
     .description(
       'Compact small files and apply deletes, then commit a replace snapshot (Iceberg) or a COMPACT snapshot (Paimon)',
     )
-    .option('--strategy <name>', 'Iceberg: tiered (self-optimizing, default), binpack, sort or zorder')
+    .option(
+      '--strategy <name>',
+      'Iceberg: tiered (self-optimizing, default), binpack, sort or zorder; Paimon append tables: sort, zorder or hilbert (sort compaction)',
+    )
     .option(
       '--sort-order <order>',
       'Iceberg, --strategy sort: "a ASC NULLS FIRST, b DESC" (Spark sort_order; default: the table\'s sort order); "zorder(a,b)" = --strategy zorder --columns a,b',
@@ -476,6 +482,10 @@ export function register(program: Command): void {
     )
     .option('--no-dangling-deletes', 'Iceberg: do not drop dangling delete files after rewriting')
     .option('--max-concurrent-groups <n>', 'Iceberg: tasks rewritten at once (default 2)')
+    .option(
+      '--parallelism <n>',
+      'Iceberg: worker threads for the rewrite step; 1 = in this process (default: one per CPU for runs reading 64 MiB or more)',
+    )
     .option('--max-concurrent-file-group-rewrites <n>', "Spark's name for --max-concurrent-groups")
     .option(
       '--full',

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import { seedDemoTable } from '../../demo/seed.js';
-import { openIcebergForWrite } from '../table-access.js';
+import { openIcebergForWrite } from '../../app/open-table.js';
 import { compactIceberg } from '../../orchestration/compact-iceberg.js';
 import { createHash } from 'node:crypto';
 import { scanTable } from '../../../connectors/iceberg/scan.js';

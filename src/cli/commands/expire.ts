@@ -1,106 +1,21 @@
 /**
- * `floe expire <table>` — expire snapshots (Iceberg: history.expire.* and per-ref retention; Paimon:
- * snapshot.num-retained.* / snapshot.time-retained) and delete the files only they reached.
+ * `floe expire <table>` — expire snapshots and delete the files only they reached. The job is
+ * src/app/expire.ts; this module parses the command line and prints the report.
  */
 import type { Command } from 'commander';
-import { FloeError } from '../../errors.js';
-import { parseCutoff } from '../../maintenance/duration.js';
-import {
-  collectOption,
-  newStoreIO,
-  openMaintainedViaCatalog,
-  parseNonNegativeInt,
-  parseSnapshotIds,
-  type TableAccessCli,
-} from '../../maintenance/cli-support.js';
-import { detectTableFormat, refuseFlags } from '../table-format.js';
+import { collectOption } from '../../maintenance/cli-support.js';
+import { expireTable, type ExpireTableOptions } from '../../app/expire.js';
 import { createProgress, parseProgressMode, type Progress } from '../progress.js';
-import { observeStoreIO } from '../store-progress.js';
-import { sized, printMaintenance } from '../maintenance-output.js';
-import type { MaintenanceReport } from '../../maintenance/report.js';
-import { openForMaintenance } from '../../../connectors/iceberg/expire-table.js';
-import { expireSnapshots } from '../../../connectors/iceberg/expire.js';
-import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
+import { printMaintenance } from '../maintenance-output.js';
+import { NO_LEASE_HELP } from '../../distributed/cli-lease.js';
 
-export interface ExpireCliOptions extends TableAccessCli, LeaseCliOptions {
-  olderThan?: string;
-  retainLast?: string;
-  snapshotIds?: string;
-  cleanFiles?: boolean;
-  maxConcurrentDeletes?: string;
-  allowOutsideTableLocation?: boolean;
+export { expireTable as expireAction } from '../../app/expire.js';
+
+export interface ExpireCliOptions extends ExpireTableOptions {
   progress?: string;
+  json?: boolean;
   /** Set by the command line: counts reads and deletes on stderr. */
   progressSink?: Progress;
-}
-
-export async function expireAction(ref: string, o: ExpireCliOptions): Promise<MaintenanceReport> {
-  const now = Date.now();
-  const concurrency =
-    o.maxConcurrentDeletes !== undefined
-      ? parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes')
-      : undefined;
-  const icebergOptions = () => ({
-    nowMs: now,
-    dryRun: !!o.dryRun,
-    ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-    ...(o.retainLast !== undefined ? { retainLast: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
-    ...(o.snapshotIds ? { snapshotIds: parseSnapshotIds(o.snapshotIds) } : {}),
-    ...(o.cleanFiles === false ? { cleanFiles: false } : {}),
-    ...(concurrency ? { deleteConcurrency: concurrency } : {}),
-    ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
-  });
-  // every argument is checked before the table is read
-  const checked = icebergOptions();
-  // the table lease (src/distributed/cli-lease.ts): a table another floe job holds is refused (exit 75)
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'expire', () => expireAction(ref, { ...o, lease: false }));
-  if (o.catalog) {
-    // a catalog names Iceberg tables only; reads and the commit go through it
-    const opts = checked;
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await expireSnapshots(table, opts), table.io);
-    } finally {
-      close();
-    }
-  }
-  const io = newStoreIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
-  try {
-    const format = await detectTableFormat(ref, io.fileIO);
-    if (format === 'paimon') {
-      const { expirePaimonSnapshots } = await import('../../../connectors/paimon/expire.js');
-      if (o.snapshotIds)
-        throw new FloeError(
-          'InvalidArgument',
-          '--snapshot-ids is not supported for Paimon tables (Paimon expires a contiguous range from the earliest snapshot)',
-        );
-      refuseFlags(
-        'paimon',
-        ref,
-        [['--no-clean-files', o.cleanFiles === false]],
-        'Paimon expiry always deletes the files only expired snapshots reached',
-      );
-      return await sized(
-        await expirePaimonSnapshots(io, ref, {
-          nowMs: now,
-          dryRun: !!o.dryRun,
-          ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-          ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
-          ...(concurrency ? { deleteConcurrency: concurrency } : {}),
-          ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
-        }),
-        io,
-      );
-    }
-    const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await expireSnapshots(table, checked), table.io);
-  } finally {
-    io.fileIO.destroy();
-  }
 }
 
 export function register(program: Command): void {
@@ -136,7 +51,7 @@ export function register(program: Command): void {
       const progress = createProgress(process.stderr, { mode: parseProgressMode(o.progress), command: 'expire' });
       let report;
       try {
-        report = await expireAction(ref, { ...o, progressSink: progress });
+        report = await expireTable(ref, { ...o, progressSink: progress });
       } finally {
         progress.finish();
       }

@@ -1,40 +1,29 @@
 /**
- * `floe inspect <table>`: what the table is (format, version, snapshots), what its live files look like
- * (size classes, delete files by kind, per partition) and a health score (formula in src/health.ts).
+ * `floe inspect <table>`: the job is src/app/inspect.ts (what the table is, its live files by size class,
+ * delete files, partitions, a health score); this module parses the command line and renders the report.
  */
 import type { Command } from 'commander';
-import { FloeError } from '../../errors.js';
-import {
-  explainHealth,
-  tableHealth,
-  sizePolicyFromProperties,
-  type CountBytes,
-  type HealthReport,
-} from '../../health.js';
-import { formatPartitionValue } from '../../planning/partition-label.js';
-import { buildPaimonInspect, paimonFileIO, renderPaimonInspect } from '../paimon-view.js';
-import { detectTableFormat } from '../table-format.js';
-import { renderResult, resultDocument, writeStdout } from '../result.js';
+import { explainHealth, type CountBytes } from '../../health.js';
+import { renderResult, writeStdout } from '../result.js';
 import { formatBytes, parseSizeBytes } from '../../util/units.js';
-import type { RemapRule } from '../../../connectors/iceberg/io.js';
-import { parseLocationMapSpec } from '../../../connectors/storage/location.js';
-import { storageConfigFromEnv } from '../table-access.js';
-import {
-  loadTableModel,
-  openIcebergTable,
-  requireSnapshot,
-  type IcebergTable,
-  type OpenOptions,
-} from '../../../connectors/iceberg/table.js';
-import { displayValue } from '../../../connectors/iceberg/values.js';
-import { indexFields, partitionResultType, typeToString } from '../../../connectors/iceberg/schema.js';
+import { openTableForRead, type TableReadOptions } from '../../app/open-table.js';
+import { inspectResult, inspectTable, type InspectReport } from '../../app/inspect.js';
+import type { IcebergTable } from '../../../connectors/iceberg/table.js';
 
-export interface TableCliOptions {
-  locationMap?: string[];
-  catalog?: string;
-  catalogName?: string;
-  token?: string;
-  warehouse?: string;
+export { openOptionsFrom } from '../../app/open-table.js';
+export { buildInspectReport, type InspectReport } from '../../app/inspect.js';
+
+export type TableCliOptions = TableReadOptions;
+
+/** The table access options among a command's options. */
+export function tableAccess(o: TableCliOptions): TableReadOptions {
+  return {
+    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
+    ...(o.catalog ? { catalog: o.catalog } : {}),
+    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+  };
 }
 
 export function collectRepeatable(value: string, previous: string[] = []): string[] {
@@ -59,24 +48,8 @@ export function addTableOptions(cmd: Command): Command {
     .option('--warehouse <name>', 'REST catalog warehouse');
 }
 
-export function openOptionsFrom(opts: TableCliOptions): OpenOptions {
-  const remap: RemapRule[] = (opts.locationMap ?? []).map((spec) => parseLocationMapSpec(spec));
-  // S3 endpoint/path style from the environment (FLOE_S3_ENDPOINT …), as every other command reads it
-  const { locationMap: _rules, ...storage } = storageConfigFromEnv([]);
-  const o: OpenOptions = { remap, storage };
-  if (opts.catalog) {
-    o.catalog = opts.catalog;
-    o.catalogOptions = {
-      ...(opts.catalogName ? { catalogName: opts.catalogName } : {}),
-      ...(opts.token ? { token: opts.token } : {}),
-      ...(opts.warehouse ? { warehouse: opts.warehouse } : {}),
-    };
-  }
-  return o;
-}
-
 export async function openTableForCli(ref: string, opts: TableCliOptions): Promise<IcebergTable> {
-  return openIcebergTable(ref, openOptionsFrom(opts));
+  return openTableForRead(ref, opts);
 }
 
 interface InspectOptions extends TableCliOptions {
@@ -84,73 +57,6 @@ interface InspectOptions extends TableCliOptions {
   explain?: boolean;
   snapshot?: string;
   targetSize?: string;
-}
-
-export interface InspectReport {
-  format: 'iceberg';
-  formatVersion: number;
-  location: string;
-  metadataLocation: string;
-  foundVia: string;
-  tableUuid?: string;
-  currentSnapshotId: bigint | null;
-  inspectedSnapshotId: bigint | null;
-  snapshots: number;
-  refs: { name: string; type: string; snapshotId: bigint }[];
-  schema: { id: number; columns: { id: number; name: string; type: string; required: boolean }[] };
-  partitionSpec: { id: number; fields: string[] };
-  manifests: { data: number; deletes: number };
-  health: HealthReport;
-}
-
-export async function buildInspectReport(
-  table: IcebergTable,
-  options: { snapshot?: string; targetSize?: number } = {},
-): Promise<InspectReport> {
-  const md = table.metadata;
-  const snapshotId = options.snapshot ? requireSnapshot(md, options.snapshot) : md.currentSnapshotId;
-  const model = await loadTableModel(table, snapshotId);
-  const policy = sizePolicyFromProperties(md.properties, options.targetSize ? { targetSize: options.targetSize } : {});
-  const health = tableHealth(model, policy);
-  const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId)!;
-  const spec = md.specs.find((s) => s.specId === md.defaultSpecId)!;
-  // Partition values for display: dates/timestamps as text, by the spec's result types.
-  const byId = indexFields(md.schemas.flatMap((s) => s.fields));
-  for (const p of health.partitions) {
-    const sp = md.specs.find((s) => s.specId === p.specId);
-    p.partition = p.partition.map((v, i) => {
-      const pf = sp?.fields[i];
-      const t = pf && partitionResultType(pf, byId.get(pf.sourceId));
-      if (!pf || !t) return v;
-      // Time transforms produce ints whose meaning depends on the transform.
-      if (pf.transform === 'day' && typeof v === 'number') return displayValue({ kind: 'primitive', name: 'date' }, v);
-      if (['year', 'month', 'hour'].includes(pf.transform)) return formatPartitionValue(pf.transform, undefined, v);
-      if (pf.transform.startsWith('bucket')) return v;
-      return displayValue(t, v);
-    });
-  }
-  return {
-    format: 'iceberg',
-    formatVersion: md.formatVersion,
-    location: md.location,
-    metadataLocation: table.metadataLocation,
-    foundVia: table.via,
-    ...(md.tableUuid ? { tableUuid: md.tableUuid } : {}),
-    currentSnapshotId: md.currentSnapshotId ?? null,
-    inspectedSnapshotId: snapshotId ?? null,
-    snapshots: md.snapshots.length,
-    refs: md.refs.map((r) => ({ name: r.name, type: r.type, snapshotId: r.snapshotId })),
-    schema: {
-      id: schema.schemaId,
-      columns: schema.fields.map((f) => ({ id: f.id, name: f.name, type: typeToString(f.type), required: f.required })),
-    },
-    partitionSpec: { id: spec.specId, fields: spec.fields.map((f) => `${f.transform}(${f.sourceId}) as ${f.name}`) },
-    manifests: {
-      data: model.manifests.filter((m) => m.content === 'data').length,
-      deletes: model.manifests.filter((m) => m.content === 'deletes').length,
-    },
-    health,
-  };
 }
 
 export { formatBytes };
@@ -219,32 +125,19 @@ export function register(program: Command): void {
       'target file size for the size classes, with a unit, e.g. 128MB (default: self-optimizing.target-size or 128 MiB)',
     );
   addTableOptions(cmd).action(async (ref: string, opts: InspectOptions) => {
-    let targetSize: number | undefined;
-    if (opts.targetSize !== undefined) {
-      targetSize = parseSizeBytes(opts.targetSize, { what: '--target-size' });
-      if (targetSize <= 0) throw new FloeError('InvalidArgument', `--target-size must be more than 0 bytes`);
-    }
-    if (!opts.catalog) {
-      const files = paimonFileIO(opts.locationMap);
-      try {
-        if ((await detectTableFormat(ref, files)) === 'paimon') {
-          const r = await buildPaimonInspect(ref, files, opts.snapshot, targetSize);
-          writeStdout(opts.json ? renderResult(resultDocument('inspect', 0, { ...r })) : `${renderPaimonInspect(r)}\n`);
-          if (opts.explain && !opts.json) process.stdout.write(`${explainHealth(r.health).join('\n')}\n`);
-          return;
-        }
-      } finally {
-        files.destroy();
-      }
-    }
-    const table = await openTableForCli(ref, opts);
-    const report = await buildInspectReport(table, {
-      ...(opts.snapshot ? { snapshot: opts.snapshot } : {}),
-      ...(targetSize ? { targetSize } : {}),
+    const targetSize =
+      opts.targetSize !== undefined ? parseSizeBytes(opts.targetSize, { what: '--target-size' }) : undefined;
+    const report = await inspectTable(ref, {
+      ...tableAccess(opts),
+      ...(opts.snapshot !== undefined ? { snapshot: opts.snapshot } : {}),
+      ...(targetSize !== undefined ? { targetSize } : {}),
     });
-    writeStdout(
-      opts.json ? renderResult(resultDocument('inspect', 0, { ...report })) : `${renderInspectText(report)}\n`,
-    );
+    // the Paimon view (and the Paimon adapter behind it) loads only for Paimon tables
+    const text =
+      report.format === 'paimon'
+        ? (await import('../paimon-view.js')).renderPaimonInspect(report)
+        : renderInspectText(report);
+    writeStdout(opts.json ? renderResult(inspectResult(report)) : `${text}\n`);
     if (opts.explain && !opts.json) process.stdout.write(`${explainHealth(report.health).join('\n')}\n`);
   });
 }

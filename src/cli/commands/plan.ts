@@ -2,7 +2,8 @@
  * `floe plan universal "L0:10 L0:10 L3:100"` — ask Paimon's universal compaction what it would do with
  * these sorted runs (newest first), optionally explaining every gate with its running sizes.
  */
-import { renderResult, resultDocument, writeStdout } from '../result.js';
+import { renderResult, writeStdout } from '../result.js';
+import { resultDocument } from '../../app/result.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import {

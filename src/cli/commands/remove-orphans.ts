@@ -1,91 +1,21 @@
 /**
- * `floe remove-orphans <table>` — delete files under the table's locations that no snapshot, tag, branch
- * or metadata file references and that are older than the safety window (default 3 days, at least 24 h).
+ * `floe remove-orphans <table>` — delete unreferenced files older than the safety window. The job is
+ * src/app/remove-orphans.ts; this module parses the command line and prints the report.
  */
 import type { Command } from 'commander';
-import { FloeError } from '../../errors.js';
-import { parseCutoff } from '../../maintenance/duration.js';
-import {
-  collectOption,
-  newStoreIO,
-  openMaintainedViaCatalog,
-  parseNonNegativeInt,
-  type TableAccessCli,
-} from '../../maintenance/cli-support.js';
-import { detectTableFormat, refuseFlags } from '../table-format.js';
+import { collectOption } from '../../maintenance/cli-support.js';
+import { removeTableOrphans, type RemoveOrphansTableOptions } from '../../app/remove-orphans.js';
 import { createProgress, parseProgressMode, type Progress } from '../progress.js';
-import { observeStoreIO } from '../store-progress.js';
-import { sized, printMaintenance } from '../maintenance-output.js';
-import type { PrefixMismatchMode } from '../../maintenance/orphan-scan.js';
-import type { MaintenanceReport } from '../../maintenance/report.js';
-import { openForMaintenance } from '../../../connectors/iceberg/expire-table.js';
-import { removeOrphanFiles } from '../../../connectors/iceberg/orphans.js';
-import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
+import { printMaintenance } from '../maintenance-output.js';
+import { NO_LEASE_HELP } from '../../distributed/cli-lease.js';
 
-export interface RemoveOrphansCliOptions extends TableAccessCli, LeaseCliOptions {
-  olderThan?: string;
-  force?: boolean;
-  prefixMismatch?: string;
-  location?: string[];
-  maxConcurrentDeletes?: string;
+export { removeTableOrphans as removeOrphansAction } from '../../app/remove-orphans.js';
+
+export interface RemoveOrphansCliOptions extends RemoveOrphansTableOptions {
   progress?: string;
+  json?: boolean;
   /** Set by the command line: counts reads, listings and deletes on stderr. */
   progressSink?: Progress;
-}
-
-export async function removeOrphansAction(ref: string, o: RemoveOrphansCliOptions): Promise<MaintenanceReport> {
-  const now = Date.now();
-  const mode = (o.prefixMismatch ?? 'error').toLowerCase();
-  if (!['error', 'ignore', 'delete'].includes(mode)) {
-    throw new FloeError(
-      'InvalidArgument',
-      `--prefix-mismatch must be error, ignore or delete, got "${o.prefixMismatch}"`,
-    );
-  }
-  const common = {
-    nowMs: now,
-    dryRun: !!o.dryRun,
-    force: !!o.force,
-    ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-    ...(o.maxConcurrentDeletes !== undefined
-      ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 }
-      : {}),
-  };
-  // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'remove-orphans', () => removeOrphansAction(ref, { ...o, lease: false }));
-  const icebergOptions = {
-    ...common,
-    prefixMismatch: mode as PrefixMismatchMode,
-    ...(o.location && o.location.length > 0 ? { locations: o.location } : {}),
-  };
-  if (o.catalog) {
-    // the valid set comes from the metadata the catalog points at now (and its metadata-log)
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await removeOrphanFiles(table, icebergOptions), table.io);
-    } finally {
-      close();
-    }
-  }
-  const io = newStoreIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
-  try {
-    if ((await detectTableFormat(ref, io.fileIO)) === 'paimon') {
-      const { removePaimonOrphanFiles } = await import('../../../connectors/paimon/orphans.js');
-      refuseFlags('paimon', ref, [
-        ['--location', (o.location ?? []).length > 0],
-        ['--prefix-mismatch', o.prefixMismatch !== undefined && mode !== 'error'],
-      ]);
-      return await sized(await removePaimonOrphanFiles(io, ref, common), io);
-    }
-    const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await removeOrphanFiles(table, icebergOptions), table.io);
-  } finally {
-    io.fileIO.destroy();
-  }
 }
 
 export function register(program: Command): void {
@@ -123,7 +53,7 @@ export function register(program: Command): void {
       });
       let report;
       try {
-        report = await removeOrphansAction(ref, { ...o, progressSink: progress });
+        report = await removeTableOrphans(ref, { ...o, progressSink: progress });
       } finally {
         progress.finish();
       }

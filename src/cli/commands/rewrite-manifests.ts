@@ -1,63 +1,21 @@
-/** `floe rewrite-manifests <table>` — merge small Iceberg manifests into target-sized, partition-clustered ones. */
+/**
+ * `floe rewrite-manifests <table>` — merge small Iceberg manifests into target-sized, partition-clustered ones.
+ * The job is src/app/rewrite-manifests.ts; this module parses the command line and prints the report.
+ */
 import type { Command } from 'commander';
-import {
-  collectOption,
-  newStoreIO,
-  openMaintainedViaCatalog,
-  parseNonNegativeInt,
-  type TableAccessCli,
-} from '../../maintenance/cli-support.js';
-import { detectTableFormat, requireFormat } from '../table-format.js';
+import { collectOption } from '../../maintenance/cli-support.js';
+import { rewriteTableManifests, type RewriteManifestsTableOptions } from '../../app/rewrite-manifests.js';
 import { createProgress, parseProgressMode, type Progress } from '../progress.js';
-import { observeStoreIO } from '../store-progress.js';
-import { sized, printMaintenance } from '../maintenance-output.js';
-import { parseSizeBytes } from '../../util/units.js';
-import type { MaintenanceReport } from '../../maintenance/report.js';
-import { openForMaintenance } from '../../../connectors/iceberg/expire-table.js';
-import { rewriteManifests } from '../../../connectors/iceberg/rewrite-manifests.js';
-import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
+import { printMaintenance } from '../maintenance-output.js';
+import { NO_LEASE_HELP } from '../../distributed/cli-lease.js';
 
-export interface RewriteManifestsCliOptions extends TableAccessCli, LeaseCliOptions {
-  specId?: string;
-  targetSize?: string;
+export { rewriteTableManifests as rewriteManifestsAction } from '../../app/rewrite-manifests.js';
+
+export interface RewriteManifestsCliOptions extends RewriteManifestsTableOptions {
   progress?: string;
+  json?: boolean;
   /** Set by the command line: counts reads on stderr. */
   progressSink?: Progress;
-}
-
-export async function rewriteManifestsAction(ref: string, o: RewriteManifestsCliOptions): Promise<MaintenanceReport> {
-  const opts = {
-    dryRun: !!o.dryRun,
-    ...(o.specId !== undefined ? { specId: parseNonNegativeInt(o.specId, '--spec-id') } : {}),
-    ...(o.targetSize !== undefined ? { targetSizeBytes: parseSizeBytes(o.targetSize, { what: '--target-size' }) } : {}),
-  };
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'rewrite-manifests', () => rewriteManifestsAction(ref, { ...o, lease: false }));
-  if (o.catalog) {
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await rewriteManifests(table, opts), table.io);
-    } finally {
-      close();
-    }
-  }
-  const io = newStoreIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
-  try {
-    requireFormat(
-      'rewrite-manifests',
-      'iceberg',
-      await detectTableFormat(ref, io.fileIO),
-      ref,
-      "Paimon manifests are merged by Paimon's own commits (manifest.merge-min-count)",
-    );
-    const table = await openForMaintenance(ref, { fileIO: io.fileIO });
-    if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await rewriteManifests(table, opts), table.io);
-  } finally {
-    io.fileIO.destroy();
-  }
 }
 
 export function register(program: Command): void {
@@ -88,7 +46,7 @@ export function register(program: Command): void {
       });
       let report;
       try {
-        report = await rewriteManifestsAction(ref, { ...o, progressSink: progress });
+        report = await rewriteTableManifests(ref, { ...o, progressSink: progress });
       } finally {
         progress.finish();
       }

@@ -5,7 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
-import { renderResult, resultDocument, writeStdout } from '../result.js';
+import { renderResult, writeStdout } from '../result.js';
+import { resultDocument } from '../../app/result.js';
 import { FloeError } from '../../errors.js';
 import {
   defaultPoliciesForStream,

@@ -13,18 +13,16 @@
  */
 import { FloeError } from '../../errors.js';
 import { partitionKey } from '../../model/index.js';
-import type { DataFile, DeleteFile, PartitionTuple, TableModel } from '../../model/index.js';
+import type { DeleteFile, PartitionTuple, TableModel } from '../../model/index.js';
 import type { DecisionStep, Plan, RewriteTask } from '../plan.js';
 import { taskInputBytes } from '../plan.js';
-import { buildDeleteIndex, computeRemovableDeletes, isFileScoped } from '../deletes.js';
+import { assignRemovableDeletes, buildDeleteIndex, isFileScoped } from '../deletes.js';
 import type { BinpackOptions } from '../policy.js';
 import { validateBinpackOptions } from '../policy.js';
 import { sequentialPack } from './packing.js';
+import { dataBytes, unionDeletes, type FileWithDeletes } from '../file-deletes.js';
 
-interface Candidate {
-  file: DataFile;
-  deletes: readonly DeleteFile[];
-}
+type Candidate = FileWithDeletes;
 
 interface Group {
   key: string;
@@ -241,8 +239,8 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
   }
 
   const cmp: Record<string, (a: Kept, b: Kept) => number> = {
-    'bytes-asc': (a, b) => bytesOf(a) - bytesOf(b),
-    'bytes-desc': (a, b) => bytesOf(b) - bytesOf(a),
+    'bytes-asc': (a, b) => dataBytes(a.files) - dataBytes(b.files),
+    'bytes-desc': (a, b) => dataBytes(b.files) - dataBytes(a.files),
     'files-asc': (a, b) => a.files.length - b.files.length,
     'files-desc': (a, b) => b.files.length - a.files.length,
   };
@@ -269,15 +267,7 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
     };
   });
 
-  const removable = computeRemovableDeletes(
-    table.dataFiles,
-    (_f, i) => deletesOfFile[i]!,
-    tasks.map((t) => t.inputs),
-    table.deleteFiles,
-  );
-  tasks.forEach((t, i) => {
-    t.removableDeletes = removable.perTask[i]!;
-  });
+  const removable = assignRemovableDeletes(table, deletesOfFile, tasks);
   planTrail.push({
     gate: 'summary',
     detail: `${groups.size} partitions, ${totalGroups} candidate groups, ${tasks.length} kept; ${removable.plan.length} delete files removable`,
@@ -298,24 +288,4 @@ export function planBinpack(table: TableModel, options: BinpackOptions, nowMs: n
     removableDeletes: removable.plan,
     trail: planTrail,
   };
-}
-
-function bytesOf(k: { files: readonly Candidate[] }): number {
-  let n = 0;
-  for (const c of k.files) n += c.file.sizeBytes;
-  return n;
-}
-
-function unionDeletes(files: readonly Candidate[]): DeleteFile[] {
-  const seen = new Set<DeleteFile>();
-  const out: DeleteFile[] = [];
-  for (const c of files) {
-    for (const d of c.deletes) {
-      if (!seen.has(d)) {
-        seen.add(d);
-        out.push(d);
-      }
-    }
-  }
-  return out;
 }

@@ -19,11 +19,26 @@ import type { DecisionStep } from '../plan.js';
 import type { TieredPolicy } from '../policy.js';
 import { fragmentSize, minTargetSize } from '../policy.js';
 import { isPositional } from '../deletes.js';
+import { describeDuration } from '../../util/units.js';
 import type { ResolvedTimes } from './state.js';
 
-export interface FileWithDeletes {
-  file: DataFile;
-  deletes: readonly DeleteFile[];
+import type { FileWithDeletes } from '../file-deletes.js';
+
+export type { FileWithDeletes };
+
+/** How many equality and position-like (position deletes, DVs) deletes a segment has; `single` is the last of the latter. */
+function deleteKinds(deletes: readonly DeleteFile[]): { eq: number; pos: number; single: DeleteFile | undefined } {
+  let eq = 0;
+  let pos = 0;
+  let single: DeleteFile | undefined;
+  for (const d of deletes) {
+    if (d.content === 'equality-deletes') eq += 1;
+    else {
+      pos += 1;
+      single = d;
+    }
+  }
+  return { eq, pos, single };
 }
 
 export type OptimizingType = 'minor' | 'major' | 'full';
@@ -47,30 +62,11 @@ export function isCompactPositionDelete(data: DataFile, del: DeleteFile): boolea
   return fileName(del.path).startsWith(`${stem}-delete`);
 }
 
-/** 5400000 → "1h 30m (5400000 ms)": readable, with the exact number kept. */
-export function durationText(ms: number): string {
-  const units: [string, number][] = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  const parts: string[] = [];
-  let rest = Math.max(0, Math.round(ms));
-  for (const [u, size] of units) {
-    if (rest >= size && parts.length < 2) {
-      parts.push(`${Math.floor(rest / size)}${u}`);
-      rest %= size;
-    }
-  }
-  return `${parts.length ? parts.join(' ') : `${Math.round(ms)} ms`}${parts.length ? ` (${Math.round(ms)} ms)` : ''}`;
-}
-
 /** Time since the last optimize of a kind; a time of 0 means none is known (Amoro's default). */
 function sinceLast(sinceMs: number, atMs: number, kind: string): string {
   if (atMs <= 0)
     return `never ${kind} optimized (no last ${kind} optimize time recorded, so the interval counts as reached)`;
-  return `${durationText(sinceMs)} since last ${kind} optimize (at ${new Date(atMs).toISOString()})`;
+  return `${describeDuration(sinceMs)} since last ${kind} optimize (at ${new Date(atMs).toISOString()})`;
 }
 
 export class PartitionEvaluation {
@@ -153,16 +149,7 @@ export class PartitionEvaluation {
 
   /** Whether a segment's deletes should be rewritten into one compact position delete (eq-to-pos). */
   shouldRewritePos(f: DataFile, deletes: readonly DeleteFile[], count = true): boolean {
-    let eq = 0;
-    let pos = 0;
-    let single: DeleteFile | undefined;
-    for (const d of deletes) {
-      if (d.content === 'equality-deletes') eq += 1;
-      else {
-        pos += 1;
-        single = d;
-      }
-    }
+    const { eq, pos, single } = deleteKinds(deletes);
     if (pos > 1) {
       if (count) this.combinePosCount += 1;
       return true;
@@ -197,16 +184,7 @@ export class PartitionEvaluation {
    * (more than one position file, or one that is not yet per file) of its own.
    */
   private onlyEqualityReason(f: DataFile, deletes: readonly DeleteFile[]): boolean {
-    let eq = 0;
-    let pos = 0;
-    let single: DeleteFile | undefined;
-    for (const d of deletes) {
-      if (d.content === 'equality-deletes') eq += 1;
-      else {
-        pos += 1;
-        single = d;
-      }
-    }
+    const { eq, pos, single } = deleteKinds(deletes);
     if (eq === 0 || pos > 1) return false;
     return pos === 0 || isCompactPositionDelete(f, single!);
   }
@@ -428,7 +406,7 @@ export class PartitionEvaluation {
     } else {
       steps.push({
         gate: 'full-interval',
-        detail: `${sinceLast(sinceFull, this.times.lastFullMs, 'full')} ${this.full ? '>' : '≤'} full.trigger.interval ${durationText(p.fullTriggerIntervalMs)}`,
+        detail: `${sinceLast(sinceFull, this.times.lastFullMs, 'full')} ${this.full ? '>' : '≤'} full.trigger.interval ${describeDuration(p.fullTriggerIntervalMs)}`,
         outcome: this.full ? 'pass' : 'fail',
         values: { sinceLastFullMs: sinceFull, intervalMs: p.fullTriggerIntervalMs },
       });
@@ -472,7 +450,7 @@ export class PartitionEvaluation {
           `${this.eqOnly.size} segments wait on ${this.batchedEq.size} equality deletes: delete-to-data ratio ${ratio.toFixed(3)} ` +
           `(reader bytes for the deletes ${this.pendingEqReadBytes} / segment bytes ${this.eqOnlyBytes}) ${ratio >= p.eqToPosDeleteRatio ? '≥' : '<'} ` +
           `minor.eq-to-pos.delete-ratio ${p.eqToPosDeleteRatio}; oldest pending delete ` +
-          `${Number.isFinite(age) ? durationText(age) : 'of unknown age'} vs minor.trigger.interval ${durationText(p.minorTriggerIntervalMs)}` +
+          `${Number.isFinite(age) ? describeDuration(age) : 'of unknown age'} vs minor.trigger.interval ${describeDuration(p.minorTriggerIntervalMs)}` +
           (due ? ': convert now' : ': wait for a larger batch'),
         outcome: due ? 'pass' : 'skip',
         values: {
@@ -498,7 +476,7 @@ export class PartitionEvaluation {
       detail:
         p.minorTriggerIntervalMs < 0
           ? 'minor.trigger.interval is off'
-          : `${small} small files (need > 1); ${sinceLast(sinceMinor, this.times.lastMinorMs, 'minor')} ${interval ? '>' : '≤'} minor.trigger.interval ${durationText(p.minorTriggerIntervalMs)}`,
+          : `${small} small files (need > 1); ${sinceLast(sinceMinor, this.times.lastMinorMs, 'minor')} ${interval ? '>' : '≤'} minor.trigger.interval ${describeDuration(p.minorTriggerIntervalMs)}`,
       outcome: small > 1 && interval ? 'pass' : 'fail',
       values: { smallFiles: small, sinceLastMinorMs: sinceMinor, intervalMs: p.minorTriggerIntervalMs },
     });

@@ -25,11 +25,12 @@ import { partitionKey } from '../../model/index.js';
 import type { DataFile, DeleteFile, TableModel } from '../../model/index.js';
 import type { DecisionStep, Plan, RewriteTask, TaskKind } from '../plan.js';
 import { taskInputBytes } from '../plan.js';
-import { buildDeleteIndex, computeRemovableDeletes } from '../deletes.js';
+import { assignRemovableDeletes, buildDeleteIndex } from '../deletes.js';
 import type { TieredPolicy } from '../policy.js';
 import { validateTieredPolicy } from '../policy.js';
 import { firstFitPack } from '../binpack/packing.js';
-import { PartitionEvaluation, type FileWithDeletes } from './evaluator.js';
+import { PartitionEvaluation } from './evaluator.js';
+import { dataBytes, unionDeletes, type FileWithDeletes } from '../file-deletes.js';
 import { compileFilter } from './filter.js';
 import { timesFor, type TieredState } from './state.js';
 import { partitionLabeler } from '../partition-label.js';
@@ -43,26 +44,6 @@ interface Draft {
 /** Amoro's writer: one file when the input is under target, else it rolls at target. */
 export function estimatedOutputFiles(inputBytes: number, targetBytes: number): number {
   return inputBytes < targetBytes ? 1 : Math.ceil(inputBytes / targetBytes);
-}
-
-function memberBytes(members: readonly FileWithDeletes[]): number {
-  let n = 0;
-  for (const m of members) n += m.file.sizeBytes;
-  return n;
-}
-
-function unionDeletes(members: readonly FileWithDeletes[]): DeleteFile[] {
-  const seen = new Set<DeleteFile>();
-  const out: DeleteFile[] = [];
-  for (const m of members) {
-    for (const d of m.deletes) {
-      if (!seen.has(d)) {
-        seen.add(d);
-        out.push(d);
-      }
-    }
-  }
-  return out;
 }
 
 /**
@@ -149,7 +130,7 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
       drafts.push({
         kind: e.full ? 'full' : 'major',
         members: bin,
-        steps: [binStep(bin.length, memberBytes(bin), 'undersized segments merged')],
+        steps: [binStep(bin.length, dataBytes(bin), 'undersized segments merged')],
       });
     } else {
       const only = bin[0]!;
@@ -180,7 +161,7 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
     const what = e.full
       ? `full rewrite (rewrite-all-files ${policy.fullRewriteAllFiles})`
       : `${bin.length - segments} fragments + ${segments} segments over duplicate-ratio ${policy.majorDuplicateRatio}`;
-    drafts.push({ kind, members: bin, steps: [binStep(bin.length, memberBytes(bin), what)] });
+    drafts.push({ kind, members: bin, steps: [binStep(bin.length, dataBytes(bin), what)] });
   }
   // Amoro packs conversions by data-file size (one 128 MiB segment per task, each task re-reading all
   // of its deletes); with batching on they are packed by the bytes they read, the key columns.
@@ -192,7 +173,7 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
   for (const bin of firstFitPack(rewritePos, convWeight, convCapacity, policy.maxFileCount)) {
     const step = binStep(
       bin.length,
-      memberBytes(bin),
+      dataBytes(bin),
       'target-size segments whose deletes become one position delete per file',
     );
     if (e.batching()) {
@@ -213,7 +194,7 @@ function splitPartition(e: PartitionEvaluation, policy: TieredPolicy): { drafts:
       continue;
     }
     const hasDeletes = d.members.some((m) => m.deletes.length > 0);
-    const bytes = memberBytes(d.members);
+    const bytes = dataBytes(d.members);
     if (d.members.length === 1 && !hasDeletes) {
       dropped.push({
         gate: 'single-file',
@@ -465,14 +446,8 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     };
   });
 
-  const removable = computeRemovableDeletes(
-    table.dataFiles,
-    (_f, i) => deletesOfFile[i]!,
-    tasks.map((t) => t.inputs),
-    table.deleteFiles,
-  );
-  tasks.forEach((t, i) => {
-    t.removableDeletes = removable.perTask[i]!;
+  const removable = assignRemovableDeletes(table, deletesOfFile, tasks);
+  tasks.forEach((t) => {
     const kept = t.deletes.length - t.removableDeletes.length;
     t.trail.push({
       gate: 'deletes',

@@ -5,7 +5,12 @@
  */
 import { FloeError } from '../errors.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
-import { StoreIO } from '../maintenance/store-io.js';
+
+/** Whether Paimon's reader recognises the location as a table (loads the Paimon adapter only when asked). */
+export async function detectPaimon(ref: string, files: FileIO): Promise<boolean> {
+  const { detectPaimon: detect } = await import('../../connectors/paimon/detect.js');
+  return detect(ref, files);
+}
 
 export type TableFormat = 'iceberg' | 'paimon';
 
@@ -18,8 +23,25 @@ export async function detectTableFormat(
   if (o.catalog) return 'iceberg';
   const stripped = ref.replace(/\/+$/, '');
   if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
-  const names = await new StoreIO(files).listNames(`${stripped}/schema`).catch(() => [] as string[]);
+  const names = await files.listNames(`${stripped}/schema`).catch(() => [] as string[]);
   return names.some((n) => /^schema-\d+$/.test(n)) ? 'paimon' : 'iceberg';
+}
+
+/**
+ * The format of a table location that must hold one (the job results name it): Iceberg for a metadata file
+ * or a metadata/ directory with files, Paimon for schema/schema-N; neither is NotFound. Listing errors
+ * propagate (unlike detectTableFormat, which leaves them to the Iceberg locator's message).
+ */
+export async function requireTableFormat(io: FileIO, ref: string): Promise<TableFormat> {
+  const stripped = ref.replace(/\/+$/, '');
+  if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
+  if ((await io.listNames(`${stripped}/schema`)).some((n) => n.startsWith('schema-'))) return 'paimon';
+  if ((await io.listNames(`${stripped}/metadata`)).length > 0) return 'iceberg';
+  throw new FloeError(
+    'NotFound',
+    `no Iceberg or Paimon table at ${ref} (neither metadata/ nor schema/ holds table files)`,
+    { context: { table: ref } },
+  );
 }
 
 /** A command that only exists for one format, run on the other: a usage error naming both. */

@@ -1,16 +1,14 @@
 /**
- * Deletes a list of locations in store-sized batches (deleteMany) with a bounded number of batches in
+ * Maintenance deletes (expire, remove-orphans, cleanup): candidates confined to the table's locations
+ * (confine.ts), then deleted in store-sized batches (deleteMany) with a bounded number of batches in
  * flight. Deleting a missing object succeeds, so re-running after an interruption is safe.
  */
 import pLimit from 'p-limit';
-import {
-  isAbsoluteLocation,
-  normalizeLocation,
-  type DeleteScope,
-  type ObjectStore,
-} from '../../connectors/storage/index.js';
-import type { DeletionCandidate, SkippedDeletion } from './report.js';
-import type { StoreIO } from './store-io.js';
+import type { DeletionCandidate, SkippedDeletion } from '../../src/model/maintenance-report.js';
+import type { DeleteScope } from './confine.js';
+import type { FileIO } from './file-io.js';
+import { isAbsoluteLocation, normalizeLocation } from './location.js';
+import type { ObjectStore } from './object-store.js';
 
 export interface DeleteBatchOptions {
   /** Keys per deleteMany call (S3 DeleteObjects accepts at most 1000). */
@@ -32,7 +30,7 @@ export interface DeleteOutcome {
 }
 
 export async function deleteInBatches(
-  io: StoreIO,
+  io: FileIO,
   locations: readonly string[],
   options: DeleteBatchOptions = {},
 ): Promise<DeleteOutcome> {
@@ -53,7 +51,7 @@ interface DeleteTarget {
 }
 
 async function deleteTargets(
-  io: StoreIO,
+  io: FileIO,
   targets: readonly DeleteTarget[],
   options: DeleteBatchOptions,
 ): Promise<DeleteOutcome> {
@@ -65,7 +63,7 @@ async function deleteTargets(
   for (const { resolveFrom, report: location, listed } of targets) {
     let r;
     try {
-      r = listed ? io.resolveListed(resolveFrom) : io.resolveLocation(resolveFrom);
+      r = listed ? io.resolveMapped(resolveFrom) : io.resolve(resolveFrom);
     } catch (e) {
       out.failed.push({ location, error: (e as Error).message });
       continue;
@@ -109,7 +107,7 @@ async function deleteTargets(
  * run lists exactly the objects the real run deletes.
  */
 export function confineCandidates(
-  io: StoreIO,
+  io: FileIO,
   scope: DeleteScope,
   candidates: readonly DeletionCandidate[],
   options: ConfineOptions = {},
@@ -120,7 +118,7 @@ export function confineCandidates(
   for (const c of candidates) {
     const named = c.metadataLocation ?? c.location;
     const refused = scope.refusal(named, { mapped: options.listed === true });
-    const real = options.listed ? tryOr(() => normalizeLocation(named)) : tryOr(() => io.resolve(named));
+    const real = options.listed ? tryOr(() => normalizeLocation(named)) : tryOr(() => io.map(named));
     const located: DeletionCandidate = { ...c, location: real ?? named };
     delete located.metadataLocation;
     // name the metadata's spelling beside the real location when they differ by more than normalisation
@@ -143,7 +141,7 @@ export function confineCandidates(
  * locations.
  */
 export async function deleteCandidates(
-  io: StoreIO,
+  io: FileIO,
   scope: DeleteScope,
   candidates: readonly DeletionCandidate[],
   options: DeleteBatchOptions & ConfineOptions = {},

@@ -159,7 +159,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
     .filter((b) => b.compact)
     .map((b) => ({
       id: `bucket-${b.bucket}${b.partition.length ? `@${JSON.stringify(b.partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}` : ''}`,
-      kind: r.tableKind === 'primary-key' ? 'merge' : 'append-rewrite',
+      kind: r.tableKind === 'primary-key' ? 'merge' : r.sort ? 'sort' : 'append-rewrite',
       outcome: r.dryRun ? ('planned' as const) : committedSnapshot ? ('committed' as const) : ('skipped' as const),
       ...(!r.dryRun && !committedSnapshot ? { reason: 'no snapshot was committed' } : {}),
       partition: b.partition,
@@ -200,6 +200,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
       full,
       ...(commitAttempts !== undefined ? { commitAttempts } : {}),
       ...((r as { where?: string }).where !== undefined ? { where: (r as { where?: string }).where } : {}),
+      ...(r.sort ? { sort: r.sort } : {}), // [sort] Paimon sort compaction: strategy, order_strategy, order
       buckets,
     },
   };

@@ -8,9 +8,10 @@
  * scheme/authority is a *prefix mismatch*, handled by `prefixMismatch`: `error` (default — abort and list
  * them), `ignore` (keep the file) or `delete`. A valid location written without any scheme matches any.
  */
-import { FloeError } from '../errors.js';
-import { isTempName, parseLocation } from '../../connectors/storage/index.js';
-import type { ListedFile } from './store-io.js';
+import { FloeError } from '../../src/errors.js';
+import type { ListedFile } from './file-io.js';
+import { isTempName } from './local-store.js';
+import { parseLocation } from './location.js';
 
 export type PrefixMismatchMode = 'error' | 'ignore' | 'delete';
 

@@ -1,10 +1,15 @@
 /**
- * Progress for the maintenance commands, which have no task events of their own: the CLI counts what the
- * command reads, lists and deletes through its StoreIO (the job's code is unchanged; only this instance is
- * observed).
+ * Progress for the maintenance jobs, which have no task events of their own: the caller counts what the
+ * job reads, lists and deletes through its FileIO (the job's code is unchanged; only this instance is
+ * observed). The CLI's progress bar (src/cli/progress.ts) is one such counter.
  */
-import type { StoreIO } from '../maintenance/store-io.js';
-import type { Progress } from './progress.js';
+import type { FileIO } from '../../connectors/storage/file-io.js';
+
+/** What observeStoreIO reports to: phases and counters (the CLI's `Progress` satisfies it). */
+export interface StoreProgress {
+  count(what: 'rows' | 'filesRead' | 'filesDeleted', n: number, bytes?: number): void;
+  phase(name: string): void;
+}
 
 type AnyStore = { deleteMany?: (keys: string[]) => Promise<{ deleted: string[] }> } & object;
 
@@ -17,12 +22,12 @@ export function knownSize(io: object, location: string): number | undefined {
   return typeof f === 'function' ? f(location) : undefined;
 }
 
-export function observeStoreIO(io: StoreIO, progress: Progress): StoreIO {
+export function observeStoreIO(io: FileIO, progress: StoreProgress): FileIO {
   const x = io as unknown as Record<string, unknown>;
   const read = io.read.bind(io);
   const readRange = io.readRange.bind(io);
   const list = io.list.bind(io);
-  const resolveLocation = io.resolveLocation.bind(io);
+  const resolveLocation = io.resolve.bind(io);
   x.read = async (location: string) => {
     progress.phase('reading');
     const bytes = await read(location);
@@ -71,7 +76,7 @@ export function observeStoreIO(io: StoreIO, progress: Progress): StoreIO {
     const r = resolveLocation(location);
     return sizes.get(r.store as unknown as object)?.get(r.key);
   };
-  x.resolveLocation = (location: string) => {
+  x.resolve = (location: string) => {
     const r = resolveLocation(location);
     const store = r.store as unknown as AnyStore;
     let p = proxies.get(store);

@@ -10,7 +10,7 @@ import {
   posDelete,
   identitySpec,
   unpartitionedSpec,
-} from './fixtures.js';
+} from '../planning/fixtures.js';
 
 describe('dangling deletes', () => {
   it('an equality delete older than or equal to every data file of its partition is dangling', () => {

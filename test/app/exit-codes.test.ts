@@ -3,10 +3,10 @@
  * failure that committed nothing is 1; the codes are the documented ones and the JSON status agrees.
  */
 import { describe, expect, it } from 'vitest';
-import { EXIT, exitCodeForError } from '../../src/cli/exit-codes.js';
-import { compactExitCode, type CompactResult } from '../../src/cli/compact-result.js';
-import { maintenanceExitCode } from '../../src/cli/maintenance-output.js';
-import { statusOf } from '../../src/cli/result.js';
+import { EXIT, exitCodeForError } from '../../src/app/exit-codes.js';
+import { compactExitCode, type CompactResult } from '../../src/app/compact-result.js';
+import { maintenanceExitCode } from '../../src/app/maintenance-result.js';
+import { statusOf } from '../../src/app/result.js';
 import { newReport } from '../../src/maintenance/report.js';
 import { FloeError } from '../../src/errors.js';
 

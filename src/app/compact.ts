@@ -1,0 +1,187 @@
+/**
+ * The compact job on one table, whatever its format: Iceberg through compactIceberg (or, with `deletesOnly`,
+ * rewritePositionDeletes), Paimon through compactPaimon. `floe compact` checks its flags and builds these
+ * options; `floe serve` and the bindings (runMaintenanceJob) build them from a job spec. compactResult()
+ * gives the same result fields for both formats, compactResultDocument() the floe-result/1 document.
+ *
+ * Each format's modules are loaded when a table of that format is compacted, so compacting an Iceberg
+ * table never loads the Paimon adapter (and the reverse).
+ */
+import type { ProgressListener } from '../execution/events.js';
+import type { CompactOptions, CompactReport } from '../orchestration/compact-iceberg.js';
+import type { PaimonCompactOptions, PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { PaimonSortRequest } from '../../connectors/paimon/sort-compact.js';
+import type { SortStrategyOptions } from '../planning/sort-planner.js';
+import type { TieredState } from '../planning/tiered/index.js';
+import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
+import { fileIOFromEnv } from '../../connectors/storage/env.js';
+import { detectPaimon, type TableFormat } from './table-format.js';
+import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
+import { resultDocument, type ResultDocument } from './result.js';
+
+export interface CompactTableOptions extends AccessOptions {
+  /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
+  format?: TableFormat;
+  /** Iceberg planner (default tiered). */
+  strategy?: NonNullable<CompactOptions['strategy']>;
+  /** Iceberg, strategy sort / zorder. */
+  sort?: SortStrategyOptions;
+  /** Paimon append tables: sort compaction (`--strategy sort|zorder|hilbert`, Paimon's sort_compact). */
+  paimonSort?: PaimonSortRequest;
+  /** Paimon: every bucket fully; Iceberg: bin-pack with rewrite-all. */
+  full?: boolean;
+  /** Planner / table properties (`-o key=value`), target size and filter already folded in. */
+  options?: Record<string, string>;
+  /** Paimon: partition filter (Iceberg reads it from `self-optimizing.filter` in `options`). */
+  where?: string;
+  dryRun?: boolean;
+  /** Paimon: keep every decision in the report. */
+  explain?: boolean;
+  partialProgress?: boolean;
+  /** Iceberg: tasks rewritten at once (default 2). */
+  maxConcurrentGroups?: number;
+  /**
+   * Iceberg: worker threads for the rewrite step (`--parallelism`, compact-iceberg.ts); 1 runs it in this
+   * process. Default 'auto': os.availableParallelism() threads for runs that read 64 MiB or more.
+   */
+  parallelism?: number | 'auto';
+  onlyDanglingDeletes?: boolean;
+  removeDanglingDeletes?: boolean;
+  /** Iceberg: rewrite position delete files / deletion vectors only. */
+  deletesOnly?: boolean;
+  /** Iceberg tiered planner memory from the previous run. */
+  tieredState?: TieredState;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+  /** Called once the table is found and opened, just before the compaction starts (may throw to stop). */
+  beforeRun?: () => void;
+}
+
+/**
+ * The target size and partition filter of a compaction request, as Iceberg planner properties: a target
+ * size fills `self-optimizing.target-size` and `target-file-size-bytes` unless `-o` set them; a filter is
+ * `self-optimizing.filter`. (`floe compact --target-size/--where` and job specs mean the same.)
+ */
+export function withIcebergTarget(
+  options: Record<string, string>,
+  targetBytes: number | undefined,
+  where: string | undefined,
+): Record<string, string> {
+  if (targetBytes !== undefined) {
+    options['self-optimizing.target-size'] ??= String(targetBytes);
+    options['target-file-size-bytes'] ??= String(targetBytes);
+  }
+  if (where) options['self-optimizing.filter'] = where;
+  return options;
+}
+
+export type CompactRun =
+  | { format: 'iceberg'; report: CompactReport; formatVersion: number }
+  | { format: 'paimon'; report: PaimonCompactReport };
+
+export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
+  const format = o.format ?? (await compactFormatOf(ref, o));
+  return format === 'paimon' ? compactPaimonTable(ref, o) : compactIcebergTable(ref, o);
+}
+
+/** A catalog names Iceberg tables only; a location is Paimon when Paimon's reader recognises it. */
+export async function compactFormatOf(ref: string, o: AccessOptions): Promise<TableFormat> {
+  if (o.catalog) return 'iceberg';
+  const files = fileIOFromEnv(o.locationMap);
+  try {
+    return (await detectPaimon(ref, files)) ? 'paimon' : 'iceberg';
+  } finally {
+    files.destroy();
+  }
+}
+
+async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {
+  const { compactPaimon } = await import('../orchestration/compact-paimon.js');
+  const files = fileIOFromEnv(o.locationMap);
+  try {
+    o.beforeRun?.();
+    const popts: PaimonCompactOptions & { signal?: AbortSignal } = {
+      full: !!o.full,
+      dryRun: !!o.dryRun,
+      ...(o.explain !== undefined ? { explain: o.explain } : {}),
+      options: o.options ?? {},
+      fileIO: files,
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.where !== undefined ? { where: o.where } : {}),
+      ...(o.paimonSort ? { sort: o.paimonSort } : {}),
+    };
+    return { format: 'paimon', report: await compactPaimon(ref, popts) };
+  } finally {
+    files.destroy();
+  }
+}
+
+/** Only the table access options (JSON, for worker threads) among the caller's. */
+function accessOptionsOf(o: AccessOptions): AccessOptions {
+  return {
+    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
+    ...(o.catalog ? { catalog: o.catalog } : {}),
+    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+  };
+}
+
+async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {
+  const { openIcebergForWrite, requireCommitOps } = await import('../../connectors/iceberg/open-for-write.js');
+  const { compactIceberg } = await import('../orchestration/compact-iceberg.js');
+  const opened = await openIcebergForWrite(ref, o);
+  try {
+    o.beforeRun?.();
+    // a dry run commits nothing, so it also runs on catalogs floe cannot commit to yet
+    const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
+    const options = o.options ?? {};
+    let report: CompactReport;
+    if (o.deletesOnly) {
+      const { rewritePositionDeletes } = await import('../orchestration/rewrite-position-deletes.js');
+      report = await rewritePositionDeletes(opened.table, opened.io, ops!, {
+        options,
+        dryRun: !!o.dryRun,
+        signal: o.signal,
+      });
+    } else {
+      const copts: CompactOptions & { signal?: AbortSignal } = {
+        strategy: o.strategy ?? 'tiered',
+        ...(o.sort ? { sort: o.sort } : {}),
+        ...(o.full ? { full: true } : {}),
+        options,
+        dryRun: !!o.dryRun,
+        partialProgress: !!o.partialProgress,
+        maxConcurrentGroups: o.maxConcurrentGroups ?? 2,
+        // worker threads open the table again the way it was opened here
+        parallelism: o.parallelism ?? 'auto',
+        source: { table: ref, access: accessOptionsOf(o) },
+        ...(o.onlyDanglingDeletes !== undefined ? { onlyDanglingDeletes: o.onlyDanglingDeletes } : {}),
+        ...(o.removeDanglingDeletes !== undefined ? { removeDanglingDeletes: o.removeDanglingDeletes } : {}),
+        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        ...(o.tieredState ? { tieredState: o.tieredState } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+      };
+      report = await compactIceberg(opened.table, opened.io, ops!, copts);
+    }
+    return { format: 'iceberg', report, formatVersion: opened.table.metadata.formatVersion };
+  } finally {
+    opened.files.destroy();
+  }
+}
+
+/** The compaction result fields, the same for both formats (schema/floe-result.schema.json `compact`). */
+export function compactResult(run: CompactRun): CompactResult {
+  return run.format === 'paimon'
+    ? paimonCompactResult(run.report)
+    : icebergCompactResult(run.report, run.formatVersion);
+}
+
+/** The floe-result/1 document of a compaction (exit code 0, 1 or 3 by its task outcomes). */
+export function compactResultDocument(
+  result: CompactResult,
+  exitCode: number = compactExitCode(result),
+): ResultDocument {
+  return resultDocument('compact', exitCode, result);
+}

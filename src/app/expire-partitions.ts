@@ -1,0 +1,51 @@
+/**
+ * The expire-partitions job (Paimon): drop the partitions whose time (read from their values) is older than
+ * `partition.expiration-time`, in one OVERWRITE snapshot, as Paimon's PartitionExpire does
+ * (connectors/paimon/expire-partitions.ts). Files stay until expire finds no snapshot reading them.
+ */
+import { newFileIO, type TableAccessCli } from '../maintenance/cli-support.js';
+import { detectTableFormat, requireFormat } from './table-format.js';
+import { EXIT } from './exit-codes.js';
+import { resultDocument, type ResultDocument } from './result.js';
+import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+import type { ExpirePartitionsReport } from '../../connectors/paimon/expire-partitions.js';
+
+export interface ExpirePartitionsTableOptions extends TableAccessCli, LeaseCliOptions {
+  expirationTime?: string;
+  json?: boolean;
+  /** Tests: local wall-clock now (epoch ms read as UTC). */
+  nowMs?: number;
+}
+
+/** The floe-result/1 document of an expire-partitions report. */
+export function expirePartitionsResult(report: ExpirePartitionsReport): ResultDocument {
+  return resultDocument('expire-partitions', EXIT.ok, { ...report });
+}
+export async function expireTablePartitions(
+  ref: string,
+  o: ExpirePartitionsTableOptions,
+): Promise<ExpirePartitionsReport> {
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'expire-partitions', () => expireTablePartitions(ref, { ...o, lease: false }));
+  const io = newFileIO(o);
+  try {
+    requireFormat(
+      'expire-partitions',
+      'paimon',
+      await detectTableFormat(ref, io),
+      ref,
+      'Iceberg tables expire data by their own delete/overwrite operations',
+    );
+    const { openPaimonTable } = await import('../../connectors/paimon/table.js');
+    const { paimonStorageFromFileIO } = await import('../../connectors/paimon/write-data-file.js');
+    const { expirePaimonPartitions } = await import('../../connectors/paimon/expire-partitions.js');
+    const table = await openPaimonTable(ref, { fileIO: io });
+    return await expirePaimonPartitions(table, paimonStorageFromFileIO(io), {
+      dryRun: !!o.dryRun,
+      ...(o.expirationTime !== undefined ? { expirationTime: o.expirationTime } : {}),
+      ...(o.nowMs !== undefined ? { nowMs: o.nowMs } : {}),
+    });
+  } finally {
+    io.destroy();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The expire job: expire snapshots (Iceberg: history.expire.* and per-ref retention; Paimon:
+ * snapshot.num-retained.* / snapshot.time-retained) and delete the files only they reached. `floe expire`,
+ * `floe serve` and the bindings run this function; maintenanceResult() turns its report into the result document.
+ */
+import { FloeError } from '../errors.js';
+import { parseCutoff } from '../maintenance/duration.js';
+import { newFileIO, parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../maintenance/cli-support.js';
+import { openMaintainedViaCatalog } from './open-table.js';
+import { detectTableFormat, refuseFlags } from './table-format.js';
+import { observeStoreIO, type StoreProgress } from './store-progress.js';
+import { sized } from './maintenance-result.js';
+import type { MaintenanceReport } from '../maintenance/report.js';
+import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
+import { expireSnapshots } from '../../connectors/iceberg/expire.js';
+import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+
+export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions {
+  /** A duration back from now (5d, 36h, 1d12h), an ISO time or epoch ms. */
+  olderThan?: string;
+  retainLast?: string;
+  /** Iceberg: comma-separated snapshot ids to expire as well. */
+  snapshotIds?: string;
+  cleanFiles?: boolean;
+  maxConcurrentDeletes?: string;
+  allowOutsideTableLocation?: boolean;
+  /** Counts reads and deletes (the CLI's progress bar). */
+  progressSink?: StoreProgress;
+}
+export async function expireTable(ref: string, o: ExpireTableOptions): Promise<MaintenanceReport> {
+  const now = Date.now();
+  const concurrency =
+    o.maxConcurrentDeletes !== undefined
+      ? parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes')
+      : undefined;
+  const icebergOptions = () => ({
+    nowMs: now,
+    dryRun: !!o.dryRun,
+    ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+    ...(o.retainLast !== undefined ? { retainLast: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
+    ...(o.snapshotIds ? { snapshotIds: parseSnapshotIds(o.snapshotIds) } : {}),
+    ...(o.cleanFiles === false ? { cleanFiles: false } : {}),
+    ...(concurrency ? { deleteConcurrency: concurrency } : {}),
+    ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
+  });
+  // every argument is checked before the table is read
+  const checked = icebergOptions();
+  // the table lease (src/distributed/cli-lease.ts): a table another floe job holds is refused (exit 75)
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'expire', () => expireTable(ref, { ...o, lease: false }));
+  if (o.catalog) {
+    // a catalog names Iceberg tables only; reads and the commit go through it
+    const opts = checked;
+    const { table, close } = await openMaintainedViaCatalog(ref, o);
+    try {
+      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
+      return await sized(await expireSnapshots(table, opts), table.io);
+    } finally {
+      close();
+    }
+  }
+  const io = newFileIO(o);
+  if (o.progressSink) observeStoreIO(io, o.progressSink);
+  try {
+    const format = await detectTableFormat(ref, io);
+    if (format === 'paimon') {
+      const { expirePaimonSnapshots } = await import('../../connectors/paimon/expire.js');
+      if (o.snapshotIds)
+        throw new FloeError(
+          'InvalidArgument',
+          '--snapshot-ids is not supported for Paimon tables (Paimon expires a contiguous range from the earliest snapshot)',
+        );
+      refuseFlags(
+        'paimon',
+        ref,
+        [['--no-clean-files', o.cleanFiles === false]],
+        'Paimon expiry always deletes the files only expired snapshots reached',
+      );
+      return await sized(
+        await expirePaimonSnapshots(io, ref, {
+          nowMs: now,
+          dryRun: !!o.dryRun,
+          ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+          ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
+          ...(concurrency ? { deleteConcurrency: concurrency } : {}),
+          ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
+        }),
+        io,
+      );
+    }
+    const table = await openForMaintenance(ref, { fileIO: io });
+    if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
+    return await sized(await expireSnapshots(table, checked), table.io);
+  } finally {
+    io.destroy();
+  }
+}

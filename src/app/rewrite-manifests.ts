@@ -1,0 +1,53 @@
+/** The rewrite-manifests job: merge small Iceberg manifests into target-sized, partition-clustered ones. */
+import { newFileIO, parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
+import { openMaintainedViaCatalog } from './open-table.js';
+import { detectTableFormat, requireFormat } from './table-format.js';
+import { observeStoreIO, type StoreProgress } from './store-progress.js';
+import { sized } from './maintenance-result.js';
+import { parseSizeBytes } from '../util/units.js';
+import type { MaintenanceReport } from '../maintenance/report.js';
+import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
+import { rewriteManifests } from '../../connectors/iceberg/rewrite-manifests.js';
+import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+
+export interface RewriteManifestsTableOptions extends TableAccessCli, LeaseCliOptions {
+  specId?: string;
+  /** Target manifest size with a unit, e.g. 8MB. */
+  targetSize?: string;
+  /** Counts reads (the CLI's progress bar). */
+  progressSink?: StoreProgress;
+}
+export async function rewriteTableManifests(ref: string, o: RewriteManifestsTableOptions): Promise<MaintenanceReport> {
+  const opts = {
+    dryRun: !!o.dryRun,
+    ...(o.specId !== undefined ? { specId: parseNonNegativeInt(o.specId, '--spec-id') } : {}),
+    ...(o.targetSize !== undefined ? { targetSizeBytes: parseSizeBytes(o.targetSize, { what: '--target-size' }) } : {}),
+  };
+  if (o.lease !== false && !o.dryRun)
+    return withCliLease(ref, o, 'rewrite-manifests', () => rewriteTableManifests(ref, { ...o, lease: false }));
+  if (o.catalog) {
+    const { table, close } = await openMaintainedViaCatalog(ref, o);
+    try {
+      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
+      return await sized(await rewriteManifests(table, opts), table.io);
+    } finally {
+      close();
+    }
+  }
+  const io = newFileIO(o);
+  if (o.progressSink) observeStoreIO(io, o.progressSink);
+  try {
+    requireFormat(
+      'rewrite-manifests',
+      'iceberg',
+      await detectTableFormat(ref, io),
+      ref,
+      "Paimon manifests are merged by Paimon's own commits (manifest.merge-min-count)",
+    );
+    const table = await openForMaintenance(ref, { fileIO: io });
+    if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
+    return await sized(await rewriteManifests(table, opts), table.io);
+  } finally {
+    io.destroy();
+  }
+}

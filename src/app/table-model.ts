@@ -1,0 +1,27 @@
+/**
+ * A table's current state as floe's neutral model (src/model), whatever its format: what the health score,
+ * the planners and `floe serve`'s table pages read. Each format's reader loads only for a table of that format.
+ */
+import type { TableModel } from '../model/index.js';
+import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
+import { fileIOFromEnv } from '../../connectors/storage/env.js';
+import { detectPaimon } from './table-format.js';
+
+/** The model of the table's current snapshot (a catalog names Iceberg tables; a location is detected). */
+export async function loadCurrentModel(ref: string, access: AccessOptions = {}): Promise<TableModel> {
+  if (!access.catalog) {
+    const files = fileIOFromEnv(access.locationMap);
+    try {
+      if (await detectPaimon(ref, files)) {
+        const { loadPaimonTable } = await import('../../connectors/paimon/table.js');
+        return await loadPaimonTable(ref, { fileIO: files });
+      }
+    } finally {
+      files.destroy();
+    }
+  }
+  const { openTableForRead } = await import('./open-table.js');
+  const { loadTableModel } = await import('../../connectors/iceberg/table.js');
+  const table = await openTableForRead(ref, access);
+  return loadTableModel(table, table.metadata.currentSnapshotId);
+}
