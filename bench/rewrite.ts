@@ -12,8 +12,8 @@
  *   timed inside, via the `duckdb` Python package of the oracle venv (.venv; `bash scripts/setup-oracles.sh`).
  *   Python's duckdb rather than @duckdb/node-api: it is already installed for the interop oracles, so the
  *   bench adds no npm dependency. Missing → the DuckDB rows say SKIPPED with the reason.
- * Spark `rewrite_data_files` is not run: Spark + iceberg-spark-runtime from Maven Central is several
- * hundred MB and a JVM cluster start, too heavy for this machine's budget.
+ * Spark `rewrite_data_files` is the peer of the `compact-1gb` benchmark (bench/compact-1gb.ts, on issue 11's
+ * ~1 GB table, with `bash bench/setup-spark.sh`), not of this one.
  *
  * Flags: --files N, --rows N, --keep (leave the input directory), --dir PATH (where to build it).
  */
@@ -242,7 +242,7 @@ export const CHILD_STRATEGIES: Record<'binpack' | 'sort' | 'zorder', Pick<Compac
 
 /** In the child: compact the table and report what the parent needs. */
 async function floeChild(dir: string, strategyName: keyof typeof CHILD_STRATEGIES = 'binpack'): Promise<void> {
-  const { openIcebergForWrite } = await import('../src/cli/table-access.js');
+  const { openIcebergForWrite } = await import('../connectors/iceberg/open-for-write.js');
   const { compactIceberg } = await import('../src/orchestration/compact-iceberg.js');
   const opened = await openIcebergForWrite(dir, {});
   const t0 = performance.now();
@@ -329,7 +329,7 @@ const bench: Benchmark = {
       notes.push(
         `input: ${input.files.length} zstd Parquet files, ${input.rows} rows, ${fmtMB(input.bytes)} MB (avg ${fmtMB(input.bytes / input.files.length)} MB); floe wrote ${outFiles.length} file(s), ${fmtMB(outFiles.reduce((n, f) => n + statSync(path.join(input.dir, 'data', f)).size, 0))} MB`,
         "timings exclude process start; floe includes planning, manifest writing and the commit; peak RSS is the child process's own (VmHWM since exec; getrusage maxrss would include the parent's RSS at fork)",
-        'Spark rewrite_data_files: not run (Spark + iceberg-spark-runtime is several hundred MB from Maven Central; too heavy here)',
+        'Spark rewrite_data_files: see the compact-1gb benchmark (issue 11 table, bench/setup-spark.sh)',
       );
     } finally {
       if (!ctx.flags.keep && typeof ctx.flags.dir !== 'string') rmSync(root, { recursive: true, force: true });

@@ -11,6 +11,8 @@ import orphans from './orphans.js';
 import stitch from './stitch.js';
 import sort from './sort.js';
 import startup from './startup.js';
+import compact1gb from './compact-1gb.js';
+import bullmqWorkers from './bullmq-workers.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
@@ -21,6 +23,8 @@ const BENCHMARKS: Benchmark[] = [
   stitch,
   sort,
   startup,
+  compact1gb,
+  bullmqWorkers,
   // (next benchmark here)
 ];
 

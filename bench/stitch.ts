@@ -87,7 +87,7 @@ async function buildTable(
 
 /** In the child: compact the table with stitching on or off. */
 async function child(dir: string, mode: string): Promise<void> {
-  const { openIcebergForWrite } = await import('../src/cli/table-access.js');
+  const { openIcebergForWrite } = await import('../connectors/iceberg/open-for-write.js');
   const { compactIceberg } = await import('../src/orchestration/compact-iceberg.js');
   const opened = await openIcebergForWrite(dir, {});
   const options: Record<string, string> = { 'min-input-files': '2' };
