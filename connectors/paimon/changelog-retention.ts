@@ -3,10 +3,8 @@
  * table keeps changelog longer than snapshots (`ExpireConfig.isChangelogDecoupled`: an explicit changelog
  * option above the effective snapshot one), Java's ExpireSnapshotsImpl does not delete the changelog of an
  * expired snapshot: it writes `changelog/changelog-N` and leaves its files to ExpireChangelogImpl. floe
- * does not write long-lived changelogs yet, so expiring such a table would delete changelog a streaming
- * reader is promised; it refuses instead, before anything changes.
+ * does the same (connectors/paimon/changelog-lifecycle.ts).
  */
-import { FloeError } from '../../src/errors.js';
 import { parseDurationMs } from '../../src/util/units.js';
 
 /** The effective snapshot retention of one expire run (table options, overridden by the run's flags). */
@@ -44,20 +42,4 @@ export function changelogDecoupledReason(
   if (time !== undefined && duration(time, 'changelog.time-retained') > snapTime)
     return `changelog.time-retained=${time} exceeds the snapshot time retention (${snapTime} ms)`;
   return undefined;
-}
-
-/** Throws (Unsupported, nothing changed) when expiring `table` would have to keep long-lived changelogs. */
-export function refuseDecoupledChangelogRetention(
-  options: Record<string, string>,
-  run: SnapshotRetention,
-  table: string,
-  command = 'expire',
-): void {
-  const why = changelogDecoupledReason(options, run);
-  if (why)
-    throw new FloeError(
-      'Unsupported',
-      `${command} ${table}: ${why}, so Paimon would keep the changelog of expired snapshots as long-lived changelog files (changelog/changelog-N); floe does not write those yet, so it will not expire anything`,
-      { context: { table } },
-    );
 }

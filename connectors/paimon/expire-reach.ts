@@ -40,8 +40,10 @@ export function emptyReach(): ReachableNames {
   };
 }
 
-interface MiniEntry {
+export interface MiniEntry {
   add: boolean;
+  /** Paimon FileSource: 0 APPEND, 1 COMPACT; absent in old tables (Java then assumes APPEND). */
+  source?: number;
   id: string;
   name: string;
   external?: string;
@@ -52,11 +54,12 @@ interface MiniEntry {
 /** Entries of manifests already read, by manifest name (manifests are shared by many snapshots). */
 export type ManifestCache = Map<string, MiniEntry[]>;
 
-async function entriesOf(io: PaimonIO, table: string, name: string, cache: ManifestCache): Promise<MiniEntry[]> {
+export async function entriesOf(io: PaimonIO, table: string, name: string, cache: ManifestCache): Promise<MiniEntry[]> {
   let got = cache.get(name);
   if (!got) {
     got = (await readManifest(io, table, name)).map((e) => ({
       add: e.kind === FILE_KIND_ADD,
+      ...(e.file.fileSource !== undefined ? { source: e.file.fileSource } : {}),
       id: entryIdentifier(e),
       name: e.file.fileName,
       ...(e.file.externalPath ? { external: e.file.externalPath } : {}),
@@ -68,7 +71,7 @@ async function entriesOf(io: PaimonIO, table: string, name: string, cache: Manif
   return got;
 }
 
-function addFile(out: ReachableNames, e: MiniEntry): void {
+export function addFile(out: ReachableNames, e: MiniEntry): void {
   if (e.external) out.external.add(e.external);
   else out.dataFiles.add(e.name);
   out.sizes.set(e.name, e.size);
@@ -78,7 +81,8 @@ function addFile(out: ReachableNames, e: MiniEntry): void {
 /**
  * Adds what `snap` reaches. mode 'all': every file any entry names (ADD or DELETE) — what Paimon's orphan
  * cleanup keeps. mode 'live': only the files the snapshot can read (base + delta merged) plus its changelog
- * files — what must survive an expiry.
+ * files — what must survive an expiry. `missingListsOk`: manifest lists that no longer exist are passed over
+ * (a long-lived changelog whose base/delta lists its snapshot's expiry already deleted, as Java does).
  */
 export async function addSnapshotReach(
   io: PaimonIO,
@@ -87,11 +91,13 @@ export async function addSnapshotReach(
   out: ReachableNames,
   cache: ManifestCache = new Map(),
   mode: 'all' | 'live' = 'all',
+  missingListsOk = false,
 ): Promise<void> {
   const dataLists = [snap.baseManifestList, snap.deltaManifestList];
   const live = new Map<string, MiniEntry>();
   for (const list of [...dataLists, snap.changelogManifestList]) {
     if (!list) continue;
+    if (missingListsOk && !(await io.exists(joinPath(table, 'manifest', list)))) continue;
     out.manifests.add(list);
     const isChangelog = list === snap.changelogManifestList && !dataLists.includes(list);
     for (const m of await readManifestList(io, table, list).catch((e: unknown) =>
@@ -112,7 +118,7 @@ export async function addSnapshotReach(
     }
   }
   for (const e of live.values()) addFile(out, e);
-  if (snap.indexManifest) {
+  if (snap.indexManifest && !(missingListsOk && !(await io.exists(joinPath(table, 'manifest', snap.indexManifest))))) {
     out.manifests.add(snap.indexManifest);
     for (const e of await readIndexManifest(io, table, snap.indexManifest)) {
       if (mode === 'live' && e.kind !== FILE_KIND_ADD) continue;
@@ -144,20 +150,6 @@ export async function refuseBranches(io: PaimonIO, table: string, command: strin
       `${command} ${table}: the table has branches (${branches.join(', ')}); floe does not yet account for branch snapshots, so it will not delete anything`,
       {
         context: { table, branches },
-      },
-    );
-  }
-}
-
-/** Long-lived changelogs (changelog/changelog-N) keep their files alive; floe refuses to touch such tables. */
-export async function refuseDecoupledChangelog(io: PaimonIO, table: string, command: string): Promise<void> {
-  const names = (await listDir(io, joinPath(table, 'changelog'))).filter((n) => /^changelog-\d+$/.test(n));
-  if (names.length > 0) {
-    throw new FloeError(
-      'Unsupported',
-      `${command} ${table}: the table keeps long-lived changelogs (changelog/); floe does not handle decoupled changelog retention yet, so it will not delete anything`,
-      {
-        context: { table },
       },
     );
   }

@@ -21,7 +21,18 @@ import type { FileIO } from '../storage/file-io.js';
 import { parseDurationMs } from '../../src/util/units.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
-import { refuseDecoupledChangelogRetention } from './changelog-retention.js';
+import {
+  addChangelogNeeds,
+  addDeltaAppendRemovals,
+  changelogExpiryEnd,
+  changelogPath,
+  changelogRetention,
+  longLivedChangelogIds,
+  readChangelog,
+  readChangelogHint,
+  writeChangelogHint,
+  writeLongLivedChangelog,
+} from './changelog-lifecycle.js';
 import {
   earliestSnapshotId,
   latestSnapshotId,
@@ -36,7 +47,6 @@ import {
   emptyReach,
   readTags,
   refuseBranches,
-  refuseDecoupledChangelog,
   type ManifestCache,
   type ReachableNames,
 } from './expire-reach.js';
@@ -163,37 +173,58 @@ export async function expirePaimonSnapshots(
 ): Promise<MaintenanceReport> {
   const report = newReport('expire', table, o.dryRun ?? false);
   await refuseBranches(io, table, 'expire');
-  await refuseDecoupledChangelog(io, table, 'expire');
   const options = await latestOptions(io, table);
   assertManifestFormat(options, table);
-  refuseDecoupledChangelogRetention(options, o, table); // changelog-retention.ts (changelog.num-retained.*)
+  const retention = changelogRetention(options, o); // changelog-lifecycle.ts (changelog.num-retained.*)
   const range = await decidePaimonRange(io, table, options, o);
-  if (!range || range.begin >= range.end) {
-    report.details = { expiredSnapshots: [], earliest: range?.earliest?.toString(), latest: range?.latest?.toString() };
+  if (!range) {
+    report.details = { expiredSnapshots: [] };
+    return report;
+  }
+  const expired: PaimonSnapshot[] = [];
+  for (let id = range.begin; id < range.end; id++) expired.push(await readSnapshot(io, table, id));
+  const cl = await planChangelogs(io, table, range, expired, retention);
+  const noHints = cl.latestHint === undefined && cl.earliestHint === undefined;
+  if (expired.length === 0 && cl.expire.length === 0 && cl.write.length === 0 && noHints) {
+    report.details = {
+      expiredSnapshots: [],
+      earliest: range.earliest.toString(),
+      latest: range.latest.toString(),
+      ...cl.details,
+    };
     return report;
   }
 
-  // reachable from what stays: snapshots end..latest and every tag
+  // reachable from what stays: snapshots end..latest, every tag and every retained long-lived changelog
   // retained: only what they can read (live files, changelog, index files); expired: everything they name
   const kept = emptyReach();
   const readKept: ManifestCache = new Map();
   for (let id = range.end; id <= range.latest; id++) {
     if (!(await io.exists(snapshotPath(table, id)))) continue;
-    await addSnapshotReach(io, table, await readSnapshot(io, table, id), kept, readKept, 'live');
+    const s = await readSnapshot(io, table, id);
+    await addSnapshotReach(io, table, s, kept, readKept, 'live');
+    if (retention.decoupled && !retention.producesChangelog) await addDeltaAppendRemovals(io, table, s, kept, readKept);
   }
   for (const tag of await readTags(io, table)) await addSnapshotReach(io, table, tag, kept, readKept, 'live');
+  for (const c of cl.retained) await addChangelogNeeds(io, table, c, retention, kept, readKept);
 
-  const expired: PaimonSnapshot[] = [];
   const gone = emptyReach();
   const readGone: ManifestCache = new Map();
-  for (let id = range.begin; id < range.end; id++) {
-    const s = await readSnapshot(io, table, id);
-    expired.push(s);
+  for (const s of expired) {
     try {
       await addSnapshotReach(io, table, s, gone, readGone);
     } catch (e) {
       report.warnings.push(
-        `cannot read the files of expired snapshot ${id} (${(e as Error).message}); they are left for remove-orphans`,
+        `cannot read the files of expired snapshot ${s.id} (${(e as Error).message}); they are left for remove-orphans`,
+      );
+    }
+  }
+  for (const c of cl.expire) {
+    try {
+      await addSnapshotReach(io, table, c, gone, readGone, 'all', true);
+    } catch (e) {
+      report.warnings.push(
+        `cannot read the files of expired changelog ${c.id} (${(e as Error).message}); they are left for remove-orphans`,
       );
     }
   }
@@ -204,6 +235,7 @@ export async function expirePaimonSnapshots(
   const root = absoluteLocation(table); // paths floe builds must not depend on the working directory
   const unused = (set: Set<string>, keep: Set<string>) => [...set].filter((n) => !keep.has(n));
   const size = (n: string) => gone.sizes.get(n);
+  const by = cl.expire.length > 0 ? 'expired snapshots and changelogs' : 'expired snapshots';
   const dataNames = new Set(unused(gone.dataFiles, kept.dataFiles));
   const locations = await bucketFileLocations(io, table, dataNames);
   for (const n of dataNames) {
@@ -212,18 +244,18 @@ export async function expirePaimonSnapshots(
         location: loc,
         ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
         kind: 'data',
-        reason: 'used only by expired snapshots',
+        reason: `used only by ${by}`,
       });
     }
   }
   for (const x of unused(gone.external, kept.external))
-    named.push({ location: x, kind: 'data', reason: 'external file used only by expired snapshots' });
+    named.push({ location: x, kind: 'data', reason: `external file used only by ${by}` });
   for (const n of unused(gone.indexFiles, kept.indexFiles)) {
     named.push({
       location: joinPath(root, 'index', n),
       ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
       kind: 'index',
-      reason: 'index file used only by expired snapshots',
+      reason: `index file used only by ${by}`,
     });
   }
   for (const n of unused(gone.manifests, kept.manifests)) {
@@ -231,18 +263,20 @@ export async function expirePaimonSnapshots(
       location: joinPath(root, 'manifest', n),
       ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
       kind: 'manifest',
-      reason: 'manifest (list) used only by expired snapshots',
+      reason: `manifest (list) used only by ${by}`,
     });
   }
   for (const n of unused(gone.statistics, kept.statistics)) {
     named.push({
       location: joinPath(root, 'statistics', n),
       kind: 'statistics',
-      reason: 'statistics of expired snapshots only',
+      reason: `statistics of ${by} only`,
     });
   }
   for (const s of expired)
     named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
+  for (const c of cl.expire)
+    named.push({ location: absoluteLocation(c.file), kind: 'changelog', reason: `expired changelog ${c.id}` });
   const scope = paimonDeleteScope(table, options, (l) => io.map(l), {
     allowOutside: o.allowOutsideTableLocation === true,
   });
@@ -255,12 +289,20 @@ export async function expirePaimonSnapshots(
     expiredSnapshots: expired.map((s) => s.id.toString()),
     earliest: range.end.toString(),
     latest: range.latest.toString(),
+    ...cl.details,
   };
   if (report.dryRun) return report;
 
-  // commit: drop the snapshot files oldest first, then move EARLIEST; only then delete their files
+  // commit: write the long-lived changelogs first (a streaming reader never meets a gap), then drop the
+  // snapshot files oldest first and move EARLIEST, then the expired changelogs; only then delete their files
+  for (const s of cl.write) await writeLongLivedChangelog(io, table, s);
+  if (cl.latestHint !== undefined) await writeChangelogHint(io, table, 'LATEST', cl.latestHint);
+  const metaFiles = (kind: string) => fromMetadata.allowed.filter((c) => c.kind === kind).map((c) => c.location);
   for (const s of expired) await io.remove(s.file);
-  await io.overwrite(joinPath(table, 'snapshot', 'EARLIEST'), Buffer.from(range.end.toString()));
+  if (expired.length > 0)
+    await io.overwrite(joinPath(table, 'snapshot', 'EARLIEST'), Buffer.from(range.end.toString()));
+  for (const c of cl.expire) await io.remove(c.file); // oldest first, like the snapshots
+  if (cl.earliestHint !== undefined) await writeChangelogHint(io, table, 'EARLIEST', cl.earliestHint);
   const batches = {
     ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
     ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
@@ -269,13 +311,81 @@ export async function expirePaimonSnapshots(
   const namedOut = await deleteCandidates(
     io,
     scope,
-    fromMetadata.allowed.filter((c) => c.kind !== 'snapshot'),
+    fromMetadata.allowed.filter((c) => c.kind !== 'snapshot' && c.kind !== 'changelog'),
     batches,
   );
-  const snapshotFiles = fromMetadata.allowed.filter((c) => c.kind === 'snapshot').map((c) => c.location);
-  report.deleted = [...snapshotFiles, ...listedOut.deleted, ...namedOut.deleted];
+  report.deleted = [...metaFiles('snapshot'), ...metaFiles('changelog'), ...listedOut.deleted, ...namedOut.deleted];
   report.failed = [...listedOut.failed, ...namedOut.failed];
   return report;
+}
+
+interface ChangelogPlan {
+  /** Expired snapshots whose changelog is retained and not yet written. */
+  write: PaimonSnapshot[];
+  /** Long-lived changelogs (and snapshots about to become ones) that stay. */
+  retained: PaimonSnapshot[];
+  /** Existing long-lived changelogs to expire, oldest first. */
+  expire: PaimonSnapshot[];
+  latestHint?: bigint;
+  earliestHint?: bigint;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Decoupled lifecycle (changelog-lifecycle.ts): expired snapshots the changelog retention still covers
+ * become changelog/changelog-<id>; the changelog expiry runs over the changelogs as they will be after that
+ * (what Java's ExpireSnapshotsImpl then ExpireChangelogImpl leave). Not decoupled: existing long-lived
+ * changelogs (from an earlier configuration) are neither written nor expired, and keep their files.
+ */
+async function planChangelogs(
+  io: FileIO,
+  table: string,
+  range: PaimonExpiryRange,
+  expired: PaimonSnapshot[],
+  r: ReturnType<typeof changelogRetention>,
+): Promise<ChangelogPlan> {
+  const existingIds = await longLivedChangelogIds(io, table);
+  const existing = new Map<bigint, PaimonSnapshot>();
+  for (const id of existingIds) existing.set(id, await readChangelog(io, table, id));
+  if (!r.decoupled) return { write: [], retained: [...existing.values()], expire: [], details: {} };
+  const all = new Map(existing);
+  for (const s of expired) if (!all.has(s.id)) all.set(s.id, s);
+  const ids = [...all.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const end = changelogExpiryEnd(
+    ids,
+    (id) => all.get(id)?.timeMillis,
+    range.latest,
+    await minConsumerNext(io, table),
+    r,
+  );
+  const stays = (id: bigint) => end === undefined || id >= end;
+  const write = expired.filter((s) => stays(s.id) && !existing.has(s.id));
+  const expire = [...existing.values()].filter((c) => !stays(c.id));
+  const retained = ids.filter(stays).map((id) => all.get(id)!);
+  const plan: ChangelogPlan = { write, retained, expire, details: {} };
+  const after = retained.map((c) => c.id);
+  const last = after[after.length - 1];
+  // also repairs a hint an interrupted run did not get to write
+  if (last !== undefined && (write.length > 0 || (await readChangelogHint(io, table, 'LATEST')) !== last))
+    plan.latestHint = last;
+  const first = after[0];
+  if (
+    first !== undefined &&
+    (expire.length > 0 || write.length > 0 || (await readChangelogHint(io, table, 'EARLIEST')) !== first)
+  )
+    plan.earliestHint = first;
+  plan.details = {
+    changelogDecoupled: r.decoupled,
+    changelogsWritten: write.map((s) => absoluteLocation(changelogPath(table, s.id))),
+    expiredChangelogs: expire.map((c) => c.id.toString()),
+    ...(first !== undefined ? { changelogEarliest: first.toString() } : {}),
+    ...(after.length > 0 ? { changelogLatest: after[after.length - 1]!.toString() } : {}),
+    hintsWritten: [
+      ...(plan.latestHint !== undefined ? [absoluteLocation(joinPath(table, 'changelog', 'LATEST'))] : []),
+      ...(plan.earliestHint !== undefined ? [absoluteLocation(joinPath(table, 'changelog', 'EARLIEST'))] : []),
+    ],
+  };
+  return plan;
 }
 
 export type { ReachableNames };

@@ -3,8 +3,9 @@
  * directories that no snapshot and no tag names (matched by file name), plus leftover temporary files in
  * snapshot/ (anything but snapshot-N, EARLIEST, LATEST) — all only when older than the safety window.
  * Leftover `.<name>.floe-tmp-*` files of killed floe writes count as orphans wherever floe writes (listings
- * hide them from readers; this scan asks for them). schema/, tag/, consumer/ and branch/ are never touched; `*.blob` packs are kept. Tables with branches
- * or long-lived changelogs are refused (not followed yet). Any unreadable manifest aborts the run.
+ * hide them from readers; this scan asks for them). schema/, tag/, consumer/, changelog/ and branch/ are never touched; `*.blob` packs are kept. Files
+ * long-lived changelogs (changelog/changelog-N) name are used. Tables with branches are refused (not followed
+ * yet). Any unreadable manifest aborts the run.
  */
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import { TEMP_REASON } from '../storage/orphan-scan.js';
@@ -14,14 +15,8 @@ import { newReport, type MaintenanceReport } from '../../src/model/maintenance-r
 import type { FileIO } from '../storage/file-io.js';
 import { orphanCutoff } from '../iceberg/orphans.js';
 import { FloeError, isFloeError } from '../../src/errors.js';
-import {
-  addSnapshotReach,
-  emptyReach,
-  readTags,
-  refuseBranches,
-  refuseDecoupledChangelog,
-  type ManifestCache,
-} from './expire-reach.js';
+import { addSnapshotReach, emptyReach, readTags, refuseBranches, type ManifestCache } from './expire-reach.js';
+import { longLivedChangelogIds, readChangelog } from './changelog-lifecycle.js';
 import { assertManifestFormat } from './manifest.js';
 import { listSchemaIds, listSnapshotIds, readSchema, readSnapshot } from './metadata.js';
 
@@ -42,7 +37,6 @@ export async function removePaimonOrphanFiles(
   const report = newReport('remove-orphans', table, o.dryRun ?? false);
   const cutoff = orphanCutoff(o, table);
   await refuseBranches(io, table, 'remove-orphans');
-  await refuseDecoupledChangelog(io, table, 'remove-orphans');
   const schemaIds = await listSchemaIds(io, table);
   if (schemaIds.length === 0)
     throw new FloeError('NotFound', `no Paimon schema under ${table}/schema`, { context: { table } });
@@ -62,6 +56,9 @@ export async function removePaimonOrphanFiles(
     await addSnapshotReach(io, table, snap, used, read);
   }
   for (const tag of await readTags(io, table)) await addSnapshotReach(io, table, tag, used, read);
+  // long-lived changelogs (changelog/changelog-N) name files too; lists their snapshot's expiry deleted are gone
+  for (const id of await longLivedChangelogIds(io, table))
+    await addSnapshotReach(io, table, await readChangelog(io, table, id), used, read, 'all', true);
   const usedExternal = new Set([...used.external].map((l) => io.map(l)));
 
   const root = io.map(table);

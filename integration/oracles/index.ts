@@ -559,8 +559,12 @@ export const javaMaintenance = {
       retainMax?: number;
       timeRetainMs?: number;
       maxDeletes?: number;
+      /** Set any of these for a decoupled changelog lifecycle (then ExpireChangelogImpl runs too). */
+      changelogRetainMin?: number;
+      changelogRetainMax?: number;
+      changelogTimeRetainMs?: number;
     },
-  ): Promise<{ expired: number }> {
+  ): Promise<{ expired: number; expiredChangelogs?: number }> {
     return parseJson('java oracle', warehouse, await runJava('paimon-expire', warehouse, [], t));
   },
 };

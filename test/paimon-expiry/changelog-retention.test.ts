@@ -4,10 +4,7 @@
  * run's flags override the snapshot options, not the changelog ones). Cases worked out from that rule.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  changelogDecoupledReason,
-  refuseDecoupledChangelogRetention,
-} from '../../connectors/paimon/changelog-retention.js';
+import { changelogDecoupledReason } from '../../connectors/paimon/changelog-retention.js';
 
 describe('changelog lifecycle decoupled (ExpireConfig.isChangelogDecoupled)', () => {
   it('no changelog options: never decoupled, whatever the snapshot retention', () => {
@@ -34,10 +31,5 @@ describe('changelog lifecycle decoupled (ExpireConfig.isChangelogDecoupled)', ()
     expect(
       changelogDecoupledReason({ 'changelog.time-retained': '30 min' }, { nowMs: 10_000_000, olderThanMs: 9_000_000 }),
     ).toMatch(/exceeds the snapshot time retention \(1000000 ms\)/);
-  });
-  it('refusal names the table and says nothing is expired', () => {
-    expect(() =>
-      refuseDecoupledChangelogRetention({ 'changelog.num-retained.min': '20' }, {}, '/w/t', 'expire'),
-    ).toThrow(/expire \/w\/t: .*long-lived changelog files .* will not expire anything/);
   });
 });

@@ -175,16 +175,23 @@ final class MaintenanceOracle {
   /** Java Paimon's own expiry. spec {database, table, retainMin, retainMax?, timeRetainMs?, maxDeletes?}. */
   static ObjectNode paimonExpire(Catalog catalog, JsonNode spec) throws Exception {
     FileStoreTable table = (FileStoreTable) catalog.getTable(PaimonOracle.ident(spec));
-    ExpireConfig cfg =
+    ExpireConfig.Builder b =
         ExpireConfig.builder()
             .snapshotRetainMin(spec.path("retainMin").asInt(10))
             .snapshotRetainMax(spec.path("retainMax").asInt(Integer.MAX_VALUE))
             .snapshotTimeRetain(Duration.ofMillis(spec.path("timeRetainMs").asLong(3_600_000L)))
-            .snapshotMaxDeletes(spec.path("maxDeletes").asInt(Integer.MAX_VALUE))
-            .build();
+            .snapshotMaxDeletes(spec.path("maxDeletes").asInt(Integer.MAX_VALUE));
+    // decoupled changelog lifecycle: unset changelog values follow the snapshot ones (ExpireConfig.Builder)
+    if (spec.has("changelogRetainMin")) b.changelogRetainMin(spec.get("changelogRetainMin").asInt());
+    if (spec.has("changelogRetainMax")) b.changelogRetainMax(spec.get("changelogRetainMax").asInt());
+    if (spec.has("changelogTimeRetainMs"))
+      b.changelogTimeRetain(Duration.ofMillis(spec.get("changelogTimeRetainMs").asLong()));
+    ExpireConfig cfg = b.build();
     int n = table.newExpireSnapshots().config(cfg).expire();
     ObjectNode out = Canon.nodes().objectNode();
     out.put("expired", n);
+    // as a commit's expiry does it (AbstractFileStoreTable.newExpireRunnable): snapshots, then changelogs
+    if (cfg.isChangelogDecoupled()) out.put("expiredChangelogs", table.newExpireChangelog().config(cfg).expire());
     return out;
   }
 }
