@@ -11,16 +11,13 @@
  * - manifests holding replaced files are rewritten (replaced → DELETED, others → EXISTING with explicit
  *   sequence numbers); all other manifests are reused as they are.
  */
-import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
 import {
   currentSnapshotIdOf,
-  newSnapshotId,
   nextMetadata,
   snapshotById,
-  snapshotsOf,
   snapshotsSince,
   withTotals,
   type RawMetadata,
@@ -29,22 +26,27 @@ import {
   STATUS_ADDED,
   STATUS_DELETED,
   STATUS_EXISTING,
-  assignFirstRowIds,
-  avroCodecFromProperty,
-  normalizeManifestFile,
-  writeManifest,
-  writeManifestList,
   type RawDataFile,
   type RawManifestEntry,
   type RawManifestFile,
 } from './write-manifest.js';
-import { partitionType, type PartitionTypeField } from './write-schemas.js';
+import {
+  assignRowLineage,
+  commitTimestampMs,
+  draftSnapshot,
+  manifestHeaderFor,
+  rawPartitionKey,
+  readManifestList,
+  writeDraftManifest,
+  writeDraftManifestList,
+  type ManifestHeader,
+  type SnapshotDraft,
+} from './snapshot-producer.js';
 import { parseMetadata } from './metadata.js';
 import { isCommitStateUnknown } from './commit-state.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
-import type { PartitionSpec, Schema } from '../../src/model/index.js';
 import type { FileIO } from '../storage/file-io.js';
 
 /** What a commit reads and writes, by table location: a view of the one FileIO (create-if-absent included). */
@@ -196,11 +198,6 @@ export class IcebergRewriteCommitter {
     return cached;
   }
 
-  private async readManifestList(location: string): Promise<RawManifestFile[]> {
-    const c = readAvroContainer(await this.io.read(location), location);
-    return c.records.map((r) => normalizeManifestFile(r));
-  }
-
   async commit(req: RewriteCommitRequest): Promise<RewriteCommitResult> {
     const now = req.nowMs ?? Date.now;
     let base = await this.ops.refresh();
@@ -228,6 +225,7 @@ export class IcebergRewriteCommitter {
     );
   }
 
+  /** One try: validate against what was committed since the start, write the manifests, publish. */
   private async attempt(
     base: { metadata: RawMetadata; location: string },
     req: RewriteCommitRequest,
@@ -236,261 +234,38 @@ export class IcebergRewriteCommitter {
     written: string[],
   ): Promise<RewriteCommitResult> {
     const meta = base.metadata;
-    const v = Number(meta['format-version'] ?? 1);
-    const props = (meta.properties as Record<string, string>) ?? {};
-    const currentId = currentSnapshotIdOf(meta);
-    const startSnap = snapshotById(meta, req.baseSnapshotId);
-    if (!startSnap) {
-      throw new FloeError(
-        'PreconditionFailed',
-        `snapshot ${req.baseSnapshotId} the rewrite started from is no longer in ${base.location} (expired meanwhile)`,
-      );
-    }
-    const startingSeq = toBigInt(startSnap['sequence-number'] ?? 0, 'sequence-number');
-    const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
-    if (!current) throw new FloeError('PreconditionFailed', `table ${base.location} has no current snapshot`);
-
-    // --- live files of the current snapshot (for validation and rebasing)
-    const manifests = await this.readManifestList(String(current['manifest-list']));
-    const live = new Map<string, LiveEntry>();
-    const entriesByManifest = new Map<string, RawManifestEntry[]>();
-    for (const m of manifests) {
-      const entries = (await this.readEntries(m)).map((e) => resolveEntry(e, m));
-      entriesByManifest.set(m.manifest_path, entries);
-      for (const e of entries)
-        if (e.status !== STATUS_DELETED) live.set(deleteEntryKey(e.data_file), { entry: e, manifest: m });
-    }
-
-    // --- validation against snapshots committed since the start
-    const since = snapshotsSince(meta, req.baseSnapshotId);
-    const newPositionDeletes: { file: RawDataFile; specId: number }[] = [];
-    const newDataFiles: RawManifestEntry[] = [];
-    for (const s of since) {
-      const sid = toBigInt(s['snapshot-id'], 'snapshot-id');
-      for (const m of await this.readManifestList(String(s['manifest-list']))) {
-        if (m.added_snapshot_id !== sid) continue;
-        for (const e of (await this.readEntries(m)).map((x) => resolveEntry(x, m))) {
-          if (e.status !== STATUS_ADDED) continue;
-          if (m.content === 1 && (e.data_file.content ?? 0) === 1)
-            newPositionDeletes.push({ file: e.data_file, specId: m.partition_spec_id });
-          if (m.content === 0) newDataFiles.push(e);
-        }
-      }
-    }
-    const failed: { id: string; reason: string }[] = [];
-    const groups = req.groups.filter((g) => {
-      const missing = g.replacedDataFiles.find((p) => !live.has(p));
-      if (missing) {
-        failed.push({
-          id: g.id,
-          reason: `replaced file ${missing} is no longer live (removed by a concurrent commit)`,
-        });
-        return false;
-      }
-      // every output takes its partition from a data file, which must still be live
-      const orphaned = [...g.addedDataFiles, ...g.addedDeleteFiles].find((f) => !live.has(f.partitionOf));
-      if (orphaned) {
-        failed.push({
-          id: g.id,
-          reason: `data file ${orphaned.partitionOf} is no longer live (removed by a concurrent commit)`,
-        });
-        return false;
-      }
-      // a new DV names its data file, which must still be live; it replaces the file's old DV (still live too)
-      const dvTargets = g.addedDeleteFiles
-        .filter((f) => f.format === 'PUFFIN' && f.referencedDataFile !== undefined)
-        .map((f) => f.referencedDataFile!);
-      const gone = dvTargets.find((p) => !live.has(p));
-      if (gone) {
-        failed.push({
-          id: g.id,
-          reason: `data file ${gone} of a new deletion vector is no longer live (removed by a concurrent commit)`,
-        });
-        return false;
-      }
-      const supersededGone = (g.supersededDeleteFiles ?? []).find((k) => !live.has(k));
-      if (supersededGone) {
-        failed.push({
-          id: g.id,
-          reason: `deletion vector ${supersededGone} was replaced by a concurrent commit; the new one would not hold its positions`,
-        });
-        return false;
-      }
-      // replaced files lose rows a concurrent position delete removes; a data file given a new DV would hide
-      // such a delete from readers (a DV masks position delete files, and a second DV is not allowed)
-      const touched = new Set([...g.replacedDataFiles, ...dvTargets]);
-      const replacedPartitions = new Set([...touched].map((p) => partitionKeyOf(live.get(p)!)));
-      for (const { file: d, specId } of newPositionDeletes) {
-        const target = singleReferencedFile(d);
-        // same key shape as partitionKeyOf: spec id, then the partition tuple
-        const conflict =
-          target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
-        if (conflict) {
-          const what =
-            target !== undefined && dvTargets.includes(target)
-              ? 'a data file given a new deletion vector'
-              : 'a replaced file';
-          failed.push({
-            id: g.id,
-            reason: `a position delete committed since snapshot ${req.baseSnapshotId} (${d.file_path}) may delete rows of ${what}`,
-          });
-          return false;
-        }
-      }
-      return true;
-    });
-    if (groups.length === 0) {
-      throw new FloeError(
-        'PreconditionFailed',
-        `every rewrite group conflicts with concurrent commits: ${failed.map((f) => f.reason).join('; ')}`,
-        {
-          context: { failedGroups: failed },
-          retryable: false,
-        },
-      );
-    }
-
-    // delete files may only be dropped while nothing added since the start still needs them
-    const removedDeletes = new Set<string>();
-    for (const g of groups) {
-      for (const p of g.removedDeleteFiles) {
-        const le = live.get(p);
-        if (!le) continue;
-        const needed = newDataFiles.some((d) => stillNeeds(d, le, startingSeq));
-        if (!needed) removedDeletes.add(p);
-      }
-      for (const k of g.supersededDeleteFiles ?? []) removedDeletes.add(k);
-    }
-
-    // --- new snapshot
-    const snapshotId = newSnapshotId(snapshotsOf(meta).map((s) => toBigInt(s['snapshot-id'], 'snapshot-id')));
-    const sequenceNumber = toBigInt(meta['last-sequence-number'] ?? 0, 'last-sequence-number') + 1n;
-    const seqForManifests = v >= 2 ? sequenceNumber : 0n;
-    const commitUuid = randomUUID();
-    const metadataDir = (
-      props['write.metadata.path'] ?? `${String(meta.location).replace(/\/$/, '')}/metadata`
-    ).replace(/\/$/, '');
-    const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
-    const replaced = new Set(groups.flatMap((g) => g.replacedDataFiles));
-    const toRemove = new Set([...replaced, ...removedDeletes]);
+    const { startingSeq, current, currentId } = startAndCurrent(base, req.baseSnapshotId);
+    const state = await this.liveFiles(current);
+    const concurrent = await this.addedSince(meta, req.baseSnapshotId);
+    const { groups, failed } = validateGroups(req, state.live, concurrent.positionDeletes);
+    const toRemove = new Set([
+      ...groups.flatMap((g) => g.replacedDataFiles),
+      ...removableDeletes(groups, state.live, concurrent.dataFiles, startingSeq),
+    ]);
 
     const typed = parseMetadata(meta, base.location);
-    const currentSchema = typed.schemas.find((x) => x.schemaId === typed.currentSchemaId);
-    if (!currentSchema)
+    if (!typed.schemas.some((x) => x.schemaId === typed.currentSchemaId))
       throw new FloeError('Corrupt', `current schema ${typed.currentSchemaId} is missing from ${base.location}`);
-    const currentSchemaJson = schemaJsonOf(meta, typed.currentSchemaId);
-    let manifestIndex = 0;
-    const outManifests: RawManifestFile[] = [];
-    const writeOne = async (specId: number, content: 'data' | 'deletes', entries: RawManifestEntry[]) => {
-      const spec = typed.specs.find((x) => x.specId === specId);
-      if (!spec) throw new FloeError('Corrupt', `partition spec ${specId} is missing from ${base.location}`);
-      const partition: PartitionTypeField[] = partitionType(spec, schemaWithAllFields(typed.schemas, currentSchema));
-      const out = await writeManifest(
-        {
-          formatVersion: v,
-          specId,
-          specFieldsJson: specFieldsJsonOf(meta, spec),
-          partition,
-          tableSchemaJson: currentSchemaJson,
-          content,
-          entries,
-          codec,
-        },
-        snapshotId,
-        seqForManifests,
-      );
-      const path = `${metadataDir}/${commitUuid}-m${manifestIndex++}.avro`;
-      await this.io.createNew(path, out.bytes);
-      written.push(path);
-      outManifests.push({ ...out.summary, manifest_path: path, manifest_length: BigInt(out.bytes.length) });
-    };
-
-    const changes: Record<string, bigint> = {};
-    const add = (k: string, n: bigint | number) => (changes[k] = (changes[k] ?? 0n) + BigInt(n));
-    const changedPartitions = new Set<string>();
-
-    // new files first, grouped by spec and content
-    const newBySpec = new Map<string, RawManifestEntry[]>();
-    for (const g of groups) {
-      for (const f of [...g.addedDataFiles, ...g.addedDeleteFiles]) {
-        const from = live.get(f.partitionOf);
-        if (!from)
-          throw new FloeError(
-            'Internal',
-            `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`,
-          );
-        const df = rawDataFileFrom(f, from.entry.data_file.partition);
-        const content = f.content === 0 ? 'data' : 'deletes';
-        const key = `${f.specId}|${content}`;
-        const list = newBySpec.get(key) ?? [];
-        list.push({
-          status: STATUS_ADDED,
-          snapshot_id: snapshotId,
-          sequence_number: req.useStartingSequenceNumber === false || v < 2 ? null : startingSeq,
-          file_sequence_number: null,
-          data_file: df,
-        });
-        newBySpec.set(key, list);
-        changedPartitions.add(partitionKeyOf(from));
-        countFile(add, df, 'added');
-      }
-    }
-    for (const [key, entries] of newBySpec) {
-      const [spec, content] = key.split('|');
-      await writeOne(Number(spec), content as 'data' | 'deletes', entries);
-    }
-
-    // rewrite manifests that hold removed files; reuse the others untouched
-    for (const m of manifests) {
-      const entries = entriesByManifest.get(m.manifest_path)!;
-      if (!entries.some((e) => e.status !== STATUS_DELETED && toRemove.has(deleteEntryKey(e.data_file)))) {
-        outManifests.push(m);
-        continue;
-      }
-      const carried = resolveFirstRowIds(entries, m)
-        .filter((e) => e.status !== STATUS_DELETED)
-        .map((e): RawManifestEntry => {
-          if (!toRemove.has(deleteEntryKey(e.data_file))) return { ...e, status: STATUS_EXISTING };
-          changedPartitions.add(`${m.partition_spec_id}:${rawPartitionKey(e.data_file)}`);
-          countFile(add, e.data_file, 'removed');
-          return { ...e, status: STATUS_DELETED, snapshot_id: snapshotId };
-        });
-      await writeOne(m.partition_spec_id, m.content === 0 ? 'data' : 'deletes', carried);
-    }
-
-    // v3 row lineage: data manifests without first_row_id get one, advancing next-row-id
-    let firstRowId: bigint | undefined;
-    let addedRows = 0n;
-    if (v >= 3)
-      ({ firstRowId, addedRows } = assignFirstRowIds(outManifests, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
+    const draft = draftSnapshot(meta, Number(meta['format-version'] ?? 1), written);
+    const changes = new SnapshotChanges();
+    const header = (specId: number) => manifestHeaderFor(meta, typed, specId, base.location);
+    const outManifests = await this.writeManifests(draft, header, groups, state, toRemove, startingSeq, req, changes);
+    const { firstRowId, addedRows } = assignRowLineage(draft, meta, outManifests);
 
     faultPoint('iceberg.commit.after-manifests');
-    const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
-    const listBytes = await writeManifestList({
-      formatVersion: v,
-      snapshotId,
-      parentSnapshotId: currentId,
-      sequenceNumber: seqForManifests,
-      firstRowId,
-      manifests: outManifests,
-      codec: avroCodecFromProperty(props['write.manifest.compression-codec']),
-    });
-    await this.io.createNew(listPath, listBytes);
-    written.push(listPath);
-
-    const parentSummary = current.summary as Record<string, string> | undefined;
+    const listPath = await writeDraftManifestList(this.io, draft, attempt, currentId, outManifests, firstRowId);
     const summary: Record<string, string> = {
       operation: 'replace',
-      ...withTotals({ ...changes, 'changed-partition-count': BigInt(changedPartitions.size) }, parentSummary),
+      ...changes.totals(current.summary as Record<string, string> | undefined),
       'engine-name': 'floe',
       ...req.summary,
-      [COMMIT_ID_PROPERTY]: commitUuid,
+      [COMMIT_ID_PROPERTY]: draft.commitUuid,
     };
     const next = nextMetadata(meta, base.location, {
-      snapshotId,
+      snapshotId: draft.snapshotId,
       parentSnapshotId: currentId,
-      sequenceNumber,
-      timestampMs: Math.max(now(), Number(meta['last-updated-ms'] ?? 0) + 1),
+      sequenceNumber: draft.sequenceNumber,
+      timestampMs: commitTimestampMs(meta, now),
       manifestList: listPath,
       summary,
       schemaId: typed.currentSchemaId,
@@ -499,8 +274,8 @@ export class IcebergRewriteCommitter {
     });
     const location = await this.ops.commit(base, next);
     return {
-      snapshotId,
-      sequenceNumber,
+      snapshotId: draft.snapshotId,
+      sequenceNumber: draft.sequenceNumber,
       metadataLocation: location,
       attempts: attempt,
       committedGroups: groups.map((g) => g.id),
@@ -508,6 +283,253 @@ export class IcebergRewriteCommitter {
       summary,
     };
   }
+
+  /** New files first, then the manifests that lose a file; all others are reused untouched. */
+  private async writeManifests(
+    draft: SnapshotDraft,
+    header: (specId: number) => ManifestHeader,
+    groups: RewriteGroup[],
+    state: LiveFiles,
+    toRemove: Set<string>,
+    startingSeq: bigint,
+    req: RewriteCommitRequest,
+    changes: SnapshotChanges,
+  ): Promise<RawManifestFile[]> {
+    const writeOne = (specId: number, content: 'data' | 'deletes', entries: RawManifestEntry[]) =>
+      writeDraftManifest(this.io, draft, header(specId), content, entries);
+    const out: RawManifestFile[] = [];
+    for (const [key, entries] of addedEntriesBySpec(groups, state.live, draft, startingSeq, req, changes)) {
+      const [spec, content] = key.split('|');
+      out.push(await writeOne(Number(spec), content as 'data' | 'deletes', entries));
+    }
+    for (const m of state.manifests) {
+      const carried = carriedEntries(m, state.entriesByManifest.get(m.manifest_path)!, toRemove, draft, changes);
+      out.push(carried ? await writeOne(m.partition_spec_id, m.content === 0 ? 'data' : 'deletes', carried) : m);
+    }
+    return out;
+  }
+
+  /** The live files of the current snapshot, by entry key, for validation and rebasing. */
+  private async liveFiles(current: RawMetadata): Promise<LiveFiles> {
+    const manifests = await readManifestList(this.io, String(current['manifest-list']));
+    const live = new Map<string, LiveEntry>();
+    const entriesByManifest = new Map<string, RawManifestEntry[]>();
+    for (const m of manifests) {
+      const entries = (await this.readEntries(m)).map((e) => resolveEntry(e, m));
+      entriesByManifest.set(m.manifest_path, entries);
+      for (const e of entries)
+        if (e.status !== STATUS_DELETED) live.set(deleteEntryKey(e.data_file), { entry: e, manifest: m });
+    }
+    return { manifests, live, entriesByManifest };
+  }
+
+  /** Position deletes and data files the snapshots committed since the start added. */
+  private async addedSince(meta: RawMetadata, baseSnapshotId: bigint): Promise<ConcurrentAdds> {
+    const positionDeletes: { file: RawDataFile; specId: number }[] = [];
+    const dataFiles: RawManifestEntry[] = [];
+    for (const s of snapshotsSince(meta, baseSnapshotId)) {
+      const sid = toBigInt(s['snapshot-id'], 'snapshot-id');
+      for (const m of await readManifestList(this.io, String(s['manifest-list']))) {
+        if (m.added_snapshot_id !== sid) continue;
+        for (const e of (await this.readEntries(m)).map((x) => resolveEntry(x, m))) {
+          if (e.status !== STATUS_ADDED) continue;
+          if (m.content === 1 && (e.data_file.content ?? 0) === 1)
+            positionDeletes.push({ file: e.data_file, specId: m.partition_spec_id });
+          if (m.content === 0) dataFiles.push(e);
+        }
+      }
+    }
+    return { positionDeletes, dataFiles };
+  }
+}
+
+interface LiveFiles {
+  manifests: RawManifestFile[];
+  live: Map<string, LiveEntry>;
+  entriesByManifest: Map<string, RawManifestEntry[]>;
+}
+
+interface ConcurrentAdds {
+  positionDeletes: { file: RawDataFile; specId: number }[];
+  dataFiles: RawManifestEntry[];
+}
+
+/** The snapshot the rewrite read from (still there?) and the current one (there must be one). */
+function startAndCurrent(
+  base: { metadata: RawMetadata; location: string },
+  baseSnapshotId: bigint,
+): { startingSeq: bigint; current: RawMetadata; currentId: bigint | undefined } {
+  const meta = base.metadata;
+  const startSnap = snapshotById(meta, baseSnapshotId);
+  if (!startSnap) {
+    throw new FloeError(
+      'PreconditionFailed',
+      `snapshot ${baseSnapshotId} the rewrite started from is no longer in ${base.location} (expired meanwhile)`,
+    );
+  }
+  const startingSeq = toBigInt(startSnap['sequence-number'] ?? 0, 'sequence-number');
+  const currentId = currentSnapshotIdOf(meta);
+  const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
+  if (!current) throw new FloeError('PreconditionFailed', `table ${base.location} has no current snapshot`);
+  return { startingSeq, current, currentId };
+}
+
+/** Splits the groups into those that still apply and those a concurrent commit invalidated (with why). */
+function validateGroups(
+  req: RewriteCommitRequest,
+  live: Map<string, LiveEntry>,
+  newPositionDeletes: ConcurrentAdds['positionDeletes'],
+): { groups: RewriteGroup[]; failed: { id: string; reason: string }[] } {
+  const failed: { id: string; reason: string }[] = [];
+  const groups = req.groups.filter((g) => {
+    const reason = groupConflict(g, live, newPositionDeletes, req.baseSnapshotId);
+    if (reason !== undefined) failed.push({ id: g.id, reason });
+    return reason === undefined;
+  });
+  if (groups.length === 0) {
+    throw new FloeError(
+      'PreconditionFailed',
+      `every rewrite group conflicts with concurrent commits: ${failed.map((f) => f.reason).join('; ')}`,
+      {
+        context: { failedGroups: failed },
+        retryable: false,
+      },
+    );
+  }
+  return { groups, failed };
+}
+
+/** Why a concurrent commit invalidates this group, or undefined when it still applies. */
+function groupConflict(
+  g: RewriteGroup,
+  live: Map<string, LiveEntry>,
+  newPositionDeletes: ConcurrentAdds['positionDeletes'],
+  baseSnapshotId: bigint,
+): string | undefined {
+  const missing = g.replacedDataFiles.find((p) => !live.has(p));
+  if (missing) return `replaced file ${missing} is no longer live (removed by a concurrent commit)`;
+  // every output takes its partition from a data file, which must still be live
+  const orphaned = [...g.addedDataFiles, ...g.addedDeleteFiles].find((f) => !live.has(f.partitionOf));
+  if (orphaned) return `data file ${orphaned.partitionOf} is no longer live (removed by a concurrent commit)`;
+  // a new DV names its data file, which must still be live; it replaces the file's old DV (still live too)
+  const dvTargets = g.addedDeleteFiles
+    .filter((f) => f.format === 'PUFFIN' && f.referencedDataFile !== undefined)
+    .map((f) => f.referencedDataFile!);
+  const gone = dvTargets.find((p) => !live.has(p));
+  if (gone) return `data file ${gone} of a new deletion vector is no longer live (removed by a concurrent commit)`;
+  const supersededGone = (g.supersededDeleteFiles ?? []).find((k) => !live.has(k));
+  if (supersededGone)
+    return `deletion vector ${supersededGone} was replaced by a concurrent commit; the new one would not hold its positions`;
+  // replaced files lose rows a concurrent position delete removes; a data file given a new DV would hide
+  // such a delete from readers (a DV masks position delete files, and a second DV is not allowed)
+  const touched = new Set([...g.replacedDataFiles, ...dvTargets]);
+  const replacedPartitions = new Set([...touched].map((p) => partitionKeyOf(live.get(p)!)));
+  for (const { file: d, specId } of newPositionDeletes) {
+    const target = singleReferencedFile(d);
+    // same key shape as partitionKeyOf: spec id, then the partition tuple
+    const conflict =
+      target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
+    if (conflict) {
+      const what =
+        target !== undefined && dvTargets.includes(target)
+          ? 'a data file given a new deletion vector'
+          : 'a replaced file';
+      return `a position delete committed since snapshot ${baseSnapshotId} (${d.file_path}) may delete rows of ${what}`;
+    }
+  }
+  return undefined;
+}
+
+/** Delete files the groups drop: only while nothing added since the start still needs them. */
+function removableDeletes(
+  groups: RewriteGroup[],
+  live: Map<string, LiveEntry>,
+  newDataFiles: RawManifestEntry[],
+  startingSeq: bigint,
+): Set<string> {
+  const removedDeletes = new Set<string>();
+  for (const g of groups) {
+    for (const p of g.removedDeleteFiles) {
+      const le = live.get(p);
+      if (!le) continue;
+      const needed = newDataFiles.some((d) => stillNeeds(d, le, startingSeq));
+      if (!needed) removedDeletes.add(p);
+    }
+    for (const k of g.supersededDeleteFiles ?? []) removedDeletes.add(k);
+  }
+  return removedDeletes;
+}
+
+/** The summary's counters (added/removed files, rows, sizes) and the partitions the snapshot changes. */
+class SnapshotChanges {
+  private readonly counts: Record<string, bigint> = {};
+  readonly partitions = new Set<string>();
+
+  add = (k: string, n: bigint | number): void => {
+    this.counts[k] = (this.counts[k] ?? 0n) + BigInt(n);
+  };
+
+  totals(parentSummary: Record<string, string> | undefined): Record<string, string> {
+    return withTotals({ ...this.counts, 'changed-partition-count': BigInt(this.partitions.size) }, parentSummary);
+  }
+}
+
+/** The groups' outputs as ADDED entries, by `specId|content`; they keep the starting data sequence number. */
+function addedEntriesBySpec(
+  groups: RewriteGroup[],
+  live: Map<string, LiveEntry>,
+  draft: SnapshotDraft,
+  startingSeq: bigint,
+  req: RewriteCommitRequest,
+  changes: SnapshotChanges,
+): Map<string, RawManifestEntry[]> {
+  const newBySpec = new Map<string, RawManifestEntry[]>();
+  for (const g of groups) {
+    for (const f of [...g.addedDataFiles, ...g.addedDeleteFiles]) {
+      const from = live.get(f.partitionOf);
+      if (!from)
+        throw new FloeError(
+          'Internal',
+          `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`,
+        );
+      const df = rawDataFileFrom(f, from.entry.data_file.partition);
+      const key = `${f.specId}|${f.content === 0 ? 'data' : 'deletes'}`;
+      const list = newBySpec.get(key) ?? [];
+      list.push({
+        status: STATUS_ADDED,
+        snapshot_id: draft.snapshotId,
+        sequence_number: req.useStartingSequenceNumber === false || draft.formatVersion < 2 ? null : startingSeq,
+        file_sequence_number: null,
+        data_file: df,
+      });
+      newBySpec.set(key, list);
+      changes.partitions.add(partitionKeyOf(from));
+      countFile(changes.add, df, 'added');
+    }
+  }
+  return newBySpec;
+}
+
+/**
+ * A manifest holding removed files, rewritten: removed → DELETED, the rest → EXISTING with explicit sequence
+ * numbers (and v3 first_row_id). Undefined when it holds none, so it is reused as it is.
+ */
+function carriedEntries(
+  m: RawManifestFile,
+  entries: RawManifestEntry[],
+  toRemove: Set<string>,
+  draft: SnapshotDraft,
+  changes: SnapshotChanges,
+): RawManifestEntry[] | undefined {
+  if (!entries.some((e) => e.status !== STATUS_DELETED && toRemove.has(deleteEntryKey(e.data_file)))) return undefined;
+  return resolveFirstRowIds(entries, m)
+    .filter((e) => e.status !== STATUS_DELETED)
+    .map((e): RawManifestEntry => {
+      if (!toRemove.has(deleteEntryKey(e.data_file))) return { ...e, status: STATUS_EXISTING };
+      changes.partitions.add(`${m.partition_spec_id}:${rawPartitionKey(e.data_file)}`);
+      countFile(changes.add, e.data_file, 'removed');
+      return { ...e, status: STATUS_DELETED, snapshot_id: draft.snapshotId };
+    });
 }
 
 function countFile(add: (k: string, n: bigint | number) => void, df: RawDataFile, how: 'added' | 'removed'): void {
@@ -529,18 +551,6 @@ function countFile(add: (k: string, n: bigint | number) => void, df: RawDataFile
   else add(how === 'added' ? 'added-equality-delete-files' : 'removed-equality-delete-files', 1);
   if (content === 1) add(how === 'added' ? 'added-position-deletes' : 'removed-position-deletes', rows);
   else add(how === 'added' ? 'added-equality-deletes' : 'removed-equality-deletes', rows);
-}
-
-function stableValue(v: unknown): string {
-  if (typeof v === 'bigint') return `${v}n`;
-  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}`;
-  return JSON.stringify(v) ?? 'null';
-}
-
-function rawPartitionKey(df: RawDataFile): string {
-  return Object.entries(df.partition ?? {})
-    .map(([k, v]) => `${k}=${stableValue(v)}`)
-    .join('/');
 }
 
 function partitionKeyOf(le: LiveEntry): string {
@@ -600,31 +610,4 @@ function rawDataFileFrom(f: NewContentFile, partition: Record<string, unknown>):
     content_offset: f.contentOffset ?? null,
     content_size_in_bytes: f.contentSizeInBytes ?? null,
   };
-}
-
-/** The schema JSON object as the metadata spells it (v1 tables carry a single `schema`). */
-function schemaJsonOf(meta: RawMetadata, schemaId: number): unknown {
-  const list = meta.schemas as Record<string, unknown>[] | undefined;
-  const found = list?.find((s) => Number(s['schema-id'] ?? 0) === schemaId);
-  return found ?? meta.schema;
-}
-
-/** The spec's fields array in PartitionSpecParser.toJsonFields form, for the manifest header. */
-function specFieldsJsonOf(meta: RawMetadata, spec: PartitionSpec): unknown[] {
-  const list = meta['partition-specs'] as Record<string, unknown>[] | undefined;
-  const found = list?.find((s) => Number(s['spec-id']) === spec.specId);
-  if (found) return found.fields as unknown[];
-  return spec.fields.map((f) => ({
-    name: f.name,
-    transform: f.transform,
-    'source-id': f.sourceId,
-    'field-id': f.fieldId,
-  }));
-}
-
-/** A partition source column may have been dropped from the current schema; older schemas still know it. */
-function schemaWithAllFields(all: Schema[], current: Schema): Schema {
-  const ids = new Set(current.fields.map((f) => f.id));
-  const extra = all.flatMap((s) => s.fields).filter((f) => !ids.has(f.id) && (ids.add(f.id), true));
-  return { ...current, fields: [...current.fields, ...extra] };
 }

@@ -9,20 +9,10 @@
  *
  * Limitation: the entries of the rewritten spec are held in memory together (to sort them by partition).
  */
-import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
-import type { Schema } from '../../src/model/index.js';
-import {
-  currentSnapshotIdOf,
-  newSnapshotId,
-  nextMetadata,
-  snapshotById,
-  snapshotsOf,
-  type RawMetadata,
-} from './commit-metadata.js';
+import { currentSnapshotIdOf, nextMetadata, snapshotById, type RawMetadata } from './commit-metadata.js';
 import { removeWithin } from '../storage/confine.js';
 import { icebergDeleteScope, rawTableLocations } from './delete-scope.js';
 import type { MaintainedTable } from './expire-table.js';
@@ -34,15 +24,19 @@ import {
   STATUS_ADDED,
   STATUS_DELETED,
   STATUS_EXISTING,
-  assignFirstRowIds,
-  avroCodecFromProperty,
-  normalizeManifestFile,
-  writeManifest,
-  writeManifestList,
   type RawManifestEntry,
   type RawManifestFile,
 } from './write-manifest.js';
-import { partitionType } from './write-schemas.js';
+import {
+  assignRowLineage,
+  commitTimestampMs,
+  draftSnapshot,
+  manifestHeaderFor,
+  rawPartitionKey,
+  readManifestList,
+  writeDraftManifest,
+  writeDraftManifestList,
+} from './snapshot-producer.js';
 
 export interface RewriteManifestsOptions {
   specId?: number;
@@ -53,17 +47,8 @@ export interface RewriteManifestsOptions {
   maxAttempts?: number;
 }
 
-const stable = (v: unknown): string =>
-  typeof v === 'bigint'
-    ? `${v}n`
-    : Buffer.isBuffer(v) || v instanceof Uint8Array
-      ? `0x${Buffer.from(v).toString('hex')}`
-      : (JSON.stringify(v) ?? 'null');
-
 function partitionKey(e: RawManifestEntry): string {
-  return Object.entries(e.data_file.partition ?? {})
-    .map(([k, v]) => `${k}=${stable(v)}`)
-    .join('/');
+  return rawPartitionKey(e.data_file);
 }
 
 async function readEntries(table: MaintainedTable, m: RawManifestFile): Promise<RawManifestEntry[]> {
@@ -91,12 +76,6 @@ function carry(entries: RawManifestEntry[], m: RawManifestFile, v: number): RawM
     });
   }
   return out;
-}
-
-function schemaWithAllFields(all: Schema[], current: Schema): Schema {
-  const ids = new Set(current.fields.map((f) => f.id));
-  const extra = all.flatMap((s) => s.fields).filter((f) => !ids.has(f.id) && (ids.add(f.id), true));
-  return { ...current, fields: [...current.fields, ...extra] };
 }
 
 export async function rewriteManifests(
@@ -155,10 +134,7 @@ async function attemptRewrite(
   if (!spec) throw new FloeError('InvalidArgument', `${table.tableLocation} has no partition spec ${specId}`);
   const targetSize = opts.targetSizeBytes ?? Number(props['commit.manifest.target-size-bytes'] ?? 8 * 1024 * 1024);
 
-  const listPathIn = String(current['manifest-list']);
-  const manifests = readAvroContainer(await table.io.read(listPathIn), listPathIn).records.map((r) =>
-    normalizeManifestFile(r),
-  );
+  const manifests = await readManifestList(table.io, String(current['manifest-list']));
   const chosen = manifests.filter((m) => m.content === 0 && m.partition_spec_id === specId);
   const kept = manifests.filter((m) => !chosen.includes(m));
   const entries: RawManifestEntry[] = [];
@@ -204,45 +180,10 @@ async function attemptRewrite(
   }
   if (report.dryRun) return report;
 
-  const snapshotId = newSnapshotId(snapshotsOf(meta).map((s) => toBigInt(s['snapshot-id'], 'snapshot-id')));
-  const sequenceNumber = toBigInt(meta['last-sequence-number'] ?? 0, 'last-sequence-number') + 1n;
-  const seqForManifests = v >= 2 ? sequenceNumber : 0n;
-  const commitUuid = randomUUID();
-  const metadataDir = (props['write.metadata.path'] ?? `${md.location.replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
-  const codec = avroCodecFromProperty(props['write.manifest.compression-codec']);
-  const schema = md.schemas.find((s) => s.schemaId === md.currentSchemaId)!;
-  const schemaJson =
-    ((meta.schemas as RawMetadata[] | undefined) ?? []).find(
-      (s) => Number(s['schema-id'] ?? 0) === md.currentSchemaId,
-    ) ?? meta.schema;
-  const specJson =
-    ((meta['partition-specs'] as RawMetadata[] | undefined) ?? []).find((s) => Number(s['spec-id']) === specId)
-      ?.fields ??
-    meta['partition-spec'] ??
-    [];
-  const partition = partitionType(spec, schemaWithAllFields(md.schemas, schema));
-
+  const draft = draftSnapshot(meta, v, written);
+  const header = manifestHeaderFor(meta, md, specId, base.location);
   const out: RawManifestFile[] = [];
-  for (const [i, group] of groups.entries()) {
-    const w = await writeManifest(
-      {
-        formatVersion: v,
-        specId,
-        specFieldsJson: specJson as unknown[],
-        partition,
-        tableSchemaJson: schemaJson,
-        content: 'data',
-        entries: group,
-        codec,
-      },
-      snapshotId,
-      seqForManifests,
-    );
-    const path = `${metadataDir}/${commitUuid}-m${i}.avro`;
-    await table.io.createNew(path, w.bytes);
-    written.push(path);
-    out.push({ ...w.summary, manifest_path: path, manifest_length: BigInt(w.bytes.length) });
-  }
+  for (const group of groups) out.push(await writeDraftManifest(table.io, draft, header, 'data', group));
   const liveBefore = chosen.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
   const liveAfter = out.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0);
   if (liveBefore !== liveAfter) {
@@ -252,23 +193,8 @@ async function attemptRewrite(
     );
   }
   const all = [...out, ...kept];
-  let firstRowId: bigint | undefined;
-  let addedRows = 0n;
-  if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(all, toBigInt(meta['next-row-id'] ?? 0, 'next-row-id')));
-  const listPath = `${metadataDir}/snap-${snapshotId}-${attempt}-${commitUuid}.avro`;
-  await table.io.createNew(
-    listPath,
-    await writeManifestList({
-      formatVersion: v,
-      snapshotId,
-      parentSnapshotId: currentId,
-      sequenceNumber: seqForManifests,
-      ...(firstRowId !== undefined ? { firstRowId } : {}),
-      manifests: all,
-      codec,
-    }),
-  );
-  written.push(listPath);
+  const { firstRowId, addedRows } = assignRowLineage(draft, meta, all);
+  const listPath = await writeDraftManifestList(table.io, draft, attempt, currentId, all, firstRowId);
   const parentSummary = (current.summary as Record<string, string> | undefined) ?? {};
   const summary: Record<string, string> = { operation: 'replace' };
   for (const [k, val] of Object.entries(parentSummary)) if (k.startsWith('total-')) summary[k] = val;
@@ -278,20 +204,20 @@ async function attemptRewrite(
     'manifests-replaced': String(chosen.length),
     'entries-processed': String(entries.length + deletedDropped),
     'engine-name': 'floe',
-    [COMMIT_ID_PROPERTY]: commitUuid,
+    [COMMIT_ID_PROPERTY]: draft.commitUuid,
   });
   const next = nextMetadata(meta, base.location, {
-    snapshotId,
+    snapshotId: draft.snapshotId,
     parentSnapshotId: currentId,
-    sequenceNumber,
-    timestampMs: Math.max(now(), Number(meta['last-updated-ms'] ?? 0) + 1),
+    sequenceNumber: draft.sequenceNumber,
+    timestampMs: commitTimestampMs(meta, now),
     manifestList: listPath,
     summary,
     schemaId: md.currentSchemaId,
     ...(firstRowId !== undefined ? { firstRowId, addedRows } : {}),
   });
   report.details.newMetadata = await table.ops.commit(base, next);
-  report.details.snapshotId = snapshotId.toString();
+  report.details.snapshotId = draft.snapshotId.toString();
   report.details.committed = true;
   return report;
 }

@@ -12,7 +12,7 @@ import { createFloeWorkers, enqueueMaintenance } from '../../src/bindings/bullmq
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/distributed/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
-import type { MaintenanceJobSpec } from '../../src/service/job-types.js';
+import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { expectOneCommit } from '../support/one-commit.js';
 import { canonicalRows, pyiceberg, repoRoot } from '../oracles/index.js';
 import { smallTable, type SmallTable } from '../../test/distributed/small-table.js';

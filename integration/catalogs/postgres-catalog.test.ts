@@ -23,7 +23,7 @@ import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-t
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
-import { openIcebergForWrite, requireCommitOps } from '../../src/cli/table-access.js';
+import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
 import { writeScan } from '../../src/cli/commands/scan.js';
 import { repoRoot } from '../oracles/index.js';
 import { floeCli } from './support.js';

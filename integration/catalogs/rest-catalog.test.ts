@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { isFloeError } from '../../src/errors.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
-import { openIcebergForWrite, requireCommitOps } from '../../src/cli/table-access.js';
+import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { canonicalRows, type InputRow } from '../oracles/index.js';
 import { RowModel, skipLoudly } from '../iceberg-compaction/helpers.js';

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { FloeError } from '../../src/errors.js';
 import { registerAll } from '../../src/cli/commands/index.js';
-import { EXIT, exitCodeForError } from '../../src/cli/exit-codes.js';
+import { EXIT, exitCodeForError } from '../../src/app/exit-codes.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { canonicalLine, type CanonicalRow } from '../oracles/index.js';
 
@@ -30,7 +30,7 @@ let queue: Promise<unknown> = Promise.resolve();
 
 /**
  * `floe <args>` through the real command definitions, mapped to exit codes as src/cli/main.ts does
- * (src/cli/exit-codes.ts), but keeping what was thrown so a crash is told apart from a FloeError. Runs are
+ * (src/app/exit-codes.ts), but keeping what was thrown so a crash is told apart from a FloeError. Runs are
  * serialised: stdout/stderr are captured process-wide. `env` is set for the duration of the run.
  */
 export function runFloe(args: string[], env: Record<string, string>): Promise<FloeRun> {

@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { register as registerCompact } from '../../src/cli/commands/compact.js';
 import type { DataFile, DeleteFile, Field, FieldType, TableModel } from '../../src/model/index.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { canonicalRow, canonicalValue, type CanonicalRow, type InputRow } from '../oracles/index.js';
@@ -249,7 +249,7 @@ export async function downloadDir(files: FileIO, s3Prefix: string, localDir: str
   return n;
 }
 
-/** Env the CLI's S3 access reads (src/cli/table-access.ts), set for the duration of `fn`. */
+/** Env the CLI's S3 access reads (connectors/storage/env.ts), set for the duration of `fn`. */
 export async function withS3Env<T>(s: S3TestServer, fn: () => Promise<T>): Promise<T> {
   const vars: Record<string, string> = {
     FLOE_S3_ENDPOINT: s.endpoint,

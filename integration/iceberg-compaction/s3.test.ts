@@ -4,7 +4,7 @@
  * `floe compact s3://…` (S3 settings from FLOE_S3_ENDPOINT / AWS_*) rewrites and commits there with
  * conditional PUTs → the table is downloaded back to its original directory → Java and DuckDB read it.
  * The table's metadata keeps naming its local location; floe follows the copied table to where it was
- * opened (src/cli/table-access.ts), so everything it writes lands on S3 under that table.
+ * opened (connectors/iceberg/open-for-write.ts), so everything it writes lands on S3 under that table.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
-import { storageConfigFromEnv } from '../../src/cli/table-access.js';
+import { storageConfigFromEnv } from '../../connectors/storage/env.js';
 import { parseServiceConfig } from '../../src/service/config.js';
 import { MaintenanceService } from '../../src/service/service.js';
 import { Discovery } from '../../src/service/discovery.js';

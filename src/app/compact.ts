@@ -15,6 +15,7 @@ import type { SortStrategyOptions } from '../planning/sort-planner.js';
 import type { TieredState } from '../planning/tiered/index.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
+import { accessOptionsOf } from './access-options.js';
 import { detectPaimon, type TableFormat } from './table-format.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
@@ -115,17 +116,6 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
   } finally {
     files.destroy();
   }
-}
-
-/** Only the table access options (JSON, for worker threads) among the caller's. */
-function accessOptionsOf(o: AccessOptions): AccessOptions {
-  return {
-    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
-    ...(o.catalog ? { catalog: o.catalog } : {}),
-    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
-    ...(o.token ? { token: o.token } : {}),
-    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-  };
 }
 
 async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {

@@ -5,8 +5,8 @@
  */
 import { FloeError } from '../errors.js';
 import { parseCutoff } from '../maintenance/duration.js';
-import { newFileIO, parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../maintenance/cli-support.js';
-import { openMaintainedViaCatalog } from './open-table.js';
+import { parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../maintenance/cli-support.js';
+import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
@@ -51,16 +51,9 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
   if (o.catalog) {
     // a catalog names Iceberg tables only; reads and the commit go through it
     const opts = checked;
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await expireSnapshots(table, opts), table.io);
-    } finally {
-      close();
-    }
+    return onCatalogTable(ref, o, (table) => expireSnapshots(table, opts));
   }
-  const io = newFileIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
+  const io = observedFileIO(o);
   try {
     const format = await detectTableFormat(ref, io);
     if (format === 'paimon') {

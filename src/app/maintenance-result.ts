@@ -5,7 +5,7 @@
 import { countByKind, totalBytes, type MaintenanceReport } from '../maintenance/report.js';
 import { EXIT } from './exit-codes.js';
 import { resultDocument, type ResultDocument } from './result.js';
-import { knownSize } from './store-progress.js';
+import { headSizes, knownSize } from './store-progress.js';
 
 /**
  * 0; or when some deletes failed: 3 if something was committed or deleted (expire and rewrite-manifests
@@ -47,18 +47,11 @@ export async function fillUnknownSizes(
   const unknown = r.candidates.filter(
     (c) => c.bytes === undefined || (c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan'),
   );
-  let next = 0;
-  const worker = async () => {
-    while (next < unknown.length) {
-      const c = unknown[next++]!;
-      try {
-        c.bytes = (await io.head(c.location)).size;
-      } catch {
-        // gone already (or unreadable): leave it unknown rather than guess
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, unknown.length) }, worker));
+  await headSizes(
+    unknown,
+    async (c) => (await io.head(c.location)).size,
+    (c, size) => (c.bytes = size),
+  );
   return r;
 }
 

@@ -4,8 +4,8 @@
  */
 import { FloeError } from '../errors.js';
 import { parseCutoff } from '../maintenance/duration.js';
-import { newFileIO, parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
-import { openMaintainedViaCatalog } from './open-table.js';
+import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
+import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
@@ -54,16 +54,9 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
   };
   if (o.catalog) {
     // the valid set comes from the metadata the catalog points at now (and its metadata-log)
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await removeOrphanFiles(table, icebergOptions), table.io);
-    } finally {
-      close();
-    }
+    return onCatalogTable(ref, o, (table) => removeOrphanFiles(table, icebergOptions));
   }
-  const io = newFileIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
+  const io = observedFileIO(o);
   try {
     if ((await detectTableFormat(ref, io)) === 'paimon') {
       const { removePaimonOrphanFiles } = await import('../../connectors/paimon/orphans.js');

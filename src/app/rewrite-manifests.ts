@@ -1,6 +1,6 @@
 /** The rewrite-manifests job: merge small Iceberg manifests into target-sized, partition-clustered ones. */
-import { newFileIO, parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
-import { openMaintainedViaCatalog } from './open-table.js';
+import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
+import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, requireFormat } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
@@ -26,16 +26,9 @@ export async function rewriteTableManifests(ref: string, o: RewriteManifestsTabl
   if (o.lease !== false && !o.dryRun)
     return withCliLease(ref, o, 'rewrite-manifests', () => rewriteTableManifests(ref, { ...o, lease: false }));
   if (o.catalog) {
-    const { table, close } = await openMaintainedViaCatalog(ref, o);
-    try {
-      if (o.progressSink) observeStoreIO(table.io, o.progressSink);
-      return await sized(await rewriteManifests(table, opts), table.io);
-    } finally {
-      close();
-    }
+    return onCatalogTable(ref, o, (table) => rewriteManifests(table, opts));
   }
-  const io = newFileIO(o);
-  if (o.progressSink) observeStoreIO(io, o.progressSink);
+  const io = observedFileIO(o);
   try {
     requireFormat(
       'rewrite-manifests',

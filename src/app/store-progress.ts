@@ -3,7 +3,33 @@
  * job reads, lists and deletes through its FileIO (the job's code is unchanged; only this instance is
  * observed). The CLI's progress bar (src/cli/progress.ts) is one such counter.
  */
+import pLimit from 'p-limit';
 import type { FileIO } from '../../connectors/storage/file-io.js';
+
+/**
+ * Sizes looked up with one HEAD each, 8 at a time (a few requests in flight, not one per file at once). An
+ * object already gone, or unreadable, gets no size rather than a guess.
+ */
+export async function headSizes<T>(
+  items: readonly T[],
+  sizeOf: (item: T) => Promise<number>,
+  onSize: (item: T, size: number) => void,
+): Promise<void> {
+  const limit = pLimit(8);
+  await Promise.all(
+    items.map((item) =>
+      limit(async () => {
+        let size: number;
+        try {
+          size = await sizeOf(item);
+        } catch {
+          return;
+        }
+        onSize(item, size);
+      }),
+    ),
+  );
+}
 
 /** What observeStoreIO reports to: phases and counters (the CLI's `Progress` satisfies it). */
 export interface StoreProgress {
@@ -52,18 +78,12 @@ export function observeStoreIO(io: FileIO, progress: StoreProgress): FileIO {
     const todo = keys.filter((k) => METADATA_KEY.test(k));
     let m = sizes.get(store);
     if (!m) sizes.set(store, (m = new Map()));
-    let next = 0;
-    const worker = async () => {
-      while (next < todo.length) {
-        const k = todo[next++]!;
-        try {
-          m!.set(k, (await head.call(store, k)).size);
-        } catch {
-          // already gone: its size stays unknown
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(8, todo.length) }, worker));
+    const known = m;
+    await headSizes(
+      todo,
+      async (k) => (await head.call(store, k)).size,
+      (k, size) => known.set(k, size),
+    );
   };
   const remove = io.remove.bind(io);
   x.remove = async (location: string) => {

@@ -3,7 +3,7 @@
  * metadata file, or `<ns>.<table>` with a catalog) and the command's access options. Dry runs take no lease
  * (they write nothing, so they exclude nobody); `--no-lease` / `lease: false` turns it off.
  */
-import { newStoreIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
+import { newFileIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
@@ -39,13 +39,13 @@ export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<s
  * metadata breaks its invariants is refused before anything is written. Throws the reader's own message.
  */
 async function requireTableAt(location: string, o: TableAccessCli): Promise<void> {
-  const io = newStoreIO(o);
+  const io = newFileIO(o);
   try {
     if ((await io.listNames(`${location}/schema`)).some((n) => /^schema-\d+$/.test(n))) return;
     const { metadataLocation } = await locateCurrentMetadata(io, location);
     parseMetadataBytes(await io.read(metadataLocation), metadataLocation);
   } finally {
-    io.fileIO.destroy();
+    io.destroy();
   }
 }
 

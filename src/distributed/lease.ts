@@ -61,7 +61,7 @@ export function defaultHolder(): string {
   return `${hostname()}:${process.pid}`;
 }
 
-/** The error a second job gets: context.busy makes the CLI exit 75 (src/cli/exit-codes.ts). */
+/** The error a second job gets: context.busy makes the CLI exit 75 (src/app/exit-codes.ts). */
 export function tableBusy(table: string, held: LeaseRecord, location: string): FloeError {
   return new FloeError(
     'Transient',

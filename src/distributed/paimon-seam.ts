@@ -34,6 +34,7 @@ import { fromTaggedJson, toTaggedJson } from './content-file-json.js';
 import { outputPrefix, runPattern } from './iceberg-steps.js';
 import type { TableStats } from '../orchestration/compact-iceberg.js';
 import type { CommitOutcome, GroupOutput, PlanRef } from './seam.js';
+import { emptyCommitOutcome } from './commit-outcome.js';
 
 /** The commit user of a run's snapshot: how a retried commit finds it. */
 export const paimonRunUser = (runId: string) => `floe-run-${runId}`;
@@ -198,14 +199,7 @@ export async function commitPaimonCompaction(
   const files = filesOf(ref.spec);
   try {
     const location = normaliseLocation(ref.spec.table);
-    const base: CommitOutcome = {
-      runId: ref.runId,
-      alreadyCommitted: false,
-      committedTasks: [],
-      failedTasks: [],
-      removedFiles: [],
-      before: ref.before,
-    };
+    const base = emptyCommitOutcome(ref);
     const found = async (): Promise<CommitOutcome | undefined> => {
       const sid = await runSnapshotOf(files, location, ref);
       if (sid === undefined) return undefined;

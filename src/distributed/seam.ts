@@ -59,6 +59,7 @@ import {
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { parseMetadata, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { detectPaimon } from '../../connectors/paimon/detect.js';
+import { emptyCommitOutcome } from './commit-outcome.js';
 import { fileIOFromEnv as paimonFileIO } from '../../connectors/storage/env.js';
 
 export { RUN_ID_PROPERTY, outputPrefix } from './iceberg-steps.js';
@@ -353,14 +354,7 @@ export async function commitCompaction(
   const opened = await openTable(ref.spec);
   try {
     const ops = requireCommitOps(opened);
-    const base: CommitOutcome = {
-      runId: ref.runId,
-      alreadyCommitted: false,
-      committedTasks: [],
-      failedTasks: [],
-      removedFiles: [],
-      before: ref.before,
-    };
+    const base = emptyCommitOutcome(ref);
     const found = async (): Promise<CommitOutcome | undefined> => {
       const now = await ops.refresh();
       const md = parseMetadata(now.metadata, now.location);

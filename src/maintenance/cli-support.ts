@@ -29,12 +29,6 @@ export function newFileIO(o: TableAccessCli): FileIO {
   return new FileIO(storageFromCli(o));
 }
 
-/** Kept for callers that still say `io.fileIO` (StoreIO became FileIO): the FileIO, naming itself. */
-export function newStoreIO(o: TableAccessCli): FileIO & { readonly fileIO: FileIO } {
-  const io = newFileIO(o);
-  return Object.assign(io, { fileIO: io });
-}
-
 export function parseNonNegativeInt(text: string, option: string): number {
   if (!/^\d+$/.test(text.trim()))
     throw new FloeError('InvalidArgument', `${option}: "${text}" is not a non-negative integer`);

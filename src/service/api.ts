@@ -15,7 +15,7 @@ import {
   type TableDetail,
   type TableHealthSummary,
 } from './table-detail.js';
-import type { MaintenanceJobResult } from './job-types.js';
+import type { MaintenanceJobResult } from '../orchestration/job-types.js';
 
 export interface TableListEntry {
   name: string;
@@ -39,7 +39,9 @@ export interface TableListEntry {
   healthError?: string;
 }
 
-type RunDryJob = (spec: Parameters<typeof import('./job.js').runMaintenanceJob>[0]) => Promise<MaintenanceJobResult>;
+type RunDryJob = (
+  spec: Parameters<typeof import('../app/maintenance-job.js').runMaintenanceJob>[0],
+) => Promise<MaintenanceJobResult>;
 
 export class ServiceApi {
   private readonly health = new Map<string, { at: number; value?: TableHealthSummary; error?: string }>();
@@ -49,7 +51,8 @@ export class ServiceApi {
   constructor(
     readonly service: MaintenanceService,
     private readonly ttlMs = 60_000,
-    private readonly dryRun: RunDryJob = async (spec) => (await import('./job.js')).runMaintenanceJob(spec),
+    private readonly dryRun: RunDryJob = async (spec) =>
+      (await import('../app/maintenance-job.js')).runMaintenanceJob(spec),
   ) {
     service.onRunFinished.add(({ table, record }) => {
       this.health.delete(table);

@@ -17,7 +17,7 @@ import {
   type JobKind,
   type RemoveOrphansJobOptions,
   type TableAccess,
-} from './job-types.js';
+} from '../orchestration/job-types.js';
 
 export interface JobConfig {
   kind: JobKind;

@@ -7,7 +7,7 @@ import { formatBytes } from '../util/units.js';
 import type { TableListEntry } from './api.js';
 import type { RunRecord } from './state-db.js';
 import type { TableDetail } from './table-detail.js';
-import type { PlanSummary } from './job-types.js';
+import type { PlanSummary } from '../orchestration/job-types.js';
 import { barChart, escapeHtml as e, lineChart, type Series } from './svg-charts.js';
 
 const CSS = `

@@ -1,5 +1,6 @@
 /** `floe serve` and the host seam: one maintenance job as a plain async function. */
-export { runMaintenanceJob, JOB_KINDS } from './job.js';
+export { runMaintenanceJob } from '../app/maintenance-job.js';
+export { JOB_KINDS } from '../orchestration/job-types.js';
 export type {
   JobKind,
   MaintenanceJobSpec,
@@ -9,8 +10,8 @@ export type {
   CompactJobOptions,
   ExpireJobOptions,
   RemoveOrphansJobOptions,
-} from './job.js';
-export type { PlanSummary } from './job-types.js';
+  PlanSummary,
+} from '../orchestration/job-types.js';
 export { loadServiceConfig, parseServiceConfig } from './config.js';
 export type {
   ServiceConfig,
@@ -36,5 +37,5 @@ export { startHttpEndpoint } from './http.js';
 export type { HttpEndpoint } from './http.js';
 export { parseSchedule, nextDueMs, backoffMs } from './schedule.js';
 export type { Schedule } from './schedule.js';
-export { encodeTieredState, decodeTieredState } from './tiered-json.js';
-export type { TieredStateJson } from './tiered-json.js';
+export { encodeTieredState, decodeTieredState } from '../planning/tiered/state-json.js';
+export type { TieredStateJson } from '../planning/tiered/state-json.js';

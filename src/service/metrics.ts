@@ -4,7 +4,7 @@
  * `_total`, durations are `_seconds`, sizes `_bytes`. Counters count this process's runs (Prometheus
  * handles restarts); gauges reflect the last result, which survives restarts in the state database.
  */
-import type { JobKind } from './job-types.js';
+import type { JobKind } from '../orchestration/job-types.js';
 import type { JobOutcome, JobState } from './state.js';
 
 /** Run-duration histogram buckets in seconds: 1 s … 6 h (compactions take seconds to hours). */

@@ -13,7 +13,7 @@
 import { FloeError, isFloeError } from '../errors.js';
 import type { ProgressEvent } from '../execution/events.js';
 import type { JobConfig, ServiceConfig, TableConfig } from './config.js';
-import type { JobKind, MaintenanceJobResult, MaintenanceJobSpec, RunJobOptions } from './job-types.js';
+import type { JobKind, MaintenanceJobResult, MaintenanceJobSpec, RunJobOptions } from '../orchestration/job-types.js';
 import { backoffMs, nextDueMs } from './schedule.js';
 import { emptyTableState, type JobOutcome, type JobState, type TableState, type TableStateStore } from './state.js';
 import { DbStateStore, type RunOutcome, type RunRecord } from './state-db.js';
@@ -134,7 +134,8 @@ export class MaintenanceService {
   ) {
     this.clock = options.clock ?? systemClock;
     // loaded on first use: the compaction engine is heavy, and tests with a fake runner never need it
-    this.runJob = options.runJob ?? (async (spec, o) => (await import('./job.js')).runMaintenanceJob(spec, o));
+    this.runJob =
+      options.runJob ?? (async (spec, o) => (await import('../app/maintenance-job.js')).runMaintenanceJob(spec, o));
     this.log = options.log ?? stdoutLog;
     this.store = options.store;
     this.maxSleepMs = options.maxSleepMs ?? 60_000;

@@ -20,7 +20,7 @@ import {
   type TableState,
   type TableStateStore,
 } from './state.js';
-import { JOB_KINDS, type JobKind, type PlanSummary } from './job-types.js';
+import { JOB_KINDS, type JobKind, type PlanSummary } from '../orchestration/job-types.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled';
 

@@ -10,8 +10,8 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { FloeError } from '../errors.js';
-import type { JobKind, MaintenanceJobResult } from './job-types.js';
-import type { TieredStateJson } from './tiered-json.js';
+import type { JobKind, MaintenanceJobResult } from '../orchestration/job-types.js';
+import type { TieredStateJson } from '../planning/tiered/state-json.js';
 
 export const STATE_VERSION = 1;
 

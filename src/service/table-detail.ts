@@ -7,7 +7,7 @@ import type { TableModel } from '../model/index.js';
 import { partitionKey } from '../model/table.js';
 import { sizePolicyFromProperties, tableHealth, thresholds } from '../health.js';
 import type { TableConfig } from './config.js';
-import type { PlanSummary } from './job-types.js';
+import type { PlanSummary } from '../orchestration/job-types.js';
 import type { TableGauges } from './metrics.js';
 
 /** Upper bounds of the file-size histogram's buckets (the last bucket is open). */

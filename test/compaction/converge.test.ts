@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoTable } from '../../src/demo/seed.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadTableModel } from '../../connectors/iceberg/table.js';

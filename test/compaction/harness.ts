@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Field } from '../../src/model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { compactIceberg, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';

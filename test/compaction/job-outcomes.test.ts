@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TestTable } from './harness.js';
 import { commitDeletionVectors } from './positional-deletes.js';
 import type { Row } from './model.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { isFloeError } from '../../src/errors.js';

@@ -14,7 +14,7 @@ import * as arrow from 'apache-arrow';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
 import { partitionKey } from '../../src/model/index.js';
 import type { TestTable } from './harness.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { IcebergRewriteCommitter, type NewContentFile } from '../../connectors/iceberg/commit-rewrite.js';
 import { writeDeletionVectorPuffin } from '../../connectors/iceberg/puffin-write.js';
 import { decodeDeletionVector } from '../../connectors/iceberg/puffin.js';

@@ -10,7 +10,7 @@ import { commitDeletionVectors, commitPositionDeletes } from './positional-delet
 import { expectAtMostOneDvPerDataFile } from './run-history.js';
 import type { Row } from './model.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import {
   rewritePositionDeletes,
   type RewritePositionDeletesOptions,

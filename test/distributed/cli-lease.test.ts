@@ -100,7 +100,7 @@ describe('CLI commands hold the table lease', () => {
 
 describe('runMaintenanceJob holds the table lease', () => {
   it('a leased table: compact, expire and remove-orphans fail "table busy" (context.busy) and write nothing; lease: false runs', async () => {
-    const { runMaintenanceJob } = await import('../../src/service/job.js');
+    const { runMaintenanceJob } = await import('../../src/app/maintenance-job.js');
     const lease = await acquireTableLease(store, leaseKey(ice.dir), {
       table: ice.dir,
       job: 'compact',

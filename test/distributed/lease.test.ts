@@ -7,7 +7,7 @@ import { acquireTableLease, adoptTableLease, readTableLease } from '../../src/di
 import { withTableLease } from '../../src/distributed/table-lease.js';
 import { FileIO } from '../../connectors/storage/index.js';
 import { FloeError } from '../../src/errors.js';
-import { exitCodeForError } from '../../src/cli/exit-codes.js';
+import { exitCodeForError } from '../../src/app/exit-codes.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

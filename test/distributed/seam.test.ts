@@ -11,7 +11,7 @@ import {
   RUN_ID_PROPERTY,
   type GroupOutput,
 } from '../../src/distributed/seam.js';
-import type { MaintenanceJobSpec } from '../../src/service/job-types.js';
+import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { smallTable, type SmallTable } from './small-table.js';
 
 let t: SmallTable | undefined;

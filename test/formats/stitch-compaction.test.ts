@@ -14,7 +14,7 @@ import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { compactIceberg, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import { readParquetFooter } from '../../connectors/formats/parquet/index.js';
 

@@ -18,7 +18,7 @@ import type { DataFile, DeleteFile, PartitionSpec } from '../../src/model/index.
 import { seedDemoTable } from '../../src/demo/seed.js';
 import { buildInspectReport, openTableForCli } from '../../src/cli/commands/inspect.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { fixtures } from './helpers.js';
 import { buildPaimonInspect, paimonFileIO } from '../../src/cli/paimon-view.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { caught, fixtures } from './helpers.js';
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'floe-open-'));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planIceberg, compactIceberg } from '../../src/orchestration/compact-iceberg.js';
 import { seedDemoTable } from '../../src/demo/seed.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { countLiveRows } from '../../connectors/iceberg/scan.js';
 import { dataFile, identitySpec, makeTable, MiB, paths } from './fixtures.js';

@@ -1,6 +1,6 @@
 /** A hand-stepped clock and a job runner whose jobs end when the test says so. */
 import type { Clock, LogEntry, RunJob } from '../../src/service/service.js';
-import type { MaintenanceJobResult, MaintenanceJobSpec } from '../../src/service/job.js';
+import type { MaintenanceJobResult, MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 
 export class FakeClock implements Clock {
   private timers = new Map<number, { at: number; fn: () => void }>();

@@ -117,7 +117,7 @@ describe('config sizes', () => {
 
 describe('runMaintenanceJob (the host seam)', () => {
   it('runs one job from a plain spec, reports progress, and honours an aborted signal', async () => {
-    const { runMaintenanceJob } = await import('../../src/service/job.js');
+    const { runMaintenanceJob } = await import('../../src/app/maintenance-job.js');
     const events: string[] = [];
     const result = await runMaintenanceJob(
       { table: tableDir, job: 'compact', dryRun: true },

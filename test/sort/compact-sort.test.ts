@@ -15,7 +15,7 @@ import { readParquetTable, rowsFromArrow } from '../../connectors/formats/parque
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { openIcebergForWrite } from '../../src/cli/table-access.js';
+import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import type { DataFile, Field } from '../../src/model/index.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 

@@ -8,6 +8,7 @@ import { FloeError } from '../../errors.js';
 import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
 import type { AccessOptions } from '../../app/open-table.js';
 import { fileIOFromEnv } from '../../app/open-table.js';
+import { accessOptionsOf } from '../../app/access-options.js';
 import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
 import { createProgress, formatBytes, parseProgressMode } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
@@ -55,17 +56,6 @@ export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 
   columns?: string;
   sortMemory?: string;
   spillDir?: string;
-}
-
-/** The table access options among the command's. */
-function accessOf(o: CompactCliOptions): AccessOptions {
-  return {
-    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
-    ...(o.catalog ? { catalog: o.catalog } : {}),
-    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
-    ...(o.token ? { token: o.token } : {}),
-    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-  };
 }
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -364,7 +354,7 @@ export async function compactAction(
   try {
     const signal = withLeaseSignal(cancel.signal, { signal: o.leaseSignal });
     const run = await compactTable(ref, {
-      ...accessOf(o),
+      ...accessOptionsOf(o),
       format,
       full: !!o.full,
       options,

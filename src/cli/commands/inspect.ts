@@ -7,6 +7,7 @@ import { explainHealth, type CountBytes } from '../../health.js';
 import { renderResult, writeStdout } from '../result.js';
 import { formatBytes, parseSizeBytes } from '../../util/units.js';
 import { openTableForRead, type TableReadOptions } from '../../app/open-table.js';
+import { accessOptionsOf } from '../../app/access-options.js';
 import { inspectResult, inspectTable, type InspectReport } from '../../app/inspect.js';
 import type { IcebergTable } from '../../../connectors/iceberg/table.js';
 
@@ -14,17 +15,6 @@ export { openOptionsFrom } from '../../app/open-table.js';
 export { buildInspectReport, type InspectReport } from '../../app/inspect.js';
 
 export type TableCliOptions = TableReadOptions;
-
-/** The table access options among a command's options. */
-export function tableAccess(o: TableCliOptions): TableReadOptions {
-  return {
-    ...(o.locationMap ? { locationMap: o.locationMap } : {}),
-    ...(o.catalog ? { catalog: o.catalog } : {}),
-    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
-    ...(o.token ? { token: o.token } : {}),
-    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-  };
-}
 
 export function collectRepeatable(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -128,7 +118,7 @@ export function register(program: Command): void {
     const targetSize =
       opts.targetSize !== undefined ? parseSizeBytes(opts.targetSize, { what: '--target-size' }) : undefined;
     const report = await inspectTable(ref, {
-      ...tableAccess(opts),
+      ...accessOptionsOf(opts),
       ...(opts.snapshot !== undefined ? { snapshot: opts.snapshot } : {}),
       ...(targetSize !== undefined ? { targetSize } : {}),
     });

@@ -245,15 +245,7 @@ function summarizeDropped(label: string, dropped: readonly DecisionStep[]): Deci
 
 export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: number, state?: TieredState): Plan {
   validateTieredPolicy(policy);
-  if (table.format !== 'iceberg') {
-    throw new FloeError(
-      'Unsupported',
-      `table ${table.location}: the tiered planner plans Iceberg tables, not ${table.format}`,
-      {
-        context: { table: table.location, format: table.format },
-      },
-    );
-  }
+  requireIceberg(table);
   const trail: DecisionStep[] = [];
   const plan: Plan = {
     planner: 'tiered',
@@ -274,15 +266,56 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       outcome: 'info',
     });
   }
+  const labelOf = memoLabeler(table);
+  const { partitions, deletesOfFile } = evaluatePartitions(table, policy, nowMs, state, trail);
+  const ranked = rankNecessary(partitions, trail);
+  const selection = selectWithinBudget(ranked, policy, labelOf, trail);
+  noteSelection(selection, ranked, policy, labelOf, trail);
+  const tasks = tasksOf(selection.drafts, ranked, policy, labelOf);
+  const removable = assignRemovableDeletes(table, deletesOfFile, tasks);
+  noteRemovableDeletes(tasks, removable, trail);
+  plan.tasks = tasks;
+  plan.removableDeletes = removable.plan;
+  return plan;
+}
 
-  const filter = policy.filter ? compileFilter(policy.filter, table) : undefined;
+function requireIceberg(table: TableModel): void {
+  if (table.format !== 'iceberg') {
+    throw new FloeError(
+      'Unsupported',
+      `table ${table.location}: the tiered planner plans Iceberg tables, not ${table.format}`,
+      {
+        context: { table: table.location, format: table.format },
+      },
+    );
+  }
+}
+
+type LabelOf = (e: PartitionEvaluation) => string;
+
+/** Partition labels for messages, computed once per partition (a plan names a partition many times). */
+function memoLabeler(table: TableModel): LabelOf {
   const labeler = partitionLabeler(table);
   const labels = new Map<PartitionEvaluation, string>();
-  const labelOf = (e: PartitionEvaluation): string => {
+  return (e) => {
     let l = labels.get(e);
     if (l === undefined) labels.set(e, (l = labeler(e.specId, e.partition)));
     return l;
   };
+}
+
+/**
+ * Every data file with its deletes, evaluated per (spec, partition); files outside `self-optimizing.filter`
+ * are left out of the evaluation but keep their deletes (by data-file index), which removability needs.
+ */
+function evaluatePartitions(
+  table: TableModel,
+  policy: TieredPolicy,
+  nowMs: number,
+  state: TieredState | undefined,
+  trail: DecisionStep[],
+): { partitions: Map<string, PartitionEvaluation>; deletesOfFile: (readonly DeleteFile[])[] } {
+  const filter = policy.filter ? compileFilter(policy.filter, table) : undefined;
   const index = buildDeleteIndex(table.specs, table.deleteFiles);
   const snapshotTime = new Map<bigint, number>();
   for (const sn of table.snapshots) snapshotTime.set(sn.snapshotId, sn.timestampMs);
@@ -315,7 +348,16 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       values: { filteredOut },
     });
   }
+  return { partitions, deletesOfFile };
+}
 
+/** The partitions that need optimizing, most costly first (ties by key, so plans are deterministic). */
+interface Ranked {
+  necessary: PartitionEvaluation[];
+  costs: Map<PartitionEvaluation, number>;
+}
+
+function rankNecessary(partitions: Map<string, PartitionEvaluation>, trail: DecisionStep[]): Ranked {
   const necessary = [...partitions.values()].filter((e) => e.necessary());
   const costs = new Map(necessary.map((e) => [e, e.cost()] as const));
   necessary.sort((a, b) => costs.get(b)! - costs.get(a)! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -325,25 +367,40 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     outcome: 'info',
     values: { partitions: partitions.size, necessary: necessary.length },
   });
+  return { necessary, costs };
+}
 
-  const budget = policy.maxInputBytesPerThread * policy.availableCores;
-  let spent = 0;
-  let deferred = 0;
-  const deferredList: { e: PartitionEvaluation; rank: number }[] = [];
-  let fileCount = 0;
-  let cappedTasks = 0;
-  const cappedPartitions = new Set<string>();
-  const selectedTypes = new Set<string>();
-  const drafts: { e: PartitionEvaluation; d: Draft; rank: number }[] = [];
-  necessary.forEach((e, rank) => {
+interface Selection {
+  drafts: { e: PartitionEvaluation; d: Draft; rank: number }[];
+  budget: number;
+  spent: number;
+  deferredList: { e: PartitionEvaluation; rank: number }[];
+  fileCount: number;
+  cappedTasks: number;
+  cappedPartitions: Set<string>;
+  selectedTypes: Set<string>;
+}
+
+/** Tasks of the ranked partitions within the input budget and `self-optimizing.max-file-count`. */
+function selectWithinBudget(ranked: Ranked, policy: TieredPolicy, labelOf: LabelOf, trail: DecisionStep[]): Selection {
+  const sel: Selection = {
+    drafts: [],
+    budget: policy.maxInputBytesPerThread * policy.availableCores,
+    spent: 0,
+    deferredList: [],
+    fileCount: 0,
+    cappedTasks: 0,
+    cappedPartitions: new Set<string>(),
+    selectedTypes: new Set<string>(),
+  };
+  ranked.necessary.forEach((e, rank) => {
     // Amoro takes partitions until the budget is crossed (the crossing one included), then more only
     // while nothing came out of them.
-    if (spent > budget && drafts.length > 0) {
-      deferred += 1;
-      deferredList.push({ e, rank });
+    if (sel.spent > sel.budget && sel.drafts.length > 0) {
+      sel.deferredList.push({ e, rank });
       return;
     }
-    spent += costs.get(e)!;
+    sel.spent += ranked.costs.get(e)!;
     const { drafts: ds, dropped } = splitPartition(e, policy);
     if (dropped.length > 0 && ds.length === 0) {
       trail.push({
@@ -354,16 +411,32 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     }
     trail.push(...summarizeDropped(labelOf(e), dropped));
     for (const d of ds) {
-      if (fileCount + d.members.length > policy.maxFileCount) {
-        cappedTasks += 1;
-        cappedPartitions.add(labelOf(e));
+      if (sel.fileCount + d.members.length > policy.maxFileCount) {
+        sel.cappedTasks += 1;
+        sel.cappedPartitions.add(labelOf(e));
         continue;
       }
-      fileCount += d.members.length;
-      drafts.push({ e, d, rank });
+      sel.fileCount += d.members.length;
+      sel.drafts.push({ e, d, rank });
     }
-    if (ds.length > 0) selectedTypes.add(e.type());
+    if (ds.length > 0) sel.selectedTypes.add(e.type());
   });
+  return sel;
+}
+
+/** Up to this many deferred partitions are named one by one (a readable number; --json keeps the count). */
+const DEFERRED_SHOWN = 50;
+
+/** The budget, every deferred partition and why, the max-file-count cut, and the process type. */
+function noteSelection(
+  sel: Selection,
+  ranked: Ranked,
+  policy: TieredPolicy,
+  labelOf: LabelOf,
+  trail: DecisionStep[],
+): void {
+  const { budget, spent, deferredList, fileCount, cappedTasks, cappedPartitions } = sel;
+  const deferred = deferredList.length;
   trail.push({
     gate: 'budget',
     detail:
@@ -372,16 +445,14 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     outcome: 'info',
     values: { budget, selectedCost: spent, deferredPartitions: deferred },
   });
-  // Name every deferred partition and why (up to a readable number; --json keeps the count).
-  const DEFERRED_SHOWN = 50;
   for (const { e, rank } of deferredList.slice(0, DEFERRED_SHOWN)) {
     trail.push({
       gate: 'deferred',
       detail:
-        `partition ${labelOf(e)} (rank ${rank + 1} of ${necessary.length}, cost ${costs.get(e)}, type ${e.type()}) deferred to a later plan: ` +
+        `partition ${labelOf(e)} (rank ${rank + 1} of ${ranked.necessary.length}, cost ${ranked.costs.get(e)}, type ${e.type()}) deferred to a later plan: ` +
         `the partitions ranked above it already use ${spent} of the ${budget}-byte input budget`,
       outcome: 'skip',
-      values: { partition: labelOf(e), rank: rank + 1, cost: costs.get(e)!, selectedCost: spent, budget },
+      values: { partition: labelOf(e), rank: rank + 1, cost: ranked.costs.get(e)!, selectedCost: spent, budget },
     });
   }
   if (deferredList.length > DEFERRED_SHOWN) {
@@ -401,15 +472,17 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       values: { deferredTasks: cappedTasks, files: fileCount, maxFileCount: policy.maxFileCount },
     });
   }
-  const processType = selectedTypes.has('full')
+  const processType = sel.selectedTypes.has('full')
     ? 'full'
-    : selectedTypes.has('major')
+    : sel.selectedTypes.has('major')
       ? 'major'
-      : selectedTypes.size > 0
+      : sel.selectedTypes.size > 0
         ? 'minor'
         : 'none';
   trail.push({ gate: 'process-type', detail: `process type ${processType}`, outcome: 'info', values: { processType } });
+}
 
+function tasksOf(drafts: Selection['drafts'], ranked: Ranked, policy: TieredPolicy, labelOf: LabelOf): RewriteTask[] {
   // Steps shared by every task of a partition are built once (a big plan has hundreds of thousands of tasks).
   const partitionSteps = new Map<PartitionEvaluation, DecisionStep[]>();
   const stepsOf = (e: PartitionEvaluation, rank: number): DecisionStep[] => {
@@ -419,18 +492,17 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
         ...e.explanation(),
         {
           gate: 'rank',
-          detail: `partition ${labelOf(e)} ranked ${rank + 1} of ${necessary.length} by cost ${costs.get(e)} (partition type ${e.type()})`,
+          detail: `partition ${labelOf(e)} ranked ${rank + 1} of ${ranked.necessary.length} by cost ${ranked.costs.get(e)} (partition type ${e.type()})`,
           outcome: 'pick',
-          values: { rank: rank + 1, cost: costs.get(e)!, partitionType: e.type() },
+          values: { rank: rank + 1, cost: ranked.costs.get(e)!, partitionType: e.type() },
         },
       ];
       partitionSteps.set(e, steps);
     }
     return steps;
   };
-  const tasks: RewriteTask[] = drafts.map(({ e, d, rank }, i) => {
+  return drafts.map(({ e, d, rank }, i) => {
     const inputs: DataFile[] = d.members.map((m) => m.file);
-    const deletes = unionDeletes(d.members);
     return {
       id: `tiered-${i + 1}`,
       kind: d.kind,
@@ -438,15 +510,21 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
       partition: e.partition,
       partitionLabel: labelOf(e),
       inputs,
-      deletes,
+      deletes: unionDeletes(d.members),
       removableDeletes: [],
       targetFileSizeBytes: policy.targetSizeBytes,
       inputBytes: taskInputBytes(inputs),
       trail: [...stepsOf(e, rank), ...d.steps],
     };
   });
+}
 
-  const removable = assignRemovableDeletes(table, deletesOfFile, tasks);
+/** Each task's trail says which of its deletes go with it; the plan's says how many go in all. */
+function noteRemovableDeletes(
+  tasks: RewriteTask[],
+  removable: ReturnType<typeof assignRemovableDeletes>,
+  trail: DecisionStep[],
+): void {
   tasks.forEach((t) => {
     const kept = t.deletes.length - t.removableDeletes.length;
     t.trail.push({
@@ -464,7 +542,4 @@ export function planTiered(table: TableModel, policy: TieredPolicy, nowMs: numbe
     outcome: 'info',
     values: { plan: removable.plan.length, perTask: taskLocal },
   });
-  plan.tasks = tasks;
-  plan.removableDeletes = removable.plan;
-  return plan;
 }
