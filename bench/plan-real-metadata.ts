@@ -5,7 +5,7 @@
  * partitions — then, each in a fresh child process, loads the table model from it and
  *   - plans it with the tiered planner (floe defaults), or
  *   - sorts its data files by (partition, size) — the peer: the floor for anything that groups files;
- * and prints wall time, CPU time and the child's peak RSS (getrusage maxrss) for load and for the step.
+ * and prints wall time, CPU time and the child's own peak RSS (VmHWM, bench/peak-rss.ts) for load and for the step.
  *
  * Flags: --files N, --manifests N, --dir D (reuse / keep a generated table), --keep.
  */
@@ -24,6 +24,7 @@ import {
 } from '../connectors/iceberg/write-manifest.js';
 import { encodeSingleValue } from '../connectors/iceberg/write-bounds.js';
 import { stringifyJsonLossless } from '../src/util/json.js';
+import { ownPeakRssBytes } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 
 const MiB = 1024 * 1024;
@@ -191,7 +192,7 @@ interface ChildResult {
   loadCpuMs: number;
   stepMs: number;
   stepCpuMs: number;
-  /** Child's peak RSS after loading, and at the end (getrusage maxrss). */
+  /** Child's own peak RSS after loading, and at the end (VmHWM). */
   loadPeakRssBytes: number;
   peakRssBytes: number;
   heapUsedBytes: number;
@@ -212,7 +213,7 @@ async function child(step: string, metadataPath: string): Promise<void> {
   const model = await loadTableModel(table);
   const loadMs = performance.now() - t;
   const loadCpuMs = cpu() - c;
-  const loadPeakRssBytes = process.resourceUsage().maxRSS * 1024;
+  const loadPeakRssBytes = ownPeakRssBytes();
   t = performance.now();
   c = cpu();
   let tasks: number | undefined;
@@ -231,7 +232,7 @@ async function child(step: string, metadataPath: string): Promise<void> {
     stepMs: performance.now() - t,
     stepCpuMs: cpu() - c,
     loadPeakRssBytes,
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    peakRssBytes: ownPeakRssBytes(),
     heapUsedBytes: process.memoryUsage().heapUsed,
     dataFiles: model.dataFiles.length,
     ...(tasks !== undefined ? { tasks } : {}),
@@ -300,8 +301,8 @@ const benchmark: Benchmark = {
       return {
         rows,
         notes: [
-          `table: ${files} data files in ${manifests} manifests written by floe's manifest writer (deflate), 6 columns with full stats, ${PARTITIONS} identity partitions; dir ${dir}`,
-          "each case runs in a fresh child process (node, --max-old-space-size=8192); peak RSS is the child's getrusage maxrss",
+          `table: ${files} data files in ${manifests} manifests written by floe's manifest writer (Java Iceberg's manifest schema and layout, deflate), 6 columns with full stats, ${PARTITIONS} identity partitions; dir ${dir}`,
+          "each case runs in a fresh child process (node, --max-old-space-size=8192); peak RSS is the child's own high-water mark (VmHWM)",
           'targets (issue 11.6): 1M files in ~10k manifests planned in ≤ 10 s and ≤ 1 GiB RSS',
         ],
         data: { files, manifests, results },

@@ -92,8 +92,21 @@ class Cursor {
   }
 }
 
-/** Reads a whole container file. Errors are FloeError('Corrupt') naming `file`. */
-export function readAvroContainer<T = Record<string, unknown>>(data: Uint8Array, file: string): AvroContainer<T> {
+/** A container's header, and its blocks decompressed one at a time (for decoders other than avsc). */
+export interface AvroBlocks {
+  schema: AvroSchema;
+  schemaText: string;
+  codec: string;
+  /** Header metadata other than avro.schema/avro.codec, as UTF-8 strings. */
+  metadata: Record<string, string>;
+  /** Each block's record count and decompressed bytes; checks sync markers. */
+  blocks(): Generator<{ count: number; bytes: Buffer }>;
+  /** Throws FloeError('Corrupt') naming the file. */
+  fail(msg: string): never;
+}
+
+/** Parses the header of a container file. Errors are FloeError('Corrupt') naming `file`. */
+export function openAvroContainer(data: Uint8Array, file: string): AvroBlocks {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const c = new Cursor(buf, file);
   c.need(4);
@@ -123,43 +136,55 @@ export function readAvroContainer<T = Record<string, unknown>>(data: Uint8Array,
     c.fail(`header schema is not JSON (${(e as Error).message})`);
   }
   const codec = meta['avro.codec']?.toString('utf8') || 'null';
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(meta)) {
+    if (k !== 'avro.schema' && k !== 'avro.codec') metadata[k] = v.toString('utf8');
+  }
+  function* blocks(): Generator<{ count: number; bytes: Buffer }> {
+    while (c.pos < buf.length) {
+      const n = c.long();
+      const size = c.long();
+      const raw = c.bytes(size);
+      let block: Buffer = Buffer.alloc(0);
+      try {
+        const plain = decompressAvroBlock(codec, raw);
+        block = Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
+      } catch (e) {
+        if ((e as Error).message.startsWith('unsupported Avro codec')) {
+          throw new FloeError('Unsupported', `Avro file ${file}: ${(e as Error).message}`, { context: { file } });
+        }
+        c.fail(`cannot decompress ${codec} block: ${(e as Error).message}`);
+      }
+      yield { count: n, bytes: block };
+      const marker = c.bytes(16);
+      if (!marker.equals(sync)) c.fail('sync marker mismatch');
+    }
+  }
+  return { schema, schemaText, codec, metadata, blocks, fail: (msg) => c.fail(msg) };
+}
+
+/** Reads a whole container file. Errors are FloeError('Corrupt') naming `file`. */
+export function readAvroContainer<T = Record<string, unknown>>(data: Uint8Array, file: string): AvroContainer<T> {
+  const container = openAvroContainer(data, file);
   let type: avro.Type;
   try {
-    type = avroType(schema);
+    type = avroType(container.schema);
   } catch (e) {
     throw new FloeError('Unsupported', `Avro file ${file}: cannot use its schema: ${(e as Error).message}`, {
       context: { file },
     });
   }
   const records: T[] = [];
-  while (c.pos < buf.length) {
-    const n = c.long();
-    const size = c.long();
-    const raw = c.bytes(size);
-    let block: Buffer = Buffer.alloc(0);
-    try {
-      const plain = decompressAvroBlock(codec, raw);
-      block = Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
-    } catch (e) {
-      if ((e as Error).message.startsWith('unsupported Avro codec')) {
-        throw new FloeError('Unsupported', `Avro file ${file}: ${(e as Error).message}`, { context: { file } });
-      }
-      c.fail(`cannot decompress ${codec} block: ${(e as Error).message}`);
-    }
+  for (const { count, bytes } of container.blocks()) {
     let off = 0;
-    for (let i = 0; i < n; i++) {
-      const r = type.decode(block, off);
-      if (r.offset < 0) c.fail(`block ends inside record ${i + 1} of ${n}`);
+    for (let i = 0; i < count; i++) {
+      const r = type.decode(bytes, off);
+      if (r.offset < 0) container.fail(`block ends inside record ${i + 1} of ${count}`);
       records.push(r.value as T);
       off = r.offset;
     }
-    const marker = c.bytes(16);
-    if (!marker.equals(sync)) c.fail('sync marker mismatch');
   }
-  const metadata: Record<string, string> = {};
-  for (const [k, v] of Object.entries(meta)) {
-    if (k !== 'avro.schema' && k !== 'avro.codec') metadata[k] = v.toString('utf8');
-  }
+  const { schema, schemaText, codec, metadata } = container;
   return { schema, schemaText, codec, metadata, records };
 }
 

@@ -5,12 +5,13 @@
  * every entry leaves this module with explicit snapshot id and sequence numbers.
  */
 import pLimit from 'p-limit';
-import { readAvroContainer } from '../formats/avro.js';
+import { openAvroContainer, readAvroContainer } from '../formats/avro.js';
 import { FloeError } from '../../src/errors.js';
 import { normalizeLocation } from '../storage/location.js';
 import type {
   ColumnStats,
   ContentFile,
+  ContentFileBase,
   Field,
   FileFormat,
   PartitionSpec,
@@ -21,7 +22,8 @@ import type { IcebergIO } from './io.js';
 import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
 import { indexFields, partitionResultType } from './schema.js';
 import { fromAvroValue } from './values.js';
-import { PackedColumnStats } from './packed-stats.js';
+import { PackedColumnStats, StatsPacker } from './packed-stats.js';
+import { compileEntryDecoder, type EntryCursor } from './manifest-decoder.js';
 import { partitionKey } from '../../src/model/index.js';
 
 export interface ManifestFile {
@@ -65,16 +67,20 @@ function unwrap(t: AvroSchemaNode): AvroSchemaNode {
 class RecordIds {
   readonly names = new Map<number, string>();
   readonly types = new Map<number, AvroSchemaNode>();
+  /** names by id for the small ids (entry and data_file fields), read once per field per entry. */
+  private readonly small: (string | undefined)[] = [];
   constructor(record: AvroSchemaNode) {
     const r = unwrap(record) as { fields?: { name: string; type: AvroSchemaNode; 'field-id'?: number }[] };
     for (const f of r.fields ?? []) {
       if (f['field-id'] === undefined) continue;
-      this.names.set(Number(f['field-id']), f.name);
-      this.types.set(Number(f['field-id']), unwrap(f.type));
+      const id = Number(f['field-id']);
+      this.names.set(id, f.name);
+      this.types.set(id, unwrap(f.type));
+      if (Number.isInteger(id) && id >= 0 && id < 256) this.small[id] = f.name;
     }
   }
   get(rec: Record<string, unknown>, id: number): unknown {
-    const name = this.names.get(id);
+    const name = id < 256 ? this.small[id] : this.names.get(id);
     return name === undefined ? undefined : rec[name];
   }
   has(id: number): boolean {
@@ -90,12 +96,12 @@ const num = (v: unknown): number | undefined => (v === null || v === undefined ?
  * A record count, file count or byte size: present, non-negative, and exact as a JS number (the table model
  * counts in numbers; a value beyond 2^53 − 1 would be silently rounded, so it is refused instead).
  */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 function exactCount(v: unknown, what: string): number {
   if (typeof v !== 'bigint' && typeof v !== 'number') throw new Error(`${what} is missing`);
   const b = BigInt(v);
   if (b < 0n) throw new Error(`${what} is negative (${b})`);
-  if (b > BigInt(Number.MAX_SAFE_INTEGER))
-    throw new Error(`${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
+  if (b > MAX_EXACT) throw new Error(`${what} ${b} is beyond 2^53 − 1, which floe cannot count exactly`);
   return Number(b);
 }
 const optCount = (v: unknown, what: string): number | undefined =>
@@ -262,6 +268,11 @@ export interface ManifestReadContext {
   fieldsById: Map<number, Field>;
   /** The snapshot whose manifest list named this manifest (for error messages). */
   snapshotId?: bigint;
+  /**
+   * 'avsc' reads entries through avsc (full records) even where the direct decoder (manifest-decoder.ts)
+   * could; tests pin one against the other.
+   */
+  avroDecoder?: 'direct' | 'avsc';
 }
 
 /** Reads one manifest's entries with inheritance applied. */
@@ -270,17 +281,71 @@ export async function readManifest(
   mf: ManifestFile,
   ctx: ManifestReadContext,
 ): Promise<ManifestEntry[]> {
-  let container;
+  const out: ManifestEntry[] = [];
+  await forEachManifestEntry(io, mf, ctx, (e) => out.push(e));
+  return out;
+}
+
+/**
+ * Streams one manifest's entries (inheritance applied) to `each`, decoding record by record where the
+ * direct decoder handles the schema (Iceberg's own manifest schemas), through avsc otherwise.
+ */
+export async function forEachManifestEntry(
+  io: IcebergIO,
+  mf: ManifestFile,
+  ctx: ManifestReadContext,
+  each: (e: ManifestEntry) => void,
+): Promise<void> {
   try {
-    container = readAvroContainer(await io.read(mf.path), mf.path);
+    const data = await io.read(mf.path);
+    const container = openAvroContainer(data, mf.path);
+    const direct = ctx.avroDecoder === 'avsc' ? undefined : compileEntryDecoder(container.schema, container.schemaText);
+    const packer = new StatsPacker(ctx.fieldsById);
+    if (!direct) {
+      const records = readAvroContainer<Record<string, unknown>>(data, mf.path).records;
+      const decode = entryDecoder(container.schema, mf, ctx, packer, false);
+      for (const r of records) each(decode(r));
+    } else {
+      const decode = entryDecoder(container.schema, mf, ctx, packer, true);
+      const c: EntryCursor = { buf: Buffer.alloc(0), pos: 0, packer };
+      for (const { count, bytes } of container.blocks()) {
+        c.buf = bytes;
+        c.pos = 0;
+        for (let i = 0; i < count; i++) {
+          const rec = direct(c);
+          if (c.pos > bytes.length) container.fail(`block ends inside record ${i + 1} of ${count}`);
+          each(decode(rec));
+        }
+      }
+    }
+    packer.seal();
   } catch (e) {
     throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
   }
-  try {
-    return decodeEntries(container.schema, container.records as Record<string, unknown>[], mf, ctx);
-  } catch (e) {
-    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
-  }
+}
+
+function baseOf(
+  path: string,
+  format: FileFormat,
+  sizeBytes: number,
+  recordCount: number,
+  specId: number,
+  partition: PartitionTuple,
+  dataSequenceNumber: bigint,
+  fileSequenceNumber: bigint,
+  snapshotId: bigint | undefined,
+): ContentFileBase {
+  return {
+    path,
+    format,
+    sizeBytes,
+    recordCount,
+    specId,
+    partition,
+    dataSequenceNumber,
+    fileSequenceNumber,
+    ...(snapshotId !== undefined ? { snapshotId } : {}),
+  };
 }
 
 function specFor(md: IcebergMetadata, specId: number, file: string): PartitionSpec {
@@ -290,12 +355,17 @@ function specFor(md: IcebergMetadata, specId: number, file: string): PartitionSp
   return spec;
 }
 
-function decodeEntries(
+/**
+ * Turns the manifest's records into entries, one at a time. `rawStats`: the direct decoder has already fed
+ * the record's stats to `packer` (its record has no stats fields); otherwise they are packed from the record.
+ */
+function entryDecoder(
   schema: unknown,
-  records: Record<string, unknown>[],
   mf: ManifestFile,
   ctx: ManifestReadContext,
-): ManifestEntry[] {
+  packer: StatsPacker,
+  rawStats: boolean,
+): (rec: Record<string, unknown>) => ManifestEntry {
   const { md, fieldsById } = ctx;
   const spec = specFor(md, mf.specId, mf.path);
   const entryIds = new RecordIds(schema);
@@ -304,9 +374,7 @@ function decodeEntries(
   const partTypes = spec.fields.map((pf) => partitionResultType(pf, fieldsById.get(pf.sourceId)));
   const v1 = md.formatVersion === 1;
   let nextRowId = mf.firstRowId;
-  const out: ManifestEntry[] = [];
   const partitions = new Map<string, PartitionTuple>();
-  const statLayouts = new Map();
   const bigints = new Map<bigint, bigint>();
   const intern = (v: bigint): bigint => {
     const hit = bigints.get(v);
@@ -314,8 +382,17 @@ function decodeEntries(
     bigints.set(v, v);
     return v;
   };
+  // Most files have one row group at offset 4: one frozen array per manifest for each single offset.
+  const singleOffsets = new Map<number, number[]>();
+  const offsetsOf = (raw: unknown[]): number[] => {
+    if (raw.length !== 1) return raw.map(Number);
+    const o = Number(raw[0]);
+    let hit = singleOffsets.get(o);
+    if (!hit) singleOffsets.set(o, (hit = Object.freeze([o]) as number[]));
+    return hit;
+  };
 
-  for (const rec of records) {
+  return (rec) => {
     const statusCode = Number(entryIds.get(rec, 0));
     const status = STATUS[statusCode];
     if (!status) throw new Error(`unknown entry status ${statusCode}`);
@@ -359,44 +436,56 @@ function decodeEntries(
     }
 
     // Stats stay packed, bounds undecoded until read (packed-stats.ts): ~3 KB less per file.
-    const packed = PackedColumnStats.fromAvro(
-      {
-        columnSizes: fileIds.get(df, 108) as never,
-        valueCounts: fileIds.get(df, 109) as never,
-        nullValueCounts: fileIds.get(df, 110) as never,
-        nanValueCounts: fileIds.get(df, 137) as never,
-        lowerBounds: fileIds.get(df, 125) as never,
-        upperBounds: fileIds.get(df, 128) as never,
-      },
-      fieldsById,
-      statLayouts,
-    );
+    const packed = rawStats
+      ? packer.finish()
+      : PackedColumnStats.fromAvro(
+          {
+            columnSizes: fileIds.get(df, 108) as never,
+            valueCounts: fileIds.get(df, 109) as never,
+            nullValueCounts: fileIds.get(df, 110) as never,
+            nanValueCounts: fileIds.get(df, 137) as never,
+            lowerBounds: fileIds.get(df, 125) as never,
+            upperBounds: fileIds.get(df, 128) as never,
+          },
+          fieldsById,
+          undefined,
+          packer,
+        );
     const stats: ColumnStats = packed ?? {};
     const hasStats = packed !== undefined;
 
-    const common = {
-      path,
-      format,
-      sizeBytes,
-      recordCount,
-      specId: mf.specId,
-      partition,
-      dataSequenceNumber: dataSeq,
-      fileSequenceNumber: fileSeq,
-      ...(snapshotId !== undefined ? { snapshotId } : {}),
-    };
+    // baseOf only where needed: the common case (one literal below) makes no intermediate object.
     const referenced = fileIds.get(df, 143);
     let file: ContentFile;
     if (contentCode === 0) {
-      const splitOffsets = fileIds.get(df, 132);
+      const rawOffsets = fileIds.get(df, 132);
+      const splitOffsets = Array.isArray(rawOffsets) ? offsetsOf(rawOffsets) : undefined;
       const sortOrderId = num(fileIds.get(df, 140));
-      file = {
-        content: 'data',
-        ...common,
-        ...(hasStats ? { stats } : {}),
-        ...(Array.isArray(splitOffsets) ? { splitOffsets: splitOffsets.map(Number) } : {}),
-        ...(sortOrderId !== undefined ? { sortOrderId } : {}),
-      };
+      file =
+        snapshotId !== undefined && hasStats && splitOffsets && sortOrderId !== undefined
+          ? // What Java and floe write: one literal, every property in the object itself (~50 bytes less).
+            {
+              content: 'data',
+              path,
+              format,
+              sizeBytes,
+              recordCount,
+              specId: mf.specId,
+              partition,
+              dataSequenceNumber: dataSeq,
+              fileSequenceNumber: fileSeq,
+              snapshotId,
+              stats,
+              splitOffsets,
+              sortOrderId,
+            }
+          : {
+              content: 'data',
+              ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
+              ...(hasStats ? { stats } : {}),
+              ...(splitOffsets ? { splitOffsets } : {}),
+              ...(sortOrderId !== undefined ? { sortOrderId } : {}),
+            };
       if (md.formatVersion >= 3 && mf.content === 'data') {
         let frid = big(fileIds.get(df, 142));
         if (frid === undefined && nextRowId !== undefined) {
@@ -411,7 +500,7 @@ function decodeEntries(
         if (typeof referenced !== 'string') throw new Error(`deletion vector ${path} has no referenced_data_file`);
         file = {
           content: 'deletion-vector',
-          ...common,
+          ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
           referencedDataFile: referenced,
           contentOffset: optCount(offset, `content_offset of ${path}`) ?? 0,
           contentSizeBytes: optCount(fileIds.get(df, 145), `content_size_in_bytes of ${path}`) ?? 0,
@@ -419,7 +508,7 @@ function decodeEntries(
       } else {
         file = {
           content: 'position-deletes',
-          ...common,
+          ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
           ...(typeof referenced === 'string' ? { referencedDataFile: referenced } : {}),
           ...(hasStats ? { stats } : {}),
         };
@@ -429,16 +518,15 @@ function decodeEntries(
       if (!Array.isArray(eq) || eq.length === 0) throw new Error(`equality delete file ${path} has no equality_ids`);
       file = {
         content: 'equality-deletes',
-        ...common,
+        ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
         equalityFieldIds: eq.map(Number),
         ...(hasStats ? { stats } : {}),
       };
     } else {
       throw new Error(`file ${path} has unknown content type ${contentCode}`);
     }
-    out.push({ status, ...(snapshotId !== undefined ? { snapshotId } : {}), file });
-  }
-  return out;
+    return snapshotId !== undefined ? { status, snapshotId, file } : { status, file };
+  };
 }
 
 export interface SnapshotFiles {
@@ -460,7 +548,9 @@ export async function liveFilesOf(
   // and decoded records never live at once); the result keeps the manifest-list order.
   const perManifest = await pLimit(8).map(manifests, async (mf) => {
     const live: ContentFile[] = [];
-    for (const e of await readManifest(io, mf, ctx)) if (e.status !== 'DELETED') live.push(e.file);
+    await forEachManifestEntry(io, mf, ctx, (e) => {
+      if (e.status !== 'DELETED') live.push(e.file);
+    });
     return live;
   });
   const dataFiles: SnapshotFiles['dataFiles'] = [];

@@ -24,7 +24,7 @@ function safeDecode(t: FieldType, b: Uint8Array): unknown {
  * Which field ids each of the six maps holds (undefined = the map is absent). Files of one manifest
  * nearly always share it, so it is kept once per manifest (`layouts`), not per file.
  */
-interface Layout {
+export interface Layout {
   counts: (readonly number[] | undefined)[];
   bounds: (readonly number[] | undefined)[];
   fields: ReadonlyMap<number, Field>;
@@ -32,8 +32,8 @@ interface Layout {
 
 const SAFE = 2 ** 52;
 
-/** Appends v (≥ 0 → 2v, < 0 → −2v − 1, as unsigned LEB128); plain number arithmetic when it is exact. */
-function putVarint(out: number[], value: bigint | number): void {
+/** Writes v at `at` (≥ 0 → 2v, < 0 → −2v − 1, as unsigned LEB128, as Avro does); returns the end. */
+function putVarint(out: Uint8Array, at: number, value: bigint | number): number {
   if (
     typeof value === 'number'
       ? Number.isSafeInteger(value) && Math.abs(value) < SAFE
@@ -42,24 +42,52 @@ function putVarint(out: number[], value: bigint | number): void {
     const v = Number(value);
     let z = v >= 0 ? v * 2 : -v * 2 - 1;
     while (z >= 0x80) {
-      out.push((z % 0x80) | 0x80);
+      out[at++] = (z % 0x80) | 0x80;
       z = Math.floor(z / 0x80);
     }
-    out.push(z);
-    return;
+    out[at++] = z;
+    return at;
   }
   const v = BigInt(value);
   let z = v >= 0n ? v << 1n : (-v << 1n) - 1n;
   while (z >= 0x80n) {
-    out.push(Number(z & 0x7fn) | 0x80);
+    out[at++] = Number(z & 0x7fn) | 0x80;
     z >>= 7n;
   }
-  out.push(Number(z));
+  out[at++] = Number(z);
+  return at;
+}
+
+/** Feeds decoded Avro maps (arrays of {key, value}, or absent) to a packer, in slot order. */
+export function packAvroMaps(
+  packer: StatsPacker,
+  maps: {
+    columnSizes: AvroPairs<unknown>;
+    valueCounts: AvroPairs<unknown>;
+    nullValueCounts: AvroPairs<unknown>;
+    nanValueCounts: AvroPairs<unknown>;
+    lowerBounds: AvroPairs<Uint8Array>;
+    upperBounds: AvroPairs<Uint8Array>;
+  },
+): void {
+  const counts = [maps.columnSizes, maps.valueCounts, maps.nullValueCounts, maps.nanValueCounts];
+  counts.forEach((m, slot) => {
+    if (!Array.isArray(m)) return;
+    packer.present(slot);
+    for (const e of m) packer.count(slot, Number(e.key), e.value as bigint | number);
+  });
+  [maps.lowerBounds, maps.upperBounds].forEach((m, i) => {
+    if (!Array.isArray(m)) return;
+    packer.present(4 + i);
+    for (const e of m) packer.bound(4 + i, Number(e.key), e.value);
+  });
 }
 
 class Cursor {
-  at = 0;
-  constructor(private readonly b: Uint8Array) {}
+  constructor(
+    private readonly b: Uint8Array,
+    public at: number,
+  ) {}
   varint(): bigint {
     // Up to 7 bytes (49 bits) in plain numbers, the rare longer ones in BigInt.
     const start = this.at;
@@ -92,24 +120,159 @@ class Cursor {
 /** The layout the previous file used (files of a manifest nearly always repeat it). */
 const LAST = '\u0000last';
 
-function sameIds(ids: readonly number[] | undefined, m: AvroPairs<unknown>): boolean {
-  if (!Array.isArray(m)) return ids === undefined;
-  if (!ids || ids.length !== m.length) return false;
-  for (let i = 0; i < ids.length; i++) if (ids[i] !== Number(m[i]!.key)) return false;
+/** Bytes of a manifest's packed stats; `bytes` is swapped for an exact-size copy once the manifest is read. */
+interface Slab {
+  bytes: Uint8Array;
+}
+
+/** One of the six maps of the file being packed: present or absent, its ids, where its values' bytes are. */
+class Slot {
+  present = false;
+  ids: number[] = [];
+  start = 0;
+  len = 0;
+  reset(): void {
+    this.present = false;
+    if (this.ids.length) this.ids = [];
+    this.len = 0;
+  }
+}
+
+function sameIds(ids: readonly number[] | undefined, slot: Slot): boolean {
+  if (!slot.present) return ids === undefined;
+  if (!ids || ids.length !== slot.ids.length) return false;
+  for (let i = 0; i < ids.length; i++) if (ids[i] !== slot.ids[i]) return false;
   return true;
 }
 
-function sameLayout(l: Layout, counts: AvroPairs<unknown>[], bounds: AvroPairs<unknown>[]): boolean {
-  for (let i = 0; i < counts.length; i++) if (!sameIds(l.counts[i], counts[i])) return false;
-  for (let i = 0; i < bounds.length; i++) if (!sameIds(l.bounds[i], bounds[i])) return false;
-  return true;
+/**
+ * Packs the stats of a manifest's files, one file at a time (`begin`, the values, `finish`), into one
+ * byte slab for the whole manifest; `seal` when the manifest is done. The packed value bytes are Avro's
+ * own encodings (zig-zag varint longs, length-prefixed bytes), so a decoder reading the manifest's raw
+ * bytes copies them as they are (`raw`); decoded Avro values go through `count` and `bound`. Values are
+ * appended to the slab as they come; only a writer that orders the six maps differently costs a reorder.
+ */
+export class StatsPacker {
+  private readonly slots = [0, 1, 2, 3, 4, 5].map(() => new Slot());
+  /** A manifest's worth of scratch, handed from one sealed packer to the next (decoding is synchronous). */
+  private static spare: Uint8Array | undefined;
+  private readonly slab: Slab = { bytes: StatsPacker.take() };
+  private used = 0;
+  private fileStart = 0;
+  private lastSlot = -1;
+  private reorder = false;
+  private sealed = false;
+
+  constructor(
+    private readonly fields: ReadonlyMap<number, Field>,
+    private readonly layouts: Map<string, Layout> = new Map(),
+  ) {}
+
+  begin(): void {
+    for (const s of this.slots) s.reset();
+    this.used = this.fileStart;
+    this.lastSlot = -1;
+    this.reorder = false;
+  }
+  /** Map `slot` (0–3: column sizes, value, null, NaN counts; 4–5: lower, upper bounds) is present. */
+  present(slot: number): void {
+    const s = this.slots[slot]!;
+    s.present = true;
+    s.start = this.used;
+    s.len = 0;
+    if (slot < this.lastSlot) this.reorder = true;
+    this.lastSlot = slot;
+  }
+  private reserve(n: number): Uint8Array {
+    if (this.used + n > this.slab.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.slab.bytes.length * 2, this.used + n));
+      grown.set(this.slab.bytes.subarray(0, this.used));
+      this.slab.bytes = grown;
+    }
+    return this.slab.bytes;
+  }
+  /** A value of `slot` (after `present(slot)`, values of one slot in a row), as its Avro encoding `src[start, end)`. */
+  raw(slot: number, id: number, src: Uint8Array, start: number, end: number): void {
+    const s = this.slots[slot]!;
+    s.ids.push(id);
+    // A few bytes each: a loop is cheaper than a subarray view per value.
+    const out = this.reserve(end - start);
+    let at = this.used;
+    for (let i = start; i < end; i++) out[at++] = src[i]!;
+    s.len += at - this.used;
+    this.used = at;
+  }
+  count(slot: number, id: number, value: bigint | number): void {
+    const s = this.slots[slot]!;
+    s.ids.push(id);
+    const at = putVarint(this.reserve(10), this.used, value);
+    s.len += at - this.used;
+    this.used = at;
+  }
+  bound(slot: number, id: number, value: Uint8Array): void {
+    const s = this.slots[slot]!;
+    s.ids.push(id);
+    const out = this.reserve(10 + value.length);
+    let at = putVarint(out, this.used, value.length);
+    out.set(value, at);
+    at += value.length;
+    s.len += at - this.used;
+    this.used = at;
+  }
+  /** The packed stats of the file begun last; undefined when it has none of the six maps. */
+  finish(): PackedColumnStats | undefined {
+    const slots = this.slots;
+    let any = false;
+    for (const s of slots) any ||= s.present;
+    if (!any) return undefined;
+    let layout = this.layouts.get(LAST);
+    let same = layout !== undefined;
+    for (let i = 0; same && i < 6; i++) same = sameIds(i < 4 ? layout!.counts[i] : layout!.bounds[i - 4], slots[i]!);
+    if (!same) {
+      const ids = slots.map((s) => (s.present ? s.ids.slice() : undefined));
+      const key = ids.map((l) => (l ? l.join(',') : '-')).join('|');
+      layout = this.layouts.get(key);
+      if (!layout)
+        this.layouts.set(key, (layout = { counts: ids.slice(0, 4), bounds: ids.slice(4), fields: this.fields }));
+      this.layouts.set(LAST, layout);
+    }
+    const start = this.fileStart;
+    if (this.reorder) {
+      const bytes = this.slab.bytes;
+      const copy = bytes.slice(start, this.used);
+      let at = start;
+      for (const s of slots) {
+        if (!s.present) continue;
+        bytes.set(copy.subarray(s.start - start, s.start - start + s.len), at);
+        at += s.len;
+      }
+    }
+    this.fileStart = this.used;
+    return new PackedColumnStats(layout!, this.slab, start);
+  }
+  private static take(): Uint8Array {
+    const b = StatsPacker.spare ?? new Uint8Array(64 * 1024);
+    StatsPacker.spare = undefined;
+    return b;
+  }
+  /** Copies the slab to an exact-size buffer; the stats handed out read from the copy from now on. */
+  seal(): void {
+    if (this.sealed) return;
+    this.sealed = true;
+    this.used = this.fileStart;
+    const scratch = this.slab.bytes;
+    this.slab.bytes = scratch.slice(0, this.used);
+    if (scratch.length <= 16 * 1024 * 1024) StatsPacker.spare = scratch;
+  }
 }
 
 export class PackedColumnStats implements ColumnStats {
-  private constructor(
+  /** @internal use StatsPacker or fromAvro. */
+  constructor(
     private readonly layout: Layout,
     /** The count values in layout order, then each bound as (length, bytes); varints as in putVarint. */
-    private readonly packed: Uint8Array,
+    private readonly slab: Slab,
+    private readonly start: number,
   ) {}
 
   /**
@@ -128,30 +291,15 @@ export class PackedColumnStats implements ColumnStats {
     },
     fields: ReadonlyMap<number, Field>,
     layouts: Map<string, Layout> = new Map(),
+    /** The manifest's packer (then the caller seals it); by default one for this file alone. */
+    packer?: StatsPacker,
   ): PackedColumnStats | undefined {
-    const counts = [maps.columnSizes, maps.valueCounts, maps.nullValueCounts, maps.nanValueCounts];
-    const bounds = [maps.lowerBounds, maps.upperBounds];
-    if (counts.every((m) => !Array.isArray(m)) && bounds.every((m) => !Array.isArray(m))) return undefined;
-    let layout = layouts.get(LAST) as Layout | undefined;
-    if (!layout || !sameLayout(layout, counts, bounds)) {
-      const ids = (m: AvroPairs<unknown>) => (Array.isArray(m) ? m.map((e) => Number(e.key)) : undefined);
-      const countIds = counts.map(ids);
-      const boundIds = bounds.map(ids);
-      const key = [...countIds, ...boundIds].map((l) => (l ? l.join(',') : '-')).join('|');
-      layout = layouts.get(key);
-      if (!layout) layouts.set(key, (layout = { counts: countIds, bounds: boundIds, fields }));
-      layouts.set(LAST, layout);
-    }
-    const out: number[] = [];
-    for (const m of counts) if (Array.isArray(m)) for (const e of m) putVarint(out, e.value as bigint | number);
-    for (const m of bounds) {
-      if (!Array.isArray(m)) continue;
-      for (const e of m) {
-        putVarint(out, BigInt(e.value.length));
-        for (const byte of e.value) out.push(byte);
-      }
-    }
-    return new PackedColumnStats(layout, Uint8Array.from(out));
+    const p = packer ?? new StatsPacker(fields, layouts);
+    p.begin();
+    packAvroMaps(p, maps);
+    const out = p.finish();
+    if (!packer) p.seal();
+    return out;
   }
 
   /** Walks the packed values up to map `slot` (0–3 counts, 4–5 bounds) and decodes it. */
@@ -159,7 +307,7 @@ export class PackedColumnStats implements ColumnStats {
     const { counts, bounds } = this.layout;
     const target = slot < 4 ? counts[slot] : bounds[slot - 4];
     if (!target) return undefined;
-    const c = new Cursor(this.packed);
+    const c = new Cursor(this.slab.bytes, this.start);
     for (let s = 0; s < slot; s++) {
       const l = s < 4 ? counts[s] : bounds[s - 4];
       if (!l) continue;
