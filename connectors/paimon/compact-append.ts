@@ -169,13 +169,15 @@ export interface AppendRewriteContext {
   onFileRead?: (path: string, bytes: number, rows: number) => void;
 }
 
-export async function rewriteAppend(
-  ctx: AppendRewriteContext,
+/** A level-0 writer for rewriting `files` of one partition/bucket, sized by their average bytes per row. */
+export function appendWriterFor(
+  ctx: Omit<AppendRewriteContext, 'onFileRead'>,
   files: readonly PaimonFile[],
-): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
+  fileSource: number,
+): AppendFileWriter {
   const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
   const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
-  const writer = new AppendFileWriter({
+  return new AppendFileWriter({
     table: ctx.table.location,
     partitionDir: ctx.partitionDir,
     bucket: ctx.bucket,
@@ -185,10 +187,18 @@ export async function rewriteAppend(
     targetFileSize: ctx.targetFileSize,
     bytesPerRow: rows ? bytes / rows : 1,
     level: 0,
-    fileSource: FILE_SOURCE_COMPACT,
+    fileSource,
     names: ctx.names,
     ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
   });
+}
+
+export async function rewriteAppend(
+  ctx: AppendRewriteContext,
+  files: readonly PaimonFile[],
+): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
+  const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
+  const writer = appendWriterFor(ctx, files, FILE_SOURCE_COMPACT);
   let seq = files[0]?.meta.minSequenceNumber ?? 0n;
   let rowsIn = 0;
   try {

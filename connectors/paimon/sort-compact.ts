@@ -19,13 +19,13 @@ import { FloeError } from '../../src/errors.js';
 import { externalSort, type SortInput } from '../../src/execution/external-sort.js';
 import type { FieldType, Schema } from '../../src/model/index.js';
 import { resolveRowOrder, zorderTerms, type OrderSource, type RowOrder } from '../../src/planning/sort-order.js';
+import { appendWriterFor } from './compact-append.js';
 import { readFileRecords } from './compact-merge.js';
 import { RowEncoder, decodeRow } from './sort-row-codec.js';
 import type { DataFileMeta } from './manifest.js';
 import type { PaimonFile, PaimonTable } from './table.js';
 import { toModelField } from './types.js';
 import {
-  AppendFileWriter,
   FILE_SOURCE_APPEND,
   type DataWriteSettings,
   type FileNamer,
@@ -283,7 +283,6 @@ export async function rewriteSorted(
   ctx: SortRewriteContext,
   files: readonly PaimonFile[],
 ): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number; rowsOut: number }> {
-  const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
   const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
   let rowsIn = 0;
   const input = async function* () {
@@ -294,20 +293,7 @@ export async function rewriteSorted(
       yield { rows: recs.map((r) => r.value), estimatedBytes: Number(f.meta.fileSize) };
     }
   };
-  const writer = new AppendFileWriter({
-    table: ctx.table.location,
-    partitionDir: ctx.partitionDir,
-    bucket: ctx.bucket,
-    schema: ctx.table.schema,
-    settings: ctx.settings,
-    storage: ctx.storage,
-    targetFileSize: ctx.targetFileSize,
-    bytesPerRow: rows ? bytes / rows : 1,
-    level: 0,
-    fileSource: FILE_SOURCE_APPEND,
-    names: ctx.names,
-    ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
-  });
+  const writer = appendWriterFor(ctx, files, FILE_SOURCE_APPEND);
   let seq = 0n;
   try {
     for await (const batch of sortPaimonRows(ctx.table, ctx.order, input(), {
