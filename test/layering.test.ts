@@ -18,38 +18,11 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { RANK, layerOf } from '../scripts/eslint/layering.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-type Layer = 'shell' | 'app' | 'middle' | 'bottom' | 'connectors' | 'root';
-
-/** Rank of each layer: a file may import its own rank or lower (connectors are a side branch, below). */
-const RANK: Record<Layer, number> = { root: 5, shell: 4, app: 3, middle: 2, connectors: 1, bottom: 1 };
-
-const AREAS: [prefix: string, layer: Layer][] = [
-  ['src/cli/', 'shell'],
-  ['src/service/', 'shell'],
-  ['src/bindings/', 'shell'],
-  ['src/app/', 'app'],
-  ['src/orchestration/', 'middle'],
-  ['src/maintenance/', 'middle'],
-  ['src/distributed/', 'middle'],
-  // the policy simulator and the demo seeder are used by their CLI commands only
-  ['src/simulate/', 'middle'],
-  ['src/demo/', 'middle'],
-  ['src/planning/', 'bottom'],
-  ['src/execution/', 'bottom'],
-  ['src/model/', 'bottom'],
-  ['src/util/', 'bottom'],
-  ['src/errors.ts', 'bottom'],
-  ['src/health.ts', 'bottom'],
-  ['src/index.ts', 'root'],
-  ['connectors/', 'connectors'],
-];
-
-function layerOf(file: string): Layer | undefined {
-  return AREAS.find(([prefix]) => file === prefix || file.startsWith(prefix))?.[1];
-}
+// the policy itself (layers, ranks, which folder is in which layer) is the ESLint rule's: one copy
 
 function areaOf(file: string): string {
   return /^(src\/[^/]+|connectors)/.exec(file)?.[1] ?? file;
@@ -113,7 +86,7 @@ describe('layering (issue 10): dependencies point one way', () => {
 
   it('every file is in a layer', () => {
     const unlayered = FILES.filter((f) => !layerOf(f));
-    expect(unlayered, `files in no layer (add them to AREAS in ${relative(ROOT, import.meta.filename)})`).toEqual([]);
+    expect(unlayered, `files in no layer (add them to AREAS in scripts/eslint/layering.js)`).toEqual([]);
   });
 
   it('no import points up (shells → src/app → orchestration/maintenance/distributed → planning/execution/model ← connectors)', () => {

@@ -13,7 +13,7 @@
 import path from 'node:path';
 
 /** Rank of each layer: a file may import its own rank or lower (connectors are a side branch, below). */
-const RANK = { root: 5, shell: 4, app: 3, middle: 2, connectors: 1, bottom: 1 };
+export const RANK = { root: 5, shell: 4, app: 3, middle: 2, connectors: 1, bottom: 1 };
 
 /** @type {[prefix: string, layer: keyof typeof RANK][]} */
 export const AREAS = [
