@@ -5,7 +5,7 @@
  * then compare-and-swap the pointer: UPDATE iceberg_tables … WHERE metadata_location = <base>. One updated
  * row means we won; none means another writer moved the pointer first (a retryable conflict).
  *
- * REST: POST the change as requirements + updates (add-snapshot, set-snapshot-ref, remove-snapshots …);
+ * REST: POST the transaction's requirements + updates (add-snapshot, set-snapshot-ref, remove-snapshots …);
  * 409 is a conflict; after a 5xx or a lost response the table is reloaded and the commit counts only when
  * our snapshot (id, manifest list, floe.commit-id) is there — otherwise its state is unknown and nothing is
  * cleaned up. SQL: a lost answer to the UPDATE is settled by re-reading the pointer (afterLostUpdate).
@@ -26,7 +26,7 @@ import {
   type SqlTarget,
 } from '../catalog/sql-connection.js';
 import { metadataVersionOf, snapshotsOf, type RawMetadata } from './commit-metadata.js';
-import type { CommitIO, TableOperations } from './commit-rewrite.js';
+import type { CommitIO, TableChange, TableOperations } from './transaction.js';
 import { parseMetadata, parseMetadataBytes } from './metadata.js';
 
 function metadataDirOf(meta: RawMetadata): string {
@@ -202,7 +202,10 @@ export interface RestOpsOptions {
   fetch?: typeof fetch;
 }
 
-/** Requirements and updates that turn `base` into `next` (snapshots and refs; what floe's commits change). */
+/**
+ * Requirements and updates that turn `base` into `next` (snapshots and refs; what floe's commits change), for
+ * a commit whose caller names only the next document (floe's own actions send their TableChange instead).
+ */
 export function restChanges(base: RawMetadata, next: RawMetadata): { requirements: unknown[]; updates: unknown[] } {
   const idOf = (s: RawMetadata) => toBigInt(s['snapshot-id'], 'snapshot-id');
   const baseIds = new Set(snapshotsOf(base).map(idOf));
@@ -301,8 +304,13 @@ export class RestTableOperations implements TableOperations {
     return { metadata: md.raw, location: String(body['metadata-location']) };
   }
 
-  async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
-    const { requirements, updates } = restChanges(base.metadata, next);
+  /** Sends `change` as the transaction prepared it; a caller that names only `next` gets it derived by diffing. */
+  async commit(
+    base: { metadata: RawMetadata; location: string },
+    next: RawMetadata,
+    change?: TableChange,
+  ): Promise<string> {
+    const { requirements, updates } = change ?? restChanges(base.metadata, next);
     const path = await this.tablePath();
     faultPoint('iceberg.commit.before-publish');
     let r: { status: number; json: unknown; text: string };

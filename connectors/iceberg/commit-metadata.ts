@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import { parseMetadata } from './metadata.js';
+import { applyUpdates } from './table-update.js';
+import { refSnapshotId, tableUuidRequirement } from './table-requirement.js';
+import type { TableChange } from './transaction.js';
 
 export type RawMetadata = Record<string, unknown>;
 
@@ -63,50 +66,49 @@ export interface NewSnapshot {
   addedRows?: bigint;
 }
 
-/**
- * The next metadata document: the snapshot appended, main moved to it, logs extended, and the previous
- * metadata file recorded in metadata-log (trimmed to write.metadata.previous-versions-max).
- */
-export function nextMetadata(base: RawMetadata, previousMetadataFile: string, snap: NewSnapshot): RawMetadata {
-  const v = Number(base['format-version'] ?? 1);
-  const next: RawMetadata = structuredClone(base);
-  const snapshot: RawMetadata = {
-    'sequence-number': snap.sequenceNumber,
-    'snapshot-id': snap.snapshotId,
-  };
+/** The snapshot object as the metadata's `snapshots` list (and a REST add-snapshot update) holds it. */
+export function snapshotJson(formatVersion: number, snap: NewSnapshot): RawMetadata {
+  const snapshot: RawMetadata = {};
+  if (formatVersion !== 1) snapshot['sequence-number'] = snap.sequenceNumber;
+  snapshot['snapshot-id'] = snap.snapshotId;
   if (snap.parentSnapshotId !== undefined) snapshot['parent-snapshot-id'] = snap.parentSnapshotId;
   snapshot['timestamp-ms'] = snap.timestampMs;
   snapshot.summary = snap.summary;
   snapshot['manifest-list'] = snap.manifestList;
   if (snap.schemaId !== undefined) snapshot['schema-id'] = snap.schemaId;
-  if (v >= 3) {
+  if (formatVersion >= 3) {
     snapshot['first-row-id'] = snap.firstRowId ?? 0n;
     snapshot['added-rows'] = snap.addedRows ?? 0n;
   }
-  if (v === 1) delete snapshot['sequence-number'];
-  next.snapshots = [...snapshotsOf(base), snapshot];
-  next['current-snapshot-id'] = snap.snapshotId;
-  if (v >= 2) next['last-sequence-number'] = snap.sequenceNumber;
-  if (v >= 3) {
-    const nextRowId = toBigInt(base['next-row-id'] ?? 0, 'next-row-id');
-    next['next-row-id'] = nextRowId + (snap.addedRows ?? 0n);
-  }
-  const refs = { ...((base.refs as Record<string, RawMetadata> | undefined) ?? {}) };
-  refs.main = { ...(refs.main ?? {}), 'snapshot-id': snap.snapshotId, type: 'branch' };
-  next.refs = refs;
-  next['last-updated-ms'] = snap.timestampMs;
-  next['snapshot-log'] = [
-    ...(((base['snapshot-log'] as unknown[]) ?? []) as unknown[]),
-    { 'timestamp-ms': snap.timestampMs, 'snapshot-id': snap.snapshotId },
-  ];
-  const props = (base.properties as Record<string, string> | undefined) ?? {};
-  const maxPrev = Number(props['write.metadata.previous-versions-max'] ?? 100);
-  const prevTs = Number(base['last-updated-ms'] ?? snap.timestampMs);
-  const log = [
-    ...(((base['metadata-log'] as unknown[]) ?? []) as unknown[]),
-    { 'timestamp-ms': prevTs, 'metadata-file': previousMetadataFile },
-  ];
-  next['metadata-log'] = log.slice(Math.max(0, log.length - Math.max(1, maxPrev)));
+  return snapshot;
+}
+
+/**
+ * A new snapshot on main as updates + requirements: add-snapshot and set-snapshot-ref main (keeping the ref's
+ * retention fields), requiring the same table and main still where `base` has it (REST spec / Java
+ * UpdateRequirements for a snapshot producer).
+ */
+export function newSnapshotChange(base: RawMetadata, snap: NewSnapshot): TableChange {
+  const v = Number(base['format-version'] ?? 1);
+  const main = (base.refs as Record<string, RawMetadata> | undefined)?.main ?? {};
+  return {
+    updates: [
+      { action: 'add-snapshot', snapshot: snapshotJson(v, snap) },
+      { action: 'set-snapshot-ref', 'ref-name': 'main', ...main, 'snapshot-id': snap.snapshotId, type: 'branch' },
+    ],
+    requirements: [
+      ...tableUuidRequirement(base),
+      { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': refSnapshotId(base, 'main') },
+    ],
+  };
+}
+
+/**
+ * The next metadata document: the snapshot appended, main moved to it, logs extended, and the previous
+ * metadata file recorded in metadata-log (trimmed to write.metadata.previous-versions-max).
+ */
+export function nextMetadata(base: RawMetadata, previousMetadataFile: string, snap: NewSnapshot): RawMetadata {
+  const next = applyUpdates(base, previousMetadataFile, newSnapshotChange(base, snap).updates, snap.timestampMs);
   assertCommittable(next, previousMetadataFile);
   return next;
 }

@@ -16,7 +16,7 @@ import { commitStateUnknown } from './commit-state.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 import { parseMetadataBytes } from './metadata.js';
 import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';
-import type { CommitIO, TableOperations } from './commit-rewrite.js';
+import type { CommitIO, TableOperations } from './transaction.js';
 import type { IcebergIO } from './io.js';
 import { locateCurrentMetadata } from './locate.js';
 
@@ -46,6 +46,7 @@ export class FilesystemTableOperations implements TableOperations {
     filesystemVersionOf(base.location);
   }
 
+  /** Publishes `next` (the transaction's applyUpdates document): the create-if-absent is the requirement check. */
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
     const version = filesystemVersionOf(base.location);
     const dir = dirOf(base.location);

@@ -1,7 +1,8 @@
 /**
  * Atomic `replace` commits for compaction: files written by a rewrite replace the files they were read from,
  * validated against every snapshot committed since planning, rebased and retried when another writer won
- * the race, and published through the table's TableOperations (filesystem hint, SQL CAS or REST).
+ * the race, and published through the table's TableOperations (filesystem hint, SQL CAS or REST) — an
+ * action on the one commit path, commitTransaction (transaction.ts), which owns retries and cleanup.
  *
  * Rules (Iceberg spec; Java BaseRewriteFiles / MergingSnapshotProducer):
  * - new data files keep the starting snapshot's data sequence number, so equality deletes committed since
@@ -14,82 +15,44 @@
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
-import {
-  currentSnapshotIdOf,
-  nextMetadata,
-  snapshotById,
-  snapshotsSince,
-  withTotals,
-  type RawMetadata,
-} from './commit-metadata.js';
+import { currentSnapshotIdOf, snapshotById, snapshotsSince, withTotals, type RawMetadata } from './commit-metadata.js';
 import {
   STATUS_ADDED,
   STATUS_DELETED,
   STATUS_EXISTING,
+  manifestDataFile,
+  type NewContentFile,
   type RawDataFile,
   type RawManifestEntry,
   type RawManifestFile,
 } from './write-manifest.js';
 import {
   assignRowLineage,
-  commitTimestampMs,
   draftSnapshot,
   manifestHeaderFor,
   rawPartitionKey,
   readManifestList,
   writeDraftManifest,
   writeDraftManifestList,
+  preparedSnapshot,
   type ManifestHeader,
   type SnapshotDraft,
 } from './snapshot-producer.js';
 import { parseMetadata } from './metadata.js';
-import { isCommitStateUnknown } from './commit-state.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
 import { faultPoint } from '../../src/util/fault-points.js';
-import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
-import type { FileIO } from '../storage/file-io.js';
+import {
+  commitTransaction,
+  type AttemptContext,
+  type CommitBase,
+  type CommitIO,
+  type PreparedCommit,
+  type TableOperations,
+  type TransactionAction,
+} from './transaction.js';
 
-/** What a commit reads and writes, by table location: a view of the one FileIO (create-if-absent included). */
-export type CommitIO = Pick<FileIO, 'read' | 'createNew' | 'overwrite' | 'remove'> & Partial<Pick<FileIO, 'openNew'>>; // [stream] optional: rewrites stream data files through it when present
-
-export interface TableOperations {
-  /** The current metadata document and where it was read from. */
-  refresh(): Promise<{ metadata: RawMetadata; location: string }>;
-  /**
-   * Publishes `next` as the successor of `base` atomically. Throws FloeError('CommitConflict') when another
-   * writer published first (retryable), anything else when the outcome is unknown or failed.
-   */
-  commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string>;
-  /**
-   * Optional: throws when `commit` would refuse this table whatever the next metadata holds (a metadata
-   * file that is not a filesystem-table version, say), so a job can refuse before it writes anything.
-   */
-  preflight?(base: { metadata: RawMetadata; location: string }): void | Promise<void>;
-}
-
-export interface NewContentFile {
-  /** 0 data, 1 position deletes / DV, 2 equality deletes. */
-  content: 0 | 1 | 2;
-  path: string;
-  format: 'PARQUET' | 'PUFFIN' | 'AVRO' | 'ORC';
-  recordCount: number | bigint;
-  sizeBytes: number | bigint;
-  specId: number;
-  /** Take the partition tuple of this existing file (every rewrite output stays in its inputs' partition). */
-  partitionOf: string;
-  columnSizes?: Map<number, bigint>;
-  valueCounts?: Map<number, bigint>;
-  nullValueCounts?: Map<number, bigint>;
-  nanValueCounts?: Map<number, bigint>;
-  lowerBounds?: Map<number, Uint8Array>;
-  upperBounds?: Map<number, Uint8Array>;
-  splitOffsets?: bigint[];
-  sortOrderId?: number;
-  equalityIds?: number[];
-  referencedDataFile?: string;
-  contentOffset?: bigint;
-  contentSizeInBytes?: bigint;
-}
+export type { CommitIO, TableOperations } from './transaction.js';
+export type { NewContentFile } from './write-manifest.js';
 
 export interface RewriteGroup {
   id: string;
@@ -200,88 +163,79 @@ export class IcebergRewriteCommitter {
 
   async commit(req: RewriteCommitRequest): Promise<RewriteCommitResult> {
     const now = req.nowMs ?? Date.now;
-    let base = await this.ops.refresh();
-    const policy = icebergCommitRetryPolicy((base.metadata.properties as Record<string, string>) ?? {}, base.location);
-    return runCommitLoop(
-      policy,
-      async (attempt) => {
-        const written: string[] = [];
-        try {
-          return await this.attempt(base, req, attempt, now, written);
-        } catch (e) {
-          // nothing of a failed attempt is referenced — unless the commit's state is unknown (a lost response
-          // that could not be settled); then everything stays and orphan cleanup decides later
-          if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => this.io.remove(w).catch(() => undefined)));
-          throw e;
-        }
-      },
-      {
-        now,
-        onRetry: async (attempt, e) => {
-          req.onRetry?.(attempt, e.message);
-          base = await this.ops.refresh();
-        },
-      },
-    );
+    return commitTransaction(this.ops, this.io, this.action(req, now), {
+      now,
+      onRetry: (attempt, e) => req.onRetry?.(attempt, e.message),
+    });
   }
 
-  /** One try: validate against what was committed since the start, write the manifests, publish. */
-  private async attempt(
-    base: { metadata: RawMetadata; location: string },
-    req: RewriteCommitRequest,
-    attempt: number,
-    now: () => number,
-    written: string[],
-  ): Promise<RewriteCommitResult> {
-    const meta = base.metadata;
+  /** The `replace` action: validated against what was committed since the start, then its manifests written. */
+  private action(req: RewriteCommitRequest, now: () => number): TransactionAction<RewriteCommitResult, Validated> {
+    return {
+      validate: (base) => this.validate(base, req),
+      prepare: (base, validated, ctx) => this.prepare(base, validated, req, now, ctx),
+    };
+  }
+
+  /** Which groups still apply on `base`, and the files the commit removes. */
+  private async validate(base: CommitBase, req: RewriteCommitRequest): Promise<Validated> {
     const { startingSeq, current, currentId } = startAndCurrent(base, req.baseSnapshotId);
     const state = await this.liveFiles(current);
-    const concurrent = await this.addedSince(meta, req.baseSnapshotId);
+    const concurrent = await this.addedSince(base.metadata, req.baseSnapshotId);
     const { groups, failed } = validateGroups(req, state.live, concurrent.positionDeletes);
     const toRemove = new Set([
       ...groups.flatMap((g) => g.replacedDataFiles),
       ...removableDeletes(groups, state.live, concurrent.dataFiles, startingSeq),
     ]);
+    return { startingSeq, current, currentId, state, groups, failed, toRemove };
+  }
 
+  /** Writes the manifests and the manifest list; the snapshot is the update. */
+  private async prepare(
+    base: CommitBase,
+    v: Validated,
+    req: RewriteCommitRequest,
+    now: () => number,
+    ctx: AttemptContext,
+  ): Promise<PreparedCommit<RewriteCommitResult>> {
+    const meta = base.metadata;
     const typed = parseMetadata(meta, base.location);
     if (!typed.schemas.some((x) => x.schemaId === typed.currentSchemaId))
       throw new FloeError('Corrupt', `current schema ${typed.currentSchemaId} is missing from ${base.location}`);
-    const draft = draftSnapshot(meta, Number(meta['format-version'] ?? 1), written);
+    const draft = draftSnapshot(meta, Number(meta['format-version'] ?? 1), ctx.written);
     const changes = new SnapshotChanges();
     const header = (specId: number) => manifestHeaderFor(meta, typed, specId, base.location);
-    const outManifests = await this.writeManifests(draft, header, groups, state, toRemove, startingSeq, req, changes);
+    const outManifests = await this.writeManifests(
+      draft,
+      header,
+      v.groups,
+      v.state,
+      v.toRemove,
+      v.startingSeq,
+      req,
+      changes,
+    );
     const { firstRowId, addedRows } = assignRowLineage(draft, meta, outManifests);
 
     faultPoint('iceberg.commit.after-manifests');
-    const listPath = await writeDraftManifestList(this.io, draft, attempt, currentId, outManifests, firstRowId);
+    const listPath = await writeDraftManifestList(this.io, draft, ctx.attempt, v.currentId, outManifests, firstRowId);
     const summary: Record<string, string> = {
       operation: 'replace',
-      ...changes.totals(current.summary as Record<string, string> | undefined),
+      ...changes.totals(v.current.summary as Record<string, string> | undefined),
       'engine-name': 'floe',
       ...req.summary,
       [COMMIT_ID_PROPERTY]: draft.commitUuid,
     };
-    const next = nextMetadata(meta, base.location, {
-      snapshotId: draft.snapshotId,
-      parentSnapshotId: currentId,
-      sequenceNumber: draft.sequenceNumber,
-      timestampMs: commitTimestampMs(meta, now),
-      manifestList: listPath,
-      summary,
-      schemaId: typed.currentSchemaId,
-      firstRowId,
-      addedRows,
-    });
-    const location = await this.ops.commit(base, next);
-    return {
+    const facts = { parentSnapshotId: v.currentId, manifestList: listPath, summary, schemaId: typed.currentSchemaId };
+    return preparedSnapshot(meta, draft, { ...facts, firstRowId, addedRows }, now, (location) => ({
       snapshotId: draft.snapshotId,
       sequenceNumber: draft.sequenceNumber,
-      metadataLocation: location,
-      attempts: attempt,
-      committedGroups: groups.map((g) => g.id),
-      failedGroups: failed,
+      metadataLocation: location!,
+      attempts: ctx.attempt,
+      committedGroups: v.groups.map((g) => g.id),
+      failedGroups: v.failed,
       summary,
-    };
+    }));
   }
 
   /** New files first, then the manifests that lose a file; all others are reused untouched. */
@@ -343,6 +297,17 @@ export class IcebergRewriteCommitter {
   }
 }
 
+/** What validation found on a base, for the attempt's manifests. */
+interface Validated {
+  startingSeq: bigint;
+  current: RawMetadata;
+  currentId: bigint | undefined;
+  state: LiveFiles;
+  groups: RewriteGroup[];
+  failed: { id: string; reason: string }[];
+  toRemove: Set<string>;
+}
+
 interface LiveFiles {
   manifests: RawManifestFile[];
   live: Map<string, LiveEntry>;
@@ -356,7 +321,7 @@ interface ConcurrentAdds {
 
 /** The snapshot the rewrite read from (still there?) and the current one (there must be one). */
 function startAndCurrent(
-  base: { metadata: RawMetadata; location: string },
+  base: CommitBase,
   baseSnapshotId: bigint,
 ): { startingSeq: bigint; current: RawMetadata; currentId: bigint | undefined } {
   const meta = base.metadata;
@@ -492,7 +457,7 @@ function addedEntriesBySpec(
           'Internal',
           `output ${f.path} takes its partition from ${f.partitionOf}, which is not live`,
         );
-      const df = rawDataFileFrom(f, from.entry.data_file.partition);
+      const df = manifestDataFile(f, from.entry.data_file.partition);
       const key = `${f.specId}|${f.content === 0 ? 'data' : 'deletes'}`;
       const list = newBySpec.get(key) ?? [];
       list.push({
@@ -577,37 +542,4 @@ function stillNeeds(d: RawManifestEntry, del: LiveEntry, startingSeq: bigint): b
     return dataSeq < delSeq && (global || rawPartitionKey(d.data_file) === rawPartitionKey(del.entry.data_file));
   }
   return false; // position deletes name their data files by path; a new file is never among them
-}
-
-function mapEntries<V>(
-  m: Map<number, V> | undefined,
-  conv: (v: V) => unknown,
-): { key: number; value: unknown }[] | null {
-  if (!m || m.size === 0) return null;
-  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, v]) => ({ key, value: conv(v) }));
-}
-
-function rawDataFileFrom(f: NewContentFile, partition: Record<string, unknown>): RawDataFile {
-  return {
-    content: f.content,
-    file_path: f.path,
-    file_format: f.format,
-    partition,
-    record_count: BigInt(f.recordCount),
-    file_size_in_bytes: BigInt(f.sizeBytes),
-    column_sizes: mapEntries(f.columnSizes, (x) => x),
-    value_counts: mapEntries(f.valueCounts, (x) => x),
-    null_value_counts: mapEntries(f.nullValueCounts, (x) => x),
-    nan_value_counts: mapEntries(f.nanValueCounts, (x) => x),
-    lower_bounds: mapEntries(f.lowerBounds, (x) => Buffer.from(x)),
-    upper_bounds: mapEntries(f.upperBounds, (x) => Buffer.from(x)),
-    key_metadata: null,
-    split_offsets: f.splitOffsets ?? null,
-    equality_ids: f.equalityIds ?? null,
-    sort_order_id: f.content === 1 ? null : (f.sortOrderId ?? 0),
-    first_row_id: null,
-    referenced_data_file: f.referencedDataFile ?? null,
-    content_offset: f.contentOffset ?? null,
-    content_size_in_bytes: f.contentSizeInBytes ?? null,
-  };
 }

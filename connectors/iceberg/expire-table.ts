@@ -11,7 +11,7 @@ import { FloeError } from '../../src/errors.js';
 import { FileIO, LocationMap, normalizeLocation, type StorageConfig } from '../storage/index.js';
 import { FilesystemTableOperations } from './commit-ops.js';
 import type { RawMetadata } from './commit-metadata.js';
-import type { TableOperations } from './commit-rewrite.js';
+import type { TableOperations } from './transaction.js';
 import { isMetadataFileName, locateCurrentMetadata } from './locate.js';
 import { parseMetadataBytes, type IcebergMetadata } from './metadata.js';
 

@@ -10,20 +10,22 @@
  * Only files inside the table's locations are deleted (connectors/storage/confine.ts); files the metadata
  * places elsewhere are reported as skipped unless `allowOutsideTableLocation` is set.
  */
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
-import { commitBackoffMs, icebergCommitRetryPolicy } from '../../src/util/commit-retry.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
 import {
   decideRetention,
   retentionDefaults,
-  trimSnapshotLog,
   type RetentionDecision,
   type RetentionRef,
 } from '../../src/model/snapshot-retention.js';
-import { assertCommittable, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { commitTimestampMs } from './snapshot-producer.js';
+import { tableUuidRequirement } from './table-requirement.js';
+import { applyUpdates, type TableUpdate } from './table-update.js';
+import { commitTransaction, transactionPolicy, type TableChange } from './transaction.js';
 import { icebergDeleteScope } from './delete-scope.js';
 import { planExpiredFiles } from './expire-files.js';
 import { assertRetainedManifestListsReadable } from './validate-expiry.js';
@@ -83,6 +85,21 @@ export function decideExpiry(md: IcebergMetadata, opts: ExpireOptions): Retentio
 }
 
 /**
+ * The expiry as updates: remove-snapshots for every snapshot the decision does not retain and
+ * remove-snapshot-ref for each dropped ref (applyUpdates then drops their statistics and trims snapshot-log
+ * by Java's rule). The only requirement is the table's identity: refs that stay are not moved.
+ */
+export function expiryChange(base: RawMetadata, decision: RetentionDecision): TableChange {
+  const removed = snapshotsOf(base)
+    .map((s) => toBigInt(s['snapshot-id'], 'snapshot-id'))
+    .filter((id) => !decision.retained.has(id));
+  const updates: TableUpdate[] = [];
+  if (removed.length > 0) updates.push({ action: 'remove-snapshots', 'snapshot-ids': removed });
+  for (const name of decision.removedRefs) updates.push({ action: 'remove-snapshot-ref', 'ref-name': name });
+  return { updates, requirements: tableUuidRequirement(base) };
+}
+
+/**
  * The next metadata document: expired snapshots, dropped refs, their statistics removed, snapshot-log
  * trimmed (Java rule), the previous metadata file appended to metadata-log.
  */
@@ -92,29 +109,12 @@ export function expiredMetadata(
   decision: RetentionDecision,
   nowMs: number,
 ): RawMetadata {
-  const next: RawMetadata = structuredClone(base);
-  const id = (s: RawMetadata) => toBigInt(s['snapshot-id'], 'snapshot-id');
-  next.snapshots = snapshotsOf(base).filter((s) => decision.retained.has(id(s)));
-  if (next.refs && typeof next.refs === 'object') {
-    const refs = { ...(next.refs as Record<string, unknown>) };
-    for (const name of decision.removedRefs) delete refs[name];
-    next.refs = refs;
-  }
-  const log = ((base['snapshot-log'] as RawMetadata[] | undefined) ?? []).map((e) => ({ e, snapshotId: id(e) }));
-  next['snapshot-log'] = trimSnapshotLog(log, (sid) => decision.retained.has(sid)).map((x) => x.e);
-  for (const k of ['statistics', 'partition-statistics']) {
-    if (Array.isArray(base[k])) next[k] = (base[k] as RawMetadata[]).filter((s) => decision.retained.has(id(s)));
-  }
-  const lastUpdated = Number(base['last-updated-ms'] ?? 0);
-  next['last-updated-ms'] = Math.max(nowMs, lastUpdated + 1);
-  const props = (base.properties as Record<string, string> | undefined) ?? {};
-  const maxPrev = Math.max(1, Number(props['write.metadata.previous-versions-max'] ?? 100) || 100);
-  const mlog = [
-    ...((base['metadata-log'] as unknown[]) ?? []),
-    { 'timestamp-ms': lastUpdated || nowMs, 'metadata-file': baseLocation },
-  ];
-  next['metadata-log'] = mlog.slice(Math.max(0, mlog.length - maxPrev));
-  return next;
+  return applyUpdates(
+    base,
+    baseLocation,
+    expiryChange(base, decision).updates,
+    commitTimestampMs(base, () => nowMs),
+  );
 }
 
 export async function expireSnapshots(table: MaintainedTable, opts: ExpireOptions = {}): Promise<MaintenanceReport> {
@@ -125,12 +125,11 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   const unknown = (opts.snapshotIds ?? []).filter((sid) => !table.metadata.snapshots.some((s) => s.snapshotId === sid));
   for (const sid of unknown) report.warnings.push(`snapshot ${sid} is not in the table (already expired?); ignored`);
 
-  let base = await table.ops.refresh();
+  const base = await table.ops.refresh();
   let before = parseMetadata(base.metadata, base.location);
   assertGcEnabled(before, name, 'expire');
   let decision = decideExpiry(before, { ...opts, nowMs: now() });
-  const policy = icebergCommitRetryPolicy(before.properties, name); // a non-numeric commit.retry.* is refused
-  const attempts = opts.maxAttempts ?? policy.numRetries + 1;
+  transactionPolicy(base, name, opts.maxAttempts); // a non-numeric commit.retry.* is refused before anything is decided
 
   if (decision.expired.length === 0 && decision.removedRefs.length === 0) {
     report.details = {
@@ -147,22 +146,24 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
     after = parseMetadata(expiredMetadata(base.metadata, base.location, decision, now()), base.location);
   } else {
     if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision); // refuse before writing
-    for (let attempt = 1; ; attempt++) {
-      const next = expiredMetadata(base.metadata, base.location, decision, now());
-      assertCommittable(next, base.location); // never publish a document that breaks the metadata invariants
-      try {
-        report.details.newMetadata = await table.ops.commit(base, next);
-        break;
-      } catch (e) {
-        if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
-        await new Promise((r) => setTimeout(r, commitBackoffMs(policy, attempt)));
-        // another writer won: recompute on its metadata (Java re-applies the whole expiry)
-        base = await table.ops.refresh();
-        before = parseMetadata(base.metadata, base.location);
-        assertGcEnabled(before, name, 'expire');
-        decision = decideExpiry(before, { ...opts, nowMs: now() });
-      }
-    }
+    report.details.newMetadata = await commitTransaction<string>(
+      table.ops,
+      table.io,
+      {
+        // attempt 1 commits the decision made above; after a lost race it is made again on the winner's metadata
+        // (Java re-applies the whole expiry)
+        prepare: async (b, _v, ctx) => {
+          if (ctx.attempt > 1) {
+            before = parseMetadata(b.metadata, b.location);
+            assertGcEnabled(before, name, 'expire');
+            decision = decideExpiry(before, { ...opts, nowMs: now() });
+          }
+          const change = expiryChange(b.metadata, decision);
+          return { ...change, timestampMs: commitTimestampMs(b.metadata, now), result: (location) => location! };
+        },
+      },
+      { base, table: name, ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}) },
+    );
     faultPoint('iceberg.expire.before-cleanup');
     const fresh = await table.ops.refresh();
     after = parseMetadata(fresh.metadata, fresh.location);

@@ -9,17 +9,16 @@
  *
  * Limitation: the entries of the rewritten spec are held in memory together (to sort them by partition).
  */
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError } from '../../src/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
-import { currentSnapshotIdOf, nextMetadata, snapshotById, type RawMetadata } from './commit-metadata.js';
+import { currentSnapshotIdOf, snapshotById } from './commit-metadata.js';
 import { removeWithin } from '../storage/confine.js';
 import { icebergDeleteScope, rawTableLocations } from './delete-scope.js';
 import type { MaintainedTable } from './expire-table.js';
 import { parseMetadata } from './metadata.js';
-import { isCommitStateUnknown } from './commit-state.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
-import { commitBackoffMs, icebergCommitRetryPolicy } from '../../src/util/commit-retry.js';
+import { commitTransaction, type AttemptContext, type CommitBase, type PreparedCommit } from './transaction.js';
 import {
   STATUS_ADDED,
   STATUS_DELETED,
@@ -29,13 +28,13 @@ import {
 } from './write-manifest.js';
 import {
   assignRowLineage,
-  commitTimestampMs,
   draftSnapshot,
   manifestHeaderFor,
   rawPartitionKey,
   readManifestList,
   writeDraftManifest,
   writeDraftManifestList,
+  preparedSnapshot,
 } from './snapshot-producer.js';
 
 export interface RewriteManifestsOptions {
@@ -84,41 +83,33 @@ export async function rewriteManifests(
 ): Promise<MaintenanceReport> {
   const report = newReport('rewrite-manifests', table.tableLocation, opts.dryRun ?? false);
   const now = opts.nowMs ?? Date.now;
-  let base = await table.ops.refresh();
-  const policy = icebergCommitRetryPolicy(
-    (base.metadata.properties as Record<string, string> | undefined) ?? {},
-    table.tableLocation,
-  ); // non-numeric values refused
-  const attempts = opts.maxAttempts ?? policy.numRetries + 1;
-  for (let attempt = 1; ; attempt++) {
-    const written: string[] = [];
-    try {
-      const done = await attemptRewrite(table, base, opts, report, written, now, attempt);
-      return done;
-    } catch (e) {
-      // when the catalog cannot say whether it took the commit, the files may be live: keep them
-      if (!isCommitStateUnknown(e)) {
-        // our own manifests, but deletes are confined all the same (crafted write.metadata.path …)
+  return commitTransaction(
+    table.ops,
+    table.io,
+    { prepare: (base, _v, ctx) => prepareRewrite(table, base, opts, report, ctx, now) },
+    {
+      table: table.tableLocation, // non-numeric commit.retry.* values refused
+      ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
+      onRetry: (attempt) => report.warnings.push(`attempt ${attempt} lost a commit race; retrying on the new metadata`),
+      // our own manifests, but deletes are confined all the same (crafted write.metadata.path …)
+      discard: async (written, base) => {
         const scope = icebergDeleteScope(rawTableLocations(base.metadata), (l) => table.io.map(l));
         await removeWithin(scope, written, (w) => table.io.remove(w));
-      }
-      if (!isFloeError(e, 'CommitConflict') || attempt >= attempts) throw e;
-      report.warnings.push(`attempt ${attempt} lost a commit race; retrying on the new metadata`);
-      await new Promise((r) => setTimeout(r, commitBackoffMs(policy, attempt)));
-      base = await table.ops.refresh();
-    }
-  }
+      },
+    },
+  );
 }
 
-async function attemptRewrite(
+/** One attempt on `base`: the manifests of the chosen spec rewritten and a `replace` snapshot naming them. */
+async function prepareRewrite(
   table: MaintainedTable,
-  base: { metadata: RawMetadata; location: string },
+  base: CommitBase,
   opts: RewriteManifestsOptions,
   report: MaintenanceReport,
-  written: string[],
+  ctx: AttemptContext,
   now: () => number,
-  attempt: number,
-): Promise<MaintenanceReport> {
+): Promise<PreparedCommit<MaintenanceReport>> {
+  const nothing = { updates: [], requirements: [], timestampMs: 0, result: () => report };
   const meta = base.metadata;
   const md = parseMetadata(meta, base.location);
   const v = md.formatVersion;
@@ -127,7 +118,7 @@ async function attemptRewrite(
   const current = currentId === undefined ? undefined : snapshotById(meta, currentId);
   if (!current) {
     report.details = { rewritten: 0, reason: 'table has no current snapshot' };
-    return report;
+    return nothing;
   }
   const specId = opts.specId ?? md.defaultSpecId;
   const spec = md.specs.find((s) => s.specId === specId);
@@ -176,11 +167,11 @@ async function attemptRewrite(
   if (chosen.length === 0 || (groups.length >= chosen.length && deletedDropped === 0)) {
     report.details.committed = false;
     report.details.reason = 'manifests are already as compact as the target size allows';
-    return report;
+    return nothing;
   }
-  if (report.dryRun) return report;
+  if (report.dryRun) return nothing;
 
-  const draft = draftSnapshot(meta, v, written);
+  const draft = draftSnapshot(meta, v, ctx.written);
   const header = manifestHeaderFor(meta, md, specId, base.location);
   const out: RawManifestFile[] = [];
   for (const group of groups) out.push(await writeDraftManifest(table.io, draft, header, 'data', group));
@@ -194,7 +185,7 @@ async function attemptRewrite(
   }
   const all = [...out, ...kept];
   const { firstRowId, addedRows } = assignRowLineage(draft, meta, all);
-  const listPath = await writeDraftManifestList(table.io, draft, attempt, currentId, all, firstRowId);
+  const listPath = await writeDraftManifestList(table.io, draft, ctx.attempt, currentId, all, firstRowId);
   const parentSummary = (current.summary as Record<string, string> | undefined) ?? {};
   const summary: Record<string, string> = { operation: 'replace' };
   for (const [k, val] of Object.entries(parentSummary)) if (k.startsWith('total-')) summary[k] = val;
@@ -206,18 +197,11 @@ async function attemptRewrite(
     'engine-name': 'floe',
     [COMMIT_ID_PROPERTY]: draft.commitUuid,
   });
-  const next = nextMetadata(meta, base.location, {
-    snapshotId: draft.snapshotId,
-    parentSnapshotId: currentId,
-    sequenceNumber: draft.sequenceNumber,
-    timestampMs: commitTimestampMs(meta, now),
-    manifestList: listPath,
-    summary,
-    schemaId: md.currentSchemaId,
-    ...(firstRowId !== undefined ? { firstRowId, addedRows } : {}),
+  const facts = { parentSnapshotId: currentId, manifestList: listPath, summary, schemaId: md.currentSchemaId };
+  return preparedSnapshot(meta, draft, { ...facts, firstRowId, addedRows }, now, (location) => {
+    report.details.newMetadata = location;
+    report.details.snapshotId = draft.snapshotId.toString();
+    report.details.committed = true;
+    return report;
   });
-  report.details.newMetadata = await table.ops.commit(base, next);
-  report.details.snapshotId = draft.snapshotId.toString();
-  report.details.committed = true;
-  return report;
 }

@@ -9,7 +9,7 @@ import { FloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
 import type { PartitionSpec, Schema } from '../../src/model/index.js';
 import { readAvroContainer } from '../formats/avro.js';
-import { newSnapshotId, snapshotsOf, type RawMetadata } from './commit-metadata.js';
+import { newSnapshotChange, newSnapshotId, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import {
   assignFirstRowIds,
   avroCodecFromProperty,
@@ -23,7 +23,7 @@ import {
 } from './write-manifest.js';
 import { partitionType } from './write-schemas.js';
 import type { IcebergMetadata } from './metadata.js';
-import type { CommitIO } from './commit-rewrite.js';
+import type { CommitIO, PreparedCommit } from './transaction.js';
 
 /** The identity of the snapshot an attempt writes, and where and how its manifests go. */
 export interface SnapshotDraft {
@@ -137,6 +137,37 @@ export async function writeDraftManifestList(
   await io.createNew(listPath, bytes);
   draft.written.push(listPath);
   return listPath;
+}
+
+/** What a draft's snapshot says besides its identity: its parent, manifest list, summary and row lineage. */
+export interface DraftSnapshotFacts {
+  parentSnapshotId: bigint | undefined;
+  manifestList: string;
+  summary: Record<string, string>;
+  schemaId: number | undefined;
+  firstRowId: bigint | undefined;
+  addedRows: bigint;
+}
+
+/**
+ * The draft's snapshot as a prepared commit: add-snapshot + set-snapshot-ref main (newSnapshotChange),
+ * timestamped now but never before the base's last update; `result` answers once it is published.
+ */
+export function preparedSnapshot<R>(
+  meta: RawMetadata,
+  draft: SnapshotDraft,
+  facts: DraftSnapshotFacts,
+  now: () => number,
+  result: (metadataLocation: string | undefined) => R,
+): PreparedCommit<R> {
+  const timestampMs = commitTimestampMs(meta, now);
+  const change = newSnapshotChange(meta, {
+    ...facts,
+    snapshotId: draft.snapshotId,
+    sequenceNumber: draft.sequenceNumber,
+    timestampMs,
+  });
+  return { ...change, timestampMs, result };
 }
 
 /** A snapshot's timestamp: now, but never before the metadata's last update (timestamps must not go back). */

@@ -20,6 +20,34 @@ export type RawDataFile = Record<string, unknown> & {
   file_size_in_bytes: bigint;
 };
 
+/**
+ * A content file floe wrote (rewrite output, delete file, appended file), to be named by a new manifest: the
+ * one write-side shape of a file. `manifestDataFile` turns it into the Avro `data_file` record.
+ */
+export interface NewContentFile {
+  /** 0 data, 1 position deletes / DV, 2 equality deletes. */
+  content: 0 | 1 | 2;
+  path: string;
+  format: 'PARQUET' | 'PUFFIN' | 'AVRO' | 'ORC';
+  recordCount: number | bigint;
+  sizeBytes: number | bigint;
+  specId: number;
+  /** Take the partition tuple of this existing file (every rewrite output stays in its inputs' partition). */
+  partitionOf: string;
+  columnSizes?: Map<number, bigint>;
+  valueCounts?: Map<number, bigint>;
+  nullValueCounts?: Map<number, bigint>;
+  nanValueCounts?: Map<number, bigint>;
+  lowerBounds?: Map<number, Uint8Array>;
+  upperBounds?: Map<number, Uint8Array>;
+  splitOffsets?: bigint[];
+  sortOrderId?: number;
+  equalityIds?: number[];
+  referencedDataFile?: string;
+  contentOffset?: bigint;
+  contentSizeInBytes?: bigint;
+}
+
 export interface RawManifestEntry {
   status: number;
   snapshot_id: bigint | null;
@@ -345,4 +373,44 @@ export function assignFirstRowIds(
     next += m.added_rows_count + m.existing_rows_count;
   }
   return { firstRowId: nextRowId, addedRows: next - nextRowId };
+}
+
+function mapEntries<V>(
+  m: Map<number, V> | undefined,
+  conv: (v: V) => unknown,
+): { key: number; value: unknown }[] | null {
+  if (!m || m.size === 0) return null;
+  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([key, v]) => ({ key, value: conv(v) }));
+}
+
+/**
+ * The `data_file` record of a new file, in `partition` (the tuple of its `partitionOf` file for a rewrite
+ * output, or a new one): the one place a written file becomes the Avro record a manifest holds.
+ */
+export function manifestDataFile(
+  f: Omit<NewContentFile, 'partitionOf'>,
+  partition: Record<string, unknown>,
+): RawDataFile {
+  return {
+    content: f.content,
+    file_path: f.path,
+    file_format: f.format,
+    partition,
+    record_count: BigInt(f.recordCount),
+    file_size_in_bytes: BigInt(f.sizeBytes),
+    column_sizes: mapEntries(f.columnSizes, (x) => x),
+    value_counts: mapEntries(f.valueCounts, (x) => x),
+    null_value_counts: mapEntries(f.nullValueCounts, (x) => x),
+    nan_value_counts: mapEntries(f.nanValueCounts, (x) => x),
+    lower_bounds: mapEntries(f.lowerBounds, (x) => Buffer.from(x)),
+    upper_bounds: mapEntries(f.upperBounds, (x) => Buffer.from(x)),
+    key_metadata: null,
+    split_offsets: f.splitOffsets ?? null,
+    equality_ids: f.equalityIds ?? null,
+    sort_order_id: f.content === 1 ? null : (f.sortOrderId ?? 0),
+    first_row_id: null,
+    referenced_data_file: f.referencedDataFile ?? null,
+    content_offset: f.contentOffset ?? null,
+    content_size_in_bytes: f.contentSizeInBytes ?? null,
+  };
 }

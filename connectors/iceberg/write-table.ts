@@ -1,47 +1,36 @@
 /**
  * Creating Iceberg tables and appending to them: floe's demo warehouse, benchmarks and tests use it to make
  * real tables (Parquet data with field ids and metrics, equality deletes as Flink writes them) without a
- * JVM. Commits go through the same filesystem publication as compaction: create-if-absent of the next
- * `v<N>.metadata.json`, retried (commit.retry.*) when another writer got there first; files of a commit whose
- * state is unknown are kept.
+ * JVM. Commits are an action on the one commit path (transaction.ts), as compaction's are: create-if-absent
+ * of the next `v<N>.metadata.json`, retried (commit.retry.*) when another writer got there first; files of a
+ * commit whose state is unknown are kept.
  */
 import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
-import { icebergCommitRetryPolicy, runCommitLoop } from '../../src/util/commit-retry.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
-import { isCommitStateUnknown } from './commit-state.js';
 import type { Field } from '../../src/model/index.js';
-import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
+import { stringifyJsonLossless } from '../../src/util/json.js';
 import {
   arrowSchemaForIceberg,
   icebergMetricsFromFooter,
   tableFromRows,
   writeParquet,
 } from '../formats/parquet/index.js';
-import {
-  currentSnapshotIdOf,
-  newSnapshotId,
-  nextMetadata,
-  snapshotById,
-  snapshotsOf,
-  withTotals,
-  type RawMetadata,
-} from './commit-metadata.js';
+import { currentSnapshotIdOf, snapshotById, withTotals, type RawMetadata } from './commit-metadata.js';
 import { FilesystemTableOperations, publishMetadataFile } from './commit-ops.js';
 import { parseMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
+import { STATUS_ADDED, manifestDataFile, type NewContentFile, type RawManifestEntry } from './write-manifest.js';
 import {
-  STATUS_ADDED,
-  assignFirstRowIds,
-  avroCodecFromProperty,
-  normalizeManifestFile,
-  writeManifest,
-  writeManifestList,
-  type RawDataFile,
-  type RawManifestEntry,
-} from './write-manifest.js';
-import { partitionType } from './write-schemas.js';
-import { readAvroContainer } from '../formats/avro.js';
+  assignRowLineage,
+  draftSnapshot,
+  manifestHeaderFor,
+  readManifestList,
+  writeDraftManifest,
+  writeDraftManifestList,
+  preparedSnapshot,
+} from './snapshot-producer.js';
+import { commitTransaction, type AttemptContext, type CommitBase, type PreparedCommit } from './transaction.js';
 import type { FileIO } from '../storage/file-io.js';
 
 export interface CreateTableOptions {
@@ -182,151 +171,90 @@ async function commitFiles(
 ): Promise<bigint> {
   const loc = location.replace(/\/+$/, '');
   const ops = new FilesystemTableOperations(io, `${loc}/metadata`);
-  const first = await ops.refresh();
-  const policy = icebergCommitRetryPolicy((first.metadata.properties as Record<string, string> | undefined) ?? {}, loc);
-  let base = first;
-  return runCommitLoop(policy, async (attempt) => {
-    if (attempt > 1) base = await ops.refresh();
-    const typed = parseMetadata(base.metadata, base.location);
-    const schema = typed.schemas.find((s) => s.schemaId === typed.currentSchemaId)!;
-    const spec = typed.specs.find((s) => s.specId === typed.defaultSpecId)!;
-    const partitionNames = spec.fields.map((pf) => schema.fields.find((f) => f.id === pf.sourceId)!.name);
-    const files = make(base.metadata, schema.fields, partitionNames);
-    const v = typed.formatVersion;
-    const snapshotId = newSnapshotId(snapshotsOf(base.metadata).map((s) => toBigInt(s['snapshot-id'], 'snapshot-id')));
-    const seq = typed.lastSequenceNumber + 1n;
-    const written: string[] = [];
-    try {
-      const entries: RawManifestEntry[] = [];
-      const changes: Record<string, bigint> = {};
-      const add = (k: string, n: bigint | number) => (changes[k] = (changes[k] ?? 0n) + BigInt(n));
-      for (const f of files) {
-        const arrowSchema = arrowSchemaForIceberg(f.fields);
-        const pq = await writeParquet(tableFromRows(arrowSchema, f.rows), 'new file', { codec: 'zstd' });
-        const dir = `${loc}/data${spec.fields.length ? `/${partitionNames.map((p) => `${p}=${encodeURIComponent(String(f.partition[p]))}`).join('/')}` : ''}`;
-        const path = `${dir}/${randomUUID()}${f.content === 2 ? '-eq-delete' : ''}.parquet`;
-        await io.createNew(path, pq.bytes);
-        written.push(path);
-        const m = icebergMetricsFromFooter(pq.footer, f.fields, { fieldMetrics: pq.fieldMetrics });
-        const bounds = (b: Map<number, unknown>) =>
-          [...b]
-            .map(([key, value]) => ({ key, value: encodeSingleValue(f.fields.find((x) => x.id === key)!.type, value) }))
-            .sort((a, b2) => a.key - b2.key);
-        const counts = (c: Map<number, bigint>) =>
-          [...c].map(([key, value]) => ({ key, value })).sort((a, b2) => a.key - b2.key);
-        const df: RawDataFile = {
-          content: f.content,
-          file_path: path,
-          file_format: 'PARQUET',
-          partition: f.partition,
-          record_count: BigInt(pq.rowCount),
-          file_size_in_bytes: BigInt(pq.bytes.byteLength),
-          column_sizes: counts(m.columnSizes),
-          value_counts: counts(m.valueCounts),
-          null_value_counts: counts(m.nullValueCounts),
-          nan_value_counts: counts(m.nanValueCounts),
-          lower_bounds: bounds(m.lowerBounds),
-          upper_bounds: bounds(m.upperBounds),
-          key_metadata: null,
-          split_offsets: m.splitOffsets.map((o) => BigInt(o)),
-          equality_ids: f.equalityIds ?? null,
-          sort_order_id: 0,
-        };
-        entries.push({
-          status: STATUS_ADDED,
-          snapshot_id: snapshotId,
-          sequence_number: null,
-          file_sequence_number: null,
-          data_file: df,
-        });
-        if (f.content === 0) {
-          add('added-data-files', 1);
-          add('added-records', pq.rowCount);
-        } else {
-          add('added-delete-files', 1);
-          add('added-equality-delete-files', 1);
-          add('added-equality-deletes', pq.rowCount);
-        }
-        add('added-files-size', pq.bytes.byteLength);
-      }
-      const partition = partitionType(spec, schema);
-      const codec = avroCodecFromProperty(typed.properties['write.manifest.compression-codec']);
-      const specFieldsJson =
-        ((base.metadata['partition-specs'] as RawMetadata[] | undefined)?.find(
-          (s) => Number(s['spec-id']) === spec.specId,
-        )?.fields as unknown[]) ?? [];
-      const schemaJson = (base.metadata.schemas as RawMetadata[]).find(
-        (s) => Number(s['schema-id']) === schema.schemaId,
-      );
-      const uuid = randomUUID();
-      const manifest = await writeManifest(
-        {
-          formatVersion: v,
-          specId: spec.specId,
-          specFieldsJson,
-          partition,
-          tableSchemaJson: schemaJson,
-          content: operation === 'append' ? 'data' : 'deletes',
-          entries,
-          codec,
-        },
-        snapshotId,
-        v >= 2 ? seq : 0n,
-      );
-      const mPath = `${loc}/metadata/${uuid}-m0.avro`;
-      await io.createNew(mPath, manifest.bytes);
-      written.push(mPath);
-      const currentId = currentSnapshotIdOf(base.metadata);
-      const parent = currentId === undefined ? undefined : snapshotById(base.metadata, currentId);
-      const previous = parent
-        ? readAvroContainer(
-            await io.read(String(parent['manifest-list'])),
-            String(parent['manifest-list']),
-          ).records.map((r) => normalizeManifestFile(r))
-        : [];
-      const manifests = [
-        { ...manifest.summary, manifest_path: mPath, manifest_length: BigInt(manifest.bytes.length) },
-        ...previous,
-      ];
-      let firstRowId: bigint | undefined;
-      let addedRows = 0n;
-      if (v >= 3) ({ firstRowId, addedRows } = assignFirstRowIds(manifests, typed.nextRowId ?? 0n));
-      const listPath = `${loc}/metadata/snap-${snapshotId}-${attempt}-${uuid}.avro`;
-      await io.createNew(
-        listPath,
-        await writeManifestList({
-          formatVersion: v,
-          snapshotId,
-          parentSnapshotId: currentId,
-          sequenceNumber: v >= 2 ? seq : 0n,
-          firstRowId,
-          manifests,
-          codec,
-        }),
-      );
-      written.push(listPath);
-      const summary = {
-        operation,
-        ...withTotals(changes, parent?.summary as Record<string, string> | undefined),
-        [COMMIT_ID_PROPERTY]: uuid,
-      };
-      const next = nextMetadata(base.metadata, base.location, {
-        snapshotId,
-        parentSnapshotId: currentId,
-        sequenceNumber: seq,
-        timestampMs: Math.max(Date.now(), typed.lastUpdatedMs + 1),
-        manifestList: listPath,
-        summary,
-        schemaId: schema.schemaId,
-        firstRowId,
-        addedRows,
-      });
-      await ops.commit(base, next);
-      return snapshotId;
-    } catch (e) {
-      // a commit whose state is unknown may reference these files: keep them
-      if (!isCommitStateUnknown(e)) await Promise.all(written.map((w) => io.remove(w).catch(() => undefined)));
-      throw e;
+  return commitTransaction(
+    ops,
+    io,
+    { prepare: (base, _v, ctx) => prepareFiles(io, loc, operation, make, base, ctx) },
+    { table: loc },
+  );
+}
+
+/** One attempt: the data files written, one manifest naming them ahead of the parent's, the snapshot. */
+async function prepareFiles(
+  io: FileIO,
+  loc: string,
+  operation: 'append' | 'delete',
+  make: (md: RawMetadata, fields: Field[], partitionNames: string[]) => NewFile[],
+  base: CommitBase,
+  ctx: AttemptContext,
+): Promise<PreparedCommit<bigint>> {
+  const typed = parseMetadata(base.metadata, base.location);
+  const schema = typed.schemas.find((s) => s.schemaId === typed.currentSchemaId)!;
+  const spec = typed.specs.find((s) => s.specId === typed.defaultSpecId)!;
+  const partitionNames = spec.fields.map((pf) => schema.fields.find((f) => f.id === pf.sourceId)!.name);
+  const files = make(base.metadata, schema.fields, partitionNames);
+  const draft = draftSnapshot(base.metadata, typed.formatVersion, ctx.written);
+  const entries: RawManifestEntry[] = [];
+  const changes: Record<string, bigint> = {};
+  const add = (k: string, n: bigint | number) => (changes[k] = (changes[k] ?? 0n) + BigInt(n));
+  for (const f of files) {
+    const arrowSchema = arrowSchemaForIceberg(f.fields);
+    const pq = await writeParquet(tableFromRows(arrowSchema, f.rows), 'new file', { codec: 'zstd' });
+    const dir = `${loc}/data${spec.fields.length ? `/${partitionNames.map((p) => `${p}=${encodeURIComponent(String(f.partition[p]))}`).join('/')}` : ''}`;
+    const path = `${dir}/${randomUUID()}${f.content === 2 ? '-eq-delete' : ''}.parquet`;
+    await io.createNew(path, pq.bytes);
+    ctx.written.push(path);
+    const m = icebergMetricsFromFooter(pq.footer, f.fields, { fieldMetrics: pq.fieldMetrics });
+    const encoded = (b: Map<number, unknown>) =>
+      new Map([...b].map(([key, value]) => [key, encodeSingleValue(f.fields.find((x) => x.id === key)!.type, value)]));
+    const file: Omit<NewContentFile, 'partitionOf'> = {
+      content: f.content,
+      path,
+      format: 'PARQUET',
+      recordCount: pq.rowCount,
+      sizeBytes: pq.bytes.byteLength,
+      specId: spec.specId,
+      columnSizes: m.columnSizes,
+      valueCounts: m.valueCounts,
+      nullValueCounts: m.nullValueCounts,
+      nanValueCounts: m.nanValueCounts,
+      lowerBounds: encoded(m.lowerBounds),
+      upperBounds: encoded(m.upperBounds),
+      splitOffsets: m.splitOffsets.map((o) => BigInt(o)),
+      sortOrderId: 0,
+      ...(f.equalityIds ? { equalityIds: f.equalityIds } : {}),
+    };
+    const df = manifestDataFile(file, f.partition);
+    entries.push({
+      status: STATUS_ADDED,
+      snapshot_id: draft.snapshotId,
+      sequence_number: null,
+      file_sequence_number: null,
+      data_file: df,
+    });
+    if (f.content === 0) {
+      add('added-data-files', 1);
+      add('added-records', pq.rowCount);
+    } else {
+      add('added-delete-files', 1);
+      add('added-equality-delete-files', 1);
+      add('added-equality-deletes', pq.rowCount);
     }
-  });
+    add('added-files-size', pq.bytes.byteLength);
+  }
+  const header = manifestHeaderFor(base.metadata, typed, spec.specId, base.location);
+  const manifest = await writeDraftManifest(io, draft, header, operation === 'append' ? 'data' : 'deletes', entries);
+  const currentId = currentSnapshotIdOf(base.metadata);
+  const parent = currentId === undefined ? undefined : snapshotById(base.metadata, currentId);
+  const previous = parent ? await readManifestList(io, String(parent['manifest-list'])) : [];
+  const manifests = [manifest, ...previous];
+  const { firstRowId, addedRows } = assignRowLineage(draft, base.metadata, manifests);
+  const listPath = await writeDraftManifestList(io, draft, ctx.attempt, currentId, manifests, firstRowId);
+  const summary = {
+    operation,
+    ...withTotals(changes, parent?.summary as Record<string, string> | undefined),
+    [COMMIT_ID_PROPERTY]: draft.commitUuid,
+  };
+  const facts = { parentSnapshotId: currentId, manifestList: listPath, summary, schemaId: schema.schemaId };
+  return preparedSnapshot(base.metadata, draft, { ...facts, firstRowId, addedRows }, Date.now, () => draft.snapshotId);
 }
