@@ -4,15 +4,14 @@
  * and size, the blob's `content_offset` / `content_size_in_bytes`, `referenced_data_file`, and the DV's
  * cardinality as the record count; no column metrics.
  */
-import type { DataFile } from '../../src/model/index.js';
+import type { DeletionVectorFile } from '../../src/model/index.js';
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
+import type { DataFileDeletes } from './delete-writer.js';
+import type { IcebergIO } from './io.js';
+import { readPuffinFooterRanged } from './puffin.js';
 import { writeDeletionVectorPuffin } from './puffin-write.js';
 
-export interface DataFileDeletes {
-  file: Pick<DataFile, 'path' | 'specId'>;
-  /** Every deleted position of the file (the new DV replaces any DV the file had: old ∪ new). */
-  positions: Iterable<number>;
-}
+export type { DataFileDeletes };
 
 /** Writes the DVs (at most one per data file) into one Puffin file at `location`; nothing when all are empty. */
 export async function storeDeletionVectors(
@@ -45,4 +44,24 @@ export async function storeDeletionVectors(
     contentOffset: BigInt(b.contentOffset),
     contentSizeInBytes: BigInt(b.contentSizeBytes),
   }));
+}
+
+/**
+ * The bytes of all blobs of each Puffin file the deletion vectors live in (from its footer, by ranged
+ * reads): set against its live DVs' bytes, it tells how much of the file is dead.
+ */
+export async function puffinBlobBytes(
+  io: Pick<IcebergIO, 'readRange'>,
+  dvs: readonly Pick<DeletionVectorFile, 'path' | 'sizeBytes'>[],
+): Promise<Map<string, number>> {
+  const bytes = new Map<string, number>();
+  for (const d of dvs) {
+    if (bytes.has(d.path)) continue;
+    const footer = await readPuffinFooterRanged((off, len) => io.readRange(d.path, off, len), d.sizeBytes, d.path);
+    bytes.set(
+      d.path,
+      footer.blobs.reduce((n, b) => n + b.length, 0),
+    );
+  }
+  return bytes;
 }

@@ -28,10 +28,12 @@ import {
 } from '../formats/parquet/index.js';
 import { stitchPolicyFromProperties, stitchTask, type StitchPolicy } from '../formats/parquet/stitch-task.js'; // [stitch]
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
+import { deleteFileWriter, type DeleteFileWriter } from './delete-writer.js';
 import { DeleteIndex, DeleteLoader } from './deletes.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
+import { dataDirOf } from './write-locations.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 
 export const ROW_ID_FIELD: Field = {
@@ -98,6 +100,8 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   readonly outputFields: Field[];
   readonly outputSchema: arrow.Schema;
   readonly writerOptions: ParquetWriteOptions;
+  /** Writes the position deletes / deletion vectors an `eq-to-pos` task turns equality deletes into. */
+  readonly deleteWriter: DeleteFileWriter;
   private readonly loader: DeleteLoader;
   private readonly jobId: string;
   private readonly lineage: boolean;
@@ -123,6 +127,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       createdBy: 'floe',
     };
     this.loader = new DeleteLoader(ctx.io, ctx.fieldsById);
+    this.deleteWriter = deleteFileWriter(md, ctx.out);
     if (ctx.out.openNew && ctx.streamOutputs !== false) this.openOutput = (t, i) => this.streamOutput(t, i); // [stream]
     this.stitchPolicy = stitchPolicyFromProperties(
       { ...props, ...(ctx.propertyOverrides ?? {}) },
@@ -329,8 +334,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   private outputLocation(task: RewriteTask, index: number): string {
     const md = this.ctx.md;
     const spec = md.specs.find((s) => s.specId === task.specId);
-    const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
-    return `${dataDir}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
+    return `${dataDirOf(md)}/${partitionPath(spec, task.partition)}${this.jobId}-${task.id}-${String(index).padStart(5, '0')}.parquet`;
   }
 
   async storeOutput(

@@ -24,6 +24,7 @@ import {
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
 import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
+import { distinctFileBytes } from '../../connectors/iceberg/delete-writer.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import type { IcebergTable } from '../../connectors/iceberg/table.js';
@@ -92,13 +93,9 @@ export async function rewritePlannedTask(
   opts: { onProgress?: ProgressListener; signal?: AbortSignal } = {},
 ): Promise<TaskOutput> {
   if (task.kind === 'eq-to-pos') {
-    const files = await convertEqualityDeletes(task, ctx.adapter, ctx.out, ctx.table, ctx.outputPrefix, opts.signal);
+    const files = await convertEqualityDeletes(task, ctx.adapter, ctx.outputPrefix, opts.signal);
     // DVs share their Puffin file: count each file once
-    const bytesWritten = [...new Map(files.map((d) => [d.path, Number(d.sizeBytes)])).values()].reduce(
-      (n, b) => n + b,
-      0,
-    );
-    return { taskId: task.id, files, bytesRead: 0, bytesWritten, rowsIn: 0, rowsOut: 0 };
+    return { taskId: task.id, files, bytesRead: 0, bytesWritten: distinctFileBytes(files), rowsIn: 0, rowsOut: 0 };
   }
   const result = await executeTasks([task], ctx.adapter, {
     concurrency: 1,

@@ -57,6 +57,8 @@ import {
   rewritePaimonGroup,
 } from './paimon-seam.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
+import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
+import { dataDirOf } from '../../connectors/iceberg/write-locations.js';
 import { parseMetadata, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { detectPaimon } from '../../connectors/paimon/detect.js';
 import { emptyCommitOutcome } from './commit-outcome.js';
@@ -425,14 +427,7 @@ export async function commitCompaction(
       attempt: res.attempts,
       groups: res.committedGroups.length,
     });
-    const now = await ops.refresh();
-    const after = statsOf(
-      await loadTableModel({
-        ...opened.table,
-        metadata: parseMetadata(now.metadata, now.location),
-        metadataLocation: now.location,
-      }),
-    );
+    const after = statsOf(await loadRefreshedModel(opened.table, ops));
     return {
       ...base,
       snapshotId: res.snapshotId.toString(),
@@ -465,7 +460,7 @@ async function removeUncommitted(ref: PlanRef, opened: OpenedIcebergTable): Prom
     for (const f of at.dataFiles) referenced.add(f.path);
     for (const f of at.deleteFiles) referenced.add(f.path);
   }
-  const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
+  const dataDir = dataDirOf(md);
   const pattern = runPattern(ref.runId);
   const { store, key } = opened.files.resolve(dataDir);
   const prefix = key === '' ? '' : `${key}/`;

@@ -30,15 +30,17 @@ import {
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
-import { parseMetadata } from '../../connectors/iceberg/metadata.js';
+import { dataDirOf, metadataDirOf } from '../../connectors/iceberg/write-locations.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
 import { settleRemovableDeletes } from './settle-deletes.js';
-import { outcomeTracker, type CancelInfo, type TaskOutcome } from './task-outcomes.js';
+import { outcomeTracker } from './task-outcomes.js';
+import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { probeWritable } from './write-probe.js';
 import { deleteFileId } from '../planning/deletes.js';
-import { dataDirOf, discardFiles, metadataDirOf } from './convert-equality-deletes.js';
+import { discardFiles } from './discard-files.js';
 import {
   commitGroupOf,
   commitRunGroups,
@@ -119,56 +121,7 @@ export type TaskRunner = (
   opts: { ctx: RewriteContext; onProgress: ProgressListener; signal?: AbortSignal },
 ) => Promise<TaskOutput>;
 
-export interface TableStats {
-  dataFiles: number;
-  dataBytes: number;
-  deleteFiles: number;
-  deleteBytes: number;
-  records: number;
-}
-
-export interface CompactReport {
-  table: string;
-  plan: Plan;
-  dryRun: boolean;
-  before: TableStats;
-  after?: TableStats;
-  /** The snapshot the plan was made against (decimal string); absent for a table without snapshots. */
-  baseSnapshotId?: string;
-  snapshots: string[];
-  committedTasks: string[];
-  failedTasks: { id: string; reason: string }[];
-  /** Planned tasks that did not run or whose output was not committed, with the reason (cancel, dry run, no snapshot). */
-  skippedTasks: { id: string; reason: string }[];
-  /** Every planned task, in plan order, with its outcome (task-outcomes.ts). */
-  tasks: TaskOutcome[];
-  /** The extra commit that drops dangling and settled delete files, when one was needed. */
-  deleteCleanup?: { outcome: 'committed' | 'failed'; snapshotId?: string; reason?: string; removed: number };
-  /** Set when the job was cancelled but something was committed (otherwise it throws cancelledError). */
-  cancelled?: CancelInfo;
-  /** Delete files removed (or, in a dry run, removable) because no live data file needs them. */
-  danglingDeletes: string[];
-  /**
-   * The plan's table-wide removable deletes dropped after the tasks they span all committed (ids: the path,
-   * `path#offset` for a deletion vector). With each task's own removals this is what the plan promised.
-   */
-  settledDeletes?: string[];
-  bytesRead: number;
-  bytesWritten: number;
-  rowsIn: number;
-  rowsOut: number;
-  durationMs: number;
-}
-
-export function statsOf(m: Pick<TableModel, 'dataFiles' | 'deleteFiles'>): TableStats {
-  return {
-    dataFiles: m.dataFiles.length,
-    dataBytes: m.dataFiles.reduce((n, f) => n + f.sizeBytes, 0),
-    deleteFiles: m.deleteFiles.length,
-    deleteBytes: m.deleteFiles.reduce((n, f) => n + f.sizeBytes, 0),
-    records: m.dataFiles.reduce((n, f) => n + f.recordCount, 0),
-  };
-}
+export { statsOf, type CompactReport, type TableStats } from './compact-report.js';
 
 export function planIceberg(model: TableModel, opts: CompactOptions, now: number): Plan {
   // on v3, equality→position tasks write deletion vectors (one per data file, merged with its old DV)
@@ -262,6 +215,8 @@ class IcebergCompactionRun {
   private written: Item[] = [];
   /** A cancel seen once a commit had started: that commit finished, nothing after it runs. */
   private cancelledAfterCommit = false;
+  /** The table after our last commit, when the final cleanup loaded it and committed nothing on top. */
+  private latest: TableModel | undefined;
   private readonly tracker: ReturnType<typeof outcomeTracker<CompactReport>>;
 
   private constructor(
@@ -296,24 +251,7 @@ class IcebergCompactionRun {
     const plan = opts.onlyDanglingDeletes
       ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
       : planForRun(model, opts, now);
-    const report: CompactReport = {
-      table: table.metadataLocation,
-      plan,
-      dryRun: !!opts.dryRun,
-      before: statsOf(model),
-      snapshots: [],
-      committedTasks: [],
-      failedTasks: [],
-      skippedTasks: [],
-      tasks: [],
-      danglingDeletes: [],
-      bytesRead: 0,
-      bytesWritten: 0,
-      rowsIn: 0,
-      rowsOut: 0,
-      durationMs: 0,
-      ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
-    };
+    const report = newCompactReport(table.metadataLocation, plan, model, { dryRun: !!opts.dryRun });
     const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now);
     run.emit({
       type: 'plan',
@@ -353,7 +291,7 @@ class IcebergCompactionRun {
     const { table, out, ops } = this;
     if (ops.preflight) await ops.preflight(await ops.refresh());
     if (this.plan.tasks.length > 0)
-      await probeWritable(out, [dataDirOf(table), metadataDirOf(table)], table.metadataLocation);
+      await probeWritable(out, [dataDirOf(table.metadata), metadataDirOf(table.metadata)], table.metadataLocation);
     if (isCancelled(this.signal)) throw cancelledError(table.metadataLocation, 0, this.signal!.reason);
     this.ctx = rewriteContext(this.table, this.model, this.out, {
       outputPrefix: outputPrefix(this.runId, randomUUID().slice(0, 8)),
@@ -491,23 +429,19 @@ class IcebergCompactionRun {
 
   /** The extra commit dropping dangling deletes and the plan's settled table-wide deletes. */
   async dropUnneededDeletes(): Promise<void> {
-    await removeUnneededDeletes(this.table, this.out, this.ops, this.report, this.emit, {
+    this.latest = await removeUnneededDeletes(this.table, this.out, this.ops, this.report, this.emit, {
       dangling: this.opts.removeDanglingDeletes !== false,
       settle: settleInputOf(this.plan, this.report.committedTasks, this.added),
     });
   }
 
-  /** The table as it stands after our commits, for the before/after summary. */
+  /**
+   * The table as it stands after our commits, for the before/after summary: loaded again only when the
+   * cleanup did not just load it (it commits nothing, or it committed and changed the table once more).
+   */
   async measureAfter(): Promise<void> {
     if (this.report.snapshots.length === 0) return;
-    const now = await this.ops.refresh();
-    this.report.after = statsOf(
-      await loadTableModel({
-        ...this.table,
-        metadata: parseMetadata(now.metadata, now.location),
-        metadataLocation: now.location,
-      }),
-    );
+    this.report.after = statsOf(this.latest ?? (await loadRefreshedModel(this.table, this.ops)));
   }
 
   private itemOf(task: RewriteTask, files: NewContentFile[]): Item {
@@ -601,7 +535,8 @@ function settleInputOf(
 /**
  * One extra `replace` commit that drops the delete files no live data file needs any more: those that
  * dangle (apply to no live file), and the plan's table-wide removable deletes once the tasks they span
- * have all committed (settle-deletes.ts) — so a run ends with what its plan said.
+ * have all committed (settle-deletes.ts) — so a run ends with what its plan said. Resolves with the table
+ * it loaded when it committed nothing (it is then still the table after the run's commits).
  */
 async function removeUnneededDeletes(
   table: IcebergTable,
@@ -610,19 +545,15 @@ async function removeUnneededDeletes(
   report: CompactReport,
   emit: ProgressListener,
   what: { dangling: boolean; settle: SettleRequest | undefined },
-): Promise<void> {
-  if (!what.dangling && (!what.settle || what.settle.candidates.length === 0)) return;
-  const now = await ops.refresh();
-  const current = await loadTableModel({
-    ...table,
-    metadata: parseMetadata(now.metadata, now.location),
-    metadataLocation: now.location,
-  });
-  if (current.currentSnapshotId === undefined) return;
+): Promise<TableModel | undefined> {
+  if (!what.dangling && (!what.settle || what.settle.candidates.length === 0)) return undefined;
+  // after the run's commits: what dangles now, against the table as it now is
+  const current = await loadRefreshedModel(table, ops);
+  if (current.currentSnapshotId === undefined) return current;
   const dangling = what.dangling ? findDanglingDeletes(current) : [];
   const settled = what.settle ? settleRemovableDeletes({ current, ...what.settle }) : [];
   const ids = [...new Set([...dangling, ...settled].map(deleteFileId))];
-  if (ids.length === 0) return;
+  if (ids.length === 0) return current;
   let res;
   try {
     res = await new IcebergRewriteCommitter(out, ops).commit({
@@ -647,11 +578,12 @@ async function removeUnneededDeletes(
       level: 'warn',
       text: `dropping ${ids.length} unneeded delete file(s) failed: ${e.message}`,
     });
-    return;
+    return undefined; // the outcome may be unknown: measure the table again
   }
   report.snapshots.push(res.snapshotId.toString());
   report.danglingDeletes = dangling.map(deleteFileId);
   report.settledDeletes = settled.map(deleteFileId);
   report.deleteCleanup = { outcome: 'committed', snapshotId: res.snapshotId.toString(), removed: ids.length };
   emit({ type: 'commit', snapshotId: res.snapshotId.toString(), attempt: res.attempts, groups: 1 });
+  return undefined;
 }

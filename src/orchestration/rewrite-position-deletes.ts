@@ -14,9 +14,8 @@
  * Everything commits as one `replace` snapshot that changes delete files only, validated like a rewrite
  * (commit-rewrite.ts): an input that a concurrent commit removed or replaced fails its group.
  */
-import * as arrow from 'apache-arrow';
+import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../errors.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import {
   partitionKey,
   type DataFile,
@@ -30,8 +29,9 @@ import { deleteApplies, deleteFileId } from '../planning/deletes.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
 import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
-import { statsOf, type CompactReport } from './compact-iceberg.js';
-import { writeParquet } from '../../connectors/formats/parquet/index.js';
+import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
+import { discardFiles } from './discard-files.js';
+import { deleteIndexOf } from '../distributed/iceberg-steps.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,
@@ -39,14 +39,18 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { DeleteIndex, DeleteLoader } from '../../connectors/iceberg/deletes.js';
+import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import {
+  deleteFileWriter,
+  distinctFileBytes,
+  type DataFileDeletes,
+  type DeleteFileWriter,
+} from '../../connectors/iceberg/delete-writer.js';
+import { DeleteLoader, type DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
+import { puffinBlobBytes } from '../../connectors/iceberg/puffin-dv-file.js';
+import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
-import { parseMetadata } from '../../connectors/iceberg/metadata.js';
-import { readPuffinFooterRanged } from '../../connectors/iceberg/puffin.js';
-import { storeDeletionVectors } from '../../connectors/iceberg/puffin-dv-file.js';
-import { encodeSingleValue } from '../../connectors/iceberg/write-bounds.js';
-import { randomUUID } from 'node:crypto';
 
 export interface PositionDeleteRewriteOptions {
   rewriteAll: boolean;
@@ -97,6 +101,14 @@ function chunks<T extends { sizeBytes: number }>(files: T[], max: number): T[][]
   return out;
 }
 
+/** One partition's delete files that a rewrite may take: position delete files, and (v3) DVs of mostly dead Puffin files. */
+interface PartitionCandidates {
+  specId: number;
+  partition: DeleteFile['partition'];
+  pos: PositionDeleteFile[];
+  dvs: DeletionVectorFile[];
+}
+
 /** The plan: one task (kind `position-deletes`) per group of delete files; `deletes` are its inputs. */
 export function planPositionDeleteRewrite(
   model: TableModel,
@@ -105,30 +117,7 @@ export function planPositionDeleteRewrite(
   puffinBlobBytes: ReadonlyMap<string, number> = new Map(),
 ): Plan {
   const dangling = new Set(findDanglingDeletes(model).map(deleteFileId));
-  const byPartition = new Map<
-    string,
-    { specId: number; partition: DeleteFile['partition']; pos: PositionDeleteFile[]; dvs: DeletionVectorFile[] }
-  >();
-  const slot = (d: DeleteFile) => {
-    const k = partitionKey(d.specId, d.partition);
-    let s = byPartition.get(k);
-    if (!s) byPartition.set(k, (s = { specId: d.specId, partition: d.partition, pos: [], dvs: [] }));
-    return s;
-  };
-  // v3: Puffin files with mostly dead blobs (dangling DVs count as dead; those go in the cleanup group)
-  const live = new Map<string, number>();
-  const sizes = new Map<string, number>();
-  for (const d of model.deleteFiles) {
-    if (d.content !== 'deletion-vector') continue;
-    sizes.set(d.path, puffinBlobBytes.get(d.path) ?? d.sizeBytes);
-    if (!dangling.has(deleteFileId(d))) live.set(d.path, (live.get(d.path) ?? 0) + d.contentSizeBytes);
-  }
-  const deadPuffin = (p: string) => o.rewriteAll || (live.get(p) ?? 0) < (sizes.get(p) ?? 0) * PUFFIN_LIVE_RATIO;
-  for (const d of model.deleteFiles) {
-    if (dangling.has(deleteFileId(d))) continue;
-    if (d.content === 'position-deletes') slot(d).pos.push(d);
-    else if (d.content === 'deletion-vector' && model.formatVersion >= 3 && deadPuffin(d.path)) slot(d).dvs.push(d);
-  }
+  const byPartition = candidatesByPartition(model, o, dangling, puffinBlobBytes);
   const tasks: RewriteTask[] = [];
   const trail: Plan['trail'] = [];
   for (const [, s] of byPartition) {
@@ -171,6 +160,37 @@ export function planPositionDeleteRewrite(
   };
 }
 
+/** The live (not dangling) delete files a rewrite may take, by partition. */
+function candidatesByPartition(
+  model: TableModel,
+  o: PositionDeleteRewriteOptions,
+  dangling: ReadonlySet<string>,
+  puffinBlobBytes: ReadonlyMap<string, number>,
+): Map<string, PartitionCandidates> {
+  const byPartition = new Map<string, PartitionCandidates>();
+  const slot = (d: DeleteFile) => {
+    const k = partitionKey(d.specId, d.partition);
+    let s = byPartition.get(k);
+    if (!s) byPartition.set(k, (s = { specId: d.specId, partition: d.partition, pos: [], dvs: [] }));
+    return s;
+  };
+  // v3: Puffin files with mostly dead blobs (dangling DVs count as dead; those go in the cleanup group)
+  const live = new Map<string, number>();
+  const sizes = new Map<string, number>();
+  for (const d of model.deleteFiles) {
+    if (d.content !== 'deletion-vector') continue;
+    sizes.set(d.path, puffinBlobBytes.get(d.path) ?? d.sizeBytes);
+    if (!dangling.has(deleteFileId(d))) live.set(d.path, (live.get(d.path) ?? 0) + d.contentSizeBytes);
+  }
+  const deadPuffin = (p: string) => o.rewriteAll || (live.get(p) ?? 0) < (sizes.get(p) ?? 0) * PUFFIN_LIVE_RATIO;
+  for (const d of model.deleteFiles) {
+    if (dangling.has(deleteFileId(d))) continue;
+    if (d.content === 'position-deletes') slot(d).pos.push(d);
+    else if (d.content === 'deletion-vector' && model.formatVersion >= 3 && deadPuffin(d.path)) slot(d).dvs.push(d);
+  }
+  return byPartition;
+}
+
 export interface RewritePositionDeletesOptions {
   options?: Record<string, string>;
   dryRun?: boolean;
@@ -189,229 +209,207 @@ export async function rewritePositionDeletes(
   if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
   const model = await loadTableModel(table);
   const o = positionDeleteOptionsFrom({ ...model.properties, ...(opts.options ?? {}) });
-  // a Puffin file's blob bytes (from its footer) against its live DVs' bytes tell how much of it is dead
-  const puffinBlobBytes = new Map<string, number>();
-  for (const d of model.deleteFiles) {
-    if (d.content !== 'deletion-vector' || puffinBlobBytes.has(d.path)) continue;
-    const footer = await readPuffinFooterRanged(
-      (off, len) => table.io.readRange(d.path, off, len),
-      d.sizeBytes,
-      d.path,
-    );
-    puffinBlobBytes.set(
-      d.path,
-      footer.blobs.reduce((n, b) => n + b.length, 0),
-    );
-  }
-  const plan = planPositionDeleteRewrite(model, o, now, puffinBlobBytes);
+  const plan = planPositionDeleteRewrite(model, o, now, await puffinBlobBytesOf(table, model));
   const danglingIds = findDanglingDeletes(model).map(deleteFileId);
-  const report: CompactReport = {
-    table: table.metadataLocation,
-    plan,
+  const report = newCompactReport(table.metadataLocation, plan, model, {
     dryRun: !!opts.dryRun,
-    before: statsOf(model),
-    snapshots: [],
-    committedTasks: [],
-    failedTasks: [],
-    skippedTasks: [],
-    tasks: [],
     danglingDeletes: opts.dryRun ? danglingIds : [],
-    bytesRead: 0,
-    bytesWritten: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    durationMs: 0,
-    ...(model.currentSnapshotId !== undefined ? { baseSnapshotId: model.currentSnapshotId.toString() } : {}),
-  };
-  const { skipped, committedIn, finish } = outcomeTracker(report, plan.tasks, started);
+  });
+  const tracker = outcomeTracker(report, plan.tasks, started);
   if (opts.dryRun || model.currentSnapshotId === undefined || (plan.tasks.length === 0 && danglingIds.length === 0)) {
     for (const t of plan.tasks)
-      skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
-    return finish();
+      tracker.skipped.set(t.id, opts.dryRun ? 'dry run: nothing was written' : 'the table has no current snapshot');
+    return tracker.finish();
   }
   if (ops.preflight) await ops.preflight(await ops.refresh());
+  const writer = new TaskDeleteWriter(table, model, out, report, opts.signal);
+  const groups = await writer.writeAll(plan.tasks);
+  const committed = await commitDeleteGroups(out, ops, model.currentSnapshotId, groups, danglingIds, report, tracker);
+  // the table after the commit (a reload: the commit may have rebased onto concurrent snapshots)
+  if (committed) report.after = statsOf(await loadRefreshedModel(table, ops));
+  return tracker.finish();
+}
 
-  const md = table.metadata;
-  const loader = new DeleteLoader(table.io, allFieldsById(md));
-  const index = new DeleteIndex(model.deleteFiles, model.specs, (l) => table.io.map(l));
-  const dataDir = (md.properties['write.data.path'] ?? `${md.location.replace(/\/$/, '')}/data`).replace(/\/$/, '');
-  const groups: { group: RewriteGroup; written: NewContentFile[] }[] = [];
-  const written: NewContentFile[] = [];
-  try {
-    for (const t of plan.tasks) {
-      if (isCancelled(opts.signal))
-        throw cancelledError(table.metadataLocation, new Set(written.map((w) => w.path)).size, opts.signal!.reason);
-      const inPartition = model.dataFiles.filter(
-        (f) => f.specId === t.specId && partitionKey(f.specId, f.partition) === partitionKey(t.specId, t.partition),
-      );
-      const posInputs = t.deletes.filter((d): d is PositionDeleteFile => d.content === 'position-deletes');
-      const dvInputs = t.deletes.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector');
-      report.bytesRead += t.inputBytes;
-      let adds: NewContentFile[];
-      if (model.formatVersion >= 3) {
-        const dvs: { file: DataFile; positions: Iterable<number> }[] = [];
-        for (const f of inPartition) {
-          const applicable = index.forDataFile(f);
-          if (applicable.dv && dvInputs.some((d) => deleteFileId(d) === deleteFileId(applicable.dv!)))
-            dvs.push({
-              file: f,
-              positions: await loader.deletedPositions(f, { positional: [], equality: [], dv: applicable.dv }),
-            });
-          else if (!applicable.dv && applicable.positional.some((p) => posInputs.includes(p)))
-            dvs.push({ file: f, positions: await loader.deletedPositions(f, { ...applicable, equality: [] }) });
-        }
-        adds = await storeDeletionVectors(out, `${dataDir}/floe-dv-${t.id}-${randomUUID()}.puffin`, dvs);
-      } else {
-        const entries: { file: DataFile; positions: number[] }[] = [];
-        for (const f of inPartition) {
-          const applicable = posInputs.filter((d) => deleteApplies(f, d, model.specs));
-          if (applicable.length === 0) continue;
-          const positions = [...(await loader.deletedPositions(f, { positional: applicable, equality: [] }))].sort(
-            (a, b) => a - b,
+/** A Puffin file's blob bytes (from its footer) against its live DVs' bytes tell how much of it is dead. */
+function puffinBlobBytesOf(table: IcebergTable, model: TableModel): Promise<Map<string, number>> {
+  return puffinBlobBytes(
+    table.io,
+    model.deleteFiles.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector'),
+  );
+}
+
+interface WrittenGroup {
+  group: RewriteGroup;
+  written: NewContentFile[];
+}
+
+/**
+ * Writes each task's new delete files: for every data file of the task's partition that the task's inputs
+ * apply to, its deleted positions — one DV per data file in one Puffin file (v3), or one position delete
+ * file for all of them (v2). On any error every file written so far is removed.
+ */
+class TaskDeleteWriter {
+  private readonly loader: DeleteLoader;
+  private readonly index: DeleteIndex;
+  private readonly files: DeleteFileWriter;
+  private readonly written: NewContentFile[] = [];
+
+  constructor(
+    private readonly table: IcebergTable,
+    private readonly model: TableModel,
+    private readonly out: CommitIO,
+    private readonly report: CompactReport,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.loader = new DeleteLoader(table.io, allFieldsById(table.metadata));
+    this.index = deleteIndexOf(table, model);
+    this.files = deleteFileWriter(table.metadata, out);
+  }
+
+  async writeAll(tasks: readonly RewriteTask[]): Promise<WrittenGroup[]> {
+    const groups: WrittenGroup[] = [];
+    try {
+      for (const t of tasks) {
+        if (isCancelled(this.signal))
+          throw cancelledError(
+            this.table.metadataLocation,
+            new Set(this.written.map((w) => w.path)).size,
+            this.signal!.reason,
           );
-          if (positions.length > 0) entries.push({ file: f, positions });
-        }
-        adds = entries.length
-          ? [await writeMergedPositionDeletes(out, `${dataDir}/floe-pos-${t.id}-${randomUUID()}.parquet`, entries)]
-          : [];
+        groups.push(await this.writeTask(t));
       }
-      written.push(...adds);
-      report.bytesWritten += [...new Map(adds.map((a) => [a.path, Number(a.sizeBytes)])).values()].reduce(
-        (n, b) => n + b,
-        0,
-      );
-      const ids = t.deletes.map(deleteFileId);
-      groups.push({
-        group: {
-          id: t.id,
-          replacedDataFiles: [],
-          removedDeleteFiles: ids,
-          addedDataFiles: [],
-          addedDeleteFiles: adds,
-          supersededDeleteFiles: ids,
-        },
-        written: adds,
+    } catch (e) {
+      await discardFiles(this.out, this.written);
+      throw e;
+    }
+    return groups;
+  }
+
+  private async writeTask(t: RewriteTask): Promise<WrittenGroup> {
+    const inPartition = this.model.dataFiles.filter(
+      (f) => f.specId === t.specId && partitionKey(f.specId, f.partition) === partitionKey(t.specId, t.partition),
+    );
+    const posInputs = t.deletes.filter((d): d is PositionDeleteFile => d.content === 'position-deletes');
+    this.report.bytesRead += t.inputBytes;
+    let adds: NewContentFile[];
+    if (this.files.deletionVectors) {
+      const dvInputs = t.deletes.filter((d): d is DeletionVectorFile => d.content === 'deletion-vector');
+      const dvs = await this.deletionVectorsOf(inPartition, posInputs, dvInputs);
+      adds = await this.files.writeDeletionVectors(`floe-dv-${t.id}-${randomUUID()}`, dvs);
+    } else {
+      const deletes = await this.positionDeletesOf(inPartition, posInputs);
+      adds = await this.files.writePositionDeletes(`floe-pos-${t.id}-${randomUUID()}`, deletes);
+    }
+    this.written.push(...adds);
+    this.report.bytesWritten += distinctFileBytes(adds);
+    const ids = t.deletes.map(deleteFileId);
+    return {
+      group: {
+        id: t.id,
+        replacedDataFiles: [],
+        removedDeleteFiles: ids,
+        addedDataFiles: [],
+        addedDeleteFiles: adds,
+        supersededDeleteFiles: ids,
+      },
+      written: adds,
+    };
+  }
+
+  /**
+   * v3: the new DV of each data file whose DV is an input (copied from a mostly dead Puffin file), or which
+   * has no DV and an input position delete file applies to (turned into a DV with its other position deletes).
+   */
+  private async deletionVectorsOf(
+    files: readonly DataFile[],
+    posInputs: readonly PositionDeleteFile[],
+    dvInputs: readonly DeletionVectorFile[],
+  ): Promise<DataFileDeletes[]> {
+    const dvs: DataFileDeletes[] = [];
+    for (const f of files) {
+      const applicable = this.index.forDataFile(f);
+      if (applicable.dv && dvInputs.some((d) => deleteFileId(d) === deleteFileId(applicable.dv!)))
+        dvs.push({
+          file: f,
+          positions: await this.loader.deletedPositions(f, { positional: [], equality: [], dv: applicable.dv }),
+        });
+      else if (!applicable.dv && applicable.positional.some((p) => posInputs.includes(p)))
+        dvs.push({ file: f, positions: await this.loader.deletedPositions(f, { ...applicable, equality: [] }) });
+    }
+    return dvs;
+  }
+
+  /** v2: each data file's positions deleted by the input position delete files that apply to it. */
+  private async positionDeletesOf(
+    files: readonly DataFile[],
+    posInputs: readonly PositionDeleteFile[],
+  ): Promise<DataFileDeletes[]> {
+    const deletes: DataFileDeletes[] = [];
+    for (const f of files) {
+      const applicable = posInputs.filter((d) => deleteApplies(f, d, this.model.specs));
+      if (applicable.length === 0) continue;
+      deletes.push({
+        file: f,
+        positions: await this.loader.deletedPositions(f, { positional: applicable, equality: [] }),
       });
     }
-  } catch (e) {
-    await Promise.all([...new Set(written.map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
-    throw e;
+    return deletes;
   }
-  const all = [...groups.map((g) => g.group)];
+}
+
+/**
+ * One `replace` commit of the written groups and a group dropping the dangling deletes. Failed groups have
+ * their files removed; when every group lost to concurrent commits the run fails per task (like
+ * compaction's). Resolves true when a snapshot was committed.
+ */
+async function commitDeleteGroups(
+  out: CommitIO,
+  ops: TableOperations,
+  baseSnapshotId: bigint,
+  groups: readonly WrittenGroup[],
+  danglingIds: readonly string[],
+  report: CompactReport,
+  tracker: ReturnType<typeof outcomeTracker<CompactReport>>,
+): Promise<boolean> {
+  const all = groups.map((g) => g.group);
   if (danglingIds.length)
     all.push({
       id: 'dangling-deletes',
       replacedDataFiles: [],
-      removedDeleteFiles: danglingIds,
+      removedDeleteFiles: [...danglingIds],
       addedDataFiles: [],
       addedDeleteFiles: [],
     });
   try {
     const res = await new IcebergRewriteCommitter(out, ops).commit({
-      baseSnapshotId: model.currentSnapshotId,
+      baseSnapshotId,
       groups: all,
       summary: { 'floe.action': 'rewrite-position-deletes' },
     });
     const sid = res.snapshotId.toString();
     report.snapshots.push(sid);
-    for (const id of res.committedGroups) if (id !== 'dangling-deletes') committedIn.set(id, sid);
+    for (const id of res.committedGroups) if (id !== 'dangling-deletes') tracker.committedIn.set(id, sid);
     report.committedTasks = res.committedGroups.filter((id) => id !== 'dangling-deletes');
-    if (res.committedGroups.includes('dangling-deletes')) report.danglingDeletes = danglingIds;
+    if (res.committedGroups.includes('dangling-deletes')) report.danglingDeletes = [...danglingIds];
     for (const f of res.failedGroups) {
       if (f.id === 'dangling-deletes') continue;
       report.failedTasks.push(f);
-      const g = groups.find((x) => x.group.id === f.id);
-      await Promise.all(
-        [...new Set((g?.written ?? []).map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)),
-      );
+      await discardFiles(out, groups.find((x) => x.group.id === f.id)?.written ?? []);
     }
+    return true;
   } catch (e) {
     // nothing of ours is referenced unless the outcome is unknown (then orphan cleanup decides later)
     if (!isCommitStateUnknown(e))
-      await Promise.all([...new Set(written.map((w) => w.path))].map((p) => out.remove(p).catch(() => undefined)));
+      await discardFiles(
+        out,
+        groups.flatMap((g) => g.written),
+      );
     // every group lost to concurrent commits: a failed run, reported per task like compaction's
     if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
     const why = new Map(
       ((e.context?.failedGroups as { id: string; reason: string }[] | undefined) ?? []).map((f) => [f.id, f.reason]),
     );
     for (const g of groups) report.failedTasks.push({ id: g.group.id, reason: why.get(g.group.id) ?? e.message });
-    return finish();
+    return false;
   }
-  const cur = await ops.refresh();
-  report.after = statsOf(
-    await loadTableModel({
-      ...table,
-      metadata: parseMetadata(cur.metadata, cur.location),
-      metadataLocation: cur.location,
-    }),
-  );
-  return finish();
-}
-
-const FILE_PATH_ID = 2147483546;
-const POS_ID = 2147483545;
-
-/** One position delete file over several data files, sorted by path then position (as the spec asks). */
-async function writeMergedPositionDeletes(
-  out: CommitIO,
-  location: string,
-  entries: { file: DataFile; positions: number[] }[],
-): Promise<NewContentFile> {
-  const sorted = [...entries].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
-  const paths: string[] = [];
-  const pos: bigint[] = [];
-  for (const e of sorted) {
-    for (const p of e.positions) {
-      paths.push(e.file.path);
-      pos.push(BigInt(p));
-    }
-  }
-  const schema = new arrow.Schema([
-    new arrow.Field('file_path', new arrow.Utf8(), false, new Map([['PARQUET:field_id', String(FILE_PATH_ID)]])),
-    new arrow.Field('pos', new arrow.Int64(), false, new Map([['PARQUET:field_id', String(POS_ID)]])),
-  ]);
-  const pv = arrow.vectorFromArray(paths, new arrow.Utf8());
-  const posv = arrow.makeVector(BigInt64Array.from(pos));
-  const batch = new arrow.RecordBatch(
-    schema,
-    arrow.makeData({
-      type: new arrow.Struct(schema.fields),
-      length: paths.length,
-      nullCount: 0,
-      children: [pv.data[0]!, posv.data[0]!],
-    }),
-  );
-  const w = await writeParquet(new arrow.Table(schema, [batch]), location, { codec: 'zstd', createdBy: 'floe' });
-  await out.createNew(location, w.bytes);
-  const str = { kind: 'primitive', name: 'string' } as const;
-  const lng = { kind: 'primitive', name: 'long' } as const;
-  const minPos = pos.reduce((a, b) => (b < a ? b : a));
-  const maxPos = pos.reduce((a, b) => (b > a ? b : a));
-  const single = sorted.length === 1;
-  return {
-    content: 1,
-    path: location,
-    format: 'PARQUET',
-    recordCount: paths.length,
-    sizeBytes: w.bytes.byteLength,
-    specId: sorted[0]!.file.specId,
-    partitionOf: sorted[0]!.file.path,
-    valueCounts: new Map([
-      [FILE_PATH_ID, BigInt(paths.length)],
-      [POS_ID, BigInt(paths.length)],
-    ]),
-    nullValueCounts: new Map([
-      [FILE_PATH_ID, 0n],
-      [POS_ID, 0n],
-    ]),
-    lowerBounds: new Map([
-      [FILE_PATH_ID, encodeSingleValue(str, sorted[0]!.file.path)],
-      [POS_ID, encodeSingleValue(lng, minPos)],
-    ]),
-    upperBounds: new Map([
-      [FILE_PATH_ID, encodeSingleValue(str, sorted[sorted.length - 1]!.file.path)],
-      [POS_ID, encodeSingleValue(lng, maxPos)],
-    ]),
-    ...(single ? { referencedDataFile: sorted[0]!.file.path } : {}),
-  };
 }
