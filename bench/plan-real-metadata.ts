@@ -5,9 +5,13 @@
  * partitions — then, each in a fresh child process, loads the table model from it and
  *   - plans it with the tiered planner (floe defaults), or
  *   - sorts its data files by (partition, size) — the peer: the floor for anything that groups files;
- * and prints wall time, CPU time and the child's own peak RSS (VmHWM, bench/peak-rss.ts) for load and for the step.
+ * and prints wall time, CPU time (all threads) and the child's own peak RSS (VmHWM, bench/peak-rss.ts) for load
+ * and for the step. The tiered case runs twice: manifests decoded in two worker threads
+ * (connectors/iceberg/manifest-workers.ts; FLOE_MANIFEST_WORKERS=2) and in the main thread (=0); the peer
+ * loads with floe's default (workers when the machine has spare cores). The cases run interleaved,
+ * `--reps` times each; the table shows medians.
  *
- * Flags: --files N, --manifests N, --dir D (reuse / keep a generated table), --keep.
+ * Flags: --files N, --manifests N, --dir D (reuse / keep a generated table), --keep, --reps N (default 3).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -240,12 +244,13 @@ async function child(step: string, metadataPath: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function runChild(args: string[]): Promise<ChildResult> {
+function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     // execArgv carries tsx's loader when run from source; the heap limit is raised so the RSS printed is
     // what the step needs, not where V8's default limit would stop it.
     const p = spawn(process.execPath, [...process.execArgv, '--max-old-space-size=8192', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     let out = '';
     let err = '';
@@ -278,31 +283,65 @@ const benchmark: Benchmark = {
       const mdPath = path.join(dir, 'metadata', 'v1.metadata.json');
       if (!existsSync(path.join(dir, 'COMPLETE'))) await buildTable(dir, files, manifests, ctx.log);
       const self = fileURLToPath(import.meta.url);
-      const results: Record<string, ChildResult> = {};
-      for (const step of ['sort', 'tiered']) {
-        ctx.log(`plan-real-metadata: load + ${step} …`);
-        results[step] = await runChild([self, '--plan-real-metadata-child', step, mdPath]);
+      const reps = numberFlag(ctx.flags, 'reps', 3);
+      const cases: { key: string; label: string; step: string; env: NodeJS.ProcessEnv }[] = [
+        { key: 'sort', label: 'load (floe default) + sort by (partition, size) (peer)', step: 'sort', env: {} },
+        {
+          key: 'tiered',
+          label: 'load in 2 worker threads + tiered plan',
+          step: 'tiered',
+          env: { FLOE_MANIFEST_WORKERS: '2' },
+        },
+        {
+          key: 'tiered-in-thread',
+          label: 'load in the main thread + tiered plan',
+          step: 'tiered',
+          env: { FLOE_MANIFEST_WORKERS: '0' },
+        },
+      ];
+      const runs: Record<string, ChildResult[]> = {};
+      for (let r = 0; r < reps; r++) {
+        for (const c of cases) {
+          ctx.log(`plan-real-metadata: rep ${r + 1}/${reps}: ${c.label} …`);
+          (runs[c.key] ??= []).push(await runChild([self, '--plan-real-metadata-child', c.step, mdPath], c.env));
+        }
       }
-      const sort = results.sort!;
-      const rows = Object.entries(results).map(([step, r]) => ({
-        case: step === 'sort' ? 'load + sort by (partition, size) (peer)' : 'load + tiered plan (floe defaults)',
-        'load s': (r.loadMs / 1000).toFixed(1),
-        'load CPU s': (r.loadCpuMs / 1000).toFixed(1),
-        'step s': (r.stepMs / 1000).toFixed(2),
-        'step CPU s': (r.stepCpuMs / 1000).toFixed(2),
-        'total s': ((r.loadMs + r.stepMs) / 1000).toFixed(1),
-        '× peer total': ((r.loadMs + r.stepMs) / (sort.loadMs + sort.stepMs)).toFixed(2),
-        'peak RSS after load MiB': MB(r.loadPeakRssBytes),
-        'peak RSS MiB': MB(r.peakRssBytes),
-        'bytes/file (peak RSS)': Math.round(r.peakRssBytes / r.dataFiles),
-        'data files': r.dataFiles,
-        tasks: r.tasks ?? '',
-      }));
+      const median = (xs: number[]) => {
+        const s = xs.slice().sort((a, b) => a - b);
+        return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+      };
+      const med = (key: string, f: (r: ChildResult) => number) => median(runs[key]!.map(f));
+      const total = (r: ChildResult) => r.loadMs + r.stepMs;
+      const peerTotal = med('sort', total);
+      const rows = cases.map((c) => {
+        const m = (f: (r: ChildResult) => number) => med(c.key, f);
+        const totals = runs[c.key]!.map(total);
+        return {
+          case: c.label,
+          'load s': (m((r) => r.loadMs) / 1000).toFixed(1),
+          'load CPU s': (m((r) => r.loadCpuMs) / 1000).toFixed(1),
+          'step s': (m((r) => r.stepMs) / 1000).toFixed(2),
+          'step CPU s': (m((r) => r.stepCpuMs) / 1000).toFixed(2),
+          'total s': (m(total) / 1000).toFixed(1),
+          'total s range': `${(Math.min(...totals) / 1000).toFixed(1)}–${(Math.max(...totals) / 1000).toFixed(1)}`,
+          '× peer total': (m(total) / peerTotal).toFixed(2),
+          'peak RSS after load MiB': MB(m((r) => r.loadPeakRssBytes)),
+          'peak RSS MiB': MB(m((r) => r.peakRssBytes)),
+          'bytes/file (peak RSS)': Math.round(m((r) => r.peakRssBytes / r.dataFiles)),
+          'data files': runs[c.key]![0]!.dataFiles,
+          tasks: runs[c.key]![0]!.tasks ?? '',
+        };
+      });
+      const results = runs;
       return {
         rows,
         notes: [
           `table: ${files} data files in ${manifests} manifests written by floe's manifest writer (Java Iceberg's manifest schema and layout, deflate), 6 columns with full stats, ${PARTITIONS} identity partitions; dir ${dir}`,
-          "each case runs in a fresh child process (node, --max-old-space-size=8192); peak RSS is the child's own high-water mark (VmHWM)",
+          `each case runs in a fresh child process (node, --max-old-space-size=8192), ${reps} interleaved repetitions, medians; CPU s counts every thread; peak RSS is the child's own high-water mark (VmHWM), worker threads included`,
+          `load average at the end: ${os
+            .loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ')}; ${os.availableParallelism()} cores`,
           'targets (issue 11.6): 1M files in ~10k manifests planned in ≤ 10 s and ≤ 1 GiB RSS',
         ],
         data: { files, manifests, results },

@@ -105,8 +105,15 @@ export interface AvroBlocks {
   fail(msg: string): never;
 }
 
-/** Parses the header of a container file. Errors are FloeError('Corrupt') naming `file`. */
-export function openAvroContainer(data: Uint8Array, file: string): AvroBlocks {
+/**
+ * Parses the header of a container file. Errors are FloeError('Corrupt') naming `file`. `parseSchema`
+ * replaces JSON.parse of the schema text (a reader of many files with one schema memoises it).
+ */
+export function openAvroContainer(
+  data: Uint8Array,
+  file: string,
+  parseSchema: (text: string) => AvroSchema = JSON.parse,
+): AvroBlocks {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const c = new Cursor(buf, file);
   c.need(4);
@@ -131,7 +138,7 @@ export function openAvroContainer(data: Uint8Array, file: string): AvroBlocks {
   const schemaText = schemaBuf.toString('utf8');
   let schema: AvroSchema;
   try {
-    schema = JSON.parse(schemaText);
+    schema = parseSchema(schemaText);
   } catch (e) {
     c.fail(`header schema is not JSON (${(e as Error).message})`);
   }

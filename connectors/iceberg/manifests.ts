@@ -4,6 +4,7 @@
  * Inheritance rules (spec §Sequence Number Inheritance, §First Row ID Inheritance) are applied here, so
  * every entry leaves this module with explicit snapshot id and sequence numbers.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import pLimit from 'p-limit';
 import { openAvroContainer, readAvroContainer } from '../formats/avro.js';
 import { FloeError } from '../../src/errors.js';
@@ -128,7 +129,7 @@ function manifestError(
   file: string,
   snapshotId: bigint | undefined,
   cause: unknown,
-  io?: IcebergIO,
+  io?: Pick<IcebergIO, 'map'>,
   listedIn?: string,
 ): FloeError {
   const detail = cause instanceof Error ? cause.message : String(cause);
@@ -296,9 +297,35 @@ export async function forEachManifestEntry(
   ctx: ManifestReadContext,
   each: (e: ManifestEntry) => void,
 ): Promise<void> {
+  decodeManifestBytes(await readManifestBytes(io, mf, ctx), mf, ctx, each, io);
+}
+
+/** A manifest's bytes; a missing or unreadable file is the same error as a corrupt one would be, naming it. */
+export async function readManifestBytes(
+  io: IcebergIO,
+  mf: ManifestFile,
+  ctx: ManifestReadContext,
+): Promise<Uint8Array> {
   try {
-    const data = await io.read(mf.path);
-    const container = openAvroContainer(data, mf.path);
+    return await io.read(mf.path);
+  } catch (e) {
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
+  }
+}
+
+/**
+ * `forEachManifestEntry` on bytes already read (also what the decoding worker threads run,
+ * manifest-worker-main.ts); `names` maps the manifest's location for error messages.
+ */
+export function decodeManifestBytes(
+  data: Uint8Array,
+  mf: ManifestFile,
+  ctx: ManifestReadContext,
+  each: (e: ManifestEntry) => void,
+  names: Pick<IcebergIO, 'map'>,
+): void {
+  try {
+    const container = openAvroContainer(data, mf.path, parseEntrySchema);
     const direct = ctx.avroDecoder === 'avsc' ? undefined : compileEntryDecoder(container.schema, container.schemaText);
     const packer = new StatsPacker(ctx.fieldsById);
     if (!direct) {
@@ -320,8 +347,30 @@ export async function forEachManifestEntry(
     }
     packer.seal();
   } catch (e) {
-    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, io, mf.listedIn);
+    throw manifestError('Corrupt', 'manifest', mf.path, ctx.snapshotId, e, names, mf.listedIn);
   }
+}
+
+/**
+ * The manifests of a table nearly all share one schema text: parsed once (the readers here only read the
+ * schema object, never change it).
+ */
+let lastSchema: { text: string; schema: unknown } | undefined;
+function parseEntrySchema(text: string): never {
+  if (lastSchema?.text !== text) lastSchema = { text, schema: JSON.parse(text) };
+  return lastSchema.schema as never;
+}
+
+/** RecordIds of the entry, data_file and partition records, per parsed schema (see parseEntrySchema). */
+const idsBySchema = new WeakMap<object, { entry: RecordIds; file: RecordIds; part: RecordIds }>();
+function entryRecordIds(schema: unknown): { entry: RecordIds; file: RecordIds; part: RecordIds } {
+  const hit = typeof schema === 'object' && schema !== null ? idsBySchema.get(schema) : undefined;
+  if (hit) return hit;
+  const entry = new RecordIds(schema);
+  const file = new RecordIds(entry.types.get(2));
+  const ids = { entry, file, part: new RecordIds(file.types.get(102)) };
+  if (typeof schema === 'object' && schema !== null) idsBySchema.set(schema, ids);
+  return ids;
 }
 
 function baseOf(
@@ -368,13 +417,13 @@ function entryDecoder(
 ): (rec: Record<string, unknown>) => ManifestEntry {
   const { md, fieldsById } = ctx;
   const spec = specFor(md, mf.specId, mf.path);
-  const entryIds = new RecordIds(schema);
-  const fileIds = new RecordIds(entryIds.types.get(2));
-  const partIds = new RecordIds(fileIds.types.get(102));
+  const { entry: entryIds, file: fileIds, part: partIds } = entryRecordIds(schema);
   const partTypes = spec.fields.map((pf) => partitionResultType(pf, fieldsById.get(pf.sourceId)));
   const v1 = md.formatVersion === 1;
   let nextRowId = mf.firstRowId;
   const partitions = new Map<string, PartitionTuple>();
+  const partitionsByNumber = new Map<number, PartitionTuple>();
+  const partitionsByString = new Map<string, PartitionTuple>();
   const bigints = new Map<bigint, bigint>();
   const intern = (v: bigint): bigint => {
     const hit = bigints.get(v);
@@ -416,9 +465,20 @@ function entryDecoder(
       fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)),
     );
     // Files of a manifest share few partitions and sequence numbers: one object each, not one per file.
-    const pk = partitionKey(mf.specId, decodedPartition);
-    let partition = partitions.get(pk);
-    if (!partition) partitions.set(pk, (partition = decodedPartition));
+    // (one-field specs with a finite number or a string: keyed by the value itself, no key string per file)
+    const only = decodedPartition.length === 1 ? decodedPartition[0] : undefined;
+    const byValue =
+      typeof only === 'string'
+        ? partitionsByString
+        : typeof only === 'number' && isFinite(only)
+          ? partitionsByNumber
+          : undefined;
+    let partition = byValue ? byValue.get(only as never) : partitions.get(partitionKey(mf.specId, decodedPartition));
+    if (!partition) {
+      partition = decodedPartition;
+      if (byValue) byValue.set(only as never, partition);
+      else partitions.set(partitionKey(mf.specId, decodedPartition), partition);
+    }
     dataSeq = intern(dataSeq);
     fileSeq = intern(fileSeq);
 
@@ -535,24 +595,72 @@ export interface SnapshotFiles {
   deleteFiles: import('../../src/model/index.js').DeleteFile[];
 }
 
+export interface LiveFilesOptions {
+  /**
+   * Worker threads decoding the manifests (manifest-workers.ts); 0 decodes in this thread. Default: the
+   * FLOE_MANIFEST_WORKERS environment variable, else in-thread for small snapshots (worker start-up would
+   * cost more than it saves) and one worker per core (at most 4) from `WORKERS_FROM_FILES` files on, when
+   * the machine has cores to spare (load average below the core count).
+   */
+  workers?: number;
+}
+
+/** Live files (by the manifest list's counts) from which decoding in worker threads pays. */
+export const WORKERS_FROM_FILES = 50_000;
+
+function workersFor(manifests: readonly ManifestFile[], asked: number | undefined): number {
+  const env = process.env.FLOE_MANIFEST_WORKERS;
+  const chosen = asked ?? (env !== undefined && env !== '' ? Number(env) : undefined);
+  if (chosen !== undefined) {
+    if (!Number.isInteger(chosen) || chosen < 0)
+      throw new FloeError('InvalidArgument', `manifest decoding workers must be a whole number ≥ 0, not ${chosen}`);
+    return Math.min(chosen, manifests.length);
+  }
+  if (manifests.length < 8) return 0;
+  let files = 0;
+  for (const m of manifests) files += (m.addedFilesCount ?? 0) + (m.existingFilesCount ?? 0);
+  // lists without counts: ~100 bytes of manifest per file is conservative (Java writes ~400–1000)
+  if (files === 0) for (const m of manifests) files += m.length / 100;
+  if (files < WORKERS_FROM_FILES) return 0;
+  // Spare cores only: on a saturated machine (1-minute load average ≥ cores) the threads add ~10 % CPU
+  // and took 1.2–1.9× the wall time of in-thread decoding (bench/RESULTS.md, plan-real-metadata run 3).
+  const cores = availableParallelism();
+  return cores > 1 && loadavg()[0]! < cores ? Math.min(4, cores) : 0;
+}
+
 /** Every live (ADDED or EXISTING) file of a snapshot. */
 export async function liveFilesOf(
   io: IcebergIO,
   md: IcebergMetadata,
   snap: IcebergSnapshot,
   fieldsById = allFieldsById(md),
+  options: LiveFilesOptions = {},
 ): Promise<SnapshotFiles> {
   const manifests = await readManifestList(io, md, snap);
   const ctx: ManifestReadContext = { md, fieldsById, snapshotId: snap.snapshotId };
+  const workers = workersFor(manifests, options.workers);
   // Each manifest's live files are kept as it is read and its entries dropped (a million entry wrappers
   // and decoded records never live at once); the result keeps the manifest-list order.
-  const perManifest = await pLimit(8).map(manifests, async (mf) => {
-    const live: ContentFile[] = [];
-    await forEachManifestEntry(io, mf, ctx, (e) => {
-      if (e.status !== 'DELETED') live.push(e.file);
+  const inThread = () =>
+    pLimit(8).map(manifests, async (mf) => {
+      const live: ContentFile[] = [];
+      await forEachManifestEntry(io, mf, ctx, (e) => {
+        if (e.status !== 'DELETED') live.push(e.file);
+      });
+      return live;
     });
-    return live;
-  });
+  let perManifest: ContentFile[][];
+  if (workers === 0) perManifest = await inThread();
+  else {
+    const { liveFilesInWorkers, WorkersUnavailable } = await import('./manifest-workers.js');
+    try {
+      perManifest = await liveFilesInWorkers(io, manifests, ctx, workers);
+    } catch (e) {
+      // no thread could start: the same files, decoded here
+      if (!(e instanceof WorkersUnavailable)) throw e;
+      perManifest = await inThread();
+    }
+  }
   const dataFiles: SnapshotFiles['dataFiles'] = [];
   const deleteFiles: SnapshotFiles['deleteFiles'] = [];
   for (let i = 0; i < perManifest.length; i++) {

@@ -121,7 +121,7 @@ class Cursor {
 const LAST = '\u0000last';
 
 /** Bytes of a manifest's packed stats; `bytes` is swapped for an exact-size copy once the manifest is read. */
-interface Slab {
+export interface Slab {
   bytes: Uint8Array;
 }
 
@@ -300,6 +300,14 @@ export class PackedColumnStats implements ColumnStats {
     const out = p.finish();
     if (!packer) p.seal();
     return out;
+  }
+
+  /**
+   * @internal The parts the stats are made of, for handing them from a worker thread to another
+   * (manifest-wire.ts): the id layout, the manifest's slab, where this file's values start.
+   */
+  wireParts(): { layout: Layout; slab: Slab; start: number } {
+    return { layout: this.layout, slab: this.slab, start: this.start };
   }
 
   /** Walks the packed values up to map `slot` (0–3 counts, 4–5 bounds) and decodes it. */

@@ -9,7 +9,7 @@ import type { IcebergIO } from './io.js';
 import { fileIOWithMappings, type StorageConfig } from '../storage/file-io.js';
 import { LocationMap, normalizeLocation, type LocationMapping } from '../storage/location.js';
 import { isMetadataFileName, locateCurrentMetadata, type LocatedMetadata } from './locate.js';
-import { allFieldsById, liveFilesOf, type ManifestFile } from './manifests.js';
+import { allFieldsById, liveFilesOf, type LiveFilesOptions, type ManifestFile } from './manifests.js';
 import { findSnapshot, parseMetadata, parseMetadataBytes, type IcebergMetadata } from './metadata.js';
 
 export interface IcebergTable {
@@ -96,6 +96,8 @@ export async function openIcebergTable(ref: string, options: OpenOptions = {}): 
 export async function loadTableModel(
   table: IcebergTable,
   snapshotId?: bigint,
+  /** How manifests are decoded (worker threads or this thread); the model is the same either way. */
+  options: LiveFilesOptions = {},
 ): Promise<TableModel & { manifests: ManifestFile[] }> {
   const md = table.metadata;
   const id = snapshotId ?? md.currentSnapshotId;
@@ -105,7 +107,7 @@ export async function loadTableModel(
       dataFiles: [],
       deleteFiles: [],
     };
-  if (id !== undefined) files = await liveFilesOf(table.io, md, findSnapshot(md, id), allFieldsById(md));
+  if (id !== undefined) files = await liveFilesOf(table.io, md, findSnapshot(md, id), allFieldsById(md), options);
   const model: TableModel & { manifests: ManifestFile[] } = {
     format: 'iceberg',
     formatVersion: md.formatVersion,
