@@ -148,11 +148,22 @@ export function createAggregator(
       );
       break;
     case 'max':
-      agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? b : a)));
-      break;
     case 'min':
-      agg = plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? a : b)));
+      // Java's InternalRowUtils.compare throws "Incomparable type" for ARRAY/MAP/MULTISET/ROW (and BOOLEAN)
+      if (['ARRAY', 'MAP', 'MULTISET', 'ROW'].includes(type.root))
+        throw new FloeError(
+          'Unsupported',
+          `aggregate function '${fn}' of field ${field} does not support type ${type.root}`,
+          {
+            context: { field, function: fn },
+          },
+        );
+      agg =
+        fn === 'max'
+          ? plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? b : a)))
+          : plain(keepNonNull((a, b) => (cmp(a, b) < 0 ? a : b)));
       break;
+
     case 'last_value':
       agg = plain(
         (_a, b) => b,

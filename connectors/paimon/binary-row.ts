@@ -15,6 +15,8 @@
  * (number); TIME millis of day (number); BIGINT bigint; FLOAT/DOUBLE number; DECIMAL exact decimal string
  * ("-12.30"); TIMESTAMP[_LTZ] bigint micros since epoch for precision ≤ 6, bigint nanos above; CHAR/VARCHAR
  * string; BINARY/VARBINARY Uint8Array; ROW nested value array; ARRAY/MAP/MULTISET raw bytes (Uint8Array).
+ * (Nested values the Parquet scan reads are shaped differently — arrays, `Map`s, ROW objects keyed by member
+ * name, members in the file's units — see write-nested.ts; they never occur in BinaryRows: not keys, no stats.)
  */
 import { FloeError } from '../../src/errors.js';
 import { MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, type PaimonType } from './types.js';

@@ -1,7 +1,9 @@
 /**
- * Committing a compaction to a Paimon table: one snapshot of kind COMPACT whose delta manifest holds
+ * Publishing a snapshot of a Paimon table — the one commit path of floe's Paimon writes
+ * (`commitPaimonSnapshot`): a compaction is one snapshot of kind COMPACT whose delta manifest holds
  * DELETE entries for the replaced (or upgraded) files at their old level and ADD entries for the new
- * files (`FileStoreCommitImpl` with a CompactIncrement).
+ * files (`FileStoreCommitImpl` with a CompactIncrement); sort compaction and partition expiry commit
+ * OVERWRITE snapshots the same way.
  *
  * - Base manifest list = the latest snapshot's base + delta manifests (listed again, not merged; Java's
  *   next commit merges them), delta list = our one manifest, index manifest carried over (we never touch
@@ -26,7 +28,7 @@ import { parseDurationMs } from '../../src/util/units.js';
 import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
 import { commitStateUnknown, isCommitStateUnknown } from '../iceberg/commit-state.js';
 import { decodeSerializedRow } from './binary-row.js';
-import { joinPath } from './io.js';
+import { joinPath, type PaimonWriteIO } from './io.js';
 import {
   FILE_KIND_ADD,
   FILE_KIND_DELETE,
@@ -40,10 +42,10 @@ import {
   type ManifestFileMeta,
 } from './manifest.js';
 import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
+import { changedDeletionVectorsOfReplacedFiles } from './dv-conflicts.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
-import type { PaimonStorage } from './write-data-file.js';
 import {
   ManifestNamer,
   manifestCodec,
@@ -56,10 +58,10 @@ import {
 /** `BatchWriteBuilder.COMMIT_IDENTIFIER`: what batch jobs (and Java's compact actions) use. */
 export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
 
-export interface CompactCommitRequest {
+export interface PaimonCommitRequest {
   /** The table as opened when compaction was planned (its snapshot is the base). */
   table: PaimonTable;
-  storage: PaimonStorage;
+  storage: PaimonWriteIO;
   /** DELETE entries first (replaced files at their old level), then ADD entries. */
   changes: NewManifestEntry[];
   commitUser?: string;
@@ -85,7 +87,7 @@ export interface CompactCommitRequest {
   changelog?: NewManifestEntry[];
 }
 
-export interface CompactCommitResult {
+export interface PaimonCommitResult {
   snapshotId: bigint;
   snapshotFile: string;
   attempts: number;
@@ -291,7 +293,12 @@ export function paimonCommitRetryPolicy(
   };
 }
 
-export async function commitCompaction(req: CompactCommitRequest): Promise<CompactCommitResult> {
+/**
+ * The one way floe publishes a Paimon snapshot — compaction (COMPACT), sort compaction and partition
+ * expiry (OVERWRITE) alike: manifests written once, then attempts under Paimon's retry options
+ * (paimonCommitRetryPolicy, src/util/commit-retry.ts), each rebasing onto the newest snapshot.
+ */
+export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<PaimonCommitResult> {
   const { table, storage, changes } = req;
   const base = table.snapshot;
   if (!base)
@@ -304,187 +311,282 @@ export async function commitCompaction(req: CompactCommitRequest): Promise<Compa
     });
   const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
-  const pTypes = partitionFields(table.schema).map((f) => f.type);
   const ctx: ManifestWriteContext = {
     table: table.location,
     storage,
     codec: manifestCodec(table.schema.options, table.location),
-    partitionTypes: pTypes,
+    partitionTypes: partitionFields(table.schema).map((f) => f.type),
     schemaId: table.schema.id,
     names: new ManifestNamer(),
   };
-  const decodePartition = (b: Uint8Array) => decodeSerializedRow(b, pTypes, table.location);
-  const indexNames = new IndexManifestNamer();
   const written: string[] = [];
-  const cleanup = async () => {
-    await Promise.all(
-      written.map((n) => storage.delete(joinPath(table.location, 'manifest', n)).catch(() => undefined)),
-    );
-  };
   const deltaRecordCount = sum(changes, FILE_KIND_ADD) - sum(changes, FILE_KIND_DELETE);
-
   try {
-    const delta = await writeManifest(ctx, changes, decodePartition);
-    written.push(delta.fileName);
-    const deltaList = await writeManifestList(ctx, [delta]);
-    written.push(deltaList.name);
-    let changelogList: { name: string; size: bigint } | undefined;
-    if (req.changelog?.length) {
-      const m = await writeManifest(ctx, req.changelog, decodePartition);
-      written.push(m.fileName);
-      changelogList = await writeManifestList(ctx, [m]);
-      written.push(changelogList.name);
-    }
+    const lists = await writeDeltaLists(ctx, req, written);
     faultPoint('paimon.commit.after-manifests');
-
-    let latest = base;
-    const attemptOnce = async (attempt: number): Promise<CompactCommitResult> => {
-      const latestId = await latestSnapshotId(table.io, table.location);
-      if (latestId === undefined)
-        throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, {
-          context: { table: table.location },
-        });
-      if (latestId > latest.id) latest = await readSnapshot(table.io, table.location, latestId);
-      if (latest.id !== base.id || attempt > 1) {
-        const live = await readLiveEntries(table.io, table.location, [
-          latest.baseManifestList,
-          latest.deltaManifestList,
-        ]);
-        const conflicts = checkConflicts(table, live, changes);
-        const other = req.validate?.(live) ?? [];
-        if (conflicts.missing.length || conflicts.overlaps.length || conflicts.rescaled.length || other.length) {
-          throw new FloeError(
-            'CommitConflict',
-            `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) conflicts with this compaction` +
-              `${conflicts.missing.length ? `; files no longer live: ${conflicts.missing.slice(0, 5).join(', ')}` : ''}` +
-              `${conflicts.overlaps.length ? `; level overlaps: ${conflicts.overlaps.slice(0, 3).join('; ')}` : ''}` +
-              `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}` +
-              `${other.length ? `; ${other.slice(0, 5).join('; ')}` : ''}` +
-              `. ${req.commitKind === 'OVERWRITE' ? 'Commit abandoned; re-run the command.' : 'Compaction abandoned; re-run floe compact.'}`,
-            { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
-          );
-        }
-      }
-      const baseList = await writeManifestList(ctx, await manifestMetas(table, latest));
-      written.push(baseList.name);
-      let indexManifest = latest.indexManifest;
-      if (req.deletionVectors) {
-        const dv = req.deletionVectors;
-        const touched = new Set(dv.buckets.map((b) => bucketId(b.partition, b.bucket)));
-        const live = latest.indexManifest
-          ? mergeIndexEntries(await readIndexManifest(table.io, table.location, latest.indexManifest))
-          : [];
-        const was = dvFilesOf(table.indexEntries, touched);
-        const now = dvFilesOf(live, touched);
-        const changed = [...touched].filter((k) => was.get(k) !== now.get(k));
-        if (changed.length) {
-          throw new FloeError(
-            'CommitConflict',
-            `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites. Compaction abandoned; re-run floe compact.`,
-            { context: { table: table.location, snapshotId: String(latest.id) }, retryable: false },
-          );
-        }
-        const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));
-        indexManifest = await writeIndexManifest(ctx, [...kept, ...dv.added], indexNames.next());
-        written.push(indexManifest);
-      }
-      const id = latest.id + 1n;
-      const fields: SnapshotFields = {
-        id,
-        schemaId: Math.max(table.schema.id, latest.schemaId),
-        baseManifestList: baseList.name,
-        baseManifestListSize: baseList.size,
-        deltaManifestList: deltaList.name,
-        deltaManifestListSize: deltaList.size,
-        ...(changelogList
-          ? {
-              changelogManifestList: changelogList.name,
-              changelogManifestListSize: changelogList.size,
-              changelogRecordCount: req.changelog!.reduce((n, e) => n + e.file.rowCount, 0n),
-            }
-          : {}),
-        commitUser,
-        commitIdentifier: req.commitIdentifier ?? BATCH_COMMIT_IDENTIFIER,
-        timeMillis: req.nowMs ?? Date.now(),
-        totalRecordCount: (latest.totalRecordCount ?? 0n) + deltaRecordCount,
-        deltaRecordCount,
-        uuid: randomUUID(),
-      };
-      if (req.commitKind) fields.commitKind = req.commitKind;
-      if (indexManifest) fields.indexManifest = indexManifest;
-      if (latest.watermark !== undefined) fields.watermark = latest.watermark;
-      if (latest.statistics !== undefined) fields.statistics = latest.statistics;
-      if (latest.nextRowId !== undefined) fields.nextRowId = latest.nextRowId;
-      const file = snapshotPath(table.location, id);
-      const bytes = new TextEncoder().encode(snapshotJson(fields));
-      await req.beforePublish?.(id);
-      faultPoint('paimon.commit.before-publish');
-      try {
-        // the snapshot's uuid makes its bytes ours alone: reading them back settles a lost response
-        await createVerified(
-          { location: file, create: () => storage.put(file, bytes, true), read: () => table.io.read(file) },
-          bytes,
-        );
-      } catch (e) {
-        if (isFloeError(e, 'PreconditionFailed')) {
-          // someone else took snapshot-N: rebase onto it (the base list we wrote is stale)
-          await storage.delete(joinPath(table.location, 'manifest', baseList.name)).catch(() => undefined);
-          if (req.deletionVectors && indexManifest) {
-            await storage.delete(joinPath(table.location, 'manifest', indexManifest)).catch(() => undefined);
-            written.pop();
-          }
-          written.pop();
-          latest = await readSnapshot(table.io, table.location, id);
-          throw new FloeError(
-            'CommitConflict',
-            `Paimon table ${table.location}: snapshot ${id} was taken by ${latest.commitUser}`,
-            { context: { table: table.location, snapshotId: String(id) } },
-          );
-        }
-        if (isOutcomeUnknown(e))
-          throw commitStateUnknown(`Paimon table ${table.location}, ${file}: ${(e as Error).message}`, e);
-        throw e;
-      }
-      written.length = 0; // referenced by a published snapshot now
-      faultPoint('paimon.commit.after-publish');
-      await storage
-        .put(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)), false)
-        .catch(() => undefined);
-      let check: PaimonSnapshot;
-      try {
-        check = await readSnapshot(table.io, table.location, id);
-      } catch (e) {
-        throw commitStateUnknown(
-          `Paimon table ${table.location}: published ${file} but cannot read it back to check it is still ours (${(e as Error).message})`,
-          e,
-        );
-      }
-      if (check.raw.uuid !== fields.uuid) {
-        throw new FloeError(
-          'CommitConflict',
-          `Paimon table ${table.location}: snapshot ${id} was overwritten by another writer (${check.commitUser}) right after floe published it; ` +
-            "the table is consistent (it holds the other writer's commit) and floe's new files are orphans. Serialise Java writers and floe with a lock.",
-          { context: { table: table.location, snapshotId: String(id) }, retryable: false },
-        );
-      }
-      return { snapshotId: id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
+    const indexNames = new IndexManifestNamer();
+    const state: CommitState = {
+      req,
+      ctx,
+      base,
+      latest: base,
+      written,
+      commitUser,
+      deltaRecordCount,
+      lists,
+      indexNames,
     };
-    try {
-      return await runCommitLoop(policy, attemptOnce);
-    } catch (e) {
-      if (!isRetryableConflict(e)) throw e;
+    return await withRetries(policy, table.location, (attempt) => attemptCommit(state, attempt));
+  } catch (e) {
+    // a snapshot whose state is unknown may reference our manifests: keep them
+    if (!isCommitStateUnknown(e)) await Promise.all(written.map((n) => removeManifest(storage, table.location, n)));
+    throw e;
+  }
+}
+
+type ListRef = { name: string; size: bigint };
+
+/** One commit across its attempts: the newest snapshot seen, and the manifests no snapshot references yet. */
+interface CommitState {
+  req: PaimonCommitRequest;
+  ctx: ManifestWriteContext;
+  base: PaimonSnapshot;
+  latest: PaimonSnapshot;
+  written: string[];
+  commitUser: string;
+  deltaRecordCount: bigint;
+  lists: { delta: ListRef; changelog: ListRef | undefined };
+  indexNames: IndexManifestNamer;
+}
+
+const removeManifest = (storage: PaimonWriteIO, table: string, name: string) =>
+  storage.remove(joinPath(table, 'manifest', name)).catch(() => undefined);
+
+/** The delta manifest and list, and the changelog manifest and list when the commit has changelog files. */
+async function writeDeltaLists(
+  ctx: ManifestWriteContext,
+  req: PaimonCommitRequest,
+  written: string[],
+): Promise<CommitState['lists']> {
+  const { table } = req;
+  const pTypes = ctx.partitionTypes;
+  const decodePartition = (b: Uint8Array) => decodeSerializedRow(b, pTypes, table.location);
+  const delta = await writeManifest(ctx, req.changes, decodePartition);
+  written.push(delta.fileName);
+  const deltaList = await writeManifestList(ctx, [delta]);
+  written.push(deltaList.name);
+  let changelogList: ListRef | undefined;
+  if (req.changelog?.length) {
+    const m = await writeManifest(ctx, req.changelog, decodePartition);
+    written.push(m.fileName);
+    changelogList = await writeManifestList(ctx, [m]);
+    written.push(changelogList.name);
+  }
+  return { delta: deltaList, changelog: changelogList };
+}
+
+/** The loop under `policy`; a conflict still there after the last retry says so. */
+async function withRetries<T>(
+  policy: CommitRetryPolicy,
+  table: string,
+  attempt: (n: number) => Promise<T>,
+): Promise<T> {
+  try {
+    return await runCommitLoop(policy, attempt);
+  } catch (e) {
+    if (!isRetryableConflict(e)) throw e;
+    throw new FloeError(
+      'CommitConflict',
+      `Paimon table ${table}: commit failed after ${policy.numRetries} retries (other writers kept committing)`,
+      {
+        context: { table },
+        cause: e,
+      },
+    );
+  }
+}
+
+/** One attempt: rebase onto the newest snapshot, write its base list (and DV index), publish, check. */
+async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCommitResult> {
+  const { table } = s.req;
+  await refreshLatest(s);
+  if (s.latest.id !== s.base.id || attempt > 1) await assertStillApplies(s);
+  const baseList = await writeManifestList(s.ctx, await manifestMetas(table, s.latest));
+  s.written.push(baseList.name);
+  const indexManifest = s.req.deletionVectors ? await rewriteDvIndex(s, s.req.deletionVectors) : s.latest.indexManifest;
+  const fields = snapshotFieldsFor(s, baseList, indexManifest);
+  const file = snapshotPath(table.location, fields.id);
+  const bytes = new TextEncoder().encode(snapshotJson(fields));
+  await s.req.beforePublish?.(fields.id);
+  faultPoint('paimon.commit.before-publish');
+  await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
+  s.written.length = 0; // referenced by a published snapshot now
+  faultPoint('paimon.commit.after-publish');
+  await confirmOurs(s, fields, file);
+  const { commitUser, deltaRecordCount } = s;
+  return { snapshotId: fields.id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
+}
+
+async function refreshLatest(s: CommitState): Promise<void> {
+  const { table } = s.req;
+  const latestId = await latestSnapshotId(table.io, table.location);
+  if (latestId === undefined)
+    throw new FloeError('Corrupt', `Paimon table ${table.location} lost all its snapshots during compaction`, {
+      context: { table: table.location },
+    });
+  if (latestId > s.latest.id) s.latest = await readSnapshot(table.io, table.location, latestId);
+}
+
+/** After another writer's commit: the changes must still apply (checkConflicts, `validate`), or the commit is abandoned. */
+async function assertStillApplies(s: CommitState): Promise<void> {
+  const { req, latest } = s;
+  const { table } = req;
+  const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
+  const conflicts = checkConflicts(table, live, req.changes);
+  const other = [
+    ...(req.validate?.(live) ?? []),
+    ...(await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes)), // a DELETE meanwhile (append DVs)
+  ];
+  if (!conflicts.missing.length && !conflicts.overlaps.length && !conflicts.rescaled.length && !other.length) return;
+  throw new FloeError(
+    'CommitConflict',
+    `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) conflicts with this compaction` +
+      `${conflicts.missing.length ? `; files no longer live: ${conflicts.missing.slice(0, 5).join(', ')}` : ''}` +
+      `${conflicts.overlaps.length ? `; level overlaps: ${conflicts.overlaps.slice(0, 3).join('; ')}` : ''}` +
+      `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}` +
+      `${other.length ? `; ${other.slice(0, 5).join('; ')}` : ''}` +
+      `. ${req.commitKind === 'OVERWRITE' ? 'Commit abandoned; re-run the command.' : 'Compaction abandoned; re-run floe compact.'}`,
+    { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
+  );
+}
+
+/**
+ * A new index manifest: the DV entries of the rewritten buckets replaced, the other entries carried over.
+ * Abandoned when another writer changed those buckets' DVs since the table was opened.
+ */
+async function rewriteDvIndex(
+  s: CommitState,
+  dv: NonNullable<PaimonCommitRequest['deletionVectors']>,
+): Promise<string> {
+  const { table } = s.req;
+  const latest = s.latest;
+  const touched = new Set(dv.buckets.map((b) => bucketId(b.partition, b.bucket)));
+  const live = latest.indexManifest
+    ? mergeIndexEntries(await readIndexManifest(table.io, table.location, latest.indexManifest))
+    : [];
+  const was = dvFilesOf(table.indexEntries, touched);
+  const now = dvFilesOf(live, touched);
+  const changed = [...touched].filter((k) => was.get(k) !== now.get(k));
+  if (changed.length) {
+    throw new FloeError(
+      'CommitConflict',
+      `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites. Compaction abandoned; re-run floe compact.`,
+      { context: { table: table.location, snapshotId: String(latest.id) }, retryable: false },
+    );
+  }
+  const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));
+  const name = await writeIndexManifest(s.ctx, [...kept, ...dv.added], s.indexNames.next());
+  s.written.push(name);
+  return name;
+}
+
+/** The next snapshot on top of the newest: our lists, totals carried forward, the newest's watermark etc. */
+function snapshotFieldsFor(s: CommitState, baseList: ListRef, indexManifest: string | undefined): SnapshotFields {
+  const { req, latest, lists } = s;
+  const fields: SnapshotFields = {
+    id: latest.id + 1n,
+    schemaId: Math.max(req.table.schema.id, latest.schemaId),
+    baseManifestList: baseList.name,
+    baseManifestListSize: baseList.size,
+    deltaManifestList: lists.delta.name,
+    deltaManifestListSize: lists.delta.size,
+    ...(lists.changelog
+      ? {
+          changelogManifestList: lists.changelog.name,
+          changelogManifestListSize: lists.changelog.size,
+          changelogRecordCount: req.changelog!.reduce((n, e) => n + e.file.rowCount, 0n),
+        }
+      : {}),
+    commitUser: s.commitUser,
+    commitIdentifier: req.commitIdentifier ?? BATCH_COMMIT_IDENTIFIER,
+    timeMillis: req.nowMs ?? Date.now(),
+    totalRecordCount: (latest.totalRecordCount ?? 0n) + s.deltaRecordCount,
+    deltaRecordCount: s.deltaRecordCount,
+    uuid: randomUUID(),
+  };
+  if (req.commitKind) fields.commitKind = req.commitKind;
+  if (indexManifest) fields.indexManifest = indexManifest;
+  if (latest.watermark !== undefined) fields.watermark = latest.watermark;
+  if (latest.statistics !== undefined) fields.statistics = latest.statistics;
+  if (latest.nextRowId !== undefined) fields.nextRowId = latest.nextRowId;
+  return fields;
+}
+
+/**
+ * Creates snapshot-N if absent. Taken by another writer: the base list (and DV index) written for this
+ * attempt are stale — removed, and the conflict is retried on top of that snapshot. A lost response that
+ * reading back cannot settle is commit-state-unknown.
+ */
+async function publish(
+  s: CommitState,
+  file: string,
+  bytes: Uint8Array,
+  id: bigint,
+  baseList: string,
+  dvIndex: string | undefined,
+): Promise<void> {
+  const { table, storage } = s.req;
+  try {
+    // the snapshot's uuid makes its bytes ours alone: reading them back settles a lost response
+    await createVerified(
+      { location: file, create: () => storage.createNew(file, bytes), read: () => table.io.read(file) },
+      bytes,
+    );
+  } catch (e) {
+    if (isFloeError(e, 'PreconditionFailed')) {
+      await removeManifest(storage, table.location, baseList);
+      if (dvIndex) {
+        await removeManifest(storage, table.location, dvIndex);
+        s.written.pop();
+      }
+      s.written.pop();
+      s.latest = await readSnapshot(table.io, table.location, id);
       throw new FloeError(
         'CommitConflict',
-        `Paimon table ${table.location}: commit failed after ${policy.numRetries} retries (other writers kept committing)`,
+        `Paimon table ${table.location}: snapshot ${id} was taken by ${s.latest.commitUser}`,
         {
-          context: { table: table.location },
-          cause: e,
+          context: { table: table.location, snapshotId: String(id) },
         },
       );
     }
-  } catch (e) {
-    // a snapshot whose state is unknown may reference our manifests: keep them
-    if (!isCommitStateUnknown(e)) await cleanup();
+    if (isOutcomeUnknown(e))
+      throw commitStateUnknown(`Paimon table ${table.location}, ${file}: ${(e as Error).message}`, e);
     throw e;
+  }
+}
+
+/** Moves the LATEST hint, then reads snapshot-N back: Java's "exists? then rename" may have overwritten it. */
+async function confirmOurs(s: CommitState, fields: SnapshotFields, file: string): Promise<void> {
+  const { table, storage } = s.req;
+  const id = fields.id;
+  await storage
+    .overwrite(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)))
+    .catch(() => undefined);
+  let check: PaimonSnapshot;
+  try {
+    check = await readSnapshot(table.io, table.location, id);
+  } catch (e) {
+    throw commitStateUnknown(
+      `Paimon table ${table.location}: published ${file} but cannot read it back to check it is still ours (${(e as Error).message})`,
+      e,
+    );
+  }
+  if (check.raw.uuid !== fields.uuid) {
+    throw new FloeError(
+      'CommitConflict',
+      `Paimon table ${table.location}: snapshot ${id} was overwritten by another writer (${check.commitUser}) right after floe published it; ` +
+        "the table is consistent (it holds the other writer's commit) and floe's new files are orphans. Serialise Java writers and floe with a lock.",
+      { context: { table: table.location, snapshotId: String(id) }, retryable: false },
+    );
   }
 }

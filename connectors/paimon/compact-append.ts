@@ -11,19 +11,18 @@
  * `--full` uses the full rule above for both.
  * The rewrite concatenates the files in sequence order and renumbers records from the first file's
  * minimum sequence number, as Java's append rewriter does; output stays at level 0.
+ * Tables with deletion vectors: append-dv.ts (deleted rows dropped, the DV index rewritten).
  */
 import type { DecisionStep } from '../../src/planning/plan.js';
+import { parseMemorySize } from '../../src/planning/universal/index.js';
+import { AppendDvRewrite, DEFAULT_DELETE_RATIO_THRESHOLD, pickUnawareAppendWithDvs } from './append-dv.js';
+import { deletionVectorsEnabled, type WrittenIndexFile } from './compact-dv.js';
 import { readFileRecords } from './compact-merge.js';
+import { DeletionVectors } from './scan.js';
+import { bucketWriteTarget, bytesPerRowOf, type BucketWriteContext } from './bucket-write.js';
 import type { DataFileMeta } from './manifest.js';
-import type { PaimonFile, PaimonTable } from './table.js';
-import {
-  AppendFileWriter,
-  FILE_SOURCE_COMPACT,
-  type DataWriteSettings,
-  type FileNamer,
-  type PaimonStorage,
-  type WrittenDataFile,
-} from './write-data-file.js';
+import type { PaimonFile } from './table.js';
+import { AppendFileWriter, FILE_SOURCE_COMPACT, type WrittenDataFile } from './write-data-file.js';
 
 export const DEFAULT_APPEND_TARGET_FILE_SIZE = 256 * 1024 * 1024;
 /** Fewest files an explicit full compaction merges (Java's automatic trigger uses 3). */
@@ -45,9 +44,37 @@ export interface AppendPick {
   trail: DecisionStep[];
 }
 
+/**
+ * What to compact in one partition/bucket of an append table, by the table's options: the coordinator's
+ * rules for bucket-unaware tables (with or without DVs), the bucketed rules otherwise and for `--full`.
+ */
+export function pickAppendFiles(
+  files: readonly PaimonFile[],
+  options: Record<string, string>,
+  o: { full: boolean; targetFileSize: number },
+): AppendPick {
+  const minFileNum = Number(options['compaction.min.file-num'] ?? '5');
+  const unaware = Number(options.bucket ?? '-1') === -1;
+  const dv = deletionVectorsEnabled(options);
+  if (!unaware || o.full) return pickAppend(files, { minFileNum, ...o, deletionVectors: dv });
+  const openFileCost = parseMemorySize(options['source.split.open-file-cost'] ?? '4mb');
+  const plain = { minFileNum, targetFileSize: o.targetFileSize, openFileCost };
+  if (!dv) return pickUnawareAppend(files, plain);
+  const threshold = Number(options['compaction.delete-ratio-threshold'] ?? DEFAULT_DELETE_RATIO_THRESHOLD);
+  const p = pickUnawareAppendWithDvs(files, { ...plain, deleteRatioThreshold: threshold }, (rest) =>
+    pickUnawareAppend(rest, plain),
+  );
+  return { files: p.files.sort(bySequence), trail: p.trail };
+}
+
+/**
+ * The bucketed rules. With `deletionVectors` (the table has DVs enabled), a full compaction keeps a leading
+ * large file only when it has no DV and compacts the rest — Java's FullCompactTask compacts even one file
+ * then; floe skips rewriting a single file that has no DV (the same file again).
+ */
 export function pickAppend(
   files: readonly PaimonFile[],
-  o: { minFileNum: number; targetFileSize: number; full: boolean },
+  o: { minFileNum: number; targetFileSize: number; full: boolean; deletionVectors?: boolean },
 ): AppendPick {
   const sorted = [...files].sort(bySequence);
   const trail: DecisionStep[] = [
@@ -59,8 +86,18 @@ export function pickAppend(
   ];
   if (o.full) {
     let i = 0;
-    while (i < sorted.length && Number(sorted[i]!.meta.fileSize) >= o.targetFileSize) i++;
+    while (i < sorted.length && Number(sorted[i]!.meta.fileSize) >= o.targetFileSize && !sorted[i]!.dv) i++;
     const rest = sorted.slice(i);
+    if (o.deletionVectors) {
+      const withDv = rest.filter((f) => f.dv).length;
+      const go = rest.length >= MIN_FULL_FILES || withDv > 0;
+      trail.push({
+        gate: 'full',
+        detail: `skip ${i} leading large file(s) without a deletion vector; ${rest.length} file(s) left, ${withDv} with a deletion vector${go ? ' → compact' : ': nothing worth compacting'}`,
+        outcome: go ? 'pick' : 'skip',
+      });
+      return { files: go ? rest : [], trail };
+    }
     const big = rest.filter((f) => Number(f.meta.fileSize) >= o.targetFileSize).length;
     const small = rest.length - big;
     if (small > big && rest.length >= MIN_FULL_FILES) {
@@ -157,17 +194,7 @@ export function pickUnawareAppend(
   return { files: picked.sort(bySequence), trail };
 }
 
-export interface AppendRewriteContext {
-  table: PaimonTable;
-  storage: PaimonStorage;
-  settings: DataWriteSettings;
-  names: FileNamer;
-  partitionDir: string;
-  bucket: number;
-  targetFileSize: number;
-  nowMs?: number;
-  onFileRead?: (path: string, bytes: number, rows: number) => void;
-}
+export type AppendRewriteContext = BucketWriteContext;
 
 /** A level-0 writer for rewriting `files` of one partition/bucket, sized by their average bytes per row. */
 export function appendWriterFor(
@@ -175,43 +202,55 @@ export function appendWriterFor(
   files: readonly PaimonFile[],
   fileSource: number,
 ): AppendFileWriter {
-  const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
-  const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
-  return new AppendFileWriter({
-    table: ctx.table.location,
-    partitionDir: ctx.partitionDir,
-    bucket: ctx.bucket,
-    schema: ctx.table.schema,
-    settings: ctx.settings,
-    storage: ctx.storage,
-    targetFileSize: ctx.targetFileSize,
-    bytesPerRow: rows ? bytes / rows : 1,
-    level: 0,
-    fileSource,
-    names: ctx.names,
-    ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
-  });
+  return new AppendFileWriter(
+    bucketWriteTarget(ctx, { level: 0, fileSource, names: ctx.names, bytesPerRow: bytesPerRowOf(files) }),
+  );
 }
 
+/**
+ * Rewrites `files` (one partition/bucket, sequence order) into level-0 files. On a table with deletion
+ * vectors the rows they delete are dropped and `indexFile` is the partition/bucket's new DV index file
+ * (absent when none of the files had a DV); it is the caller's to commit or delete, like `written`.
+ */
 export async function rewriteAppend(
   ctx: AppendRewriteContext,
   files: readonly PaimonFile[],
-): Promise<{ after: DataFileMeta[]; written: WrittenDataFile[]; rowsIn: number; bytesRead: number }> {
+): Promise<{
+  after: DataFileMeta[];
+  written: WrittenDataFile[];
+  rowsIn: number;
+  bytesRead: number;
+  indexFile?: WrittenIndexFile;
+}> {
   const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
+  const dvOn = deletionVectorsEnabled(ctx.table.schema.options) || files.some((f) => f.dv);
+  const first = files[0];
+  const dvState =
+    dvOn && first ? await AppendDvRewrite.restore(ctx.table, first.partitionBytes, first.bucket) : undefined;
+  const dvs = dvOn ? new DeletionVectors(ctx.table.io) : undefined;
   const writer = appendWriterFor(ctx, files, FILE_SOURCE_COMPACT);
-  let seq = files[0]?.meta.minSequenceNumber ?? 0n;
+  let seq = first?.meta.minSequenceNumber ?? 0n;
   let rowsIn = 0;
+  let written: WrittenDataFile[] | undefined;
   try {
     for (const f of files) {
-      const recs = await readFileRecords(ctx.table, f);
+      const recs = await readFileRecords(ctx.table, f, dvs);
       rowsIn += recs.length;
       ctx.onFileRead?.(f.path, Number(f.meta.fileSize), recs.length);
       for (const r of recs) await writer.write({ values: r.value, sequenceNumber: seq++ });
     }
-    const written = await writer.close();
-    return { after: written.map((w) => w.meta), written, rowsIn, bytesRead: bytes };
+    written = await writer.close();
+    const indexFile = dvState ? await dvState.finish(files, ctx.storage) : undefined;
+    return {
+      after: written.map((w) => w.meta),
+      written,
+      rowsIn,
+      bytesRead: bytes,
+      ...(indexFile ? { indexFile } : {}),
+    };
   } catch (e) {
-    await writer.abort();
+    if (written) await Promise.all(written.map((w) => ctx.storage.remove(w.path).catch(() => undefined)));
+    else await writer.abort();
     throw e;
   }
 }

@@ -17,13 +17,12 @@ import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
 import { readDeletionVector } from './deletion-vector.js';
 import { buildDvIndexFile } from './dv-write.js';
-import { joinPath } from './io.js';
+import { joinPath, type PaimonWriteIO } from './io.js';
 import type { IndexManifestEntry } from './manifest.js';
 import type { KeyValue } from './merge-engines.js';
 import { readKeyValues } from './scan.js';
 import { decodeKeys, trimmedPrimaryKeyFields, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
-import type { PaimonStorage } from './write-data-file.js';
 
 export const DELETION_VECTORS_INDEX = 'DELETION_VECTORS';
 
@@ -204,7 +203,7 @@ export class IndexFileNamer {
 /** Writes the bucket's DVs into one new index file (empty when none is left), as `writeSingleFile`. */
 export async function writeBucketDvIndex(
   table: PaimonTable,
-  storage: PaimonStorage,
+  storage: PaimonWriteIO,
   names: IndexFileNamer,
   partition: Uint8Array,
   bucket: number,
@@ -213,7 +212,7 @@ export async function writeBucketDvIndex(
   const { bytes, ranges } = buildDvIndexFile(dvs.entries());
   const name = names.next();
   const path = joinPath(table.location, 'index', name);
-  await storage.put(path, bytes, true);
+  await storage.createNew(path, bytes);
   return {
     path,
     entry: {
@@ -238,11 +237,6 @@ export function assertDeletionVectorsCompactable(table: PaimonTable): void {
       context: { table: loc, option, value: o[option] },
     });
   };
-  if (!table.schema.primaryKeys.length)
-    refuse(
-      'deletion-vectors.enabled=true on an append table: floe compacts deletion vectors of primary-key tables only',
-      'deletion-vectors.enabled',
-    );
   if (bool(o, 'deletion-vectors.bitmap64'))
     refuse(
       'deletion-vectors.bitmap64=true: floe writes the 32-bit deletion-vector layout only',

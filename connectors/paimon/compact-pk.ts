@@ -22,14 +22,8 @@ import {
   type IndexFileNamer,
   type WrittenIndexFile,
 } from './compact-dv.js';
-import {
-  FILE_SOURCE_COMPACT,
-  FileNamer,
-  KeyValueFileWriter,
-  type DataWriteSettings,
-  type PaimonStorage,
-  type WrittenDataFile,
-} from './write-data-file.js';
+import { FILE_SOURCE_COMPACT, FileNamer, KeyValueFileWriter, type WrittenDataFile } from './write-data-file.js';
+import { bucketWriteTarget, bytesPerRowOf, type BucketWriteContext } from './bucket-write.js';
 import type { DataFileMeta } from './manifest.js';
 import { trimmedPrimaryKeyFields } from './table.js';
 import { fullCompactionChangelog, lookupChangelog } from './compact-changelog.js';
@@ -188,18 +182,9 @@ export interface StepResult {
   changelog: WrittenDataFile[];
 }
 
-export interface RunStepsContext {
-  table: PaimonTable;
-  storage: PaimonStorage;
-  settings: DataWriteSettings;
-  names: FileNamer;
-  partitionDir: string;
-  bucket: number;
+export interface RunStepsContext extends BucketWriteContext {
   outputLevel: number;
   dropDelete: boolean;
-  targetFileSize: number;
-  nowMs?: number;
-  onFileRead?: (path: string, bytes: number, rows: number) => void;
   /** Deletion-vector tables: every live file of the bucket, its partition bytes, and the index file namer. */
   deletionVectors?: { bucketFiles: readonly PaimonFile[]; partition: Uint8Array; names: IndexFileNamer };
   /** `changelog-producer=full-compaction`: the max level, and names for changelog files (prefix changelog-). */
@@ -235,20 +220,14 @@ export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep
     ? (records: readonly KeyValue[], merged: KeyValue | null) => void pending.push(...changelogFn(records, merged))
     : undefined;
   const changelogWriter = (bytesPerRow: number) => {
-    const w = new KeyValueFileWriter({
-      table: ctx.table.location,
-      partitionDir: ctx.partitionDir,
-      bucket: ctx.bucket,
-      schema: ctx.table.schema,
-      settings: ctx.settings,
-      storage: ctx.storage,
-      targetFileSize: ctx.targetFileSize,
-      bytesPerRow,
-      level: ctx.outputLevel,
-      fileSource: FILE_SOURCE_APPEND,
-      names: changelogNames!,
-      ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
-    });
+    const w = new KeyValueFileWriter(
+      bucketWriteTarget(ctx, {
+        level: ctx.outputLevel,
+        fileSource: FILE_SOURCE_APPEND,
+        names: changelogNames!,
+        bytesPerRow,
+      }),
+    );
     writers.push(w);
     return w;
   };
@@ -294,26 +273,19 @@ export async function runSteps(ctx: RunStepsContext, steps: readonly CompactStep
         continue;
       }
       const files = s.sections.flat(2);
-      const rows = files.reduce((n, f) => n + Number(f.meta.rowCount), 0);
-      const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
-      const writer = new KeyValueFileWriter({
-        table: ctx.table.location,
-        partitionDir: ctx.partitionDir,
-        bucket: ctx.bucket,
-        schema: ctx.table.schema,
-        settings: ctx.settings,
-        storage: ctx.storage,
-        targetFileSize: ctx.targetFileSize,
-        bytesPerRow: rows ? bytes / rows : 1,
-        level: ctx.outputLevel,
-        fileSource: FILE_SOURCE_COMPACT,
-        names: ctx.names,
-        ...(ctx.nowMs !== undefined ? { nowMs: ctx.nowMs } : {}),
-      });
+      const bytesPerRow = bytesPerRowOf(files);
+      const writer = new KeyValueFileWriter(
+        bucketWriteTarget(ctx, {
+          level: ctx.outputLevel,
+          fileSource: FILE_SOURCE_COMPACT,
+          names: ctx.names,
+          bytesPerRow,
+        }),
+      );
       writers.push(writer);
       // lookup changelog only from merges with level-0 files (rewriteLookupChangelog); full: every merge
       const changelog = onMerged && (!lc || hasLevel0(s.sections)) ? onMerged : undefined;
-      const clw = changelog ? changelogWriter(rows ? bytes / rows : 1) : undefined;
+      const clw = changelog ? changelogWriter(bytesPerRow) : undefined;
       for await (const kv of mergeSections(
         ctx.table,
         merge,

@@ -18,12 +18,12 @@
 import { FloeError } from '../../src/errors.js';
 import { parseDurationMs } from '../../src/util/units.js';
 import { decodeSerializedRow } from './binary-row.js';
-import { commitCompaction } from './commit-compact.js';
+import { commitPaimonSnapshot } from './commit-compact.js';
 import { FILE_KIND_DELETE, assertManifestWritable, type ManifestEntry } from './manifest.js';
 import { readSnapshot } from './metadata.js';
 import { partitionFields, type PaimonFile, type PaimonTable } from './table.js';
 import type { PaimonField } from './types.js';
-import type { PaimonStorage } from './write-data-file.js';
+import type { PaimonWriteIO } from './io.js';
 import type { NewManifestEntry } from './write-manifest.js';
 
 export interface ExpirePartitionsOptions {
@@ -225,7 +225,7 @@ const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
 
 export async function expirePaimonPartitions(
   table: PaimonTable,
-  storage: PaimonStorage,
+  storage: PaimonWriteIO,
   o: ExpirePartitionsOptions = {},
 ): Promise<ExpirePartitionsReport> {
   const opts = table.schema.options;
@@ -356,7 +356,7 @@ export async function expirePaimonPartitions(
       live
         .filter((e) => keysInBatch.has(hex(e.partition)) && !ours.has(`${e.bucket}|${e.file.fileName}|${e.file.level}`))
         .map((e) => `${e.file.fileName} was added to an expired partition meanwhile`);
-    const r = await commitCompaction({
+    const r = await commitPaimonSnapshot({
       table: current,
       storage,
       changes,

@@ -14,6 +14,7 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
+import type { DeleteScope } from '../storage/confine.js';
 import { absoluteLocation } from '../storage/location.js';
 import { paimonDeleteScope } from './delete-scope.js';
 import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/model/maintenance-report.js';
@@ -22,8 +23,6 @@ import { parseDurationMs } from '../../src/util/units.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
 import {
-  addChangelogNeeds,
-  addDeltaAppendRemovals,
   changelogExpiryEnd,
   changelogPath,
   changelogRetention,
@@ -32,6 +31,7 @@ import {
   readChangelogHint,
   writeChangelogHint,
   writeLongLivedChangelog,
+  type ChangelogRetention,
 } from './changelog-lifecycle.js';
 import {
   earliestSnapshotId,
@@ -42,14 +42,8 @@ import {
   snapshotPath,
   type PaimonSnapshot,
 } from './metadata.js';
-import {
-  addSnapshotReach,
-  emptyReach,
-  readTags,
-  refuseBranches,
-  type ManifestCache,
-  type ReachableNames,
-} from './expire-reach.js';
+import { refuseBranches, type ReachableNames } from './expire-reach.js';
+import { reachFromExpired, reachFromRetained, unreachableCandidates } from './expire-candidates.js';
 
 export interface PaimonExpireOptions {
   nowMs?: number;
@@ -149,23 +143,6 @@ export async function decidePaimonRange(
   return { earliest, latest, begin, end };
 }
 
-/** Locations of data/changelog files by name: one listing of the table's bucket directories. */
-async function bucketFileLocations(io: FileIO, table: string, names: Set<string>): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  if (names.size === 0) return out;
-  for await (const f of io.list(table)) {
-    const slash = f.location.lastIndexOf('/');
-    const name = f.location.slice(slash + 1);
-    if (!names.has(name)) continue;
-    const dir = f.location.slice(0, slash);
-    if (!/\/bucket-(-?\d+|postpone)$/.test(dir)) continue;
-    const list = out.get(name) ?? [];
-    list.push(f.location);
-    out.set(name, list);
-  }
-  return out;
-}
-
 export async function expirePaimonSnapshots(
   io: FileIO,
   table: string,
@@ -186,101 +163,19 @@ export async function expirePaimonSnapshots(
   const cl = await planChangelogs(io, table, range, expired, retention);
   const noHints = cl.latestHint === undefined && cl.earliestHint === undefined;
   if (expired.length === 0 && cl.expire.length === 0 && cl.write.length === 0 && noHints) {
-    report.details = {
-      expiredSnapshots: [],
-      earliest: range.earliest.toString(),
-      latest: range.latest.toString(),
-      ...cl.details,
-    };
+    const { earliest, latest } = range;
+    report.details = { expiredSnapshots: [], earliest: earliest.toString(), latest: latest.toString(), ...cl.details };
     return report;
   }
 
-  // reachable from what stays: snapshots end..latest, every tag and every retained long-lived changelog
   // retained: only what they can read (live files, changelog, index files); expired: everything they name
-  const kept = emptyReach();
-  const readKept: ManifestCache = new Map();
-  for (let id = range.end; id <= range.latest; id++) {
-    if (!(await io.exists(snapshotPath(table, id)))) continue;
-    const s = await readSnapshot(io, table, id);
-    await addSnapshotReach(io, table, s, kept, readKept, 'live');
-    if (retention.decoupled && !retention.producesChangelog) await addDeltaAppendRemovals(io, table, s, kept, readKept);
-  }
-  for (const tag of await readTags(io, table)) await addSnapshotReach(io, table, tag, kept, readKept, 'live');
-  for (const c of cl.retained) await addChangelogNeeds(io, table, c, retention, kept, readKept);
-
-  const gone = emptyReach();
-  const readGone: ManifestCache = new Map();
-  for (const s of expired) {
-    try {
-      await addSnapshotReach(io, table, s, gone, readGone);
-    } catch (e) {
-      report.warnings.push(
-        `cannot read the files of expired snapshot ${s.id} (${(e as Error).message}); they are left for remove-orphans`,
-      );
-    }
-  }
-  for (const c of cl.expire) {
-    try {
-      await addSnapshotReach(io, table, c, gone, readGone, 'all', true);
-    } catch (e) {
-      report.warnings.push(
-        `cannot read the files of expired changelog ${c.id} (${(e as Error).message}); they are left for remove-orphans`,
-      );
-    }
-  }
-
-  // files found by listing the table (already real locations) and files named by the metadata
-  const candidates: DeletionCandidate[] = [];
-  const named: DeletionCandidate[] = [];
-  const root = absoluteLocation(table); // paths floe builds must not depend on the working directory
-  const unused = (set: Set<string>, keep: Set<string>) => [...set].filter((n) => !keep.has(n));
-  const size = (n: string) => gone.sizes.get(n);
-  const by = cl.expire.length > 0 ? 'expired snapshots and changelogs' : 'expired snapshots';
-  const dataNames = new Set(unused(gone.dataFiles, kept.dataFiles));
-  const locations = await bucketFileLocations(io, table, dataNames);
-  for (const n of dataNames) {
-    for (const loc of locations.get(n) ?? []) {
-      candidates.push({
-        location: loc,
-        ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
-        kind: 'data',
-        reason: `used only by ${by}`,
-      });
-    }
-  }
-  for (const x of unused(gone.external, kept.external))
-    named.push({ location: x, kind: 'data', reason: `external file used only by ${by}` });
-  for (const n of unused(gone.indexFiles, kept.indexFiles)) {
-    named.push({
-      location: joinPath(root, 'index', n),
-      ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
-      kind: 'index',
-      reason: `index file used only by ${by}`,
-    });
-  }
-  for (const n of unused(gone.manifests, kept.manifests)) {
-    named.push({
-      location: joinPath(root, 'manifest', n),
-      ...(size(n) !== undefined ? { bytes: size(n)! } : {}),
-      kind: 'manifest',
-      reason: `manifest (list) used only by ${by}`,
-    });
-  }
-  for (const n of unused(gone.statistics, kept.statistics)) {
-    named.push({
-      location: joinPath(root, 'statistics', n),
-      kind: 'statistics',
-      reason: `statistics of ${by} only`,
-    });
-  }
-  for (const s of expired)
-    named.push({ location: absoluteLocation(s.file), kind: 'snapshot', reason: `expired snapshot ${s.id}` });
-  for (const c of cl.expire)
-    named.push({ location: absoluteLocation(c.file), kind: 'changelog', reason: `expired changelog ${c.id}` });
+  const kept = await reachFromRetained(io, table, range, retention, cl.retained);
+  const gone = await reachFromExpired(io, table, expired, cl.expire, report.warnings);
+  const { listed, named } = await unreachableCandidates(io, table, kept, gone, expired, cl.expire);
   const scope = paimonDeleteScope(table, options, (l) => io.map(l), {
     allowOutside: o.allowOutsideTableLocation === true,
   });
-  const fromListing = confineCandidates(io, scope, candidates, { listed: true });
+  const fromListing = confineCandidates(io, scope, listed, { listed: true });
   const fromMetadata = confineCandidates(io, scope, named);
   report.candidates = [...fromListing.allowed, ...fromMetadata.allowed];
   report.skipped = [...fromListing.skipped, ...fromMetadata.skipped];
@@ -293,30 +188,61 @@ export async function expirePaimonSnapshots(
   };
   if (report.dryRun) return report;
 
-  // commit: write the long-lived changelogs first (a streaming reader never meets a gap), then drop the
-  // snapshot files oldest first and move EARLIEST, then the expired changelogs; only then delete their files
+  await publishExpiry(io, table, range, expired, cl);
+  const { deleted, failed } = await deleteUnreachable(io, scope, fromListing.allowed, fromMetadata.allowed, o);
+  report.deleted = deleted;
+  report.failed = failed;
+  return report;
+}
+
+/**
+ * Deletes the confined candidates, in batches; the snapshot and changelog files are already gone
+ * (publishExpiry) and are reported first.
+ */
+async function deleteUnreachable(
+  io: FileIO,
+  scope: DeleteScope,
+  listed: readonly DeletionCandidate[],
+  named: readonly DeletionCandidate[],
+  o: PaimonExpireOptions,
+): Promise<Pick<MaintenanceReport, 'deleted' | 'failed'>> {
+  const metaFiles = (kind: string) => named.filter((c) => c.kind === kind).map((c) => c.location);
+  const batches = {
+    ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
+    ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
+  };
+  const listedOut = await deleteCandidates(io, scope, listed, { ...batches, listed: true });
+  const namedOut = await deleteCandidates(
+    io,
+    scope,
+    named.filter((c) => c.kind !== 'snapshot' && c.kind !== 'changelog'),
+    batches,
+  );
+  return {
+    deleted: [...metaFiles('snapshot'), ...metaFiles('changelog'), ...listedOut.deleted, ...namedOut.deleted],
+    failed: [...listedOut.failed, ...namedOut.failed],
+  };
+}
+
+/**
+ * The "commit" of an expiry: the long-lived changelogs first (a streaming reader never meets a gap), then
+ * the snapshot files dropped oldest first and EARLIEST moved, then the expired changelogs; the files they
+ * alone reached are deleted only after this.
+ */
+async function publishExpiry(
+  io: FileIO,
+  table: string,
+  range: PaimonExpiryRange,
+  expired: readonly PaimonSnapshot[],
+  cl: ChangelogPlan,
+): Promise<void> {
   for (const s of cl.write) await writeLongLivedChangelog(io, table, s);
   if (cl.latestHint !== undefined) await writeChangelogHint(io, table, 'LATEST', cl.latestHint);
-  const metaFiles = (kind: string) => fromMetadata.allowed.filter((c) => c.kind === kind).map((c) => c.location);
   for (const s of expired) await io.remove(s.file);
   if (expired.length > 0)
     await io.overwrite(joinPath(table, 'snapshot', 'EARLIEST'), Buffer.from(range.end.toString()));
   for (const c of cl.expire) await io.remove(c.file); // oldest first, like the snapshots
   if (cl.earliestHint !== undefined) await writeChangelogHint(io, table, 'EARLIEST', cl.earliestHint);
-  const batches = {
-    ...(o.deleteConcurrency ? { concurrency: o.deleteConcurrency } : {}),
-    ...(o.deleteBatchSize ? { batchSize: o.deleteBatchSize } : {}),
-  };
-  const listedOut = await deleteCandidates(io, scope, fromListing.allowed, { ...batches, listed: true });
-  const namedOut = await deleteCandidates(
-    io,
-    scope,
-    fromMetadata.allowed.filter((c) => c.kind !== 'snapshot' && c.kind !== 'changelog'),
-    batches,
-  );
-  report.deleted = [...metaFiles('snapshot'), ...metaFiles('changelog'), ...listedOut.deleted, ...namedOut.deleted];
-  report.failed = [...listedOut.failed, ...namedOut.failed];
-  return report;
 }
 
 interface ChangelogPlan {
@@ -342,7 +268,7 @@ async function planChangelogs(
   table: string,
   range: PaimonExpiryRange,
   expired: PaimonSnapshot[],
-  r: ReturnType<typeof changelogRetention>,
+  r: ChangelogRetention,
 ): Promise<ChangelogPlan> {
   const existingIds = await longLivedChangelogIds(io, table);
   const existing = new Map<bigint, PaimonSnapshot>();

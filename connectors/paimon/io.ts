@@ -1,10 +1,17 @@
 /**
- * The file access the Paimon reader needs: a view of the one FileIO (connectors/storage/file-io.ts). Local
- * tables go through the same FileIO, over the local ObjectStore.
+ * The file access Paimon needs: views of the one FileIO (connectors/storage/file-io.ts), as Iceberg's
+ * IcebergIO and CommitIO are. Local tables go through the same FileIO, over the local ObjectStore.
  */
 import type { FileIO } from '../storage/file-io.js';
 
+/** What the reader needs. */
 export type PaimonIO = Pick<FileIO, 'read' | 'exists' | 'listNames'>;
+
+/**
+ * What Paimon's writers need: create-if-absent for every new file (data, manifests, index files, the
+ * snapshot itself: S3 If-None-Match, a hard link locally), overwrite for the LATEST hint, remove to clean up.
+ */
+export type PaimonWriteIO = Pick<FileIO, 'createNew' | 'overwrite' | 'remove'>;
 
 export { joinPath } from '../storage/location.js';
 

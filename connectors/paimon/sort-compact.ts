@@ -22,16 +22,11 @@ import { resolveRowOrder, zorderTerms, type OrderSource, type RowOrder } from '.
 import { appendWriterFor } from './compact-append.js';
 import { readFileRecords } from './compact-merge.js';
 import { RowEncoder, decodeRow } from './sort-row-codec.js';
+import type { BucketWriteContext } from './bucket-write.js';
 import type { DataFileMeta } from './manifest.js';
 import type { PaimonFile, PaimonTable } from './table.js';
 import { toModelField } from './types.js';
-import {
-  FILE_SOURCE_APPEND,
-  type DataWriteSettings,
-  type FileNamer,
-  type PaimonStorage,
-  type WrittenDataFile,
-} from './write-data-file.js';
+import { FILE_SOURCE_APPEND, type WrittenDataFile } from './write-data-file.js';
 
 export type PaimonSortStrategy = 'sort' | 'zorder' | 'hilbert';
 
@@ -86,6 +81,13 @@ export function assertSortCompactable(table: PaimonTable, strategy: PaimonSortSt
       'Unsupported',
       `cannot sort-compact Paimon table ${table.location}: bucket=${table.schema.options.bucket}; sort compaction needs a bucket-unaware table (bucket = -1), as Paimon's sort_compact does (a fixed-bucket table keeps each row in its hash bucket)`,
       { context: { table: table.location, option: 'bucket', value: table.schema.options.bucket } },
+    );
+  // the sorted rewrite reads every row and commits OVERWRITE without touching the DV index
+  if ((table.schema.options['deletion-vectors.enabled'] ?? '').trim().toLowerCase() === 'true')
+    throw new FloeError(
+      'Unsupported',
+      `cannot sort-compact Paimon table ${table.location}: deletion-vectors.enabled=true; floe's sort compaction does not apply or rewrite deletion vectors (plain \`floe compact\` does)`,
+      { context: { table: table.location, option: 'deletion-vectors.enabled' } },
     );
   if (table.files.some((f) => f.bucket !== 0))
     throw new FloeError(
@@ -221,18 +223,9 @@ function rowsOf(batch: arrow.RecordBatch, payload: number): unknown[][] {
   return out;
 }
 
-export interface SortRewriteContext {
-  table: PaimonTable;
-  storage: PaimonStorage;
-  settings: DataWriteSettings;
-  names: FileNamer;
-  partitionDir: string;
-  bucket: number;
-  targetFileSize: number;
+export interface SortRewriteContext extends BucketWriteContext {
   order: RowOrder;
-  nowMs?: number;
   signal?: AbortSignal;
-  onFileRead?: (path: string, bytes: number, rows: number) => void;
   onSpill?: (info: { dir: string; runs: number; rows: number; bytes: number }) => void;
 }
 

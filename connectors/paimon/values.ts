@@ -98,6 +98,12 @@ export function comparatorFor(t: PaimonType): Comparator {
     case 'TIMESTAMP_LTZ':
       inner = cmpNum;
       break;
+    case 'ARRAY':
+    case 'MAP':
+    case 'MULTISET':
+    case 'ROW':
+      inner = nestedComparator(t);
+      break;
     default:
       inner = compareAny;
   }
@@ -107,6 +113,55 @@ export function comparatorFor(t: PaimonType): Comparator {
     if (an || bn) return an && bn ? 0 : an ? -1 : 1;
     return inner(a, b);
   };
+}
+
+/**
+ * Nested values (arrays, `Map`s in file order, ROW objects keyed by field name) compared member by member
+ * with their typed comparators — used for equality (changelog row-deduplicate, first/last aggregates);
+ * nested types are never keys and Paimon refuses them in min/max. Maps compare entry by entry in stored
+ * order, so two maps that differ only in entry order count as different (a change is never dropped).
+ */
+function nestedComparator(t: PaimonType): Comparator {
+  const seq = (elem: Comparator) => (a: readonly unknown[], b: readonly unknown[]) => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const c = elem(a[i], b[i]);
+      if (c) return c;
+    }
+    return a.length - b.length;
+  };
+  switch (t.root) {
+    case 'ARRAY': {
+      const s = seq(comparatorFor(t.element));
+      return (a, b) => s(a as unknown[], b as unknown[]);
+    }
+    case 'MAP':
+    case 'MULTISET': {
+      const k = comparatorFor(t.root === 'MAP' ? t.key : t.element);
+      const v = t.root === 'MAP' ? comparatorFor(t.value) : cmpNum;
+      const entry = (x: unknown, y: unknown) => {
+        const [xk, xv] = x as [unknown, unknown];
+        const [yk, yv] = y as [unknown, unknown];
+        return k(xk, yk) || v(xv, yv);
+      };
+      const s = seq(entry);
+      const entries = (m: unknown) => (m instanceof Map ? [...m.entries()] : Object.entries(m as object));
+      return (a, b) => s(entries(a), entries(b));
+    }
+    case 'ROW': {
+      const fields = t.fields.map((f) => ({ name: f.name, cmp: comparatorFor(f.type) }));
+      return (a, b) => {
+        const x = a as Record<string, unknown>;
+        const y = b as Record<string, unknown>;
+        for (const f of fields) {
+          const c = f.cmp(x[f.name], y[f.name]);
+          if (c) return c;
+        }
+        return 0;
+      };
+    }
+    default:
+      return compareAny;
+  }
 }
 
 /** Lexicographic comparator over rows of the given types. */

@@ -5,7 +5,8 @@
  * 1073741823 + id), `_SEQUENCE_NUMBER` (2147483646), `_VALUE_KIND` (2147483645), then the table columns
  * with their own ids; rows sorted by key, one record per key. Append files hold the table columns only.
  * Types map as `ParquetSchemaConverter` maps them (TIMESTAMP(≤3) millis, ≤6 micros; TIME millis; DECIMAL
- * by precision, which arrow-rs chooses the same way). Files roll at `target-file-size`, estimated from
+ * by precision, which arrow-rs chooses the same way; ARRAY/MAP/MULTISET/ROW as in write-nested.ts;
+ * TIMESTAMP(7..9) as INT96, see write-int96.ts). Files roll at `target-file-size`, estimated from
  * the compressed bytes per row of the inputs (Java checks the real size; output sizes are close, not equal).
  */
 import * as arrow from 'apache-arrow';
@@ -16,7 +17,9 @@ import { withFieldId } from '../formats/parquet/field-id.js';
 import { ParquetWriter } from '../formats/parquet/writer.js';
 import type { ParquetCodec } from '../formats/parquet/types.js';
 import { encodeSerializedRow } from './binary-row.js';
-import { joinPath } from './io.js';
+import { isInt96Timestamp, int96ArrowType, int96Bytes, int96FieldIds, retypeInt96Columns } from './write-int96.js';
+import { isNestedPaimonType, nestedValueWriter, paimonArrowField, paimonArrowType } from './write-nested.js';
+import { joinPath, type PaimonWriteIO } from './io.js';
 import type { DataFileMeta } from './manifest.js';
 import { isRetract, type KeyValue } from './merge-engines.js';
 import type { PaimonSchema } from './metadata.js';
@@ -27,15 +30,11 @@ import type { PaimonField, PaimonType } from './types.js';
 import { KEY_STATS_MODE, RowStatsCollector, emptyStats, valueStatsModes, type StatsMode } from './write-stats.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 
+export { assertNestedLayoutsMatch } from './nested-schema-check.js';
+
 /** `FileSource` in DataFileMeta. */
 export const FILE_SOURCE_APPEND = 0;
 export const FILE_SOURCE_COMPACT = 1;
-
-/** Where written bytes go; `createOnly` must fail if the object exists (S3 If-None-Match, link locally). */
-export interface PaimonStorage {
-  put(path: string, bytes: Uint8Array, createOnly?: boolean): Promise<void>;
-  delete(path: string): Promise<void>;
-}
 
 export interface DataWriteSettings {
   codec: ParquetCodec;
@@ -118,8 +117,15 @@ export function arrowTypeForPaimon(t: PaimonType, where: string): arrow.DataType
       const tz = t.root === 'TIMESTAMP_LTZ' ? 'UTC' : null;
       if (p <= 3) return new arrow.TimestampMillisecond(tz);
       if (p <= 6) return new arrow.TimestampMicrosecond(tz);
-      break;
+      // Java writes precision 7..9 as INT96 (and reads an INT64 column of such a type as epoch millis)
+      return int96ArrowType();
     }
+    case 'ARRAY':
+    case 'MAP':
+    case 'MULTISET':
+    case 'ROW':
+      // nested members carry ids derived from their column; callers with the id use paimonArrowField
+      return paimonArrowType(t, 0, 0, where, arrowTypeForPaimon);
     case 'CHAR':
     case 'VARCHAR':
       return new arrow.Utf8();
@@ -143,6 +149,7 @@ function arrowValue(t: PaimonType): ((v: unknown) => unknown) | undefined {
   if ((t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ') && (t.precision ?? 6) <= 3) {
     return (v) => (v === null || v === undefined ? null : (v as bigint) / 1000n);
   }
+  if (isInt96Timestamp(t)) return (v) => (v === null || v === undefined ? null : int96Bytes(v as bigint));
   return undefined;
 }
 
@@ -152,6 +159,12 @@ interface Column {
 }
 
 function column(name: string, id: number, t: PaimonType, where: string): Column {
+  if (isNestedPaimonType(t)) {
+    return {
+      field: paimonArrowField(name, t, id, 0, where, arrowTypeForPaimon),
+      convert: nestedValueWriter(t, where, (leaf) => (isInt96Timestamp(leaf) ? arrowValue(leaf) : undefined)),
+    };
+  }
   return {
     field: new arrow.Field(name, arrowTypeForPaimon(t, where), t.nullable, withFieldId(undefined, id)),
     convert: arrowValue(t),
@@ -176,7 +189,7 @@ export interface RollingTarget {
   bucket: number;
   schema: PaimonSchema;
   settings: DataWriteSettings;
-  storage: PaimonStorage;
+  storage: PaimonWriteIO;
   targetFileSize: number;
   /** Expected compressed bytes per row (from the inputs), for rolling. */
   bytesPerRow: number;
@@ -219,11 +232,15 @@ abstract class RollingWriter<R> {
   private fileName = '';
   readonly written: WrittenDataFile[] = [];
 
+  /** Columns written as 12-byte fixed binaries that become INT96 in the footer (write-int96.ts). */
+  private readonly int96Ids: Set<number>;
+
   constructor(
     protected readonly t: RollingTarget,
     columns: Column[],
   ) {
     this.columns = columns;
+    this.int96Ids = int96FieldIds(new arrow.Schema(columns.map((c) => c.field)));
   }
 
   protected abstract physical(r: R): unknown[];
@@ -277,10 +294,11 @@ abstract class RollingWriter<R> {
   private async roll(): Promise<void> {
     if (!this.writer) return;
     await this.flushChunk();
-    const file = await this.writer.finish();
+    const finished = await this.writer.finish();
     this.writer = undefined;
     const path = joinPath(this.dir(), this.fileName);
-    await this.t.storage.put(path, file.bytes, true);
+    const file = { ...finished, bytes: retypeInt96Columns(finished.bytes, this.int96Ids, path) };
+    await this.t.storage.createNew(path, file.bytes);
     faultPoint('paimon.data.after-first-file');
     const meta = this.fileMeta({
       fileName: this.fileName,
@@ -304,7 +322,7 @@ abstract class RollingWriter<R> {
   /** Deletes every file this writer stored (best effort). */
   async abort(): Promise<void> {
     this.writer = undefined;
-    await Promise.all(this.written.map((w) => this.t.storage.delete(w.path).catch(() => undefined)));
+    await Promise.all(this.written.map((w) => this.t.storage.remove(w.path).catch(() => undefined)));
   }
 }
 
@@ -322,6 +340,12 @@ export class KeyValueFileWriter extends RollingWriter<KeyValue> {
   constructor(t: RollingTarget) {
     const keyFields = trimmedPrimaryKeyFields(t.schema);
     const where = `Paimon table ${t.table}`;
+    // Paimon's SchemaValidation refuses such keys; a table that has one was not written by Paimon
+    for (const k of keyFields)
+      if (isNestedPaimonType(k.type))
+        throw new FloeError('Unsupported', `${where}: primary key ${k.name} has nested type ${k.type.root}`, {
+          context: { table: t.table, column: k.name },
+        });
     super(t, [
       ...keyFields.map((k) => column(`_KEY_${k.name}`, KEY_FIELD_ID_START + k.id, k.type, `${where} key ${k.name}`)),
       column('_SEQUENCE_NUMBER', SEQUENCE_NUMBER_FIELD_ID, { root: 'BIGINT', nullable: false }, where),
@@ -427,18 +451,4 @@ export class AppendFileWriter extends RollingWriter<AppendRow> {
     if (dense.cols) meta.valueStatsCols = dense.cols;
     return meta;
   }
-}
-
-/** PaimonStorage over the shared storage layer (local disk, S3, mounts). */
-export function paimonStorageFromFileIO(fileIO: import('../storage/file-io.js').FileIO): PaimonStorage {
-  return {
-    async put(path, bytes, createOnly) {
-      const { store, key } = fileIO.resolve(path);
-      await store.put(key, bytes, createOnly ? { ifNoneMatch: '*' } : undefined);
-    },
-    async delete(path) {
-      const { store, key } = fileIO.resolve(path);
-      await store.delete(key);
-    },
-  };
 }

@@ -42,7 +42,7 @@ export async function writeIndexManifest(
     _EXTERNAL_PATH: e.externalPath ?? null,
   }));
   const bytes = await writeAvroContainer(INDEX_MANIFEST_ENTRY_SCHEMA, records, { codec: ctx.codec });
-  await ctx.storage.put(joinPath(ctx.table, 'manifest', name), bytes, true);
+  await ctx.storage.createNew(joinPath(ctx.table, 'manifest', name), bytes);
   return name;
 }
 

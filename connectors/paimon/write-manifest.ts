@@ -9,7 +9,7 @@ import { FloeError } from '../../src/errors.js';
 import { writeAvroContainer } from '../formats/avro.js';
 import type { AvroCodec } from '../formats/compression.js';
 import { encodeSerializedRow } from './binary-row.js';
-import { joinPath } from './io.js';
+import { joinPath, type PaimonWriteIO } from './io.js';
 import {
   FILE_KIND_ADD,
   FILE_KIND_DELETE,
@@ -20,7 +20,6 @@ import {
 } from './manifest.js';
 import type { PaimonType } from './types.js';
 import { RowStatsCollector } from './write-stats.js';
-import type { PaimonStorage } from './write-data-file.js';
 
 const STATS = (name: string) =>
   `{"type":"record","name":"${name}","fields":[{"name":"_MIN_VALUES","type":"bytes"},{"name":"_MAX_VALUES","type":"bytes"},` +
@@ -129,7 +128,7 @@ export class ManifestNamer {
 
 export interface ManifestWriteContext {
   table: string;
-  storage: PaimonStorage;
+  storage: PaimonWriteIO;
   codec: AvroCodec;
   partitionTypes: readonly PaimonType[];
   /** Latest schema id: the manifest's schema id when it holds no file. */
@@ -168,7 +167,7 @@ export async function writeManifest(
     _FILE: dataFileRecord(e.file),
   }));
   const bytes = await writeAvroContainer(MANIFEST_ENTRY_SCHEMA, records, { codec: ctx.codec });
-  await ctx.storage.put(joinPath(ctx.table, 'manifest', name), bytes, true);
+  await ctx.storage.createNew(joinPath(ctx.table, 'manifest', name), bytes);
   const meta: ManifestFileMeta = {
     version: 2,
     fileName: name,
@@ -207,6 +206,6 @@ export async function writeManifestList(
     _MAX_LEVEL: m.maxLevel ?? null,
   }));
   const bytes = await writeAvroContainer(MANIFEST_FILE_META_SCHEMA, records, { codec: ctx.codec });
-  await ctx.storage.put(joinPath(ctx.table, 'manifest', name), bytes, true);
+  await ctx.storage.createNew(joinPath(ctx.table, 'manifest', name), bytes);
   return { name, size: BigInt(bytes.byteLength) };
 }

@@ -11,6 +11,7 @@ import { encodeSerializedRow } from './binary-row.js';
 import type { SimpleStats } from './manifest.js';
 import type { PaimonField, PaimonType } from './types.js';
 import { comparatorFor, type Comparator } from './values.js';
+import { isNestedPaimonType } from './write-nested.js';
 
 export type StatsMode = { kind: 'none' } | { kind: 'counts' } | { kind: 'full' } | { kind: 'truncate'; length: number };
 
@@ -56,11 +57,13 @@ function hasBounds(t: PaimonType): boolean {
     case 'DECIMAL':
     case 'DATE':
     case 'TIME':
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
     case 'CHAR':
     case 'VARCHAR':
       return true;
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      // precision 7..9 is INT96, whose footer stats Java ignores (`toTimestampStats`: null bounds)
+      return (t.precision ?? 6) <= 6;
     default:
       return false;
   }
@@ -122,6 +125,9 @@ export class ColumnStatsCollector {
 
   result(): { min: unknown; max: unknown; nullCount: bigint | null } {
     if (this.mode.kind === 'none') return { min: null, max: null, nullCount: null };
+    // Java takes stats from the Parquet footer by top-level column name (ParquetSimpleStatsExtractor); a nested
+    // column's leaves are named by their path ("c.list.element"), so nothing matches: no bounds, null count null.
+    if (isNestedPaimonType(this.type)) return { min: null, max: null, nullCount: null };
     if (this.mode.kind === 'counts' || !this.bounded) return { min: null, max: null, nullCount: this.nullCount };
     let { min, max } = this;
     if (this.mode.kind === 'truncate' && typeof min === 'string') {
@@ -151,9 +157,15 @@ export class RowStatsCollector {
     return toSimpleStats(this.columns, this.fields);
   }
 
-  /** Dense stats: columns in `none` mode are left out; `cols` is null when every column is kept. */
+  /**
+   * Dense stats: columns without any stat (`none` mode, nested columns) are left out, as Java's
+   * `SimpleStatsConverter.toBinaryDenseMode` skips `SimpleColStats.isNone()`; `cols` is null when every
+   * column is kept.
+   */
   dense(): { stats: SimpleStats; cols: string[] | null } {
-    const kept = this.columns.map((c, i) => ({ c, f: this.fields[i]! })).filter((x) => x.c.mode.kind !== 'none');
+    const kept = this.columns
+      .map((c, i) => ({ c, f: this.fields[i]!, r: c.result() }))
+      .filter((x) => x.r.min !== null || x.r.max !== null || x.r.nullCount !== null);
     if (kept.length === this.columns.length) return { stats: this.all(), cols: null };
     return {
       stats: toSimpleStats(

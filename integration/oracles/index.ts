@@ -110,9 +110,16 @@ export interface ReadOptions {
 export interface PaimonColumnSpec {
   name: string;
   /** Iceberg-style (int, long, string, double, boolean, binary, date, timestamp, timestamptz) or a Paimon
-   *  SQL type string (e.g. "DECIMAL(38, 10)", "TIMESTAMP(3)"). */
-  type: string;
+   *  SQL type string (e.g. "DECIMAL(38, 10)", "TIMESTAMP(3)"), or a nested type as Paimon's schema JSON
+   *  writes it ({type: 'ARRAY', element}, {type: 'MAP', key, value}, {type: 'MULTISET', element},
+   *  {type: 'ROW', fields: [{name, type}]}; see PaimonNested.java for the input values). */
+  type: string | PaimonNestedTypeSpec;
 }
+
+export type PaimonNestedTypeSpec =
+  | { type: string; element: string | PaimonNestedTypeSpec }
+  | { type: string; key: string | PaimonNestedTypeSpec; value: string | PaimonNestedTypeSpec }
+  | { type: string; fields: { name: string; type: string | PaimonNestedTypeSpec }[] };
 
 export interface PaimonChange {
   /** +I insert, -U update-before, +U update-after, -D delete */
@@ -381,6 +388,24 @@ export const javaPaimon = {
     t: { database?: string; table?: string; from?: string | null; options?: Record<string, string> },
   ): Promise<{ rows: { kind: string; line: string }[]; next: string | null }> {
     const r = await runJava('paimon-stream', warehouse, [], t);
+    return parseJson('java oracle', warehouse, r);
+  },
+
+  /** Writes into a dynamic-bucket (bucket = -1) primary-key table through a HashBucketAssigner, as Paimon's sinks do. */
+  async writeDynamic(warehouse: string, spec: PaimonTableSpec): Promise<PaimonWriteResult> {
+    const r = await runJava('paimon-write-dynamic', warehouse, [], spec);
+    return parseJson('java oracle', warehouse, r);
+  },
+
+  /**
+   * A row-level DELETE on an append table with deletion vectors, as Paimon's Spark DELETE commits it
+   * (DVs through BaseAppendDeleteFileMaintainer): rows whose `column` renders to one of `values`.
+   */
+  async appendDelete(
+    warehouse: string,
+    t: { database?: string; table?: string; column: string; values: (string | number)[] },
+  ): Promise<{ snapshotId: string | null; deleted: number }> {
+    const r = await runJava('paimon-append-delete', warehouse, [], { ...t, values: t.values.map(String) });
     return parseJson('java oracle', warehouse, r);
   },
 

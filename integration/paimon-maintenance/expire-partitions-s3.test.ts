@@ -12,7 +12,6 @@ import { acquireS3, type S3Availability } from '../support/s3-server.js';
 import { downloadDir, s3FileIO, uploadDir } from '../iceberg-compaction/helpers.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { expirePaimonPartitions } from '../../connectors/paimon/expire-partitions.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 
 describe('Paimon partition expiry on S3', async () => {
   const java = await javaPaimon.available();
@@ -48,7 +47,7 @@ describe('Paimon partition expiry on S3', async () => {
     try {
       await uploadDir(files, local, prefix);
       const table = await openPaimonTable(prefix, { io: files });
-      const r = await expirePaimonPartitions(table, paimonStorageFromFileIO(files));
+      const r = await expirePaimonPartitions(table, files);
       expect(r.expired.map((p) => p.partition.dt)).toEqual(['2021-06-01', '2021-06-02']);
       expect(r.snapshotIds).toEqual([String(table.snapshot!.id + 1n)]);
       rmSync(local, { recursive: true, force: true });

@@ -129,12 +129,11 @@ describe('expire-partitions planned on an older snapshot', () => {
     });
     const table = w.tablePath.replace(/^file:/, '');
     const { expirePaimonPartitions } = await import('../../connectors/paimon/expire-partitions.js');
-    const { paimonStorageFromFileIO } = await import('../../connectors/paimon/write-data-file.js');
     const { FileIO } = await import('../../connectors/storage/file-io.js');
     const fileIO = new FileIO();
     try {
       const planned = await openPaimonTable(table, { snapshotId: 3n });
-      await expect(expirePaimonPartitions(planned, paimonStorageFromFileIO(fileIO))).rejects.toThrow(
+      await expect(expirePaimonPartitions(planned, fileIO)).rejects.toThrow(
         /was added to an expired partition meanwhile.*re-run/,
       );
     } finally {

@@ -37,10 +37,9 @@ export async function expireTablePartitions(
       'Iceberg tables expire data by their own delete/overwrite operations',
     );
     const { openPaimonTable } = await import('../../connectors/paimon/table.js');
-    const { paimonStorageFromFileIO } = await import('../../connectors/paimon/write-data-file.js');
     const { expirePaimonPartitions } = await import('../../connectors/paimon/expire-partitions.js');
     const table = await openPaimonTable(ref, { fileIO: io });
-    return await expirePaimonPartitions(table, paimonStorageFromFileIO(io), {
+    return await expirePaimonPartitions(table, io, {
       dryRun: !!o.dryRun,
       ...(o.expirationTime !== undefined ? { expirationTime: o.expirationTime } : {}),
       ...(o.nowMs !== undefined ? { nowMs: o.nowMs } : {}),

@@ -22,11 +22,10 @@ import {
   type PaimonCompactOptions,
 } from '../orchestration/compact-paimon.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
-import { commitCompaction as commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
+import { commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
 import { normaliseLocation, openPaimonTable, type PaimonTable } from '../../connectors/paimon/table.js';
 import { latestSnapshotId, readSnapshot, snapshotPath } from '../../connectors/paimon/metadata.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FILE_KIND_ADD } from '../../connectors/paimon/manifest.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
@@ -240,7 +239,7 @@ export async function commitPaimonCompaction(
     try {
       res = await commitPaimonSnapshot({
         table,
-        storage: paimonStorageFromFileIO(files),
+        storage: files,
         ...mergedChanges(chosen),
         commitUser: paimonRunUser(ref.runId),
       });

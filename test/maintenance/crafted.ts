@@ -320,8 +320,9 @@ export async function craftPaimon(
   const ctx = {
     table,
     storage: {
-      put: async (p: string, b: Uint8Array) => void writeFileSync(p.replace(/^file:\/\//, ''), b),
-      delete: async () => undefined,
+      createNew: async (p: string, b: Uint8Array) => void writeFileSync(p.replace(/^file:\/\//, ''), b),
+      overwrite: async (p: string, b: Uint8Array) => void writeFileSync(p.replace(/^file:\/\//, ''), b),
+      remove: async () => undefined,
     },
     codec: manifestCodec(options, table),
     partitionTypes: [],

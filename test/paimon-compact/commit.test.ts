@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
-import { checkConflicts, commitCompaction } from '../../connectors/paimon/commit-compact.js';
+import { checkConflicts, commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
 import {
   FILE_KIND_ADD,
   FILE_KIND_DELETE,
@@ -15,7 +15,6 @@ import {
   type ManifestEntry,
 } from '../../connectors/paimon/manifest.js';
 import { ManifestNamer, writeManifestList } from '../../connectors/paimon/write-manifest.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { isFloeError } from '../../src/errors.js';
@@ -23,7 +22,7 @@ import { cleanup, copyFixture, rowsOf } from './helpers.js';
 
 afterEach(cleanup);
 
-const storage = paimonStorageFromFileIO(new FileIO());
+const storage = new FileIO();
 
 /** Publishes snapshot `id` as an APPEND that changes no file (another writer's empty commit). */
 async function publishEmptyCommit(t: string, id: bigint): Promise<void> {
@@ -162,7 +161,7 @@ describe('Paimon compaction commit races', () => {
 
   it('refuses an empty commit', async () => {
     const t = copyFixture('pk_table_scan_and_read_mor');
-    await expect(commitCompaction({ table: await openPaimonTable(t), storage, changes: [] })).rejects.toSatisfy(
+    await expect(commitPaimonSnapshot({ table: await openPaimonTable(t), storage, changes: [] })).rejects.toSatisfy(
       (e: unknown) => isFloeError(e, 'InvalidArgument'),
     );
   });

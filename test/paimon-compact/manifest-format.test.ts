@@ -10,7 +10,6 @@ import { isFloeError } from '../../src/errors.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { expirePaimonPartitions } from '../../connectors/paimon/expire-partitions.js';
 import { openPaimonTable } from '../../connectors/paimon/table.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { cleanup, copyFixture, fixtures, hasFixtures } from './helpers.js';
 
@@ -74,10 +73,7 @@ describe.runIf(hasFixtures)('manifest.format=orc is refused before anything is w
         'partition.timestamp-pattern': '2020-01-01',
       };
       await expect(
-        expirePaimonPartitions(
-          { ...table, schema: { ...table.schema, options: opts } },
-          paimonStorageFromFileIO(fileIO),
-        ),
+        expirePaimonPartitions({ ...table, schema: { ...table.schema, options: opts } }, fileIO),
       ).rejects.toThrow(ORC_REASON);
     } finally {
       fileIO.destroy();

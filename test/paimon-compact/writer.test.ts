@@ -16,7 +16,6 @@ import {
   FileNamer,
   KeyValueFileWriter,
   dataWriteSettings,
-  paimonStorageFromFileIO,
 } from '../../connectors/paimon/write-data-file.js';
 import { ManifestNamer, writeManifest, writeManifestList } from '../../connectors/paimon/write-manifest.js';
 import { truncateMax, truncateMin } from '../../connectors/paimon/write-stats.js';
@@ -43,7 +42,7 @@ describe('KeyValueFileWriter + manifests', () => {
     // Table: f0 STRING NOT NULL, f1 INT NOT NULL (partition), f2 INT NOT NULL, f3 DOUBLE; pk (f0, f1, f2).
     const t = copyFixture('pk_table_scan_and_read_mor');
     const table = await openPaimonTable(t);
-    const storage = paimonStorageFromFileIO(new FileIO());
+    const storage = new FileIO();
     const settings = dataWriteSettings(table.schema, t);
     const long = 'Two roads diverged in a wood';
     const records: KeyValue[] = [
@@ -174,7 +173,7 @@ describe('KeyValueFileWriter + manifests', () => {
       bucket: 0,
       schema: table.schema,
       settings,
-      storage: paimonStorageFromFileIO(new FileIO()),
+      storage: new FileIO(),
       targetFileSize: 1000,
       bytesPerRow: 100,
       level: 5,

@@ -11,7 +11,6 @@ import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { readManifestList } from '../../connectors/paimon/manifest.js';
 import { ManifestNamer, writeManifestList } from '../../connectors/paimon/write-manifest.js';
 import { IndexManifestNamer, writeIndexManifest } from '../../connectors/paimon/write-index-manifest.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { isFloeError } from '../../src/errors.js';
@@ -19,7 +18,7 @@ import { cleanup, copyFixture, rowsOf } from '../paimon-compact/helpers.js';
 
 afterEach(cleanup);
 
-const storage = paimonStorageFromFileIO(new FileIO());
+const storage = new FileIO();
 
 /**
  * Publishes snapshot `id` as another writer's APPEND changing no data file; `dropDvs` empties its index

@@ -8,11 +8,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expirePaimonPartitions, partitionTimeExtractor } from '../../connectors/paimon/expire-partitions.js';
 import { openPaimonTable, type PaimonTable } from '../../connectors/paimon/table.js';
-import { paimonStorageFromFileIO } from '../../connectors/paimon/write-data-file.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 
 const fileIO = new FileIO();
-const localPaimonStorage = () => paimonStorageFromFileIO(fileIO);
+const localPaimonStorage = () => fileIO;
 import { scanPaimon } from '../../connectors/paimon/index.js';
 import { cleanup, copyFixture, hasFixtures, fixtures } from '../paimon-compact/helpers.js';
 

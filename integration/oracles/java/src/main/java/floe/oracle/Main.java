@@ -191,6 +191,16 @@ public final class Main {
           out.println(PaimonStreamOracle.stream(p.catalog(), spec(flags, inline)).toString());
         }
         break;
+      case "paimon-write-dynamic":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          out.println(PaimonDynamicBucketWrite.write(p, spec(flags, inline)).toString());
+        }
+        break;
+      case "paimon-append-delete":
+        try (PaimonOracle p = new PaimonOracle(location)) {
+          out.println(PaimonAppendDeleteOracle.delete(p.catalog(), spec(flags, inline)).toString());
+        }
+        break;
       case "paimon-read":
         try (PaimonOracle p = new PaimonOracle(location)) {
           emit(out, p.read(spec(flags, inline), snapshot), count);

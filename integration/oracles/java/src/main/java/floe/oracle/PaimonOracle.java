@@ -149,6 +149,7 @@ final class PaimonOracle implements AutoCloseable {
       case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
         return Timestamp.fromInstant(Canon.parseTimestampTz(v).toInstant());
       default:
+        if (PaimonNested.isNested(type)) return PaimonNested.toInternal(type, v);
         throw new IllegalArgumentException("unsupported Paimon type " + type);
     }
   }
@@ -191,7 +192,8 @@ final class PaimonOracle implements AutoCloseable {
       catalog.createDatabase(id.getDatabaseName(), true);
       Schema.Builder b = Schema.newBuilder();
       for (JsonNode f : spec.get("fields")) {
-        b.column(f.get("name").asText(), parseType(f.get("type").asText()));
+        JsonNode ft = f.get("type");
+        b.column(f.get("name").asText(), ft.isObject() ? PaimonNested.type(ft) : parseType(ft.asText()));
       }
       List<String> pk = new ArrayList<>();
       spec.path("primaryKeys").forEach(n -> pk.add(n.asText()));
@@ -325,7 +327,10 @@ final class PaimonOracle implements AutoCloseable {
             Map<String, Object> row = new LinkedHashMap<>();
             for (int i = 0; i < fields.size(); i++) {
               DataType t = fields.get(i).type();
-              row.put(fields.get(i).name(), Canon.render(kind(t), toJava(t, getters.get(i).getFieldOrNull(r))));
+              Object v = getters.get(i).getFieldOrNull(r);
+              row.put(
+                  fields.get(i).name(),
+                  PaimonNested.isNested(t) ? PaimonNested.render(t, v) : Canon.render(kind(t), toJava(t, v)));
             }
             rows.add(row);
           });
