@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const GEN_VERSION = 'table-1gb/1';
 export const ROWS_PER_FILE = 40_000;
@@ -171,9 +171,24 @@ export class BenchTable {
     );
   }
 
+  /**
+   * The cached table's facts, or undefined when it must be generated again: Iceberg metadata holds absolute
+   * paths, so a cache directory copied or renamed from another key would make every engine read that
+   * other directory's files.
+   */
   facts(): TableFacts | undefined {
     const f = path.join(this.root, 'ready.json');
-    return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as TableFacts) : undefined;
+    if (!existsSync(f)) return undefined;
+    const meta = path.join(this.pristine('base'), 'metadata');
+    const hint = path.join(meta, 'version-hint.text');
+    if (existsSync(hint)) {
+      const v = readFileSync(hint, 'utf8').trim();
+      const location = (
+        JSON.parse(readFileSync(path.join(meta, `v${v}.metadata.json`), 'utf8')) as { location?: string }
+      ).location;
+      if (location !== pathToFileURL(this.work).href && location !== this.work) return undefined;
+    }
+    return JSON.parse(readFileSync(f, 'utf8')) as TableFacts;
   }
 
   /** Generates whatever is missing (base, then the delete variants) and returns the table's facts. */

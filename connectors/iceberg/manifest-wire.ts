@@ -12,6 +12,7 @@
  */
 import type { ContentFile, Field, PartitionTuple } from '../../src/model/index.js';
 import { PackedColumnStats, type Layout, type Slab } from './packed-stats.js';
+import { baseOf } from './manifests.js';
 
 /** One manifest's live files, ready for postMessage (`transfer` lists the buffers to move). */
 export interface WireManifest {
@@ -273,17 +274,18 @@ export function decodeManifestFiles(
       const slab = slabs[uint()]!;
       stats = new PackedColumnStats(layout, slab, uint());
     }
-    const base = () => ({
-      path,
-      format,
-      sizeBytes,
-      recordCount,
-      specId,
-      partition,
-      dataSequenceNumber,
-      fileSequenceNumber,
-      ...(snapshotId !== undefined ? { snapshotId } : {}),
-    });
+    const base = () =>
+      baseOf(
+        path,
+        format,
+        sizeBytes,
+        recordCount,
+        specId,
+        partition,
+        dataSequenceNumber,
+        fileSequenceNumber,
+        snapshotId,
+      );
     let file: ContentFile;
     if (content === 'data') {
       let splitOffsets: number[] | undefined;

@@ -373,7 +373,8 @@ function entryRecordIds(schema: unknown): { entry: RecordIds; file: RecordIds; p
   return ids;
 }
 
-function baseOf(
+/** The fields every content file has, in one shape (the worker wire format builds the same). */
+export function baseOf(
   path: string,
   format: FileFormat,
   sizeBytes: number,

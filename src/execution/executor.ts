@@ -162,13 +162,18 @@ async function runTask<Out>(
     rowsOut += file.rowCount;
     emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
   };
+  // an upper bound of any output's rows: lets the writer see that big outputs would overflow dictionaries
+  const writerOptions: ParquetWriteOptions = {
+    expectedRows: task.inputs.reduce((n, f) => n + f.recordCount, 0),
+    ...adapter.writerOptions,
+  };
   const open = () => {
     if (adapter.openOutput) {
       const s = adapter.openOutput(task, outputIndex++);
       stream = s;
-      return new ParquetWriter(adapter.outputSchema, s.location, adapter.writerOptions, (c) => s.write(c));
+      return new ParquetWriter(adapter.outputSchema, s.location, writerOptions, (c) => s.write(c));
     }
-    return new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, adapter.writerOptions);
+    return new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, writerOptions);
   };
   const roll = async () => {
     if (!writer || writer.rowCount === 0) return;

@@ -19,7 +19,11 @@ function narrowOffsets(data: arrow.Data, where: string): { offsets: Int32Array; 
     throw new FloeError('Unsupported', `${where}: ${last - first} bytes/values in one batch exceed 32-bit offsets`);
   }
   const offsets = new Int32Array(n + 1);
-  if (wide instanceof BigInt64Array) {
+  if (wide instanceof BigInt64Array && first >= 0 && last <= MAX_INT32) {
+    // offsets are non-decreasing, so every one fits in its low 32 bits (little-endian): no BigInt per value
+    const low = new Int32Array(wide.buffer, wide.byteOffset, 2 * (n + 1));
+    for (let i = 0; i <= n; i++) offsets[i] = low[2 * i]! - first;
+  } else if (wide instanceof BigInt64Array) {
     const base = BigInt(first);
     for (let i = 0; i <= n; i++) offsets[i] = Number(wide[i]! - base);
   } else {

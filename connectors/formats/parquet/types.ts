@@ -123,8 +123,17 @@ export interface ParquetWriteOptions {
   pageBytes?: number;
   /** Dictionary page size limit in bytes (default 2 MiB). */
   dictionaryPageBytes?: number;
-  /** Dictionary encoding (default true). */
-  dictionary?: boolean;
+  /**
+   * Dictionary encoding: true = every column, false = none, 'auto' (default) = every column except top-level
+   * ones whose first rows are mostly distinct and would overflow the dictionary page (dictionary-choice.ts).
+   */
+  dictionary?: boolean | 'auto';
+  /**
+   * Rows the file is expected to hold (an upper bound is fine, e.g. a rewrite task's input rows): sizes the
+   * 'auto' dictionary decision, which only turns a dictionary off when it would overflow its page in a row
+   * group of min(row-group rows, expected rows). Default: the rows of the first write.
+   */
+  expectedRows?: number;
   /** Extra footer key/value metadata (e.g. 'iceberg.schema'). */
   keyValueMetadata?: Map<string, string> | Record<string, string>;
   /** Default 'floe'. */

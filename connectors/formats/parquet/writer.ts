@@ -2,10 +2,12 @@
  * Parquet writing through parquet-wasm's streaming writer (`transformParquetStream`): record batches go in
  * as they arrive and encoded row groups come out, so only one row group is buffered in WASM at a time.
  * Settings follow what older Iceberg/Spark readers accept: writer version V1 (PLAIN / RLE /
- * RLE_DICTIONARY only, no DELTA_*), data page v1, dictionary on.
+ * RLE_DICTIONARY only, no DELTA_*), data page v1, dictionary on except for top-level columns whose first rows
+ * are mostly distinct (dictionary-choice.ts).
  */
 import * as arrow from 'apache-arrow';
 import { FloeError, errorForFile } from '../../../src/errors.js';
+import { plainColumns } from './dictionary-choice.js';
 import { fieldIdOf } from './field-id.js';
 import { readParquetFooter, readParquetFooterTail } from './footer.js';
 import { arrowByteLength, retypeData } from './retype.js';
@@ -39,7 +41,8 @@ const CODECS: Record<ParquetCodec, pw.Compression> = {
   brotli: pw.Compression.BROTLI,
 };
 
-function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number): pw.WriterProperties {
+/** `plain`: top-level columns written without a dictionary (dictionary-choice.ts; only with dictionary 'auto'). */
+function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number, plain: string[] = []): pw.WriterProperties {
   const codec = opts.codec ?? 'zstd';
   if (!(codec in CODECS)) throw new FloeError('InvalidArgument', `unknown Parquet codec ${codec}`);
   if (opts.compressionLevel !== undefined) {
@@ -51,13 +54,14 @@ function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number): pw.W
   let b = new pw.WriterPropertiesBuilder()
     .setWriterVersion(pw.WriterVersion.V1)
     .setCompression(CODECS[codec])
-    .setDictionaryEnabled(opts.dictionary ?? true)
+    .setDictionaryEnabled(opts.dictionary !== false)
     .setDataPageSizeLimit(opts.pageBytes ?? DEFAULT_PAGE_BYTES)
     .setDictionaryPageSizeLimit(opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES)
     .setMaxRowGroupSize(rowsPerGroup)
     .setStatisticsEnabled(pw.EnabledStatistics.Chunk)
     .setCreatedBy(opts.createdBy ?? DEFAULT_CREATED_BY);
   if (kv.size) b = b.setKeyValueMetadata(kv);
+  for (const column of plain) b = b.setColumnDictionaryEnabled(column, false);
   return b.build();
 }
 
@@ -143,10 +147,22 @@ export class ParquetWriter {
       bytes += arrowByteLength(a);
     }
     if (rows === 0) return;
-    const wasmBatches = toWasmTable(this.encoded(aligned)).recordBatches();
+    const encoded = this.encoded(aligned);
+    const wasmBatches = toWasmTable(encoded).recordBatches();
     if (!this.ctrl) {
       this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / rows);
-      await this.start(wasmBatches);
+      // the rows one row group of this file will really hold: a small file never overflows a dictionary
+      const groupRows = Math.min(this.rowsPerGroup, Math.max(rows, this.opts.expectedRows ?? rows));
+      const plain =
+        (this.opts.dictionary ?? 'auto') === 'auto'
+          ? plainColumns(
+              encoded.schema,
+              encoded.batches,
+              groupRows,
+              this.opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES,
+            )
+          : [];
+      await this.start(wasmBatches, plain);
     } else {
       for (const b of wasmBatches) {
         this.ctrl.enqueue(b);
@@ -252,7 +268,7 @@ export class ParquetWriter {
     }
   }
 
-  private async start(first: pw.RecordBatch[]): Promise<void> {
+  private async start(first: pw.RecordBatch[], plain: string[]): Promise<void> {
     const input = new ReadableStream<pw.RecordBatch>({
       start: (c) => {
         this.ctrl = c;
@@ -265,7 +281,7 @@ export class ParquetWriter {
     });
     // The transform reads the first batch to learn the schema, so it must be queued before the call.
     for (const b of first) this.ctrl!.enqueue(b);
-    const output = await pw.transformParquetStream(input, writerProperties(this.opts, this.rowsPerGroup));
+    const output = await pw.transformParquetStream(input, writerProperties(this.opts, this.rowsPerGroup, plain));
     const reader = output.getReader();
     this.pump = (async () => {
       for (;;) {
@@ -420,16 +436,26 @@ class FloatMetrics {
         this.byId.set(id, m);
       }
       const vals = data.values as Float32Array | Float64Array;
+      const checkValid = data.nullCount > 0;
       let nan = 0;
+      // plain comparisons in the loop (locals, no per-value calls); only ±0 ties need Java's order
+      let min = m.min ?? Infinity;
+      let max = m.max ?? -Infinity;
+      let any = m.min !== undefined;
       for (let i = start; i < end; i++) {
-        if (!data.getValid(i)) continue;
+        if (checkValid && !data.getValid(i)) continue;
         const v = vals[i]!;
-        if (Number.isNaN(v)) {
+        if (v !== v) {
           nan++;
           continue;
         }
-        if (m.min === undefined || compareFloat(v, m.min) < 0) m.min = v;
-        if (m.max === undefined || compareFloat(v, m.max) > 0) m.max = v;
+        any = true;
+        if (v < min || (v === 0 && min === 0 && compareFloat(v, min) < 0)) min = v;
+        if (v > max || (v === 0 && max === 0 && compareFloat(v, max) > 0)) max = v;
+      }
+      if (any) {
+        m.min = min;
+        m.max = max;
       }
       m.nanCount += BigInt(nan);
       return;
