@@ -122,14 +122,17 @@ export async function commitTransaction<R, V = void>(
       checkRequirements(base.metadata, action.requirements ?? [], base.location);
       const validated = (await action.validate?.(base)) as V;
       const written: string[] = [];
+      let prepared: PreparedCommit<R>;
+      let location: string | undefined;
       try {
-        const prepared = await action.prepare(base, validated, { attempt, written });
-        if (prepared.updates.length === 0) return prepared.result(undefined);
-        return prepared.result(await publish(ops, base, prepared));
+        prepared = await action.prepare(base, validated, { attempt, written });
+        if (prepared.updates.length > 0) location = await publish(ops, base, prepared);
       } catch (e) {
         if (!isCommitStateUnknown(e)) await discard(written, base);
         throw e;
       }
+      // outside the try: once published, nothing the attempt wrote may be discarded
+      return prepared.result(location);
     },
     {
       ...(options.now ? { now: options.now } : {}),
