@@ -23,6 +23,8 @@ export default tseslint.config(
       '.scratch/**',
       '**/.work/**',
       'coverage/**',
+      // the native codec's cargo output if built in place (scripts/build-native.mjs builds into the cache)
+      'native/**/target/**',
     ],
   },
   {

@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what the tests need (S3 test server, reference engines), type-checks,
-# then runs the unit tier and the integration tier (real S3 server + Java Iceberg/Paimon, PyIceberg, DuckDB).
+# The whole test suite: installs what the tests need (native Parquet codec, S3 test server, reference engines),
+# type-checks, then runs the unit tier and the integration tier (real S3 server + Java Iceberg/Paimon,
+# PyIceberg, DuckDB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
 echo "== build cache: ${FLOE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/floe} (built servers and engines, reused across clones)"
+echo "== setup: native Parquet codec (Rust addon; a cold build takes ~2-3 min on 2 cores, then cached)"
+# The suite runs on the native codec unless FLOE_PARQUET_CODEC says otherwise: with FLOE_PARQUET_CODEC=native
+# a missing or broken addon makes the tests fail loudly instead of silently testing the parquet-wasm fallback.
+export FLOE_PARQUET_CODEC="${FLOE_PARQUET_CODEC:-native}"
+if [ "$FLOE_PARQUET_CODEC" = "native" ]; then
+  FLOE_REQUIRE_NATIVE=1 node scripts/build-native.mjs
+else
+  node scripts/build-native.mjs
+  echo "   FLOE_PARQUET_CODEC=$FLOE_PARQUET_CODEC: the tests run on that codec"
+fi
 echo "== setup: S3 test server"
 # an external server (S3_TEST_ENDPOINT) needs no local build
 [ -n "${S3_TEST_ENDPOINT:-}" ] || bash scripts/setup-s3.sh >/dev/null

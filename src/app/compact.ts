@@ -16,6 +16,7 @@ import type { TieredState } from '../planning/tiered/index.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { accessOptionsOf } from './access-options.js';
+import { withPlannerThreads } from './planner-threads.js';
 import { detectPaimon, type TableFormat } from './table-format.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
@@ -76,13 +77,17 @@ export function withIcebergTarget(
   return options;
 }
 
-export type CompactRun =
+/** `parquetCodec`: the Parquet codec this process decoded and encoded with (FLOE_PARQUET_CODEC, codec.ts). */
+export type CompactRun = (
   | { format: 'iceberg'; report: CompactReport; formatVersion: number }
-  | { format: 'paimon'; report: PaimonCompactReport };
+  | { format: 'paimon'; report: PaimonCompactReport }
+) & { parquetCodec?: 'native' | 'wasm' };
 
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
   const format = o.format ?? (await compactFormatOf(ref, o));
-  return format === 'paimon' ? compactPaimonTable(ref, o) : compactIcebergTable(ref, o);
+  const run = format === 'paimon' ? await compactPaimonTable(ref, o) : await compactIcebergTable(ref, o);
+  const { parquetCodec } = await import('../../connectors/formats/parquet/codec.js');
+  return { ...run, parquetCodec: parquetCodec().name };
 }
 
 /** A catalog names Iceberg tables only; a location is Paimon when Paimon's reader recognises it. */
@@ -126,7 +131,12 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
     o.beforeRun?.();
     // a dry run commits nothing, so it also runs on catalogs floe cannot commit to yet
     const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
-    const options = o.options ?? {};
+    const strategy = o.strategy ?? 'tiered';
+    // the tiered input budget is per rewrite thread (planner-threads.ts); workers plan from these same options
+    const options =
+      strategy === 'tiered' && !o.full && !o.deletesOnly
+        ? withPlannerThreads(o.options ?? {}, opened.table.metadata.properties, o.parallelism ?? 'auto')
+        : (o.options ?? {});
     let report: CompactReport;
     if (o.deletesOnly) {
       const { rewritePositionDeletes } = await import('../orchestration/rewrite-position-deletes.js');
@@ -137,7 +147,7 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
       });
     } else {
       const copts: CompactOptions & { signal?: AbortSignal } = {
-        strategy: o.strategy ?? 'tiered',
+        strategy,
         ...(o.sort ? { sort: o.sort } : {}),
         ...(o.full ? { full: true } : {}),
         options,
@@ -163,9 +173,9 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
 
 /** The compaction result fields, the same for both formats (schema/floe-result.schema.json `compact`). */
 export function compactResult(run: CompactRun): CompactResult {
-  return run.format === 'paimon'
-    ? paimonCompactResult(run.report)
-    : icebergCompactResult(run.report, run.formatVersion);
+  const result =
+    run.format === 'paimon' ? paimonCompactResult(run.report) : icebergCompactResult(run.report, run.formatVersion);
+  return run.parquetCodec ? { ...result, parquetCodec: run.parquetCodec } : result;
 }
 
 /** The floe-result/1 document of a compaction (exit code 0, 1 or 3 by its task outcomes). */

@@ -285,6 +285,10 @@ describe('triggers', () => {
     expect(taskPaths(plan)).toEqual([paths(c), paths(b)]);
     plan = planTiered(table, policy({ maxInputBytesPerThread: 50 * MiB, availableCores: 4 }), NOW);
     expect(plan.tasks).toHaveLength(3);
+    // the budget is per thread (Amoro: max-input-file-size-per-thread × the optimizer's threads), and says so
+    const budget = plan.trail.find((s) => s.gate === 'budget')!;
+    expect(budget.values).toMatchObject({ budget: 200 * MiB, deferredPartitions: 0 });
+    expect(budget.detail).toContain(`(max-input-file-size-per-thread ${50 * MiB} × 4 cores)`);
   });
 
   it('partitions of different spec ids are planned apart even with equal partition values', () => {

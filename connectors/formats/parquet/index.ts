@@ -2,7 +2,8 @@
  * floe's Parquet layer: lossless read/write for scans and rewrites.
  *
  * - Footers/statistics: hyparquet (pure JS) plus our own exact decoding of raw statistics bytes.
- * - Row data: parquet-wasm (arrow-rs) ⇄ apache-arrow JS, so decimals, int64 and µs/ns timestamps stay exact.
+ * - Row data: arrow-rs' Parquet codec — native (native/parquet-codec) or parquet-wasm, byte-identical (codec.ts)
+ *   — ⇄ apache-arrow JS through Arrow IPC, so decimals, int64 and µs/ns timestamps stay exact.
  * - Columns are matched by Parquet field_id (Arrow field metadata `PARQUET:field_id`), never by name.
  *
  * Inputs are bytes plus a file name used in error messages; storage I/O lives elsewhere.
@@ -25,6 +26,13 @@ export type {
   IcebergMetricsOptions,
   IcebergFileMetrics,
 } from './types.js';
+
+/**
+ * parquetCodec(): the codec this thread uses (FLOE_PARQUET_CODEC=auto|native|wasm); codecByName(name);
+ * nativeCodecStatus(): { available, path, error? }.
+ */
+export { parquetCodec, codecByName, nativeCodecStatus } from './codec.js';
+export type { CodecName, ParquetCodecBackend, NativeCodecStatus } from './codec.js';
 
 /** readParquetFooter(bytes, file): ParquetFooter — throws FloeError('Corrupt') naming the file. */
 export { readParquetFooter } from './footer.js';

@@ -1,5 +1,5 @@
 /**
- * Row data reads through parquet-wasm, projected by Parquet field id. Files without ids (old Hive/Impala
+ * Row data reads through the Parquet codec (codec.ts: native arrow-rs or parquet-wasm), projected by Parquet field id. Files without ids (old Hive/Impala
  * migrations) get ids from the caller's name mapping; the result always carries `PARQUET:field_id`.
  */
 import * as arrow from 'apache-arrow';
@@ -9,7 +9,7 @@ import { readParquetFooter } from './footer.js';
 import { assertPageHeadersReadable } from './page-headers.js';
 import { emptyColumnsTable, retypeTable } from './retype.js';
 import type { ParquetFooter, ParquetReadOptions, ParquetSchemaNode } from './types.js';
-import { fromWasmTable, openWasmFile, type pw } from './wasm.js';
+import { parquetCodec, type CodecFile } from './codec.js';
 
 interface Plan {
   footer: ParquetFooter;
@@ -86,16 +86,16 @@ export async function* iterateRowGroups(
   }
 }
 
-async function openOrThrow(bytes: Uint8Array, file: string): Promise<pw.ParquetFile> {
+async function openOrThrow(bytes: Uint8Array, file: string): Promise<CodecFile> {
   try {
-    return await openWasmFile(bytes);
+    return await parquetCodec().open(bytes);
   } catch (e) {
     throw errorForFile('Corrupt', file, 'cannot open Parquet file', e);
   }
 }
 
 async function readWith(
-  handle: pw.ParquetFile,
+  handle: CodecFile,
   plan: Plan,
   rowGroups: number[],
   opts: ParquetReadOptions,
@@ -105,11 +105,12 @@ async function readWith(
   if (plan.columns && plan.columns.length === 0) return emptyColumnsTable(numRows);
   let table: arrow.Table;
   try {
-    const options: pw.ReaderOptions = { rowGroups };
-    if (plan.columns) options.columns = plan.columns;
     // Big batches: each Arrow JS batch costs IPC framing; arrow-rs' default of 1024 rows is slow here.
-    options.batchSize = opts.batchSize ?? 65_536;
-    table = fromWasmTable(await handle.read(options));
+    const batchSize = opts.batchSize ?? 65_536;
+    // the codec reads every row group when given none: no row groups asked for = the schema, no rows
+    const groups = rowGroups.length || !plan.footer.rowGroups.length ? rowGroups : [0];
+    table = arrow.tableFromIPC(await handle.decode(groups, plan.columns, batchSize));
+    if (!rowGroups.length) table = table.slice(0, 0);
   } catch (e) {
     throw errorForFile('Corrupt', file, 'cannot decode Parquet data of', e);
   }

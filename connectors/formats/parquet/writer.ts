@@ -1,12 +1,14 @@
 /**
- * Parquet writing through parquet-wasm's streaming writer (`transformParquetStream`): record batches go in
- * as they arrive and encoded row groups come out, so only one row group is buffered in WASM at a time.
+ * Parquet writing through the Parquet codec's streaming encoder (codec.ts: native arrow-rs or parquet-wasm):
+ * record batches go in as they arrive and encoded row groups come out, so only one row group is buffered in
+ * the encoder at a time.
  * Settings follow what older Iceberg/Spark readers accept: writer version V1 (PLAIN / RLE /
  * RLE_DICTIONARY only, no DELTA_*), data page v1, dictionary on except for top-level columns whose first rows
  * are mostly distinct (dictionary-choice.ts).
  */
 import * as arrow from 'apache-arrow';
 import { FloeError, errorForFile } from '../../../src/errors.js';
+import { parquetCodec, type EncoderProps, type StreamEncoder } from './codec.js';
 import { plainColumns } from './dictionary-choice.js';
 import { fieldIdOf } from './field-id.js';
 import { readParquetFooter, readParquetFooterTail } from './footer.js';
@@ -20,7 +22,6 @@ import type {
   WriterFieldMetrics,
   WrittenParquet,
 } from './types.js';
-import { pw, toWasmTable } from './wasm.js';
 
 export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
 export const DEFAULT_PAGE_BYTES = 1024 * 1024;
@@ -32,37 +33,37 @@ export const DEFAULT_MAX_ROW_GROUP_ROWS = 1_000_000;
  */
 export const DEFAULT_CREATED_BY = 'floe version 0.1.0';
 
-const CODECS: Record<ParquetCodec, pw.Compression> = {
-  zstd: pw.Compression.ZSTD,
-  snappy: pw.Compression.SNAPPY,
-  gzip: pw.Compression.GZIP,
-  uncompressed: pw.Compression.UNCOMPRESSED,
-  lz4_raw: pw.Compression.LZ4_RAW,
-  brotli: pw.Compression.BROTLI,
-};
+const CODECS: ReadonlySet<string> = new Set<ParquetCodec>([
+  'zstd',
+  'snappy',
+  'gzip',
+  'uncompressed',
+  'lz4_raw',
+  'brotli',
+]);
 
 /** `plain`: top-level columns written without a dictionary (dictionary-choice.ts; only with dictionary 'auto'). */
-function writerProperties(opts: ParquetWriteOptions, rowsPerGroup: number, plain: string[] = []): pw.WriterProperties {
+function encoderProps(opts: ParquetWriteOptions, rowsPerGroup: number, plain: string[] = []): EncoderProps {
   const codec = opts.codec ?? 'zstd';
-  if (!(codec in CODECS)) throw new FloeError('InvalidArgument', `unknown Parquet codec ${codec}`);
+  if (!CODECS.has(codec)) throw new FloeError('InvalidArgument', `unknown Parquet codec ${codec}`);
   if (opts.compressionLevel !== undefined) {
-    // parquet-wasm 0.8 exposes no codec levels; refuse rather than silently ignore.
-    throw new FloeError('Unsupported', 'compressionLevel is not supported by the parquet-wasm writer');
+    // parquet-wasm 0.8 exposes no codec levels, and both codecs must write the same bytes: refuse, don't ignore.
+    throw new FloeError('Unsupported', 'compressionLevel is not supported by the Parquet writer');
   }
   const kv =
     opts.keyValueMetadata instanceof Map ? opts.keyValueMetadata : new Map(Object.entries(opts.keyValueMetadata ?? {}));
-  let b = new pw.WriterPropertiesBuilder()
-    .setWriterVersion(pw.WriterVersion.V1)
-    .setCompression(CODECS[codec])
-    .setDictionaryEnabled(opts.dictionary !== false)
-    .setDataPageSizeLimit(opts.pageBytes ?? DEFAULT_PAGE_BYTES)
-    .setDictionaryPageSizeLimit(opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES)
-    .setMaxRowGroupSize(rowsPerGroup)
-    .setStatisticsEnabled(pw.EnabledStatistics.Chunk)
-    .setCreatedBy(opts.createdBy ?? DEFAULT_CREATED_BY);
-  if (kv.size) b = b.setKeyValueMetadata(kv);
-  for (const column of plain) b = b.setColumnDictionaryEnabled(column, false);
-  return b.build();
+  return {
+    writerVersion: 1,
+    compression: codec,
+    dictionaryEnabled: opts.dictionary !== false,
+    dataPageSizeLimit: opts.pageBytes ?? DEFAULT_PAGE_BYTES,
+    dictionaryPageSizeLimit: opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES,
+    maxRowGroupSize: rowsPerGroup,
+    statistics: 'chunk',
+    createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,
+    keyValueMetadata: [...kv],
+    plainColumns: plain,
+  };
 }
 
 /** Rows per row group from the Iceberg byte target and the observed (uncompressed Arrow) bytes per row. */
@@ -90,9 +91,7 @@ export type ParquetSink = (chunk: Uint8Array) => Promise<void>;
  */
 export class ParquetWriter {
   private readonly struct: arrow.Struct;
-  private ctrl: ReadableStreamDefaultController<pw.RecordBatch> | undefined;
-  private pullWaiter: (() => void) | undefined;
-  private pump: Promise<void> | undefined;
+  private encoder: StreamEncoder | undefined;
   private readonly chunks: Uint8Array[] = [];
   private rows = 0;
   private emitted = 0;
@@ -148,8 +147,8 @@ export class ParquetWriter {
     }
     if (rows === 0) return;
     const encoded = this.encoded(aligned);
-    const wasmBatches = toWasmTable(encoded).recordBatches();
-    if (!this.ctrl) {
+    const ipc = arrow.tableToIPC(encoded, 'stream');
+    if (!this.encoder) {
       this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / rows);
       // the rows one row group of this file will really hold: a small file never overflows a dictionary
       const groupRows = Math.min(this.rowsPerGroup, Math.max(rows, this.opts.expectedRows ?? rows));
@@ -162,12 +161,12 @@ export class ParquetWriter {
               this.opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES,
             )
           : [];
-      await this.start(wasmBatches, plain);
-    } else {
-      for (const b of wasmBatches) {
-        this.ctrl.enqueue(b);
-        await this.backpressure();
-      }
+      this.encoder = parquetCodec().encoder(encoderProps(this.opts, this.rowsPerGroup, plain), (c) => this.take(c));
+    }
+    try {
+      await this.encoder.write(ipc);
+    } catch (e) {
+      throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
     }
     this.rows += rows;
     this.uncompressed += bytes;
@@ -180,15 +179,10 @@ export class ParquetWriter {
     this.finished = true;
     let bytes: Uint8Array;
     try {
-      if (!this.ctrl) {
-        // No rows: a valid file with the schema and zero row groups.
-        bytes = pw.writeParquet(
-          toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)),
-          writerProperties(this.opts, 1024),
-        );
+      if (!this.encoder) {
+        bytes = this.emptyFile(); // no rows: a valid file with the schema and zero row groups
       } else {
-        this.ctrl.close();
-        await this.pump;
+        await this.encoder.finish();
         bytes = concat(this.chunks, this.emitted);
       }
     } catch (e) {
@@ -215,15 +209,11 @@ export class ParquetWriter {
     let tail: Uint8Array;
     let body: number;
     try {
-      if (!this.ctrl) {
-        tail = pw.writeParquet(
-          toWasmTable(new arrow.Table(this.stored?.schema ?? this.schema)),
-          writerProperties(this.opts, 1024),
-        );
+      if (!this.encoder) {
+        tail = this.emptyFile();
         body = 0;
       } else {
-        this.ctrl.close();
-        await this.pump;
+        await this.encoder.finish();
         if (!this.held) throw new Error('the encoder produced no bytes');
         tail = this.held;
         body = this.emitted - tail.byteLength;
@@ -268,60 +258,22 @@ export class ParquetWriter {
     }
   }
 
-  private async start(first: pw.RecordBatch[], plain: string[]): Promise<void> {
-    const input = new ReadableStream<pw.RecordBatch>({
-      start: (c) => {
-        this.ctrl = c;
-      },
-      pull: () => {
-        const w = this.pullWaiter;
-        this.pullWaiter = undefined;
-        w?.();
-      },
-    });
-    // The transform reads the first batch to learn the schema, so it must be queued before the call.
-    for (const b of first) this.ctrl!.enqueue(b);
-    const output = await pw.transformParquetStream(input, writerProperties(this.opts, this.rowsPerGroup, plain));
-    const reader = output.getReader();
-    this.pump = (async () => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer);
-        this.emitted += chunk.byteLength;
-        if (!this.sink) {
-          this.chunks.push(chunk);
-          continue;
-        }
-        // [stream] the newest chunk may be the footer, which finishStreamed() reads (and may amend) first
-        const previous = this.held;
-        this.held = chunk;
-        if (previous) await this.sink(previous);
-      }
-    })();
-    this.pump.catch(() => {
-      /* surfaced by backpressure() / finish() */
-    });
-    await this.backpressure();
+  /** A chunk from the encoder: kept (whole-file mode), or passed on to the sink one chunk late. */
+  private async take(chunk: Uint8Array): Promise<void> {
+    this.emitted += chunk.byteLength;
+    if (!this.sink) {
+      this.chunks.push(chunk);
+      return;
+    }
+    // [stream] the newest chunk may be the footer, which finishStreamed() reads (and may amend) first
+    const previous = this.held;
+    this.held = chunk;
+    if (previous) await this.sink(previous);
   }
 
-  /** Waits until the encoder has taken what we queued, or fails if the encoder failed. */
-  private async backpressure(): Promise<void> {
-    while ((this.ctrl!.desiredSize ?? 1) <= 0) {
-      const pulled = new Promise<void>((resolve) => {
-        this.pullWaiter = resolve;
-      });
-      try {
-        await Promise.race([
-          pulled,
-          this.pump!.then(() => {
-            throw new Error('encoder stopped early');
-          }),
-        ]);
-      } catch (e) {
-        throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
-      }
-    }
+  private emptyFile(): Uint8Array {
+    const ipc = arrow.tableToIPC(new arrow.Table(this.stored?.schema ?? this.schema), 'stream');
+    return parquetCodec().encode(ipc, encoderProps(this.opts, 1024));
   }
 }
 

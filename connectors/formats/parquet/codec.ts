@@ -1,0 +1,85 @@
+/**
+ * The Parquet codec floe decodes and encodes row data with: arrow-rs' Parquet implementation, either as a
+ * native Node addon (native/parquet-codec, ~3× faster) or as parquet-wasm (the same Rust code compiled to
+ * WebAssembly, the portable fallback). Both take and give Arrow IPC streams and produce byte-identical output
+ * (test/formats/native-codec-equivalence.test.ts), so everything above this seam is the same for both.
+ *
+ * Which one: `FLOE_PARQUET_CODEC` = `auto` (default: native when the addon loads), `native` (an error when it
+ * cannot load — what the test suite uses, so a missing build fails loudly), or `wasm`.
+ */
+import { FloeError } from '../../../src/errors.js';
+import { nativeCodec, nativeCodecStatus } from './native-codec.js';
+import type { ParquetCodec } from './types.js';
+import { wasmCodec } from './wasm.js';
+
+export type CodecName = 'native' | 'wasm';
+
+/** arrow-rs WriterProperties, as both backends take them. */
+export interface EncoderProps {
+  writerVersion: 1 | 2;
+  compression: ParquetCodec;
+  dictionaryEnabled: boolean;
+  dataPageSizeLimit: number;
+  dictionaryPageSizeLimit: number;
+  maxRowGroupSize: number;
+  statistics: 'none' | 'chunk' | 'page';
+  createdBy: string;
+  keyValueMetadata: [string, string][];
+  /** Top-level columns written without a dictionary. */
+  plainColumns: string[];
+}
+
+/** Where a streaming encoder's bytes go, in file order; awaited before the encoder goes on. */
+export type ChunkSink = (chunk: Uint8Array) => Promise<void>;
+
+/** One Parquet file encoded incrementally; the footer is always the last chunk given to the sink. */
+export interface StreamEncoder {
+  /** Encodes the batches of one Arrow IPC stream (the file's schema); closed row groups go to the sink. */
+  write(ipc: Uint8Array): Promise<void>;
+  /** Flushes the open row group, then the footer. */
+  finish(): Promise<void>;
+}
+
+/** An opened file: its footer parsed once, row groups decoded on demand. */
+export interface CodecFile {
+  /** The given row groups (all when empty), projected to top-level `columns` (all when undefined), as Arrow IPC. */
+  decode(rowGroups: number[], columns: string[] | undefined, batchSize: number): Promise<Uint8Array>;
+  free(): void;
+}
+
+export interface ParquetCodecBackend {
+  readonly name: CodecName;
+  open(bytes: Uint8Array): Promise<CodecFile>;
+  /** A whole file from one Arrow IPC stream (a stream without batches gives a file with no row groups). */
+  encode(ipc: Uint8Array, props: EncoderProps): Uint8Array;
+  encoder(props: EncoderProps, sink: ChunkSink): StreamEncoder;
+}
+
+export interface NativeCodecStatus {
+  available: boolean;
+  /** The addon file floe looks for. */
+  path: string;
+  /** Why it did not load. */
+  error?: string;
+}
+
+let chosen: ParquetCodecBackend | undefined;
+
+export function codecByName(name: CodecName): ParquetCodecBackend {
+  return name === 'native' ? nativeCodec() : wasmCodec;
+}
+
+export { nativeCodecStatus };
+
+/** The codec this process uses (decided once per thread, from FLOE_PARQUET_CODEC). */
+export function parquetCodec(): ParquetCodecBackend {
+  if (chosen) return chosen;
+  const want = (process.env.FLOE_PARQUET_CODEC ?? 'auto').trim().toLowerCase() || 'auto';
+  if (want !== 'auto' && want !== 'native' && want !== 'wasm') {
+    throw new FloeError('InvalidArgument', `FLOE_PARQUET_CODEC must be auto, native or wasm, got ${want}`);
+  }
+  if (want === 'wasm') chosen = codecByName('wasm');
+  else if (want === 'native') chosen = codecByName('native');
+  else chosen = nativeCodecStatus().available ? codecByName('native') : codecByName('wasm');
+  return chosen;
+}
