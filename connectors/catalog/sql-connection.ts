@@ -10,7 +10,7 @@
  * A password missing from the URL comes from PGPASSWORD or ~/.pgpass (node-postgres' own lookup), a
  * missing user from PGUSER.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { FloeError } from '../../src/errors.js';
 
@@ -112,12 +112,14 @@ export async function openSqlConnection(
 
 // ------------------------------------------------------------------ SQLite
 
-function openSqlite(path: string, readonly: boolean): SqlConnection {
+async function openSqlite(path: string, readonly: boolean): Promise<SqlConnection> {
   if (!existsSync(path))
     throw new FloeError('NotFound', `SQL catalog file not found: ${path}`, { context: { file: path } });
+  // loaded lazily, like pg: commands on tables without a SQL catalog (and rewrite workers) never pay for it
+  const { default: BetterSqlite } = await import('better-sqlite3');
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly, fileMustExist: true, timeout: 5000 });
+    db = new BetterSqlite(path, { readonly, fileMustExist: true, timeout: 5000 });
   } catch (e) {
     throw new FloeError('Corrupt', `cannot open SQL catalog ${path}: ${(e as Error).message}`, {
       context: { file: path },

@@ -8,7 +8,8 @@
  * recursive listings, create-if-absent, overwrite and delete. Code that needs only some of them takes a
  * `Pick<FileIO, …>` (IcebergIO, PaimonIO, CommitIO), so test doubles stay small; everything else takes FileIO.
  *
- * Stores are cached: one local store, one S3 client per endpoint/credentials, one S3 store per bucket.
+ * Stores are cached: one local store, one S3 client per endpoint/credentials, one S3 store per bucket. The
+ * S3 SDK itself is imported by the first s3:// request (s3-store.ts), so local-only runs never load it.
  */
 import { FloeError, errorForFile, isFloeError } from '../../src/errors.js';
 import { LocalObjectStore, type LocalStoreOptions } from './local-store.js';
@@ -22,7 +23,7 @@ import {
   type UploadWriter,
 } from './object-store.js';
 import type { RetryPolicy } from './retry.js';
-import { type S3ConnectionConfig, S3ObjectStore, type S3Sender, createS3Client } from './s3-store.js';
+import { type S3ClientHandle, type S3ConnectionConfig, S3ObjectStore, createS3Client } from './s3-store.js';
 
 export interface StorageConfig {
   /** Connection used for every bucket unless `s3Buckets` overrides it. */
@@ -59,7 +60,7 @@ export interface ListNamesOptions {
 
 export class FileIO {
   private localStore: LocalObjectStore | undefined;
-  private readonly clients = new Map<string, S3Sender>();
+  private readonly clients = new Map<string, S3ClientHandle>();
   private readonly s3Stores = new Map<string, S3ObjectStore>();
   private readonly mounts: { prefix: string; store: ObjectStore }[] = [];
 
@@ -256,7 +257,7 @@ export class FileIO {
 
   /** Closes cached S3 clients' sockets (for tests and short-lived CLI runs). */
   destroy(): void {
-    for (const c of this.clients.values()) (c as { destroy?: () => void }).destroy?.();
+    for (const c of this.clients.values()) c.destroy();
     this.clients.clear();
     this.s3Stores.clear();
   }

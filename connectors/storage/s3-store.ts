@@ -14,21 +14,12 @@
  *
  * Multipart upload is done here rather than with lib-storage's Upload so each part gets the same retry
  * and timeout policy, parts in flight (and so memory) stay bounded, and a failed upload is aborted.
+ *
+ * The SDK is imported on the first request, not with this module: FileIO (and so every command and every
+ * rewrite worker thread) imports this file, and loading the SDK's CommonJS bundle costs about 0.3 CPU-s
+ * per thread that a run on local files never needs.
  */
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import { FloeError } from '../../src/errors.js';
@@ -100,7 +91,29 @@ export interface S3StoreOptions {
   partConcurrency?: number;
 }
 
-export function createS3Client(connection: S3ConnectionConfig = {}): S3Client {
+/** What createS3Client returns: an S3Sender whose SDK client is built (and the SDK imported) on first use. */
+export interface S3ClientHandle extends S3Sender {
+  /** The SDK client itself (e.g. to add middleware in tests); built on first call. */
+  sdkClient(): Promise<S3Client>;
+  /** Closes the client's sockets; a later request builds a new client. */
+  destroy(): void;
+}
+
+export type S3Sdk = typeof import('@aws-sdk/client-s3');
+let s3Sdk: Promise<S3Sdk> | undefined;
+
+/** @aws-sdk/client-s3, imported once per thread on first use. */
+export function loadS3Sdk(): Promise<S3Sdk> {
+  s3Sdk ??= import('@aws-sdk/client-s3').catch((e: unknown) => {
+    s3Sdk = undefined;
+    throw new FloeError('Internal', `cannot load @aws-sdk/client-s3 (needed for s3:// locations): ${String(e)}`, {
+      cause: e,
+    });
+  });
+  return s3Sdk;
+}
+
+export function createS3Client(connection: S3ConnectionConfig = {}): S3ClientHandle {
   const config: S3ClientConfig = {
     maxAttempts: 1, // ObjectStore retries itself, with one policy for every request
     forcePathStyle: connection.forcePathStyle ?? false,
@@ -113,7 +126,23 @@ export function createS3Client(connection: S3ConnectionConfig = {}): S3Client {
   const checksums = connection.checksums ?? (connection.endpoint ? 'when_required' : 'when_supported');
   config.requestChecksumCalculation = checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
   config.responseChecksumValidation = checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
-  return new S3Client(config);
+  let built: Promise<S3Client> | undefined;
+  const sdkClient = () => (built ??= loadS3Sdk().then((sdk) => new sdk.S3Client(config)));
+  return {
+    sdkClient,
+    async send(command, options) {
+      const sender: S3Sender = await sdkClient();
+      return sender.send(command, options);
+    },
+    destroy() {
+      const b = built;
+      built = undefined;
+      void b?.then(
+        (c) => c.destroy(),
+        () => undefined,
+      );
+    },
+  };
 }
 
 interface SdkError {
@@ -183,23 +212,24 @@ export class S3ObjectStore implements ObjectStore {
   private request<T>(
     operation: string,
     key: string,
-    makeCommand: () => unknown,
+    makeCommand: (sdk: S3Sdk) => unknown,
     // each AWS SDK command has its own output type; the caller's reader knows which one it sent
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     readResult?: (out: any) => Promise<T> | T,
   ): Promise<T> {
     const location = key === '' ? `s3://${this.bucket}` : this.describe(key);
-    return this.limit(() =>
-      withRetry(
+    return this.limit(async () => {
+      const sdk = await loadS3Sdk(); // before the first attempt's timeout starts
+      return withRetry(
         async (signal) => {
-          const out = await this.client.send(makeCommand(), { abortSignal: signal });
+          const out = await this.client.send(makeCommand(sdk), { abortSignal: signal });
           return readResult ? await readResult(out) : (out as T);
         },
         (e, timedOut) => this.classify(e, timedOut, operation, location),
         this.policy,
         this.hooks,
-      ),
-    );
+      );
+    });
   }
 
   /** Maps an SDK/network error to a FloeError; only transient kinds are retryable. */
@@ -269,7 +299,7 @@ export class S3ObjectStore implements ObjectStore {
     return this.request(
       'GET',
       key,
-      () => new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: rangeHeader(range, this.describe(key)) }),
+      (s3) => new s3.GetObjectCommand({ Bucket: this.bucket, Key: key, Range: rangeHeader(range, this.describe(key)) }),
       async (out: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) =>
         out.Body ? out.Body.transformToByteArray() : new Uint8Array(0),
     );
@@ -279,7 +309,7 @@ export class S3ObjectStore implements ObjectStore {
     const out = await this.request<{ ContentLength?: number; LastModified?: Date; ETag?: string }>(
       'HEAD',
       key,
-      () => new HeadObjectCommand({ Bucket: this.bucket, Key: key }),
+      (s3) => new s3.HeadObjectCommand({ Bucket: this.bucket, Key: key }),
     );
     return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0), etag: out.ETag ?? '' };
   }
@@ -298,9 +328,9 @@ export class S3ObjectStore implements ObjectStore {
     checkPutOptions(options, this.describe(key));
     const data = toBytes(body);
     let sends = 0;
-    const put = this.request<{ ETag?: string }>('PUT', key, () => {
+    const put = this.request<{ ETag?: string }>('PUT', key, (s3) => {
       sends++;
-      return new PutObjectCommand({
+      return new s3.PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
         Body: data,
@@ -343,7 +373,7 @@ export class S3ObjectStore implements ObjectStore {
     const created = await this.request<{ UploadId?: string }>(
       'CreateMultipartUpload',
       key,
-      () => new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options?.contentType }),
+      (s3) => new s3.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: options?.contentType }),
     );
     const uploadId = created.UploadId;
     if (!uploadId)
@@ -357,8 +387,8 @@ export class S3ObjectStore implements ObjectStore {
       const p = this.request<{ ETag?: string }>(
         `UploadPart ${partNumber}`,
         key,
-        () =>
-          new UploadPartCommand({
+        (s3) =>
+          new s3.UploadPartCommand({
             Bucket: this.bucket,
             Key: key,
             UploadId: uploadId,
@@ -388,9 +418,9 @@ export class S3ObjectStore implements ObjectStore {
       if (failure !== undefined) throw failure;
       done.sort((a, b) => a.PartNumber - b.PartNumber);
       let sends = 0;
-      const complete = this.request<{ ETag?: string }>('CompleteMultipartUpload', key, () => {
+      const complete = this.request<{ ETag?: string }>('CompleteMultipartUpload', key, (s3) => {
         sends++;
-        return new CompleteMultipartUploadCommand({
+        return new s3.CompleteMultipartUploadCommand({
           Bucket: this.bucket,
           Key: key,
           UploadId: uploadId,
@@ -415,7 +445,7 @@ export class S3ObjectStore implements ObjectStore {
       await this.request(
         'AbortMultipartUpload',
         key,
-        () => new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
+        (s3) => new s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
       ).catch(() => undefined); // best effort; a lifecycle rule reaps what is left
       throw e instanceof FloeError ? e : this.classify(e, false, 'multipart upload', this.describe(key));
     }
@@ -431,8 +461,8 @@ export class S3ObjectStore implements ObjectStore {
       }>(
         'LIST',
         prefix,
-        () =>
-          new ListObjectsV2Command({
+        (s3) =>
+          new s3.ListObjectsV2Command({
             Bucket: this.bucket,
             Prefix: prefix,
             MaxKeys: options?.pageSize,
@@ -447,7 +477,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.request('DELETE', key, () => new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.request('DELETE', key, (s3) => new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async deleteMany(keys: readonly string[]): Promise<DeleteManyResult> {
@@ -460,8 +490,8 @@ export class S3ObjectStore implements ObjectStore {
           const out = await this.request<{ Errors?: { Key?: string; Code?: string; Message?: string }[] }>(
             'DeleteObjects',
             batch[0]!,
-            () =>
-              new DeleteObjectsCommand({
+            (s3) =>
+              new s3.DeleteObjectsCommand({
                 Bucket: this.bucket,
                 Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
               }),

@@ -39,7 +39,7 @@ describe.skipIf(!s3.available)(`S3 (${s3.available ? `${server.kind} at ${server
   it('pages ListObjectsV2 for real: 7 keys at MaxKeys=2 take 4 requests', async () => {
     const client = createS3Client(connection());
     let lists = 0;
-    client.middlewareStack.add(
+    (await client.sdkClient()).middlewareStack.add(
       (next, ctx) => async (args) => {
         if (ctx.commandName === 'ListObjectsV2Command') lists++;
         return next(args);
@@ -63,7 +63,7 @@ describe.skipIf(!s3.available)(`S3 (${s3.available ? `${server.kind} at ${server
     it(`${what} → AccessDenied naming endpoint, bucket and key, not retried`, async () => {
       const client = createS3Client(connection(creds));
       let sent = 0;
-      client.middlewareStack.add(
+      (await client.sdkClient()).middlewareStack.add(
         (next) => async (args) => {
           sent++;
           return next(args);
