@@ -18,6 +18,7 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 use serde::Deserialize;
@@ -42,45 +43,80 @@ fn projection(
     ProjectionMask::roots(builder_schema, roots)
 }
 
+/// Checks `names` against the file's top-level columns: asking for one it lacks is an error, as in parquet-wasm.
+fn check_columns(
+    schema: &parquet::schema::types::SchemaDescriptor,
+    names: &[String],
+) -> Result<()> {
+    let fields = schema.root_schema().get_fields();
+    match names
+        .iter()
+        .find(|n| !fields.iter().any(|f| f.name() == n.as_str()))
+    {
+        Some(missing) => Err(fail(
+            "cannot read Parquet file",
+            format!("Column {missing} not found in table"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The reader options of every decode: the page index is read when present, so a file whose page index is
+/// damaged is refused as parquet-wasm refuses it.
+fn reader_options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional)
+}
+
+/// Decodes row groups one at a time into one IPC stream: a batch never spans two row groups, which keeps the
+/// stream byte-identical to parquet-wasm's (whose reader ends a batch at every row group boundary).
 fn decode_with(
-    data: Bytes,
-    metadata: Option<ArrowReaderMetadata>,
+    data: &Bytes,
+    metadata: &ArrowReaderMetadata,
     row_groups: Vec<u32>,
     columns: Option<Vec<String>>,
     batch_size: u32,
 ) -> Result<Buffer> {
-    let mut builder = match metadata {
-        Some(m) => ParquetRecordBatchReaderBuilder::new_with_metadata(data, m),
-        None => ParquetRecordBatchReaderBuilder::try_new(data)
-            .map_err(|e| fail("cannot open Parquet file", e))?,
+    let count = metadata.metadata().num_row_groups();
+    if let Some(bad) = row_groups.iter().find(|&&i| i as usize >= count) {
+        return Err(fail(
+            "cannot read Parquet file",
+            format!("row group {bad} out of range ({count} row groups)"),
+        ));
+    }
+    let groups: Vec<usize> = if row_groups.is_empty() {
+        (0..count).collect()
+    } else {
+        row_groups.into_iter().map(|i| i as usize).collect()
     };
-    if let Some(names) = columns {
-        let mask = projection(builder.parquet_schema(), &names);
-        builder = builder.with_projection(mask);
-    }
-    if !row_groups.is_empty() {
-        let count = builder.metadata().num_row_groups();
-        if let Some(bad) = row_groups.iter().find(|&&i| i as usize >= count) {
-            return Err(fail(
-                "cannot read Parquet file",
-                format!("row group {bad} out of range ({count} row groups)"),
-            ));
+    let mask = match &columns {
+        Some(names) => {
+            check_columns(metadata.parquet_schema(), names)?;
+            Some(projection(metadata.parquet_schema(), names))
         }
-        builder = builder.with_row_groups(row_groups.into_iter().map(|i| i as usize).collect());
-    }
-    let reader = builder
-        .with_batch_size(batch_size.max(1) as usize)
-        .build()
-        .map_err(|e| fail("cannot read Parquet file", e))?;
-    let schema = reader.schema();
+        None => None,
+    };
+    let builder = |groups: Vec<usize>| {
+        let mut b =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(data.clone(), metadata.clone())
+                .with_row_groups(groups)
+                .with_batch_size(batch_size.max(1) as usize);
+        if let Some(m) = &mask {
+            b = b.with_projection(m.clone());
+        }
+        b.build().map_err(|e| fail("cannot read Parquet file", e))
+    };
+    // the stream's schema: the projected file schema, from a reader over no row groups
+    let schema = builder(Vec::new())?.schema();
     let mut out = Vec::new();
     {
         let mut w = StreamWriter::try_new(&mut out, &schema)
             .map_err(|e| fail("cannot write Arrow IPC", e))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| fail("cannot decode Parquet data", e))?;
-            w.write(&batch)
-                .map_err(|e| fail("cannot write Arrow IPC", e))?;
+        for g in groups {
+            for batch in builder(vec![g])? {
+                let batch = batch.map_err(|e| fail("cannot decode Parquet data", e))?;
+                w.write(&batch)
+                    .map_err(|e| fail("cannot write Arrow IPC", e))?;
+            }
         }
         w.finish().map_err(|e| fail("cannot write Arrow IPC", e))?;
     }
@@ -96,13 +132,7 @@ pub fn decode(
     columns: Option<Vec<String>>,
     batch_size: u32,
 ) -> Result<Buffer> {
-    decode_with(
-        Bytes::copy_from_slice(&bytes),
-        None,
-        row_groups,
-        columns,
-        batch_size,
-    )
+    ParquetReader::new(bytes)?.decode(row_groups, columns, batch_size)
 }
 
 /// One file opened once (its bytes copied once, its footer parsed once) and decoded a row group at a time.
@@ -110,6 +140,7 @@ pub fn decode(
 pub struct ParquetReader {
     data: Bytes,
     metadata: ArrowReaderMetadata,
+    closed: bool,
 }
 
 #[napi]
@@ -117,15 +148,20 @@ impl ParquetReader {
     #[napi(constructor, catch_unwind)]
     pub fn new(bytes: Uint8Array) -> Result<Self> {
         let data = Bytes::copy_from_slice(&bytes);
-        let metadata = ArrowReaderMetadata::load(&data, ArrowReaderOptions::new())
+        let metadata = ArrowReaderMetadata::load(&data, reader_options())
             .map_err(|e| fail("cannot open Parquet file", e))?;
-        Ok(ParquetReader { data, metadata })
+        Ok(ParquetReader {
+            data,
+            metadata,
+            closed: false,
+        })
     }
 
     /// Drops the file's bytes now rather than when the garbage collector finalizes this object.
     #[napi]
     pub fn close(&mut self) {
         self.data = Bytes::new();
+        self.closed = true;
     }
 
     #[napi(catch_unwind)]
@@ -135,13 +171,10 @@ impl ParquetReader {
         columns: Option<Vec<String>>,
         batch_size: u32,
     ) -> Result<Buffer> {
-        decode_with(
-            self.data.clone(),
-            Some(self.metadata.clone()),
-            row_groups,
-            columns,
-            batch_size,
-        )
+        if self.closed {
+            return Err(fail("cannot read Parquet file", "the reader is closed"));
+        }
+        decode_with(&self.data, &self.metadata, row_groups, columns, batch_size)
     }
 }
 
@@ -180,10 +213,10 @@ fn writer_properties(json: &str) -> Result<WriterProperties> {
         other => return Err(fail("unknown statistics level", other)),
     };
     let mut b = WriterProperties::builder()
-        .set_writer_version(if p.writer_version == 2 {
-            WriterVersion::PARQUET_2_0
-        } else {
-            WriterVersion::PARQUET_1_0
+        .set_writer_version(match p.writer_version {
+            1 => WriterVersion::PARQUET_1_0,
+            2 => WriterVersion::PARQUET_2_0,
+            other => return Err(fail("unknown Parquet writer version", other)),
         })
         .set_compression(compression)
         .set_dictionary_enabled(p.dictionary_enabled)
@@ -226,7 +259,48 @@ impl Drain {
     }
 }
 
+/// Walks the IPC stream's framing before arrow-ipc reads it: arrow-ipc allocates a message body at the length
+/// its header claims, so a length beyond the input would abort the process instead of raising an error.
+fn check_ipc_framing(ipc: &[u8]) -> Result<()> {
+    let bad = |why: String| fail("cannot read Arrow IPC", why);
+    let word = |at: usize| -> Result<u32> {
+        ipc.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(|| bad(format!("stream ends inside a message header at byte {at}")))
+    };
+    let mut at = 0usize;
+    while at < ipc.len() {
+        let mut len = word(at)?;
+        at += 4;
+        if len == 0xFFFF_FFFF {
+            len = word(at)?; // continuation marker, then the metadata length
+            at += 4;
+        }
+        if len == 0 {
+            return Ok(()); // end-of-stream marker
+        }
+        let len = len as usize;
+        if len > ipc.len() - at {
+            return Err(bad(format!(
+                "message header of {len} bytes at byte {at} runs past the stream"
+            )));
+        }
+        let message = arrow_ipc::root_as_message(&ipc[at..at + len])
+            .map_err(|e| bad(format!("unreadable message header at byte {at}: {e}")))?;
+        at += len;
+        let body = message.bodyLength();
+        if body < 0 || body as u64 > (ipc.len() - at) as u64 {
+            return Err(bad(format!(
+                "message body of {body} bytes at byte {at} runs past the stream"
+            )));
+        }
+        at += body as usize;
+    }
+    Ok(())
+}
+
 fn batches(ipc: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    check_ipc_framing(ipc)?;
     let reader = StreamReader::try_new(ipc, None).map_err(|e| fail("cannot read Arrow IPC", e))?;
     let schema = reader.schema();
     let batches = reader
@@ -236,11 +310,14 @@ fn batches(ipc: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
 }
 
 /// One Parquet file written incrementally: each `write` returns the bytes encoded since the last call (closed
-/// row groups, and the header the first time); `finish` returns the rest of the body, then the footer.
+/// row groups, and the header the first time); `finish` returns the rest of the body, then the footer (arrow-rs
+/// buffers its output, so the last chunk may also hold the end of the last row group).
 #[napi]
 pub struct Encoder {
     props: Option<WriterProperties>,
     writer: Option<ArrowWriter<Drain>>,
+    schema: Option<SchemaRef>,
+    finished: bool,
     drain: Drain,
 }
 
@@ -251,14 +328,31 @@ impl Encoder {
         Ok(Encoder {
             props: Some(writer_properties(&props)?),
             writer: None,
+            schema: None,
+            finished: false,
             drain: Drain::default(),
         })
     }
 
-    /// Writes the batches of one IPC stream (its schema must be the file's).
+    /// Writes the batches of one IPC stream; its schema must be the first write's (names, types, nullability,
+    /// metadata).
     #[napi(catch_unwind)]
     pub fn write(&mut self, ipc: Uint8Array) -> Result<Buffer> {
+        if self.finished {
+            return Err(fail(
+                "cannot encode Parquet",
+                "the file is already finished",
+            ));
+        }
         let (schema, batches) = batches(&ipc)?;
+        if let Some(first) = &self.schema {
+            if first.fields() != schema.fields() {
+                return Err(fail(
+                    "cannot encode Parquet",
+                    "the batch schema (column names, types or nullability) differs from the file's",
+                ));
+            }
+        }
         let w = self.writer_for(schema)?;
         for b in &batches {
             w.write(b).map_err(|e| fail("cannot encode Parquet", e))?;
@@ -268,10 +362,17 @@ impl Encoder {
 
     #[napi(catch_unwind)]
     pub fn finish(&mut self) -> Result<Vec<Buffer>> {
+        if self.finished {
+            return Err(fail(
+                "cannot finish Parquet file",
+                "the file is already finished",
+            ));
+        }
         let mut w = self
             .writer
             .take()
             .ok_or_else(|| fail("cannot finish Parquet file", "nothing was written"))?;
+        self.finished = true;
         w.flush().map_err(|e| fail("cannot encode Parquet", e))?;
         let body = self.drain.take();
         w.close()
@@ -282,9 +383,10 @@ impl Encoder {
     fn writer_for(&mut self, schema: SchemaRef) -> Result<&mut ArrowWriter<Drain>> {
         if self.writer.is_none() {
             let props = self.props.take();
-            let w = ArrowWriter::try_new(self.drain.clone(), schema, props)
+            let w = ArrowWriter::try_new(self.drain.clone(), schema.clone(), props)
                 .map_err(|e| fail("cannot start Parquet file", e))?;
             self.writer = Some(w);
+            self.schema = Some(schema);
         }
         Ok(self.writer.as_mut().unwrap())
     }
