@@ -2,40 +2,48 @@
  * The parquet-wasm backend of the Parquet codec (codec.ts): arrow-rs compiled to WebAssembly, the portable
  * fallback when the native addon is not built. Arrow IPC streams in both directions.
  */
-import * as arrow from 'apache-arrow';
-import * as pw from 'parquet-wasm';
+import { createRequire } from 'node:module';
+import type * as PW from 'parquet-wasm';
 import type { ChunkSink, EncoderProps, ParquetCodecBackend, StreamEncoder } from './codec.js';
 
-export { pw };
+let loaded: typeof PW | undefined;
 
-export function toWasmTable(table: arrow.Table): pw.Table {
-  return pw.Table.fromIPCStream(arrow.tableToIPC(table, 'stream'));
+/**
+ * parquet-wasm, loaded on first use: instantiating its WebAssembly costs every thread ~60 ms, which a process
+ * on the native codec never needs. Its Node build is CommonJS, so it can be required synchronously.
+ */
+function pw(): typeof PW {
+  return (loaded ??= createRequire(import.meta.url)('parquet-wasm') as typeof PW);
 }
 
-const COMPRESSION: Record<EncoderProps['compression'], pw.Compression> = {
-  zstd: pw.Compression.ZSTD,
-  snappy: pw.Compression.SNAPPY,
-  gzip: pw.Compression.GZIP,
-  uncompressed: pw.Compression.UNCOMPRESSED,
-  lz4_raw: pw.Compression.LZ4_RAW,
-  brotli: pw.Compression.BROTLI,
-};
+function compression(c: EncoderProps['compression']): PW.Compression {
+  const C = pw().Compression;
+  const byName: Record<EncoderProps['compression'], PW.Compression> = {
+    zstd: C.ZSTD,
+    snappy: C.SNAPPY,
+    gzip: C.GZIP,
+    uncompressed: C.UNCOMPRESSED,
+    lz4_raw: C.LZ4_RAW,
+    brotli: C.BROTLI,
+  };
+  return byName[c];
+}
 
-const STATISTICS: Record<EncoderProps['statistics'], pw.EnabledStatistics> = {
-  none: pw.EnabledStatistics.None,
-  chunk: pw.EnabledStatistics.Chunk,
-  page: pw.EnabledStatistics.Page,
-};
+function statistics(s: EncoderProps['statistics']): PW.EnabledStatistics {
+  const S = pw().EnabledStatistics;
+  return s === 'none' ? S.None : s === 'page' ? S.Page : S.Chunk;
+}
 
-function wasmProperties(p: EncoderProps): pw.WriterProperties {
-  let b = new pw.WriterPropertiesBuilder()
-    .setWriterVersion(p.writerVersion === 2 ? pw.WriterVersion.V2 : pw.WriterVersion.V1)
-    .setCompression(COMPRESSION[p.compression])
+function wasmProperties(p: EncoderProps): PW.WriterProperties {
+  const { WriterPropertiesBuilder, WriterVersion } = pw();
+  let b = new WriterPropertiesBuilder()
+    .setWriterVersion(p.writerVersion === 2 ? WriterVersion.V2 : WriterVersion.V1)
+    .setCompression(compression(p.compression))
     .setDictionaryEnabled(p.dictionaryEnabled)
     .setDataPageSizeLimit(p.dataPageSizeLimit)
     .setDictionaryPageSizeLimit(p.dictionaryPageSizeLimit)
     .setMaxRowGroupSize(p.maxRowGroupSize)
-    .setStatisticsEnabled(STATISTICS[p.statistics])
+    .setStatisticsEnabled(statistics(p.statistics))
     .setCreatedBy(p.createdBy);
   if (p.keyValueMetadata.length) b = b.setKeyValueMetadata(new Map(p.keyValueMetadata));
   for (const column of p.plainColumns) b = b.setColumnDictionaryEnabled(column, false);
@@ -46,17 +54,17 @@ export const wasmCodec: ParquetCodecBackend = {
   name: 'wasm',
   async open(bytes) {
     // the async reader: the one that honours column projection
-    const handle = await pw.ParquetFile.fromFile(new Blob([bytes]));
+    const handle = await pw().ParquetFile.fromFile(new Blob([bytes]));
     return {
       async decode(rowGroups, columns, batchSize) {
-        const options: pw.ReaderOptions = { rowGroups: rowGroups.length ? rowGroups : undefined, batchSize };
+        const options: PW.ReaderOptions = { rowGroups: rowGroups.length ? rowGroups : undefined, batchSize };
         if (columns) options.columns = columns;
         return (await handle.read(options)).intoIPCStream();
       },
       free: () => handle.free(),
     };
   },
-  encode: (ipc, props) => pw.writeParquet(pw.Table.fromIPCStream(ipc), wasmProperties(props)),
+  encode: (ipc, props) => pw().writeParquet(pw().Table.fromIPCStream(ipc), wasmProperties(props)),
   encoder: (props, sink) => new WasmEncoder(props, sink),
 };
 
@@ -66,7 +74,7 @@ export const wasmCodec: ParquetCodecBackend = {
  * has taken them, so only about one row group is buffered in WebAssembly at a time.
  */
 class WasmEncoder implements StreamEncoder {
-  private ctrl: ReadableStreamDefaultController<pw.RecordBatch> | undefined;
+  private ctrl: ReadableStreamDefaultController<PW.RecordBatch> | undefined;
   private pullWaiter: (() => void) | undefined;
   private pump: Promise<void> | undefined;
 
@@ -76,7 +84,7 @@ class WasmEncoder implements StreamEncoder {
   ) {}
 
   async write(ipc: Uint8Array): Promise<void> {
-    const batches = pw.Table.fromIPCStream(ipc).recordBatches();
+    const batches = pw().Table.fromIPCStream(ipc).recordBatches();
     if (!this.ctrl) return this.start(batches);
     for (const b of batches) {
       this.ctrl.enqueue(b);
@@ -90,8 +98,8 @@ class WasmEncoder implements StreamEncoder {
     await this.pump;
   }
 
-  private async start(first: pw.RecordBatch[]): Promise<void> {
-    const input = new ReadableStream<pw.RecordBatch>({
+  private async start(first: PW.RecordBatch[]): Promise<void> {
+    const input = new ReadableStream<PW.RecordBatch>({
       start: (c) => {
         this.ctrl = c;
       },
@@ -103,7 +111,7 @@ class WasmEncoder implements StreamEncoder {
     });
     // The transform reads the first batch to learn the schema, so it must be queued before the call.
     for (const b of first) this.ctrl!.enqueue(b);
-    const output = await pw.transformParquetStream(input, wasmProperties(this.props));
+    const output = await pw().transformParquetStream(input, wasmProperties(this.props));
     const reader = output.getReader();
     this.pump = (async () => {
       for (;;) {
