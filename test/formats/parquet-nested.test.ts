@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
-import type { Field, FieldType } from '../../src/model/table.js';
+import type { Field } from '../../src/model/table.js';
 import {
   arrowSchemaForIceberg,
   castToSchema,
@@ -17,32 +17,8 @@ import {
 } from '../../connectors/formats/parquet/index.js';
 import { withFieldId } from '../../connectors/formats/parquet/field-id.js';
 import * as pw from 'parquet-wasm';
+import { f, list, map, p, struct, toLargeLayout } from './fixtures/iceberg-type-tables.js';
 import { openParquet, readColumnsById } from '../../connectors/iceberg/parquet-reader.js';
-
-const p = (name: string, extra: Partial<Extract<FieldType, { kind: 'primitive' }>> = {}): FieldType =>
-  ({ kind: 'primitive', name, ...extra }) as FieldType;
-const f = (id: number, name: string, type: FieldType, required = false, more: Partial<Field> = {}): Field => ({
-  id,
-  name,
-  type,
-  required,
-  ...more,
-});
-const list = (elementId: number, element: FieldType): FieldType => ({
-  kind: 'list',
-  elementId,
-  element,
-  elementRequired: false,
-});
-const map = (keyId: number, key: FieldType, valueId: number, value: FieldType): FieldType => ({
-  kind: 'map',
-  keyId,
-  key,
-  valueId,
-  value,
-  valueRequired: false,
-});
-const struct = (...fields: Field[]): FieldType => ({ kind: 'struct', fields });
 
 const FIELDS: Field[] = [
   f(1, 'id', p('long'), true),
@@ -427,51 +403,3 @@ describe('large and view Arrow layouts are narrowed without per-value strings', 
     expect([...rowsFromArrow(back, fields)]).toEqual(rows);
   });
 });
-
-/** Re-expresses a table in pyarrow's large layouts (64-bit offsets) at every level. */
-function toLargeLayout(table: arrow.Table): arrow.Table {
-  const convertType = (t: arrow.DataType): arrow.DataType => {
-    if (arrow.DataType.isUtf8(t)) return new arrow.LargeUtf8();
-    if (arrow.DataType.isBinary(t)) return new arrow.LargeBinary();
-    if (arrow.DataType.isList(t)) {
-      const c = t.children[0]!;
-      return new arrow.LargeList(new arrow.Field(c.name, convertType(c.type), c.nullable, c.metadata));
-    }
-    return t;
-  };
-  const convert = (d: arrow.Data): arrow.Data => {
-    const t = d.type as arrow.DataType;
-    const wide = () => BigInt64Array.from(d.valueOffsets as Int32Array, (x) => BigInt(x));
-    if (arrow.DataType.isUtf8(t) || arrow.DataType.isBinary(t)) {
-      return new arrow.Data(convertType(t), d.offset, d.length, d.nullCount, [wide(), d.values, d.nullBitmap] as never);
-    }
-    if (arrow.DataType.isList(t)) {
-      return new arrow.Data(
-        convertType(t),
-        d.offset,
-        d.length,
-        d.nullCount,
-        [wide(), undefined, d.nullBitmap] as never,
-        [convert(d.children[0]!)],
-      );
-    }
-    return d;
-  };
-  const fields = table.schema.fields.map((x) => new arrow.Field(x.name, convertType(x.type), x.nullable, x.metadata));
-  const schema = new arrow.Schema(fields);
-  return new arrow.Table(
-    schema,
-    table.batches.map(
-      (b) =>
-        new arrow.RecordBatch(
-          schema,
-          arrow.makeData({
-            type: new arrow.Struct(fields),
-            length: b.numRows,
-            nullCount: 0,
-            children: b.data.children.map(convert),
-          }),
-        ),
-    ),
-  );
-}
