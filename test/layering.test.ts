@@ -1,5 +1,5 @@
 /**
- * The layering of the code base (README "How it works", issue 10), checked over every static import,
+ * The layering of the code base (docs/how-it-works.md "Layers", issue 10), checked over every static import,
  * re-export, type-only import and dynamic `import()` of every .ts file under src/ and connectors/:
  *
  *   shells (src/cli, src/service, src/bindings)
