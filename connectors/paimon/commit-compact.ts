@@ -14,7 +14,7 @@
  *   we replace is still live (and that no level ≥ 1 of a touched bucket would overlap), and retries at the
  *   next id; if a replaced file is gone the compaction is abandoned (CommitConflict, not retryable).
  * - Java's filesystem commit is "exists? then rename", which does not respect our create-only write: see
- *   the README section on concurrent writers. After publishing we read snapshot-N back and fail loudly if
+ *   docs/safety.md "Concurrency with other writers". After publishing we read snapshot-N back and fail loudly if
  *   it is not ours.
  * - A lost response is settled by reading `snapshot-N` back (create-verified.ts): our bytes (its uuid is
  *   ours alone) → committed; another writer's → rebase; undecidable → commit-state-unknown, and nothing we

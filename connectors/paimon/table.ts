@@ -22,6 +22,7 @@ import { readDeletionVector } from './deletion-vector.js';
 import { fileFormatOf } from './data-file.js';
 import { joinPath, type PaimonIO } from './io.js';
 import { FileIO } from '../storage/file-io.js';
+import { detectTableFormat } from '../table-format.js';
 import {
   readIndexManifest,
   readLiveEntries,
@@ -86,9 +87,9 @@ export function normaliseLocation(location: string): string {
   return location.replace(/\/+$/, '');
 }
 
-/** True when `dir` looks like a Paimon table (has `schema/schema-N`). */
+/** True when `dir` holds a Paimon table (the one detector, connectors/table-format.ts). */
 export async function isPaimonTable(dir: string, io: PaimonIO = new FileIO()): Promise<boolean> {
-  return (await listSchemaIds(io, normaliseLocation(dir))).length > 0;
+  return (await detectTableFormat(dir, io)) === 'paimon';
 }
 
 export function fieldsByName(schema: PaimonSchema): Map<string, PaimonField> {

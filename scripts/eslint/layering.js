@@ -1,4 +1,4 @@
-// ESLint rule `floe/layering`: the one-way dependencies between folders (README "How it works", issue 10).
+// ESLint rule `floe/layering`: the one-way dependencies between folders (docs/how-it-works.md "Layers", issue 10).
 //
 //   shells (src/cli, src/service, src/bindings)
 //     → application layer (src/app)

@@ -17,7 +17,7 @@ import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { accessOptionsOf } from './access-options.js';
 import { withPlannerThreads } from './planner-threads.js';
-import { detectPaimon, type TableFormat } from './table-format.js';
+import { tableFormatOf, type TableFormat } from './table-format.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
 
@@ -84,21 +84,10 @@ export type CompactRun = (
 ) & { parquetCodec?: 'native' | 'wasm' };
 
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
-  const format = o.format ?? (await compactFormatOf(ref, o));
+  const format = o.format ?? (await tableFormatOf(ref, o));
   const run = format === 'paimon' ? await compactPaimonTable(ref, o) : await compactIcebergTable(ref, o);
   const { parquetCodec } = await import('../../connectors/formats/parquet/codec.js');
   return { ...run, parquetCodec: parquetCodec().name };
-}
-
-/** A catalog names Iceberg tables only; a location is Paimon when Paimon's reader recognises it. */
-export async function compactFormatOf(ref: string, o: AccessOptions): Promise<TableFormat> {
-  if (o.catalog) return 'iceberg';
-  const files = fileIOFromEnv(o.locationMap);
-  try {
-    return (await detectPaimon(ref, files)) ? 'paimon' : 'iceberg';
-  } finally {
-    files.destroy();
-  }
 }
 
 async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {

@@ -1,5 +1,5 @@
 /**
- * floe's exit codes — a contract pipelines branch on (README "Exit codes"). The JSON result carries the
+ * floe's exit codes — a contract pipelines branch on (docs/usage.md "Exit codes"). The JSON result carries the
  * same number as `exitCode`.
  */
 import { FloeError } from '../errors.js';

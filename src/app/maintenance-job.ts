@@ -21,8 +21,7 @@ import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
 import { parseSize } from '../util/units.js';
 import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
-import { newFileIO } from '../maintenance/cli-support.js';
-import { requireTableFormat, type TableFormat } from './table-format.js';
+import { tableFormatOf, type TableFormat } from './table-format.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
 import { decodeTieredState, encodeTieredState } from '../planning/tiered/state-json.js';
 import type { DecisionStep, Plan } from '../planning/plan.js';
@@ -30,7 +29,7 @@ import { withCliLease } from '../distributed/cli-lease.js';
 import { withLeaseSignal } from '../distributed/table-lease.js';
 import { expireTable } from './expire.js';
 import { removeTableOrphans } from './remove-orphans.js';
-import { compactFormatOf, compactTable, withIcebergTarget } from './compact.js';
+import { compactTable, withIcebergTarget } from './compact.js';
 
 export { JOB_KINDS } from '../orchestration/job-types.js';
 export type {
@@ -69,7 +68,7 @@ export async function runMaintenanceJob(
         startedAtMs,
       );
     case 'expire': {
-      const format = await formatOf(spec.table, access);
+      const format = await tableFormatOf(spec.table, access, { require: true });
       checkAborted(spec, opts.signal);
       const report = await expireTable(spec.table, {
         ...access,
@@ -82,7 +81,7 @@ export async function runMaintenanceJob(
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
     case 'remove-orphans': {
-      const format = await formatOf(spec.table, access);
+      const format = await tableFormatOf(spec.table, access, { require: true });
       checkAborted(spec, opts.signal);
       const report = await removeTableOrphans(spec.table, {
         ...access,
@@ -113,17 +112,6 @@ function checkAborted(spec: MaintenanceJobSpec, signal: AbortSignal | undefined)
 
 function finish(r: Omit<MaintenanceJobResult, 'durationMs'>, startedAtMs: number): MaintenanceJobResult {
   return { ...r, durationMs: Date.now() - startedAtMs };
-}
-
-/** A catalog names Iceberg tables only; a location is recognised by its layout, as the CLI does. */
-async function formatOf(table: string, access: TableAccess): Promise<TableFormat> {
-  if (access.catalog) return 'iceberg';
-  const io = newFileIO(access);
-  try {
-    return await requireTableFormat(io, table);
-  } finally {
-    io.destroy();
-  }
 }
 
 function fromMaintenance(r: MaintenanceReport, format: TableFormat) {
@@ -170,7 +158,7 @@ async function compact(
       emit(e);
     };
   };
-  const format = await compactFormatOf(spec.table, access);
+  const format = await tableFormatOf(spec.table, access);
   // the same property layering as `floe compact --target-size/--where` (Paimon takes the spec's properties)
   if (format === 'iceberg') withIcebergTarget(properties, c.targetSize ? parseSize(c.targetSize) : undefined, c.where);
   const strategy = c.strategy ?? 'tiered';

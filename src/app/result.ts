@@ -1,5 +1,5 @@
 /**
- * floe's versioned JSON result (schema/floe-result.schema.json, README "JSON output"): every command's
+ * floe's versioned JSON result (schema/floe-result.schema.json, docs/usage.md "JSON output"): every command's
  * `--json` output is exactly one document `{ schemaVersion, command, exitCode, status, … }`, and the app layer's
  * job results (src/app/jobs.ts) are the same documents, so the CLI, `floe serve` and library users agree.
  *

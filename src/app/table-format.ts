@@ -1,47 +1,26 @@
 /**
- * Which format a `<table>` argument is: Paimon when it has schema/schema-N, else Iceberg. What is wrong
- * with a path that is no table (it does not exist, is a file, holds neither layout) is said by the Iceberg
- * locator (connectors/iceberg/locate.ts), the one place that knows what floe looks for.
+ * Table formats for the jobs: the one detector (connectors/table-format.ts), opened on a job's storage, and
+ * the refusals of a command or flag that does not apply to the format found.
  */
 import { FloeError } from '../errors.js';
-import type { FileIO } from '../../connectors/storage/file-io.js';
+import { detectTableFormat, type TableFormat } from '../../connectors/table-format.js';
+import { fileIOFromEnv } from '../../connectors/storage/env.js';
 
-/** Whether Paimon's reader recognises the location as a table (loads the Paimon adapter only when asked). */
-export async function detectPaimon(ref: string, files: FileIO): Promise<boolean> {
-  const { detectPaimon: detect } = await import('../../connectors/paimon/detect.js');
-  return detect(ref, files);
-}
+export { detectTableFormat, type TableFormat };
 
-export type TableFormat = 'iceberg' | 'paimon';
-
-/** The format of a table reference; `--catalog` names Iceberg tables only. */
-export async function detectTableFormat(
+/** The format of a job's table, looked at through the job's storage (`require`: see detectTableFormat). */
+export async function tableFormatOf(
   ref: string,
-  files: FileIO,
-  o: { catalog?: string } = {},
+  access: { catalog?: string; locationMap?: string[] },
+  o: { require?: boolean } = {},
 ): Promise<TableFormat> {
-  if (o.catalog) return 'iceberg';
-  const stripped = ref.replace(/\/+$/, '');
-  if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
-  const names = await files.listNames(`${stripped}/schema`).catch(() => [] as string[]);
-  return names.some((n) => /^schema-\d+$/.test(n)) ? 'paimon' : 'iceberg';
-}
-
-/**
- * The format of a table location that must hold one (the job results name it): Iceberg for a metadata file
- * or a metadata/ directory with files, Paimon for schema/schema-N; neither is NotFound. Listing errors
- * propagate (unlike detectTableFormat, which leaves them to the Iceberg locator's message).
- */
-export async function requireTableFormat(io: FileIO, ref: string): Promise<TableFormat> {
-  const stripped = ref.replace(/\/+$/, '');
-  if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
-  if ((await io.listNames(`${stripped}/schema`)).some((n) => n.startsWith('schema-'))) return 'paimon';
-  if ((await io.listNames(`${stripped}/metadata`)).length > 0) return 'iceberg';
-  throw new FloeError(
-    'NotFound',
-    `no Iceberg or Paimon table at ${ref} (neither metadata/ nor schema/ holds table files)`,
-    { context: { table: ref } },
-  );
+  if (access.catalog) return 'iceberg';
+  const files = fileIOFromEnv(access.locationMap);
+  try {
+    return await detectTableFormat(ref, files, o);
+  } finally {
+    files.destroy();
+  }
 }
 
 /** A command that only exists for one format, run on the other: a usage error naming both. */

@@ -5,14 +5,14 @@
 import type { TableModel } from '../model/index.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
-import { detectPaimon } from './table-format.js';
+import { detectTableFormat } from './table-format.js';
 
 /** The model of the table's current snapshot (a catalog names Iceberg tables; a location is detected). */
 export async function loadCurrentModel(ref: string, access: AccessOptions = {}): Promise<TableModel> {
   if (!access.catalog) {
     const files = fileIOFromEnv(access.locationMap);
     try {
-      if (await detectPaimon(ref, files)) {
+      if ((await detectTableFormat(ref, files)) === 'paimon') {
         const { loadPaimonTable } = await import('../../connectors/paimon/table.js');
         return await loadPaimonTable(ref, { fileIO: files });
       }

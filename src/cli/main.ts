@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * floe command line. Only the command being run is loaded (src/cli/commands/index.ts). Exit codes are
- * src/app/exit-codes.ts (README "Exit codes"): commander's own argument errors are usage errors (2) too.
+ * src/app/exit-codes.ts (docs/usage.md "Exit codes"): commander's own argument errors are usage errors (2) too.
  * With `--json`, a command that fails still prints one result document (with `error`) on standard output.
  */
 import { realpathSync } from 'node:fs';

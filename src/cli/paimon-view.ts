@@ -4,7 +4,6 @@ import { stringifyJsonLossless } from '../util/json.js';
 import { formatBytes } from '../util/units.js';
 
 export { buildPaimonInspect, paimonScanLines, snapshotIdArg, type PaimonInspectReport } from '../app/paimon-view.js';
-export { detectPaimon } from '../app/table-format.js';
 export { fileIOFromEnv as paimonFileIO } from '../app/open-table.js';
 
 export function renderPaimonInspect(r: PaimonInspectReport): string {

@@ -60,7 +60,7 @@ import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/tabl
 import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { dataDirOf } from '../../connectors/iceberg/write-locations.js';
 import { parseMetadata, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
-import { detectPaimon } from '../../connectors/paimon/detect.js';
+import { detectTableFormat } from '../../connectors/table-format.js';
 import { emptyCommitOutcome } from './commit-outcome.js';
 import { fileIOFromEnv as paimonFileIO } from '../../connectors/storage/env.js';
 
@@ -192,7 +192,7 @@ export async function planCompaction(
     const files = paimonFileIO(spec.access?.locationMap);
     let paimon;
     try {
-      paimon = await detectPaimon(spec.table, files);
+      paimon = (await detectTableFormat(spec.table, files)) === 'paimon';
     } finally {
       files.destroy();
     }

@@ -5,14 +5,9 @@
 import { FloeError } from '../errors.js';
 import { tryParseDurationMs } from '../util/units.js';
 
-/** "1d12h" → 129600000; undefined when the text is not a duration. One grammar: src/util/units.ts. */
-export function parseDurationMs(text: string): number | undefined {
-  return tryParseDurationMs(text);
-}
-
 /** Absolute cutoff for `--older-than`: durations count back from `nowMs`. */
 export function parseCutoff(text: string, nowMs: number, option = '--older-than'): number {
-  const d = parseDurationMs(text);
+  const d = tryParseDurationMs(text);
   if (d !== undefined) return nowMs - d;
   const bare = text.trim();
   if (/^\d+(\.\d+)?$/.test(bare)) {

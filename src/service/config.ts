@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FloeError, isFloeError } from '../errors.js';
-import { parseCutoff, parseDurationMs } from '../maintenance/duration.js';
-import { parseSizeBytes } from '../util/units.js';
+import { parseCutoff } from '../maintenance/duration.js';
+import { parseSizeBytes, tryParseDurationMs } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
 import {
   JOB_KINDS,
@@ -551,7 +551,7 @@ function parseJob(
     const olderThan = v.optOlderThan(o.olderThan, `${where}.olderThan`);
     if (olderThan !== undefined) {
       // the CLI's safety rule, checked at load so the service does not fail every week at run time
-      const ms = parseDurationMs(olderThan);
+      const ms = tryParseDurationMs(olderThan);
       if (ms === undefined)
         v.fail(
           `${where}.olderThan`,
@@ -561,7 +561,7 @@ function parseJob(
     }
     const force = v.optBool(o.force, `${where}.force`);
     if (force !== undefined) r.force = force;
-    if (r.olderThan !== undefined && !r.force && parseDurationMs(r.olderThan)! < 86_400_000) {
+    if (r.olderThan !== undefined && !r.force && tryParseDurationMs(r.olderThan)! < 86_400_000) {
       v.fail(
         `${where}.olderThan`,
         `"${r.olderThan}" is shorter than 24h; set force: true only when no writer can be running`,
@@ -669,7 +669,7 @@ class Validator {
 
   optDuration(x: unknown, key: string): number | undefined {
     if (x === undefined) return undefined;
-    const ms = typeof x === 'string' ? parseDurationMs(x) : undefined;
+    const ms = typeof x === 'string' ? tryParseDurationMs(x) : undefined;
     if (ms === undefined) this.fail(key, `must be a duration such as 30s, 5m, 1h, got ${describe(x)}`);
     return ms;
   }

@@ -88,11 +88,11 @@ export async function readTableProperties(
   format?: 'iceberg' | 'paimon',
 ): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
   if (!cfg.access.catalog) {
-    const { detectPaimon } = await import('../app/table-format.js');
+    const { detectTableFormat } = await import('../app/table-format.js');
     const { fileIOFromEnv: paimonFileIO } = await import('../app/open-table.js');
     const files = paimonFileIO(cfg.access.locationMap);
     try {
-      if (format === 'paimon' || (format === undefined && (await detectPaimon(cfg.table, files)))) {
+      if (format === 'paimon' || (format === undefined && (await detectTableFormat(cfg.table, files)) === 'paimon')) {
         const { openPaimonTable } = await import('../../connectors/paimon/table.js');
         const t = await openPaimonTable(cfg.table, { fileIO: files });
         return { format: 'paimon', properties: { ...t.schema.options } };

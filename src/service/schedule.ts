@@ -8,7 +8,7 @@
  */
 import { Cron } from 'croner';
 import { FloeError } from '../errors.js';
-import { parseDurationMs } from '../maintenance/duration.js';
+import { tryParseDurationMs } from '../util/units.js';
 
 export type Schedule =
   | { kind: 'interval'; everyMs: number; text: string }
@@ -25,7 +25,7 @@ export function parseSchedule(text: string, where: string, timezone = 'UTC'): Sc
   const t = text.trim();
   const named = NAMED_INTERVALS[t.toLowerCase()];
   if (named !== undefined) return { kind: 'interval', everyMs: named, text: t };
-  const interval = parseDurationMs(t.replace(/^every\s+/i, ''));
+  const interval = tryParseDurationMs(t.replace(/^every\s+/i, ''));
   if (interval !== undefined) {
     if (interval < 1000)
       throw new FloeError('InvalidArgument', `${where}: interval "${text}" is shorter than one second`);

@@ -14,7 +14,7 @@ export {
 } from './engine.js';
 export { plannerFor } from './planners.js';
 export { percentile, summarize } from './stats.js';
-export { renderReport, reportJson, renderTable, formatBytes } from './report.js';
+export { renderReport, reportJson, renderTable } from './report.js';
 export { renderChart, escapeXml, niceTicks } from './chart.js';
 export {
   getPreset,

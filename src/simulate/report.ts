@@ -1,12 +1,10 @@
 /** Text and JSON views of a simulation report. */
-import { formatBytes as formatUnitBytes } from '../util/units.js';
+import { formatBytes, type FormatBytesOptions } from '../util/units.js';
 import { describeSchedule } from './schedule.js';
 import type { PolicyResult, SeriesStats, SimulationReport } from './types.js';
 
-/** 1536 → "1.50 KiB"; three significant digits (src/util/units.ts). */
-export function formatBytes(n: number): string {
-  return formatUnitBytes(n, { precision: 'sig3' });
-}
+/** 1536 → "1.50 KiB": three significant digits, so the policies' columns line up. */
+const SIG3: FormatBytesOptions = { precision: 'sig3' };
 
 function fmtNum(n: number): string {
   if (Number.isInteger(n)) return String(n);
@@ -54,9 +52,9 @@ export function renderReport(report: SimulationReport): string {
     r.planner === 'none' ? '—' : describeSchedule(r.schedule),
     String(r.compactionRuns),
     String(r.tasks),
-    formatBytes(r.compactionBytesRead),
-    formatBytes(r.compactionReadCost),
-    formatBytes(r.compactionBytesWritten),
+    formatBytes(r.compactionBytesRead, SIG3),
+    formatBytes(r.compactionReadCost, SIG3),
+    formatBytes(r.compactionBytesWritten, SIG3),
     fmtRatio(r.writeAmplification),
     fmtStats(r.liveDataFiles),
     fmtStats(r.deleteFiles),
@@ -65,7 +63,7 @@ export function renderReport(report: SimulationReport): string {
   ]);
   const ingested = results[0]?.bytesIngested ?? 0;
   const lines = [
-    `${stream.name}: ${stream.durationMinutes} simulated minutes, ${stream.commits} writer commits, ${formatBytes(ingested)} ingested`,
+    `${stream.name}: ${stream.durationMinutes} simulated minutes, ${stream.commits} writer commits, ${formatBytes(ingested, SIG3)} ingested`,
     ...(stream.description ? [stream.description] : []),
     '',
     renderTable(header, rows),

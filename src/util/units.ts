@@ -132,6 +132,9 @@ export interface FormatBytesOptions {
   precision?: 'fixed1' | 'trim' | 'sig3';
 }
 
+/** Sizes as Paimon prints them ("30 MB", "1.5 GB", "700 B"): the universal planner's decision trail. */
+export const PAIMON_BYTES: FormatBytesOptions = Object.freeze({ units: 'paimon', precision: 'trim' });
+
 /** Bytes for people: 5 B, 1.0 KiB, 128.0 MiB. Unknown sizes (undefined) print as "?". */
 export function formatBytes(n: number | bigint | undefined, o: FormatBytesOptions = {}): string {
   if (n === undefined) return '?';

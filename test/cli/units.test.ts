@@ -10,11 +10,15 @@ import {
   parseTargetSize,
   tryParseDurationMs,
 } from '../../src/util/units.js';
-import { parseDurationMs as paimonDuration, parseMemorySize } from '../../src/planning/universal/options.js';
-import { parseDurationMs as maintenanceDuration, parseCutoff } from '../../src/maintenance/duration.js';
+import { parseMemorySize } from '../../src/planning/universal/options.js';
+import { parseCutoff } from '../../src/maintenance/duration.js';
 import { parsePaimonDuration } from '../../connectors/paimon/expire.js';
 import { floe } from './support.js';
 import { copyFixture } from './support.js';
+
+// what the former copies were called with: `--older-than` (no bare numbers) and Paimon table options (bare = ms)
+const maintenanceDuration = (text: string) => tryParseDurationMs(text);
+const paimonDuration = (text: string) => parseDurationMs(text, { bare: 'ms' });
 
 const H = 3_600_000;
 const D = 24 * H;

@@ -6,6 +6,7 @@ import { renderResult, writeStdout } from '../result.js';
 import { resultDocument } from '../../app/result.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
+import { formatBytes, PAIMON_BYTES } from '../../util/units.js';
 import {
   type Clock,
   type Run,
@@ -13,7 +14,6 @@ import {
   type UniversalState,
   decide,
   describeRuns,
-  formatBytes,
   parseMemorySize,
   parseOptionAssignments,
   resolveOptions,
@@ -112,7 +112,7 @@ export function planUniversalAction(
   }
   lines.push(
     p
-      ? `Result: compact ${p.runs.length} run${p.runs.length > 1 ? 's' : ''} ${describeRuns(p.runs)} (${formatBytes(p.inputBytes)}) ` +
+      ? `Result: compact ${p.runs.length} run${p.runs.length > 1 ? 's' : ''} ${describeRuns(p.runs)} (${formatBytes(p.inputBytes, PAIMON_BYTES)}) ` +
           `into L${p.outputLevel} (${p.reason}; ${p.dropDelete ? 'drop deletes' : 'keep deletes'})`
       : 'Result: no compaction',
   );

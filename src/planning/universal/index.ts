@@ -11,12 +11,11 @@ export {
   parseOptionAssignments,
   optionsFromProperties,
   canonicalOptionKey,
-  parseDurationMs,
   parseMemorySize,
 } from './options.js';
 export type { UniversalOptions, ResolvedUniversalOptions, OffPeakOptions, LookupCompactMode } from './options.js';
 export { isOffPeak, offPeakRatio } from './offpeak.js';
-export { formatBytes, describeRuns, validateRuns } from './runs.js';
+export { describeRuns, validateRuns } from './runs.js';
 export type { Run, Clock, CompactUnit, UniversalState } from './runs.js';
 export {
   planLsmBucket,

@@ -12,12 +12,12 @@ import {
   type UniversalState,
   describeRuns,
   fileCount,
-  formatBytes,
   resolveClock,
   totalSize,
   validateRuns,
 } from './runs.js';
 import { type PickContext, type PickReason, strategyPick } from './strategy.js';
+import { formatBytes, PAIMON_BYTES } from '../../util/units.js';
 
 export interface UniversalPick<F = unknown> {
   outputLevel: number;
@@ -115,7 +115,7 @@ export function decide<F>(
   trail.push({
     gate: 'input',
     detail:
-      `${runs.length} sorted runs ${describeRuns(runs)}, total ${formatBytes(totalSize(runs))}; ` +
+      `${runs.length} sorted runs ${describeRuns(runs)}, total ${formatBytes(totalSize(runs), PAIMON_BYTES)}; ` +
       `levels 0–${levels - 1}${levels !== numLevels ? ` (raised from ${numLevels} to cover L${levels - 1})` : ''}; ` +
       `strategy ${o.strategy}${o.forceUpMaxInterval !== null ? ` (GENTLE, max interval ${o.forceUpMaxInterval})` : ''}`,
     outcome: 'info',
@@ -176,7 +176,7 @@ export function decide<F>(
   const inputBytes = totalSize(unit.runs);
   trail.push({
     gate: 'result',
-    detail: `compact ${unit.runs.length} run${unit.runs.length > 1 ? 's' : ''} ${describeRuns(unit.runs)} (${formatBytes(inputBytes)}) into L${unit.outputLevel}${dropDelete ? ', dropping deletes' : ''}`,
+    detail: `compact ${unit.runs.length} run${unit.runs.length > 1 ? 's' : ''} ${describeRuns(unit.runs)} (${formatBytes(inputBytes, PAIMON_BYTES)}) into L${unit.outputLevel}${dropDelete ? ', dropping deletes' : ''}`,
     outcome: 'pick',
     values: { runs: unit.runs.length, inputBytes, outputLevel: unit.outputLevel, dropDelete },
   });

@@ -3,7 +3,7 @@
  * (paimon-api CoreOptions on master) and the derived values Paimon computes from them.
  */
 import { FloeError } from '../../errors.js';
-import { parseDurationMs as parseUnitDuration, parseSizeBytes } from '../../util/units.js';
+import { parseDurationMs, parseSizeBytes } from '../../util/units.js';
 
 export interface OffPeakOptions {
   /** `compaction.offpeak.start.hour`, 0–23 inclusive; -1 disables off-peak. */
@@ -224,14 +224,6 @@ ALIASES['sizeratio'] = 'compaction.size-ratio';
 ALIASES['optimizationinterval'] = 'compaction.optimization-interval';
 
 /**
- * Paimon TimeUtils.parseDuration ("30 min", "1 h", "2 d"; a bare number is milliseconds, as in Paimon).
- * One grammar for the project: src/util/units.ts (a superset: "1d12h", "2w", "1.5h").
- */
-export function parseDurationMs(text: string): number {
-  return parseUnitDuration(text, { bare: 'ms' });
-}
-
-/**
  * A size with a 1024-based unit (Paimon MemorySize: "mb" = MiB). A bare number means `defaultUnit`
  * (bytes for Paimon options, as MemorySize.parse does). Parsed by src/util/units.ts.
  */
@@ -252,7 +244,8 @@ function parseValue(key: string, kind: Kind, raw: string): number | boolean | st
       throw new FloeError('InvalidArgument', `option ${key}: "${raw}" is not true/false`);
     }
     case 'duration':
-      return parseDurationMs(v);
+      // Paimon's TimeUtils: a bare number is milliseconds
+      return parseDurationMs(v, { bare: 'ms' });
     case 'memory':
       return parseMemorySize(v, 'b');
     case 'string':

@@ -1,5 +1,5 @@
 /** Sorted runs as the universal picker sees them, plus the clock/state it threads through. */
-import { formatBytes as formatUnitBytes } from '../../util/units.js';
+import { formatBytes, PAIMON_BYTES } from '../../util/units.js';
 import { FloeError } from '../../errors.js';
 import type { DecisionStep } from '../plan.js';
 
@@ -96,11 +96,6 @@ export function validateRuns(runs: readonly Run[], where: string): void {
   });
 }
 
-/** Bytes in Paimon's 1024-based units: "30 MB", "1.5 GB", "700 B" (src/util/units.ts). */
-export function formatBytes(bytes: number): string {
-  return formatUnitBytes(bytes, { units: 'paimon', precision: 'trim' });
-}
-
 export function describeRuns(runs: readonly Run[]): string {
-  return `[${runs.map((r) => `L${r.level}:${formatBytes(r.size)}`).join(', ')}]`;
+  return `[${runs.map((r) => `L${r.level}:${formatBytes(r.size, PAIMON_BYTES)}`).join(', ')}]`;
 }

@@ -8,7 +8,8 @@ import { FloeError } from '../../errors.js';
 import type { DecisionStep } from '../plan.js';
 import { isOffPeak, offPeakRatio } from './offpeak.js';
 import type { ResolvedUniversalOptions } from './options.js';
-import { type CompactUnit, type ResolvedClock, type Run, describeRuns, formatBytes, totalSize } from './runs.js';
+import { formatBytes, PAIMON_BYTES } from '../../util/units.js';
+import { type CompactUnit, type ResolvedClock, type Run, describeRuns, totalSize } from './runs.js';
 
 /** Which gate produced a unit. */
 export type PickReason =
@@ -86,7 +87,7 @@ export function tryEarlyFullCompaction<F>(
     const hit = total < o.totalSizeThreshold;
     step(ctx, {
       gate: 'early-full.total-size',
-      detail: `total size ${formatBytes(total)} ${hit ? '<' : '≥'} threshold ${formatBytes(o.totalSizeThreshold)}${hit ? ` → full compaction into L${maxLevel}` : ''}`,
+      detail: `total size ${formatBytes(total, PAIMON_BYTES)} ${hit ? '<' : '≥'} threshold ${formatBytes(o.totalSizeThreshold, PAIMON_BYTES)}${hit ? ` → full compaction into L${maxLevel}` : ''}`,
       outcome: hit ? 'pick' : 'fail',
       values: { totalBytes: total, thresholdBytes: o.totalSizeThreshold },
     });
@@ -98,7 +99,7 @@ export function tryEarlyFullCompaction<F>(
     const hit = incremental > o.incrementalSizeThreshold;
     step(ctx, {
       gate: 'early-full.incremental-size',
-      detail: `size outside L${maxLevel} ${formatBytes(incremental)} ${hit ? '>' : '≤'} threshold ${formatBytes(o.incrementalSizeThreshold)}${hit ? ` → full compaction into L${maxLevel}` : ''}`,
+      detail: `size outside L${maxLevel} ${formatBytes(incremental, PAIMON_BYTES)} ${hit ? '>' : '≤'} threshold ${formatBytes(o.incrementalSizeThreshold, PAIMON_BYTES)}${hit ? ` → full compaction into L${maxLevel}` : ''}`,
       outcome: hit ? 'pick' : 'fail',
       values: { incrementalBytes: incremental, thresholdBytes: o.incrementalSizeThreshold },
     });
@@ -130,7 +131,7 @@ export function pickForSizeAmp<F>(ctx: PickContext, maxLevel: number, runs: read
   step(ctx, {
     gate: 'size-amplification',
     detail:
-      `newer runs ${formatBytes(candidate)} / oldest run ${formatBytes(earliest)} = ${pct} ${amplified ? '>' : '≤'} ` +
+      `newer runs ${formatBytes(candidate, PAIMON_BYTES)} / oldest run ${formatBytes(earliest, PAIMON_BYTES)} = ${pct} ${amplified ? '>' : '≤'} ` +
       `max ${o.maxSizeAmpPercent}%${amplified ? ` → full compaction of all ${runs.length} runs into L${maxLevel}` : ''}`,
     outcome: amplified ? 'pick' : 'fail',
     values: { candidateBytes: candidate, earliestBytes: earliest, maxSizeAmpPercent: o.maxSizeAmpPercent },
@@ -200,7 +201,7 @@ export function pickForSizeRatio<F>(
   step(ctx, {
     gate,
     detail:
-      `start with the newest ${count} run${count > 1 ? 's' : ''} ${describeRuns(runs.slice(0, count))} = ${formatBytes(candidate)}` +
+      `start with the newest ${count} run${count > 1 ? 's' : ''} ${describeRuns(runs.slice(0, count))} = ${formatBytes(candidate, PAIMON_BYTES)}` +
       (triggered ? ` (compaction already triggered${forcePick ? ': forced' : ''})` : ''),
     outcome: 'info',
     values: { candidateRuns: count, candidateBytes: candidate, triggered },
@@ -215,12 +216,12 @@ export function pickForSizeRatio<F>(
       nextLevel: next.level,
       ratioPercent: ratio,
     };
-    const comparison = `${formatBytes(candidate)} × ${100 + ratio}% = ${formatBytes(limit)}`;
+    const comparison = `${formatBytes(candidate, PAIMON_BYTES)} × ${100 + ratio}% = ${formatBytes(limit, PAIMON_BYTES)}`;
     if (limit < next.size) {
       if (!triggered || next.level > 1) {
         step(ctx, {
           gate,
-          detail: `${comparison} < next run L${next.level}:${formatBytes(next.size)} → stop${triggered ? ' (level ≥ 2)' : ''}`,
+          detail: `${comparison} < next run L${next.level}:${formatBytes(next.size, PAIMON_BYTES)} → stop${triggered ? ' (level ≥ 2)' : ''}`,
           outcome: 'fail',
           values,
         });
@@ -228,14 +229,14 @@ export function pickForSizeRatio<F>(
       }
       step(ctx, {
         gate,
-        detail: `${comparison} < next run L${next.level}:${formatBytes(next.size)}, but compaction is triggered and the run is at L${next.level} ≤ 1 → take it`,
+        detail: `${comparison} < next run L${next.level}:${formatBytes(next.size, PAIMON_BYTES)}, but compaction is triggered and the run is at L${next.level} ≤ 1 → take it`,
         outcome: 'pass',
         values,
       });
     } else {
       step(ctx, {
         gate,
-        detail: `${comparison} ≥ next run L${next.level}:${formatBytes(next.size)} → take it (candidate ${formatBytes(candidate + next.size)})`,
+        detail: `${comparison} ≥ next run L${next.level}:${formatBytes(next.size, PAIMON_BYTES)} → take it (candidate ${formatBytes(candidate + next.size, PAIMON_BYTES)})`,
         outcome: 'pass',
         values,
       });
