@@ -52,7 +52,7 @@ export function writeStamp(root) {
   writeFileSync(path.join(root, STAMP), `${fingerprint(sources(root))}\n`);
 }
 
-function buildDist(root) {
+export function buildDist(root) {
   const why = staleReason(root);
   if (!why) {
     process.stderr.write('build: dist/ is up to date\n');

@@ -23,6 +23,8 @@ export function commandName(args: readonly string[]): { name?: string; path: str
   return { ...(name !== undefined ? { name } : {}), path };
 }
 
+const FLOE_VERSION = '0.1.0';
+
 export async function run(
   argv: readonly string[],
   out: { stdout: (t: string) => void; stderr: (t: string) => void } = {
@@ -34,11 +36,16 @@ export async function run(
   const { name, path } = commandName(args);
   process.exitCode = undefined;
   const json = args.includes('--json');
+  if ((args.includes('--version') || args.includes('-V')) && args.includes('--verbose')) {
+    const { verboseVersion } = await import('./version.js');
+    out.stdout(verboseVersion(FLOE_VERSION));
+    return EXIT.ok;
+  }
   const program = new Command();
   program
     .name('floe')
     .description('Self-optimizing table maintenance for Apache Iceberg and Apache Paimon')
-    .version('0.1.0')
+    .version(FLOE_VERSION)
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: out.stdout, writeErr: out.stderr });

@@ -8,7 +8,8 @@
  * cannot load — what the test suite uses, so a missing build fails loudly), or `wasm`.
  */
 import { FloeError } from '../../../src/errors.js';
-import { nativeCodec, nativeCodecStatus } from './native-codec.js';
+import { isMainThread } from 'node:worker_threads';
+import { nativeCodec, nativeCodecHint, nativeCodecStatus } from './native-codec.js';
 import type { ParquetCodec } from './types.js';
 import { wasmCodec } from './wasm.js';
 
@@ -57,10 +58,18 @@ export interface ParquetCodecBackend {
 
 export interface NativeCodecStatus {
   available: boolean;
-  /** The addon file floe looks for. */
+  /** The addon file that loaded, else the checkout build's path (where `npm run build:native` puts it). */
   path: string;
-  /** Why it did not load. */
+  /** Where the loaded addon came from: FLOE_NATIVE_CODEC_PATH, the checkout's build, or the platform package. */
+  source?: 'env' | 'checkout' | 'package';
+  /** `name@version` of the platform package that loaded. */
+  package?: string;
+  /** This platform's package triple (native-platform.ts), when one is built for it. */
+  triple?: string;
+  /** Why it did not load: every place tried, joined. */
   error?: string;
+  /** Each place tried before the one that loaded (or all of them), with why it did not load. */
+  tried: string[];
 }
 
 let chosen: ParquetCodecBackend | undefined;
@@ -69,17 +78,46 @@ export function codecByName(name: CodecName): ParquetCodecBackend {
   return name === 'native' ? nativeCodec() : wasmCodec;
 }
 
-export { nativeCodecStatus };
+export { nativeCodecHint, nativeCodecStatus };
 
-/** The codec this process uses (decided once per thread, from FLOE_PARQUET_CODEC). */
-export function parquetCodec(): ParquetCodecBackend {
-  if (chosen) return chosen;
+/** FLOE_PARQUET_CODEC, checked. */
+function wantedCodec(): 'auto' | CodecName {
   const want = (process.env.FLOE_PARQUET_CODEC ?? 'auto').trim().toLowerCase() || 'auto';
   if (want !== 'auto' && want !== 'native' && want !== 'wasm') {
     throw new FloeError('InvalidArgument', `FLOE_PARQUET_CODEC must be auto, native or wasm, got ${want}`);
   }
-  if (want === 'wasm') chosen = codecByName('wasm');
-  else if (want === 'native') chosen = codecByName('native');
-  else chosen = nativeCodecStatus().available ? codecByName('native') : codecByName('wasm');
+  return want;
+}
+
+/** The codec FLOE_PARQUET_CODEC selects here, and whether it is the WebAssembly fallback (auto, no addon). */
+export function codecChoice(): { name: CodecName; fallback: boolean } {
+  const want = wantedCodec();
+  if (want !== 'auto') return { name: want, fallback: false };
+  return nativeCodecStatus().available ? { name: 'native', fallback: false } : { name: 'wasm', fallback: true };
+}
+
+/** The one line said when floe falls back to WebAssembly: what, why, and how to get the native codec. */
+export function fallbackNotice(): string {
+  return (
+    'floe: notice: using the WebAssembly Parquet codec (parquet-wasm: the same output, ~2-3x slower) because ' +
+    `the native codec did not load (${nativeCodecStatus().error}). To get it: ${nativeCodecHint()}. ` +
+    'FLOE_PARQUET_CODEC=wasm chooses WebAssembly without this notice.'
+  );
+}
+
+let noticed = false;
+
+/**
+ * The codec this process uses (decided once per thread, from FLOE_PARQUET_CODEC). Falling back to WebAssembly
+ * prints fallbackNotice() once per process, from the main thread (worker threads decide the same, silently).
+ */
+export function parquetCodec(): ParquetCodecBackend {
+  if (chosen) return chosen;
+  const { name, fallback } = codecChoice();
+  chosen = codecByName(name);
+  if (fallback && isMainThread && !noticed) {
+    noticed = true;
+    process.stderr.write(`${fallbackNotice()}\n`);
+  }
   return chosen;
 }

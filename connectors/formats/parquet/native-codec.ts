@@ -1,7 +1,13 @@
 /**
  * The native Parquet codec: native/parquet-codec (Rust, napi-rs) — arrow-rs' Parquet reader and writer built
- * for the host. Loaded on first use from `<package root>/native/parquet-codec/floe-parquet-codec.node`
- * (`npm run build:native`), or from FLOE_NATIVE_CODEC_PATH. Each worker thread loads its own instance.
+ * for the host. Loaded on first use, from the first of these that loads:
+ * 1. FLOE_NATIVE_CODEC_PATH, when set (then nothing else is tried: an explicit choice fails loudly);
+ * 2. the checkout's own build, `<package root>/native/parquet-codec/floe-parquet-codec.node` (`npm run
+ *    build:native`), so a developer's fresh build wins over an installed package;
+ * 3. the prebuilt package for this platform, `@floe/parquet-codec-<triple>` (native-platform.ts), resolved from
+ *    floe's own location as an optional dependency; its version must be floe's (the addon's interface is
+ *    floe-internal).
+ * Each worker thread loads its own instance.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +22,7 @@ import type {
   ParquetCodecBackend,
   StreamEncoder,
 } from './codec.js';
+import { codecPackageName, hostTriple } from './native-platform.js';
 
 /** The addon's exports (native/parquet-codec/src/lib.rs). */
 interface Addon {
@@ -30,6 +37,8 @@ interface Addon {
 
 export const NATIVE_CODEC_FILE = 'floe-parquet-codec.node';
 
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+
 /** The directory holding floe's package.json, from this module's own location (source or dist). */
 function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -37,7 +46,7 @@ function packageRoot(): string {
     const manifest = path.join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'floe') return dir;
+        if (readJson(manifest).name === 'floe') return dir;
       } catch {
         /* not ours: keep walking */
       }
@@ -48,30 +57,101 @@ function packageRoot(): string {
   }
 }
 
-function addonPath(): string {
-  return process.env.FLOE_NATIVE_CODEC_PATH || path.join(packageRoot(), 'native', 'parquet-codec', NATIVE_CODEC_FILE);
+type Loaded = { addon?: Addon; status: NativeCodecStatus };
+let loaded: Loaded | undefined;
+
+function requireAddon(file: string): Addon {
+  return createRequire(import.meta.url)(file) as Addon;
 }
 
-let loaded: { addon?: Addon; status: NativeCodecStatus } | undefined;
+/** The platform package, when installed where floe resolves its dependencies; its file and version checked. */
+function loadPackage(name: string, floeVersion: string | undefined): { addon: Addon; file: string; version: string } {
+  const req = createRequire(import.meta.url);
+  let manifest: string;
+  try {
+    manifest = req.resolve(`${name}/package.json`);
+  } catch {
+    throw new Error('not installed');
+  }
+  const { version = '?' } = readJson(manifest);
+  if (floeVersion && version !== floeVersion) {
+    throw new Error(`version ${version} installed, floe ${floeVersion} needs the same version`);
+  }
+  const file = req.resolve(name);
+  return { addon: requireAddon(file), file, version };
+}
 
-function load(): { addon?: Addon; status: NativeCodecStatus } {
+function load(): Loaded {
   if (loaded) return loaded;
-  const file = addonPath();
-  if (!existsSync(file)) {
-    loaded = { status: { available: false, path: file, error: 'not built (npm run build:native)' } };
-    return loaded;
+  const explicit = process.env.FLOE_NATIVE_CODEC_PATH;
+  if (explicit) {
+    if (!existsSync(explicit))
+      return (loaded = unavailable(explicit, [`FLOE_NATIVE_CODEC_PATH=${explicit}: no such file`]));
+    try {
+      return (loaded = {
+        addon: requireAddon(explicit),
+        status: { available: true, path: explicit, source: 'env', tried: [] },
+      });
+    } catch (e) {
+      return (loaded = unavailable(explicit, [`FLOE_NATIVE_CODEC_PATH=${explicit}: ${(e as Error).message}`]));
+    }
+  }
+  const root = packageRoot();
+  const checkout = path.join(root, 'native', 'parquet-codec', NATIVE_CODEC_FILE);
+  const tried: string[] = [];
+  if (existsSync(checkout)) {
+    try {
+      return (loaded = {
+        addon: requireAddon(checkout),
+        status: { available: true, path: checkout, source: 'checkout', tried },
+      });
+    } catch (e) {
+      tried.push(`checkout build ${checkout}: ${(e as Error).message}`);
+    }
+  } else if (existsSync(path.join(root, 'native', 'parquet-codec', 'Cargo.toml'))) {
+    tried.push(`checkout build ${checkout}: not built (npm run build:native)`);
+  }
+  const triple = hostTriple();
+  if (!triple) {
+    tried.push(`no prebuilt package for ${process.platform}-${process.arch}`);
+    return (loaded = unavailable(checkout, tried));
+  }
+  const name = codecPackageName(triple);
+  let floeVersion: string | undefined;
+  try {
+    floeVersion = readJson(path.join(root, 'package.json')).version;
+  } catch {
+    /* a bundled floe without its manifest: any version */
   }
   try {
-    const addon = createRequire(import.meta.url)(file) as Addon;
-    loaded = { addon, status: { available: true, path: file } };
+    const { addon, file, version } = loadPackage(name, floeVersion);
+    return (loaded = {
+      addon,
+      status: { available: true, path: file, source: 'package', package: `${name}@${version}`, triple, tried },
+    });
   } catch (e) {
-    loaded = { status: { available: false, path: file, error: (e as Error).message } };
+    tried.push(`package ${name}: ${(e as Error).message}`);
+    return (loaded = unavailable(checkout, tried, triple));
   }
-  return loaded;
+}
+
+function unavailable(file: string, tried: string[], triple?: string): Loaded {
+  return {
+    status: { available: false, path: file, error: tried.join('; '), tried, ...(triple ? { triple } : {}) },
+  };
 }
 
 export function nativeCodecStatus(): NativeCodecStatus {
   return load().status;
+}
+
+/** How to get the native codec on this platform, for messages. */
+export function nativeCodecHint(): string {
+  const triple = load().status.triple ?? hostTriple();
+  const pkg = triple
+    ? `install ${codecPackageName(triple)} (npm, or its tarball from \`npm run pack:native\`)`
+    : undefined;
+  return [pkg, 'build it from a clone with `npm run build:native` (needs Rust)'].filter(Boolean).join(', or ');
 }
 
 let backend: ParquetCodecBackend | undefined;
@@ -91,8 +171,8 @@ export function nativeCodec(): ParquetCodecBackend {
   if (!addon) {
     throw new FloeError(
       'Unsupported',
-      `the native Parquet codec is not available (${status.path}: ${status.error}); build it with ` +
-        '`npm run build:native` (needs Rust) or set FLOE_PARQUET_CODEC=wasm',
+      `the native Parquet codec is not available (${status.error}); ${nativeCodecHint()}, or set ` +
+        'FLOE_PARQUET_CODEC=wasm',
     );
   }
   backend = {
