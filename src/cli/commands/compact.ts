@@ -10,7 +10,7 @@ import type { AccessOptions } from '../../app/open-table.js';
 import { fileIOFromEnv } from '../../app/open-table.js';
 import { accessOptionsOf } from '../../app/access-options.js';
 import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
-import { createProgress, formatBytes, parseProgressMode } from '../progress.js';
+import { createProgress, formatBytes, parseProgressMode, PROGRESS_HELP } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
@@ -384,7 +384,7 @@ export async function compactAction(
         ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
         : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
   } catch (e) {
-    progress.finish();
+    progress.abort();
     if (cancel.cancelled) {
       const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
       out.stderr.write(
@@ -455,11 +455,7 @@ export function register(program: Command): void {
     .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
-    .option(
-      '--progress <mode>',
-      'progress on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none',
-      'auto',
-    )
+    .option('--progress <mode>', PROGRESS_HELP, 'auto')
     .option('--partial-progress', 'Iceberg: commit each task as soon as it is written (Spark partial-progress.enabled)')
     .option(
       '--deletes-only',
