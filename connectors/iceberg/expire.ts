@@ -143,6 +143,8 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
 
   let after: IcebergMetadata;
   if (report.dryRun) {
+    // the same refusal the real run makes, so a dry run predicts it instead of reporting a cleanup it cannot plan
+    if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision);
     after = parseMetadata(expiredMetadata(base.metadata, base.location, decision, now()), base.location);
   } else {
     if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision); // refuse before writing
@@ -181,7 +183,7 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   }
   let plan;
   try {
-    plan = await planExpiredFiles(table.io, before, after);
+    plan = await planExpiredFiles(table.io, before, after, { committed: !report.dryRun });
   } catch (e) {
     if (report.dryRun || !(e instanceof FloeError)) throw e;
     report.warnings.push(e.message);

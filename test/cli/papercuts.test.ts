@@ -1,0 +1,43 @@
+/**
+ * Issue 28: what a new user trips over after the first demo — one test per small item (the bigger ones have
+ * their own files: health score in test/iceberg/health.test.ts, progress in progress.test.ts, a closed
+ * stdout in closed-stdout.test.ts). Real fixtures, the real command line.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { copyFixture, floe } from './support.js';
+
+/** The table's files (the run's lease under .floe/ is not table content). */
+const listing = (dir: string) =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => !f.startsWith('.floe'))
+    .sort();
+
+describe('28.7 dry runs never say they did something', () => {
+  it('expire --dry-run with a corrupt manifest list of a kept snapshot: the refusal the real run makes, nothing "already removed"', async () => {
+    const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
+    try {
+      const md = JSON.parse(readFileSync(path.join(t.dir, 'metadata/v7.metadata.json'), 'utf8')) as {
+        'current-snapshot-id': number;
+        snapshots: { 'snapshot-id': number; 'manifest-list': string }[];
+      };
+      // the current snapshot is always kept; its id fits a double here (1497619269847778439 is read as text below)
+      const list = md.snapshots.find((s) => s['snapshot-id'] === md['current-snapshot-id'])!['manifest-list'];
+      writeFileSync(path.join(t.dir, 'metadata', path.basename(list)), 'not avro');
+      const before = listing(t.dir);
+      const dry = await floe('expire', t.dir, '--dry-run', '--retain-last', '1', '--older-than', '0s');
+      expect(dry.code).not.toBe(0);
+      expect(dry.stderr).toMatch(/cannot read manifest list .*snap-1497619269847778439/);
+      expect(dry.stderr).toMatch(/nothing was changed/);
+      expect(dry.stderr).not.toMatch(/already removed|were removed|was deleted/);
+      const real = await floe('expire', t.dir, '--retain-last', '1', '--older-than', '0s');
+      expect(real.code).toBe(dry.code);
+      expect(real.stderr).toMatch(/nothing was changed/);
+      expect(listing(t.dir)).toEqual(before);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
