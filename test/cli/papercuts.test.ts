@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyFixture, floe } from './support.js';
+import { suggestName } from '../../src/util/did-you-mean.js';
+import { copyFixture, fixtures, floe } from './support.js';
 
 /** The table's files (the run's lease under .floe/ is not table content). */
 const listing = (dir: string) =>
@@ -39,5 +40,42 @@ describe('28.7 dry runs never say they did something', () => {
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe('28.3/28.10 did you mean', () => {
+  const ice = () => path.join(fixtures, 'impala/iceberg_partitioned');
+  it('--where with an unknown column names the column and the closest one, not self-optimizing.filter', async () => {
+    const r = await floe('compact', ice(), '--dry-run', '--where', "acton = 'view'");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--where "acton = 'view'": unknown column acton \(did you mean action\?\)/);
+    expect(r.stderr).not.toMatch(/self-optimizing\.filter/);
+    // Paimon: partition columns only
+    const p = await floe('compact', path.join(fixtures, 'paimon-cpp/pk_09'), '--dry-run', '--where', 'f = 10');
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/column f is not a partition column \(did you mean f1\?\)/);
+  });
+  it('--strategy binpak → binpack', async () => {
+    const r = await floe('compact', ice(), '--dry-run', '--strategy', 'binpak');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/got binpak \(did you mean binpack\?\)/);
+  });
+  it("-o target-file-size on an Iceberg table → target-file-size-bytes (the Paimon key's sibling)", async () => {
+    const r = await floe('compact', ice(), '--dry-run', '-o', 'target-file-size=134217728');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/applies to Paimon tables; the table is Iceberg — did you mean target-file-size-bytes\?/);
+  });
+  it('simulate nonsense lists the presets; a near miss is named', async () => {
+    const r = await floe('simulate', 'nonsense');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/neither a preset nor a commit stream file; presets: append-1h, upsert-1h/);
+    const near = await floe('simulate', 'upsert-1m');
+    expect(near.stderr).toMatch(/\(did you mean upsert-1h\?\)/);
+  });
+  it('suggestName: typos, heads and tails; nothing for an unrelated word', () => {
+    expect(suggestName('binpak', ['tiered', 'binpack'])).toBe('binpack');
+    expect(suggestName('target-size', ['self-optimizing.target-size'])).toBe('self-optimizing.target-size');
+    expect(suggestName('target-file-size', ['target-file-size-bytes', 'x'])).toBe('target-file-size-bytes');
+    expect(suggestName('nonsense', ['append-1h', 'upsert-1h'])).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
  * `--explain` prints each task's decision trail; `--json` prints one result document (schema/floe-result.schema.json).
  * Every flag either applies to the table's format or is refused (exit 2) naming the format.
  */
+import { didYouMean } from '../../util/did-you-mean.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
@@ -143,14 +144,16 @@ interface CompactRequest {
   sortFlagWithoutStrategy?: string;
 }
 
+const STRATEGIES = ['tiered', 'binpack', 'sort', 'zorder', 'hilbert'];
+
 export function compactRequest(o: CompactCliOptions): CompactRequest {
   const options = parseOptions(o.option ?? []);
   const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
-  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder', 'hilbert'].includes(o.strategy))
+  if (o.strategy !== undefined && !STRATEGIES.includes(o.strategy))
     throw new FloeError(
       'InvalidArgument',
-      `--strategy must be tiered, binpack, sort, zorder or hilbert (Paimon), got ${o.strategy}`,
+      `--strategy must be tiered, binpack, sort, zorder or hilbert (Paimon), got ${o.strategy}${didYouMean(o.strategy, STRATEGIES)}`,
     );
   sortRequest(o, req);
   if (o.maxConcurrentGroups !== undefined && o.maxConcurrentFileGroupRewrites !== undefined) {
@@ -279,6 +282,17 @@ export interface CompactOutcome {
   cancelled: boolean;
 }
 
+/** A filter error from `--where` names the flag the user typed, not the property it is passed on as. */
+function throwAsWhere(e: unknown, where: string | undefined): void {
+  const ctx = e instanceof FloeError ? e.context : undefined;
+  if (where === undefined || ctx?.property !== 'self-optimizing.filter' || ctx.value !== where) return;
+  if (typeof ctx.reason !== 'string') return;
+  throw new FloeError('InvalidArgument', `--where ${JSON.stringify(where)}: ${ctx.reason}`, {
+    context: { ...ctx, option: '--where' },
+    cause: e,
+  });
+}
+
 export async function compactAction(
   ref: string,
   o: CompactCliOptions,
@@ -385,6 +399,7 @@ export async function compactAction(
         : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
   } catch (e) {
     progress.abort();
+    throwAsWhere(e, o.where);
     if (cancel.cancelled) {
       const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
       out.stderr.write(
