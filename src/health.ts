@@ -238,6 +238,17 @@ export interface HealthInput extends Pick<TableModel, 'dataFiles' | 'deleteFiles
   manifests?: readonly { content: string; length: number; addedFilesCount?: number; existingFilesCount?: number }[];
 }
 
+type ManifestCounts = NonNullable<HealthInput['manifests']>[number];
+
+/** Whether a manifest may hold a live file: engines skip one whose counts say it holds none, unopened. */
+export function holdsLiveFiles(m: Pick<ManifestCounts, 'addedFilesCount' | 'existingFilesCount'>): boolean {
+  return (
+    m.addedFilesCount === undefined ||
+    m.existingFilesCount === undefined ||
+    m.addedFilesCount + m.existingFilesCount > 0
+  );
+}
+
 /** Health of the live files in `model` (its dataFiles/deleteFiles, and manifests when given). */
 export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZE_POLICY): HealthReport {
   const parts = new Map<string, Work>();
@@ -312,12 +323,7 @@ export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZ
   // Metadata: every manifest is opened and read while planning; after compaction the live entries fit in
   // manifests of the target size, at today's bytes per entry.
   // Engines skip a manifest whose counts say it holds no added or existing file without opening it.
-  const manifests = (model.manifests ?? []).filter(
-    (m) =>
-      m.addedFilesCount === undefined ||
-      m.existingFilesCount === undefined ||
-      m.addedFilesCount + m.existingFilesCount > 0,
-  );
+  const manifests = (model.manifests ?? []).filter(holdsLiveFiles);
   if (manifests.length) {
     total.manifests = manifests.length;
     total.manifestBytes = manifests.reduce((n, m) => n + m.length, 0);

@@ -79,3 +79,53 @@ describe('28.3/28.10 did you mean', () => {
     expect(suggestName('nonsense', ['append-1h', 'upsert-1h'])).toBeUndefined();
   });
 });
+
+describe('28.3 messages name the file’s real place beside the metadata’s path', () => {
+  it('inspect of a relocated copy: the table line shows where it is and what the metadata says', async () => {
+    const r = await floe('inspect', path.join(fixtures, 'impala/iceberg_partitioned'));
+    expect(r.code).toBe(0);
+    const real = `file://${path.join(fixtures, 'impala/iceberg_partitioned')}`;
+    expect(r.stdout).toContain(
+      `table            ${real}  (metadata names /test-warehouse/iceberg_test/iceberg_partitioned)`,
+    );
+    const j = JSON.parse(
+      (await floe('inspect', path.join(fixtures, 'impala/iceberg_partitioned'), '--json')).stdout,
+    ) as {
+      location: string;
+      realLocation: string;
+    };
+    expect(j).toMatchObject({ location: '/test-warehouse/iceberg_test/iceberg_partitioned', realLocation: real });
+  });
+  it('a corrupt Parquet file of a relocated copy is named by its local path (scan and compact)', async () => {
+    const t = copyFixture('impala/iceberg_partitioned');
+    try {
+      const dir = path.join(t.dir, 'data/event_time_hour=2020-01-01-09/action=click');
+      const name = readdirSync(dir).find((f) => f.endsWith('.parquet'))!;
+      const bytes = readFileSync(path.join(dir, name));
+      bytes.write('XXXX', 0); // no PAR1 magic
+      writeFileSync(path.join(dir, name), bytes);
+      const local = `file://${path.join(dir, name)}`;
+      const meta = `/test-warehouse/iceberg_test/iceberg_partitioned/data/event_time_hour=2020-01-01-09/action=click/${name}`;
+      const scan = await floe('scan', t.dir, '--count', '--progress', 'none');
+      expect(scan.code).toBe(1);
+      expect(scan.stderr).toContain(`Parquet file ${local} (metadata names ${meta}) is corrupt`);
+      const compact = await floe('compact', t.dir, '--progress', 'none', '--no-lease');
+      expect(compact.stdout).toContain(`FAILED tiered-3: Parquet file ${local} (metadata names ${meta}) is corrupt`);
+    } finally {
+      t.cleanup();
+    }
+  });
+  it('inspect counts the manifests a reader opens, as --explain does', async () => {
+    const t = copyFixture('impala/iceberg_partitioned');
+    try {
+      expect((await floe('compact', t.dir, '--progress', 'none', '--no-lease')).code).toBe(0);
+      expect((await floe('compact', t.dir, '-o', 'rewrite-all=true', '--progress', 'none', '--no-lease')).code).toBe(0);
+      const r = await floe('inspect', t.dir, '--explain');
+      // two compactions: the first one's manifest now holds only deleted entries
+      expect(r.stdout).toMatch(/manifests {8}2 data, 0 delete — 1 with live files .*; 1 hold only deleted entries/);
+      expect(r.stdout).toMatch(/\+ 1 manifest\(s\) × open-cost/);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
