@@ -7,6 +7,14 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { suggestName } from '../../src/util/did-you-mean.js';
+import { expireTable } from '../../src/app/expire.js';
+import { removeTableOrphans } from '../../src/app/remove-orphans.js';
+import { loadCurrentModel } from '../../src/app/table-model.js';
+import { convertedNote } from '../../src/simulate/report.js';
+import type { PolicyResult } from '../../src/simulate/types.js';
+import { buildDetail, healthSummary } from '../../src/service/table-detail.js';
+import { listedLocation } from '../../src/service/api.js';
+import type { TableConfig } from '../../src/service/config.js';
 import { copyFixture, fixtures, floe } from './support.js';
 
 /** The table's files (the run's lease under .floe/ is not table content). */
@@ -127,5 +135,117 @@ describe('28.3 messages name the file’s real place beside the metadata’s pat
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe('28.9 library options are typed', () => {
+  it('expireTable takes numbers for retainLast and maxConcurrentDeletes (text still accepted), and checks them', async () => {
+    const t = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
+    try {
+      const typed = await expireTable(t.dir, { dryRun: true, olderThan: '0s', retainLast: 2, maxConcurrentDeletes: 2 });
+      expect(typed.details.retainedSnapshots).toBe(2);
+      const text = await expireTable(t.dir, { dryRun: true, olderThan: '0s', retainLast: '2' });
+      expect(text.details.expiredSnapshots).toEqual(typed.details.expiredSnapshots);
+      await expect(expireTable(t.dir, { dryRun: true, retainLast: 1.5 })).rejects.toThrow(
+        /retain-last: 1.5 is not a non-negative integer/,
+      );
+      await expect(removeTableOrphans(t.dir, { dryRun: true, maxConcurrentDeletes: -1 })).rejects.toThrow(
+        /max-concurrent-deletes: -1 is not a non-negative integer/,
+      );
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('28.10 small inconsistencies', () => {
+  it('compaction says the records it dropped were deleted rows', async () => {
+    const t = copyFixture('impala/iceberg_v2_partitioned_position_deletes');
+    try {
+      const r = await floe('compact', t.dir, '--full', '--progress', 'none', '--no-lease');
+      expect(r.code, r.stderr).toBe(0);
+      // 20 rows in data files, 10 of them position-deleted (MANIFEST.md: count 10)
+      expect(r.stdout).toMatch(/records +20 +10 {2}\(10 deleted rows dropped; the live rows are unchanged\)/);
+    } finally {
+      t.cleanup();
+    }
+  });
+  it('a default expire names the retention it applied (Iceberg and Paimon)', async () => {
+    const ice = await floe(
+      'expire',
+      path.join(fixtures, 'impala/iceberg_partitioned'),
+      '--dry-run',
+      '--progress',
+      'none',
+    );
+    expect(ice.stdout).toMatch(
+      /retention: snapshots older than 5d \(.*; history\.expire\.max-snapshot-age-ms default\), keeping at least 1 per branch \(history\.expire\.min-snapshots-to-keep default\)/,
+    );
+    const asked = await floe(
+      'expire',
+      path.join(fixtures, 'impala/iceberg_partitioned'),
+      '--dry-run',
+      '--older-than',
+      '36h',
+      '--retain-last',
+      '3',
+      '--progress',
+      'none',
+    );
+    expect(asked.stdout).toMatch(/older than 1d 12h \(.*; as asked\), keeping at least 3 per branch \(as asked\)/);
+    const p = await floe(
+      'expire',
+      path.join(fixtures, 'paimon-cpp/append_table_with_alter_table'),
+      '--dry-run',
+      '--progress',
+      'none',
+    );
+    expect(p.stdout).toMatch(
+      /retention: snapshots older than 1h \(.*; snapshot\.time-retained default\), keeping at least 10 \(snapshot\.num-retained\.min default\)/,
+    );
+  });
+  it('Paimon remove-orphans: files it never deletes are counted and named as such, not as an empty "skipped"', async () => {
+    const r = await floe(
+      'remove-orphans',
+      path.join(fixtures, 'paimon-cpp/append_table_with_alter_table'),
+      '--dry-run',
+      '--json',
+      '--progress',
+      'none',
+    );
+    const doc = JSON.parse(r.stdout) as { skipped: unknown[]; details: Record<string, unknown> };
+    expect(doc.skipped).toEqual([]);
+    expect(doc.details.skipped).toBeUndefined();
+    expect(doc.details).toMatchObject({ neverDeleted: 2, neverDeletedFiles: ['schema/schema-0', 'schema/schema-1'] });
+  });
+  it('the simulator explains a converted table’s "N+N" final files (the upsert preset’s 1845+1843)', () => {
+    // the upsert-1h preset's final counts (30 s to simulate on this machine: its numbers are given here)
+    const row = (policy: string, data: number, deletes: number) =>
+      ({ policy, liveDataFiles: { final: data }, deleteFiles: { final: deletes } }) as unknown as PolicyResult;
+    const note = convertedNote([row('none', 2320, 960), row('floe-tiered', 1845, 1843)]).join('\n');
+    expect(note).toMatch(
+      /1845\+1843 \(floe-tiered\): converting equality deletes writes one position-delete file per data/,
+    );
+    expect(note).toMatch(/each applying to its own file only/);
+    // a table with fewer deletes than that (unconverted) gets no note
+    expect(convertedNote([row('none', 2320, 960)])).toEqual([]);
+  });
+  it('the dashboard shows partitions as the CLI does (hour transform as a date-hour, names of the fields)', async () => {
+    const model = await loadCurrentModel(path.join(fixtures, 'impala/iceberg_partitioned'));
+    const d = buildDetail({ name: 't' } as TableConfig, model, 0);
+    expect(d.partitions.map((p) => p.partition).sort()).toEqual([
+      'event_time_hour=2020-01-01-08, action=view',
+      'event_time_hour=2020-01-01-09, action=click',
+      'event_time_hour=2020-01-01-10, action=download',
+    ]);
+  });
+  it('a catalog table is listed by its metadata location once read, by catalog and name before', async () => {
+    const model = await loadCurrentModel(path.join(fixtures, 'impala/iceberg_partitioned'));
+    const health = healthSummary(model, 0);
+    expect(health.location).toBe('/test-warehouse/iceberg_test/iceberg_partitioned');
+    const cfg = { access: { catalog: 'sql:/x.db' }, source: 'lake' };
+    expect(listedLocation('sales.events', cfg, health)).toBe('/test-warehouse/iceberg_test/iceberg_partitioned');
+    expect(listedLocation('sales.events', cfg, undefined)).toBe('sales.events in catalog lake');
+    expect(listedLocation('/t/a', { access: {}, source: 'config' }, undefined)).toBe('/t/a');
   });
 });

@@ -115,7 +115,11 @@ export function renderReport(r: CompactReport, result: CompactResult = icebergCo
   lines.push(row('data files', String(r.before.dataFiles), String(after.dataFiles)));
   lines.push(row('data bytes', formatBytes(r.before.dataBytes), formatBytes(after.dataBytes)));
   lines.push(row('delete files', String(r.before.deleteFiles), String(after.deleteFiles)));
-  lines.push(row('records', String(r.before.records), String(after.records)));
+  // records are the data files' rows, deleted ones included: a drop is the deletes applied, not lost rows
+  const dropped = r.before.records - after.records;
+  lines.push(
+    `${row('records', String(r.before.records), String(after.records))}${dropped > 0 ? `  (${dropped} deleted rows dropped; the live rows are unchanged)` : ''}`,
+  );
   if (!r.dryRun) {
     lines.push(
       `  read ${formatBytes(r.bytesRead)} (${r.rowsIn} rows), wrote ${formatBytes(r.bytesWritten)} (${r.rowsOut} rows) in ${(r.durationMs / 1000).toFixed(1)} s`,
