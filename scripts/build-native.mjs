@@ -10,7 +10,8 @@
  *   clone (new mtimes, which make cargo recompile the crate: ~100 CPU-s) copies it instead of building.
  * - No cargo: a loud notice and exit 0 (floe falls back to parquet-wasm), unless FLOE_REQUIRE_NATIVE=1 (or
  *   CI=true and FLOE_REQUIRE_NATIVE unset), then exit 1 saying how to install Rust.
- * - cargo's output is kept in <cache>/native/build.log and printed only when the build fails.
+ * - cargo's progress ("Compiling …" lines, its stderr) is shown as it builds: a cold build takes minutes, and
+ *   silence looks like a hang; its stdout is kept in <cache>/native/build.log.
  * No dependencies: it runs before `npm install` has necessarily finished anything else.
  */
 import { spawnSync } from 'node:child_process';
@@ -240,6 +241,8 @@ export function buildNative({
       env: childEnv,
       encoding: 'utf8',
       maxBuffer: 256 * 1024 * 1024,
+      // stderr (progress, compiler errors) straight to ours, live
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     const output = `${r.stdout ?? ''}${r.stderr ?? ''}`;
     writeFileSync(logFile, output);

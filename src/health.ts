@@ -27,10 +27,14 @@
  *            `commit.manifest.target-size-bytes` (8 MiB) holding the ideal number of entries
  *   score  = 100 × ideal / actual (at most 100), per partition without the manifest terms, and for the table
  *            over the sums (a partition whose files are already larger than the target counts as ideal).
- * The deleted share is (position-delete + DV + equality-delete records) / data records, at most 1 — an
- * upper bound, since an equality delete may match nothing. Delete files are associated with data files by
- * Iceberg's rules (deletes.ts). So 120 fragments of 3 KiB with 30 equality deletes score about 0, and one
- * 128 MiB file per partition without deletes scores 100. `explainHealth` prints the terms.
+ * The deleted share is (position-delete + DV records) / data records, at most 1: those records each name a
+ * deleted row. Equality-delete records do not: a key may match no row, one, or (after an upsert) the older
+ * copy of a row whose newer copy is live, so counting them as deleted rows made a Flink upsert table score 0
+ * while it had live rows. An equality delete's cost is the merge a reader pays — the delete-file reads above —
+ * and the rows it removes are not subtracted from the ideal (so the ideal may be a little high, never 0).
+ * Delete files are associated with data files by Iceberg's rules (deletes.ts). So 120 fragments of 3 KiB with
+ * 30 equality deletes score about 0, and one 128 MiB file per partition without deletes scores 100.
+ * `explainHealth` prints the terms.
  */
 import type { DataFile, DeleteFile, PartitionSpec, TableModel } from './model/index.js';
 import { partitionKey } from './model/index.js';
@@ -201,13 +205,16 @@ function deleteBytes(d: DeleteFile): number {
   return d.content === 'deletion-vector' ? d.contentSizeBytes : d.sizeBytes;
 }
 
+/** Rows known to be deleted: position deletes and DVs name rows; equality deletes name keys (see the header). */
+const deletedRows = (s: DeleteSummary): number => s.position.records + s.deletionVector.records;
+
 /** `buckets`: Paimon bucket → data bytes; a bucket's files cannot merge with another bucket's. */
 type Work = Omit<PartitionHealth, 'score' | 'cost'> & { cost: ScanCost; buckets: Map<number, number> };
 
 /** Finishes a partition's cost terms: its ideal layout, its actual scan cost, and the score. */
 function settle(ph: Work, p: SizePolicy): void {
   const c = ph.cost;
-  const deleted = ph.deletes.position.records + ph.deletes.deletionVector.records + ph.deletes.equality.records;
+  const deleted = deletedRows(ph.deletes);
   c.dataBytes = ph.dataBytes;
   c.dataFiles = ph.dataFiles;
   c.deletedShare = ph.dataRecords > 0 ? Math.min(1, deleted / ph.dataRecords) : deleted > 0 ? 1 : 0;
@@ -229,6 +236,17 @@ export interface HealthInput extends Pick<TableModel, 'dataFiles' | 'deleteFiles
   specs?: readonly PartitionSpec[];
   /** The snapshot's manifests (Iceberg), for the metadata term. */
   manifests?: readonly { content: string; length: number; addedFilesCount?: number; existingFilesCount?: number }[];
+}
+
+type ManifestCounts = NonNullable<HealthInput['manifests']>[number];
+
+/** Whether a manifest may hold a live file: engines skip one whose counts say it holds none, unopened. */
+export function holdsLiveFiles(m: Pick<ManifestCounts, 'addedFilesCount' | 'existingFilesCount'>): boolean {
+  return (
+    m.addedFilesCount === undefined ||
+    m.existingFilesCount === undefined ||
+    m.addedFilesCount + m.existingFilesCount > 0
+  );
 }
 
 /** Health of the live files in `model` (its dataFiles/deleteFiles, and manifests when given). */
@@ -300,17 +318,12 @@ export function tableHealth(model: HealthInput, policy: SizePolicy = DEFAULT_SIZ
     }
   }
   const records = partitions.reduce((n, p) => n + p.dataRecords, 0);
-  const deleted = deletes.position.records + deletes.deletionVector.records + deletes.equality.records;
+  const deleted = deletedRows(deletes);
   total.deletedShare = records > 0 ? Math.min(1, deleted / records) : deleted > 0 ? 1 : 0;
   // Metadata: every manifest is opened and read while planning; after compaction the live entries fit in
   // manifests of the target size, at today's bytes per entry.
   // Engines skip a manifest whose counts say it holds no added or existing file without opening it.
-  const manifests = (model.manifests ?? []).filter(
-    (m) =>
-      m.addedFilesCount === undefined ||
-      m.existingFilesCount === undefined ||
-      m.addedFilesCount + m.existingFilesCount > 0,
-  );
+  const manifests = (model.manifests ?? []).filter(holdsLiveFiles);
   if (manifests.length) {
     total.manifests = manifests.length;
     total.manifestBytes = manifests.reduce((n, m) => n + m.length, 0);
@@ -352,7 +365,7 @@ export function explainHealth(h: HealthReport): string[] {
     ),
     row('= actual', c.actual),
     'ideal scan cost (after compaction)',
-    `  live bytes = data bytes × (1 − ${(c.deletedShare * 100).toFixed(1)} % deleted rows), in ⌈live bytes / target⌉ file(s) per partition = ${c.idealFiles},`,
+    `  live bytes = data bytes × (1 − ${(c.deletedShare * 100).toFixed(1)} % rows deleted by position/DV), in ⌈live bytes / target⌉ file(s) per partition = ${c.idealFiles},`,
     `  no delete files, ${c.idealManifests} manifest(s) at today's bytes per entry`,
     row('= ideal', c.ideal),
     `score = 100 × ${fmt(c.ideal)} / ${fmt(c.actual)} = ${h.score.toFixed(1)}  (a partition's score: the same without the manifest terms)`,

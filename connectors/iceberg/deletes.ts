@@ -8,6 +8,7 @@
  *    whose spec is unpartitioned (a global delete).
  * Paths are compared after the location remap, so `hdfs://nn/x` and `/x` match when both map to one place.
  */
+import { withRealLocation } from '../storage/located-error.js';
 import { FloeError } from '../../src/errors.js';
 import type {
   DataFile,
@@ -116,6 +117,16 @@ export class DeleteLoader {
     private readonly fieldsById: Map<number, Field>,
   ) {}
 
+  /** A delete file's Parquet content; a corrupt one is named by its real place too. */
+  private async openDelete(path: string): Promise<ReturnType<typeof openParquet>> {
+    const bytes = await this.io.read(path);
+    try {
+      return openParquet(bytes, path);
+    } catch (e) {
+      throw withRealLocation(this.io, path, e);
+    }
+  }
+
   /** Deleted row positions of `df` from every applicable delete. */
   async deletedPositions(df: DataFile, deletes: ApplicableDeletes): Promise<Set<number>> {
     const out = new Set<number>();
@@ -162,7 +173,7 @@ export class DeleteLoader {
     if (!p) {
       p = (async () => {
         requireParquet(d.path, d.format);
-        const pq = openParquet(await this.io.read(d.path), d.path);
+        const pq = await this.openDelete(d.path);
         const fields = [this.fieldsById.get(FILE_PATH_ID)!, this.fieldsById.get(POS_ID)!];
         const rows = await readColumnsById(pq, fields);
         const out = new Map<string, number[]>();
@@ -200,7 +211,7 @@ export class DeleteLoader {
           }
           return f;
         });
-        const pq = openParquet(await this.io.read(d.path), d.path);
+        const pq = await this.openDelete(d.path);
         const rows = await readColumnsById(pq, fields);
         const keys = new Set<string>();
         for (const r of rows) keys.add(equalityKey(r.map((v) => (v === undefined ? null : v))));

@@ -102,7 +102,10 @@ export async function planExpiredFiles(
   io: FileIO,
   before: IcebergMetadata,
   after: IcebergMetadata,
+  /** Whether `after` is committed (a real run) or only computed (a dry run): the errors say which. */
+  o: { committed?: boolean } = {},
 ): Promise<ExpiryCleanupPlan> {
+  const committed = o.committed !== false;
   const warnings: string[] = [];
   const key = (loc: string) => io.map(loc);
   const afterIds = new Set(after.snapshots.map((s) => s.snapshotId));
@@ -121,7 +124,9 @@ export async function planExpiredFiles(
     } catch (e) {
       throw new FloeError(
         'Corrupt',
-        `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`,
+        committed
+          ? `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`
+          : `file cleanup cannot be planned: ${(e as Error).message}; without it floe cannot tell which files are still in use (dry run: nothing was changed)`,
         {
           context: { snapshotId: s.snapshotId.toString() },
           cause: e,

@@ -12,6 +12,7 @@
  */
 import { FloeError } from '../../src/errors.js';
 import { toBigInt } from '../../src/util/json.js';
+import { describeDuration } from '../../src/util/units.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
@@ -52,6 +53,24 @@ export interface ExpireOptions {
    * write.metadata.path, write.object-storage.path). Off by default: such files are skipped and reported.
    */
   allowOutsideTableLocation?: boolean;
+}
+
+/**
+ * The retention a run applies, in words, naming where each number came from (the flag, the table property or
+ * Iceberg's default): "snapshots older than 5d (2025-01-01T00:00:00.000Z; history.expire.max-snapshot-age-ms
+ * default), keeping at least 1 per branch (history.expire.min-snapshots-to-keep default)".
+ */
+export function describeRetention(md: IcebergMetadata, opts: ExpireOptions, nowMs: number): string {
+  const d = retentionDefaults(md.properties);
+  const from = (flag: unknown, key: string) =>
+    flag !== undefined ? 'as asked' : md.properties[key] !== undefined ? `table property ${key}` : `${key} default`;
+  const cutoff = opts.olderThanMs ?? nowMs - d.maxSnapshotAgeMs;
+  const age = describeDuration(nowMs - cutoff).replace(/ \(\d+ ms\)$/, '');
+  return (
+    `snapshots older than ${age} (${new Date(cutoff).toISOString()}; ${from(opts.olderThanMs, 'history.expire.max-snapshot-age-ms')}), ` +
+    `keeping at least ${opts.retainLast ?? d.minSnapshotsToKeep} per branch (${from(opts.retainLast, 'history.expire.min-snapshots-to-keep')})` +
+    (opts.snapshotIds?.length ? `, and snapshots ${opts.snapshotIds.join(', ')}` : '')
+  );
 }
 
 /** The retention decision for a metadata document. */
@@ -131,8 +150,10 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   let decision = decideExpiry(before, { ...opts, nowMs: now() });
   transactionPolicy(base, name, opts.maxAttempts); // a non-numeric commit.retry.* is refused before anything is decided
 
+  const retention = describeRetention(before, opts, now());
   if (decision.expired.length === 0 && decision.removedRefs.length === 0) {
     report.details = {
+      retention,
       expiredSnapshots: [],
       removedRefs: [],
       retainedSnapshots: decision.retained.size,
@@ -143,6 +164,8 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
 
   let after: IcebergMetadata;
   if (report.dryRun) {
+    // the same refusal the real run makes, so a dry run predicts it instead of reporting a cleanup it cannot plan
+    if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision);
     after = parseMetadata(expiredMetadata(base.metadata, base.location, decision, now()), base.location);
   } else {
     if (opts.cleanFiles !== false) await assertRetainedManifestListsReadable(table.io, before, decision); // refuse before writing
@@ -169,6 +192,7 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
     after = parseMetadata(fresh.metadata, fresh.location);
   }
   report.details = {
+    retention,
     ...report.details,
     expiredSnapshots: decision.expired.map(String),
     removedRefs: decision.removedRefs,
@@ -181,7 +205,7 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   }
   let plan;
   try {
-    plan = await planExpiredFiles(table.io, before, after);
+    plan = await planExpiredFiles(table.io, before, after, { committed: !report.dryRun });
   } catch (e) {
     if (report.dryRun || !(e instanceof FloeError)) throw e;
     report.warnings.push(e.message);

@@ -7,6 +7,7 @@
  * Equality keys are computed with the same value reader that loads the equality delete files, so both
  * sides of the comparison share one representation (a mismatch there would resurrect rows).
  */
+import { withRealLocation } from '../storage/located-error.js';
 import { randomUUID } from 'node:crypto';
 import type * as arrow from 'apache-arrow';
 import * as Arrow from 'apache-arrow';
@@ -278,7 +279,16 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       stats.fileRead(file.path, bytes.byteLength, file.recordCount);
       const bytesPerRow = file.recordCount > 0 ? file.sizeBytes / file.recordCount : 0;
       let rowStart = 0;
-      for await (const rg of iterateRowGroups(bytes, file.path, { fieldIds: ids, nameMapping: this.ctx.nameMapping })) {
+      const groups = iterateRowGroups(bytes, file.path, { fieldIds: ids, nameMapping: this.ctx.nameMapping });
+      for (;;) {
+        let next;
+        try {
+          next = await groups.next();
+        } catch (e) {
+          throw withRealLocation(this.ctx.io, file.path, e);
+        }
+        if (next.done) break;
+        const rg = next.value;
         let table = castToSchema(rg.table, this.outputFields, file.path);
         if (this.lineage) table = this.withLineage(table, file, rowStart);
         const start = rowStart;

@@ -14,6 +14,7 @@ import { allFieldsById, liveFilesOf } from './manifests.js';
 import { findSnapshot, schemaForSnapshot } from './metadata.js';
 import { openParquet, readColumnsById, type NameMappingEntry } from './parquet-reader.js';
 import type { IcebergTable } from './table.js';
+import { withRealLocation } from '../storage/located-error.js';
 import { fromJsonDefault } from './values.js';
 
 export interface ScanOptions {
@@ -144,7 +145,12 @@ async function readLiveRows(
     if (e instanceof FloeError) throw e.withContext({ snapshotId: plan.snapshotId?.toString() });
     throw e;
   }
-  const pq = openParquet(bytes, df.path);
+  let pq;
+  try {
+    pq = openParquet(bytes, df.path);
+  } catch (e) {
+    throw withRealLocation(table.io, df.path, e);
+  }
   if (pq.numRows !== df.recordCount) {
     throw new FloeError(
       'Corrupt',
@@ -154,7 +160,12 @@ async function readLiveRows(
       },
     );
   }
-  const rows = await readColumnsById(pq, readFields, nameMapping);
+  let rows;
+  try {
+    rows = await readColumnsById(pq, readFields, nameMapping);
+  } catch (e) {
+    throw withRealLocation(table.io, df.path, e);
+  }
 
   // Fill columns the file does not have.
   const spec = specOf(table, df.specId);

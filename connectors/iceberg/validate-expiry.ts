@@ -19,7 +19,19 @@ export async function assertRetainedManifestListsReadable(
   const checked = new Set<string>();
   for (const s of md.snapshots) {
     if (!decision.retained.has(s.snapshotId)) continue;
-    for (const mf of await readManifestList(io, md, s)) {
+    let listed;
+    try {
+      listed = await readManifestList(io, md, s);
+    } catch (e) {
+      if (!(e instanceof FloeError)) throw e;
+      // the list's own error names the file; say what that means for this run
+      throw new FloeError(
+        e.kind,
+        `${e.message}; expiring now could not tell which files are still in use, so nothing was changed`,
+        { context: { ...e.context, snapshotId: s.snapshotId.toString() }, cause: e },
+      );
+    }
+    for (const mf of listed) {
       // a manifest the kept snapshots need must at least exist (a missing one often means a corrupt list)
       if (checked.has(mf.path)) continue;
       checked.add(mf.path);

@@ -12,6 +12,7 @@
  * Only files inside the table directory and its `data-file.external-paths` are deleted
  * (connectors/storage/confine.ts); anything else the metadata names is reported as skipped.
  */
+import { describeDuration } from '../../src/util/units.js';
 import { FloeError } from '../../src/errors.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import type { DeleteScope } from '../storage/confine.js';
@@ -94,6 +95,8 @@ export interface PaimonExpiryRange {
   /** Expire [begin, end). begin === end: nothing to do. */
   begin: bigint;
   end: bigint;
+  /** The retention applied, in words, naming where each number came from (the flag, the option, the default). */
+  retention: string;
 }
 
 export async function decidePaimonRange(
@@ -119,6 +122,13 @@ export async function decidePaimonRange(
   const olderThan =
     o.olderThanMs ?? now - parsePaimonDuration(options['snapshot.time-retained'] ?? '1 h', 'snapshot.time-retained');
 
+  const from = (flag: unknown, key: string) =>
+    flag !== undefined ? 'as asked' : options[key] !== undefined ? `table option ${key}` : `${key} default`;
+  const retention =
+    `snapshots older than ${describeDuration(now - olderThan).replace(/ \(\d+ ms\)$/, '')} (${new Date(olderThan).toISOString()}; ${from(o.olderThanMs, 'snapshot.time-retained')}), ` +
+    `keeping at least ${retainMin} (${from(o.retainMin, 'snapshot.num-retained.min')})` +
+    (retainMax < 2147483647n ? ` and at most ${retainMax} (${from(o.retainMax, 'snapshot.num-retained.max')})` : '');
+
   const min = latest - retainMax + 1n > earliest ? latest - retainMax + 1n : earliest;
   let maxExclusive = latest - retainMin + 1n;
   const consumer = await minConsumerNext(io, table);
@@ -131,7 +141,7 @@ export async function decidePaimonRange(
       break;
     }
   }
-  if (end <= earliest) return { earliest, latest, begin: earliest, end: earliest };
+  if (end <= earliest) return { earliest, latest, begin: earliest, end: earliest, retention };
   // a gap below end means everything before it is already gone
   let begin = earliest;
   for (let id = end - 1n; id >= earliest; id--) {
@@ -140,7 +150,7 @@ export async function decidePaimonRange(
       break;
     }
   }
-  return { earliest, latest, begin, end };
+  return { earliest, latest, begin, end, retention };
 }
 
 export async function expirePaimonSnapshots(
@@ -164,7 +174,13 @@ export async function expirePaimonSnapshots(
   const noHints = cl.latestHint === undefined && cl.earliestHint === undefined;
   if (expired.length === 0 && cl.expire.length === 0 && cl.write.length === 0 && noHints) {
     const { earliest, latest } = range;
-    report.details = { expiredSnapshots: [], earliest: earliest.toString(), latest: latest.toString(), ...cl.details };
+    report.details = {
+      retention: range.retention,
+      expiredSnapshots: [],
+      earliest: earliest.toString(),
+      latest: latest.toString(),
+      ...cl.details,
+    };
     return report;
   }
 
@@ -181,6 +197,7 @@ export async function expirePaimonSnapshots(
   report.skipped = [...fromListing.skipped, ...fromMetadata.skipped];
   report.warnings.push(...confinementWarnings(scope, report.skipped.length));
   report.details = {
+    retention: range.retention,
     expiredSnapshots: expired.map((s) => s.id.toString()),
     earliest: range.end.toString(),
     latest: range.latest.toString(),

@@ -62,7 +62,11 @@ export async function removePaimonOrphanFiles(
   const usedExternal = new Set([...used.external].map((l) => io.map(l)));
 
   const root = io.map(table);
-  const stats = { listed: 0, valid: 0, tooYoung: 0, skipped: 0, orphans: 0 };
+  // `neverDeleted`: files orphan removal never touches (schema/, tag/, consumer/, files outside Paimon's
+  // layout), named in `neverDeletedFiles` (the first 20) — not "skipped", which the report keeps for
+  // candidates it left undeleted (the skipped[] list)
+  const stats = { listed: 0, valid: 0, tooYoung: 0, neverDeleted: 0, orphans: 0 };
+  const neverDeletedFiles: string[] = [];
   for await (const f of io.list(table, undefined, { includeTemporary: true })) {
     stats.listed++;
     const rel = f.location.slice(root.length + 1);
@@ -87,7 +91,8 @@ export async function removePaimonOrphanFiles(
       verdict = used.dataFiles.has(name) || usedExternal.has(f.location) ? 'used' : 'candidate';
     } else verdict = 'skip';
     if (verdict === 'skip') {
-      stats.skipped++;
+      stats.neverDeleted++;
+      if (neverDeletedFiles.length < 20) neverDeletedFiles.push(rel);
       continue;
     }
     if (verdict === 'used') {
@@ -110,7 +115,11 @@ export async function removePaimonOrphanFiles(
       reason: `${temporary ? TEMP_REASON : 'not referenced by any snapshot or tag'}; last modified ${f.lastModified.toISOString()}`,
     });
   }
-  report.details = { olderThan: new Date(cutoff).toISOString(), ...stats };
+  report.details = {
+    olderThan: new Date(cutoff).toISOString(),
+    ...stats,
+    ...(neverDeletedFiles.length ? { neverDeletedFiles } : {}),
+  };
   // the listing stays inside the table; the scope is the same final gate every delete passes
   const scope = paimonDeleteScope(table, options, (l) => io.map(l));
   const { allowed, skipped } = confineCandidates(io, scope, report.candidates, { listed: true });

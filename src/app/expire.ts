@@ -18,11 +18,13 @@ import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js'
 export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions {
   /** A duration back from now (5d, 36h, 1d12h), an ISO time or epoch ms. */
   olderThan?: string;
-  retainLast?: string;
+  /** Keep at least this many snapshots (a number; the command line's text is accepted too). */
+  retainLast?: number | string;
   /** Iceberg: comma-separated snapshot ids to expire as well. */
   snapshotIds?: string;
   cleanFiles?: boolean;
-  maxConcurrentDeletes?: string;
+  /** Delete batches in flight at once. */
+  maxConcurrentDeletes?: number | string;
   allowOutsideTableLocation?: boolean;
   /** Counts reads and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;

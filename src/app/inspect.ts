@@ -4,7 +4,8 @@
  * LSM picture (src/app/paimon-view.ts, loaded only for Paimon tables). The text views are the CLI's.
  */
 import { FloeError } from '../errors.js';
-import { tableHealth, sizePolicyFromProperties, type HealthReport } from '../health.js';
+import { holdsLiveFiles, tableHealth, sizePolicyFromProperties, type HealthReport } from '../health.js';
+import { realPlaceOf } from '../../connectors/storage/located-error.js';
 import { formatPartitionValue } from '../planning/partition-label.js';
 import { loadTableModel, requireSnapshot, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { displayValue } from '../../connectors/iceberg/values.js';
@@ -27,6 +28,8 @@ export interface InspectReport {
   format: 'iceberg';
   formatVersion: number;
   location: string;
+  /** Where the table really is when that differs from `location` (a relocated copy, --location-map). */
+  realLocation?: string;
   metadataLocation: string;
   foundVia: string;
   tableUuid?: string;
@@ -36,7 +39,8 @@ export interface InspectReport {
   refs: { name: string; type: string; snapshotId: bigint }[];
   schema: { id: number; columns: { id: number; name: string; type: string; required: boolean }[] };
   partitionSpec: { id: number; fields: string[] };
-  manifests: { data: number; deletes: number };
+  /** Manifests of the snapshot; `live`: those that may hold a live file (the others are skipped unread). */
+  manifests: { data: number; deletes: number; live: number };
   health: HealthReport;
 }
 
@@ -70,6 +74,7 @@ export async function buildInspectReport(
     format: 'iceberg',
     formatVersion: md.formatVersion,
     location: md.location,
+    ...realLocationOf(table),
     metadataLocation: table.metadataLocation,
     foundVia: table.via,
     ...(md.tableUuid ? { tableUuid: md.tableUuid } : {}),
@@ -85,9 +90,16 @@ export async function buildInspectReport(
     manifests: {
       data: model.manifests.filter((m) => m.content === 'data').length,
       deletes: model.manifests.filter((m) => m.content === 'deletes').length,
+      live: model.manifests.filter(holdsLiveFiles).length,
     },
     health,
   };
+}
+
+/** `{ realLocation }` when the metadata's location is not where the table's files are read. */
+function realLocationOf(table: IcebergTable): { realLocation?: string } {
+  const real = realPlaceOf(table.io, table.metadata.location);
+  return real === undefined ? {} : { realLocation: real };
 }
 
 /** Inspects an Iceberg or Paimon table (detected; a catalog names Iceberg tables). */

@@ -74,7 +74,7 @@ export async function runMaintenanceJob(
         ...access,
         dryRun: !!spec.dryRun,
         ...(spec.expire?.olderThan !== undefined ? { olderThan: spec.expire.olderThan } : {}),
-        ...(spec.expire?.retainLast !== undefined ? { retainLast: String(spec.expire.retainLast) } : {}),
+        ...(spec.expire?.retainLast !== undefined ? { retainLast: spec.expire.retainLast } : {}),
         ...(spec.expire?.cleanFiles === false ? { cleanFiles: false } : {}),
         ...(spec.lease === false ? { lease: false } : {}),
       });

@@ -22,7 +22,8 @@ export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptio
   prefixMismatch?: string;
   /** Iceberg: scan only these locations inside the table. */
   location?: string[];
-  maxConcurrentDeletes?: string;
+  /** Delete batches in flight at once (a number; the command line's text is accepted too). */
+  maxConcurrentDeletes?: number | string;
   /** Counts reads, listings and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }

@@ -4,6 +4,7 @@
  */
 import { VAR_LENGTH_CONTRIBUTION_KEY } from '../planning/sort-planner.js';
 import { FloeError } from '../errors.js';
+import { suggestName } from '../util/did-you-mean.js';
 import { BINPACK_KEYS, TIERED_KEYS } from '../planning/policy.js';
 import { UNIVERSAL_OPTION_KEYS } from '../planning/universal/options.js';
 import {
@@ -50,34 +51,8 @@ export function knownOptionKeys(format: OptionFormat): ReadonlySet<string> {
   ]);
 }
 
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_v, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++)
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
-/** The closest known key, if it is close enough to be a typo (or shares the last segment). */
-export function suggestKey(key: string, known: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k);
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  if (best !== undefined && bestD <= Math.max(2, Math.floor(key.length / 3))) return best;
-  // "target-size" → self-optimizing.target-size: the user's key is the tail of a known one
-  const tail = [...known].find((k) => k.endsWith(`.${key.toLowerCase()}`) || k.endsWith(`-${key.toLowerCase()}`));
-  return tail;
-}
+/** The closest known `-o` key (src/util/did-you-mean.ts). */
+export const suggestKey = suggestName;
 
 /** Refuses keys the given format does not read; names the other format when the key belongs to it. */
 export function checkOptionKeys(options: Record<string, string>, format: OptionFormat): void {
@@ -87,10 +62,12 @@ export function checkOptionKeys(options: Record<string, string>, format: OptionF
     if (known.has(key)) continue;
     const name = format === 'iceberg' ? 'Iceberg' : 'Paimon';
     if (other.has(key)) {
+      // the same setting often has a sibling name in the other format (target-file-size → …-bytes)
+      const sibling = suggestName(key, known);
       throw new FloeError(
         'InvalidArgument',
-        `-o ${key}: this option applies to ${format === 'iceberg' ? 'Paimon' : 'Iceberg'} tables; the table is ${name}`,
-        { context: { option: key } },
+        `-o ${key}: this option applies to ${format === 'iceberg' ? 'Paimon' : 'Iceberg'} tables; the table is ${name}${sibling ? ` — did you mean ${sibling}?` : ''}`,
+        { context: { option: key, ...(sibling ? { suggestion: sibling } : {}) } },
       );
     }
     const hint = suggestKey(key, known);

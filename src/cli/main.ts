@@ -10,6 +10,7 @@ import { Command, CommanderError } from 'commander';
 import { COMMANDS, registerCommand, registerSummaries } from './commands/index.js';
 import { EXIT, exitCodeForError } from '../app/exit-codes.js';
 import { guardStdout, renderResult, writeStdout } from './result.js';
+import { exitQuietlyOnClosedOutput, isClosedPipe } from './closed-stdout.js';
 
 // The AWS SDK warns on every S3 command under Node 20 (its support ends 2027-01); floe supports Node ≥ 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -73,6 +74,8 @@ export async function run(
       }
       return code;
     }
+    // the reader went away (`| head`): nothing to say to it, and nothing went wrong
+    if (isClosedPipe(err)) return EXIT.ok;
     const code = exitCodeForError(err);
     const e = err as { kind?: string; message?: string; stack?: string };
     const reported = (err as { context?: { reported?: boolean } }).context?.reported === true;
@@ -105,11 +108,13 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  exitQuietlyOnClosedOutput();
   run(process.argv).then(
     (code) => {
       process.exitCode = code;
     },
     (err: unknown) => {
+      if (isClosedPipe(err)) return;
       process.stderr.write(`floe: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = EXIT.failed;
     },

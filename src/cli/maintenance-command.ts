@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { collectOption } from '../maintenance/cli-support.js';
 import type { MaintenanceReport } from '../maintenance/report.js';
 import { NO_LEASE_HELP } from '../distributed/cli-lease.js';
-import { createProgress, parseProgressMode, type Progress } from './progress.js';
+import { createProgress, parseProgressMode, PROGRESS_HELP, type Progress } from './progress.js';
 import { printMaintenance } from './maintenance-output.js';
 
 /** The flags every maintenance command adds to its job's options. */
@@ -23,7 +23,7 @@ export function maintenanceAccessOptions(command: Command, locationMapVerb: 'del
   return command
     .option('--no-lease', NO_LEASE_HELP)
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
-    .option('--progress <mode>', 'progress on stderr: auto, bar, json or none', 'auto')
+    .option('--progress <mode>', PROGRESS_HELP, 'auto')
     .option(
       '--location-map <FROM=TO>',
       `read and ${locationMapVerb} locations under FROM at TO (repeatable)`,
@@ -47,9 +47,11 @@ export async function runMaintenanceCommand(
   let report;
   try {
     report = await job(progress);
-  } finally {
-    progress.finish();
+  } catch (e) {
+    progress.abort();
+    throw e;
   }
+  progress.finish();
   const exitCode = printMaintenance(report, o.json);
   if (exitCode !== 0) process.exitCode = exitCode;
 }

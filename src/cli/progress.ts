@@ -2,10 +2,16 @@
  * Progress of long commands on standard error (standard output holds only the result):
  * - `bar` (default on a terminal): one redrawn line with a bar, counts, rate and ETA. The bar never shows
  *   100 % before the work is finished: while a task is still writing or the commit is pending it stops at 99 %.
- * - `json` (default when stderr is not a terminal, or `--progress=json`): one JSON object per line, on each
- *   plan/task/commit event and at most every `intervalMs` in between — easy to forward to a log or a
- *   workflow engine's heartbeat.
+ * - `plain` (default when stderr is not a terminal: a pipe, a log, a demo transcript): the bar's message
+ *   lines (planned …, committed …, failures) as plain text, and a status line at most every `intervalMs`
+ *   (default 10 s) — readable in a log, no escape codes, no JSON noise.
+ * - `json` (`--progress=json`): one JSON object per line, on each plan/task/commit event and at most every
+ *   `intervalMs` in between — easy to forward to a log or a workflow engine's heartbeat. Each line's `type`
+ *   is the library's ProgressEvent type (src/execution/events.ts) or one of the CLI's own: `rows`,
+ *   `filesRead`, `filesDeleted`, `phase`, `message`, `finish`; `event` carries the same name (kept for
+ *   readers of older versions).
  * - `none`: nothing.
+ * A command that fails calls `abort()`, not `finish()`: no `finish` line precedes its error.
  */
 import type { ProgressEvent, ProgressListener } from '../execution/events.js';
 import { FloeError } from '../errors.js';
@@ -13,16 +19,27 @@ import { formatBytes } from '../util/units.js';
 
 export { formatBytes };
 
-export type ProgressMode = 'bar' | 'json' | 'none';
+export type ProgressMode = 'bar' | 'plain' | 'json' | 'none';
+
+const MODES: readonly ProgressMode[] = ['bar', 'plain', 'json', 'none'];
+
+/** `--progress`'s help text, one wording for every command. */
+export const PROGRESS_HELP =
+  'progress on stderr: auto (bar on a terminal, plain lines otherwise), bar, plain, json (one JSON object per line) or none';
+
+/** The mode `auto` means on this stream: the bar on a terminal, plain lines otherwise. */
+export const autoProgressMode = (stream: { isTTY?: boolean }): ProgressMode =>
+  stream.isTTY === true ? 'bar' : 'plain';
 
 export function parseProgressMode(
   text: string | undefined,
   stream: { isTTY?: boolean } = process.stderr,
 ): ProgressMode {
   const t = (text ?? 'auto').toLowerCase();
-  if (t === 'auto') return stream.isTTY === true ? 'bar' : 'json';
-  if (t === 'bar' || t === 'json' || t === 'none') return t;
-  throw new FloeError('InvalidArgument', `--progress must be auto, bar, json or none, got "${text}"`);
+  if (t === 'auto') return autoProgressMode(stream);
+  const mode = MODES.find((m) => m === t);
+  if (mode) return mode;
+  throw new FloeError('InvalidArgument', `--progress must be auto, bar, plain, json or none, got "${text}"`);
 }
 
 export interface ProgressSink {
@@ -36,7 +53,7 @@ export interface ProgressOptions {
   command?: string;
   /** Clock, for rates and ETA (tests pass a fake one). */
   now?: () => number;
-  /** Minimum time between periodic lines/redraws (default 1000 ms for json, 200 ms for the bar). */
+  /** Minimum time between periodic lines/redraws (default 1000 ms for json, 10 s for plain, 200 ms for the bar). */
   intervalMs?: number;
 }
 
@@ -61,8 +78,10 @@ export interface Progress {
   /** Counters for commands without task events (scan rows, listings, deletes). */
   count(what: 'rows' | 'filesRead' | 'filesDeleted', n: number, bytes?: number): void;
   phase(name: string): void;
-  /** Final line (a newline after the bar) — call once when the command ends. */
+  /** Final line (a newline after the bar, a `finish` JSON line) — call once when the command succeeded. */
   finish(): void;
+  /** The command failed: end the bar's line, print no `finish` event (the error follows). */
+  abort(): void;
   readonly state: ProgressState;
 }
 
@@ -79,11 +98,12 @@ function eta(seconds: number): string {
 }
 
 export function createProgress(stream: ProgressSink = process.stderr, o: ProgressOptions = {}): Progress {
-  const mode = o.mode ?? (stream.isTTY === true ? 'bar' : 'json');
+  const mode = o.mode ?? autoProgressMode(stream);
   const now = o.now ?? Date.now;
-  const interval = o.intervalMs ?? (mode === 'json' ? 1000 : 200);
+  const interval = o.intervalMs ?? (mode === 'json' ? 1000 : mode === 'plain' ? 10_000 : 200);
   const started = now();
-  let lastDraw = -Infinity;
+  // plain lines are for logs: the first status line only once the interval has passed
+  let lastDraw = mode === 'plain' ? started : -Infinity;
   let barShown = false;
   let finished = false;
   const s: ProgressState = {
@@ -143,6 +163,7 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
     const f = fraction();
     return `${JSON.stringify({
       progress: o.command ?? 'floe',
+      type: event,
       event,
       elapsedMs: now() - started,
       ...s,
@@ -159,7 +180,10 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
     if (!force && t - lastDraw < interval) return;
     lastDraw = t;
     if (mode === 'json') stream.write(json(event));
-    else {
+    else if (mode === 'plain') {
+      // milestones are said as messages; a status line only when the interval has passed
+      if (!force) stream.write(`${text()}\n`);
+    } else {
       stream.write(`\r${text()}\x1b[K`);
       barShown = true;
     }
@@ -168,7 +192,13 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
   const say = (line: string) => {
     if (mode === 'none') return;
     if (mode === 'json') {
-      stream.write(`${JSON.stringify({ progress: o.command ?? 'floe', event: 'message', text: line })}\n`);
+      stream.write(
+        `${JSON.stringify({ progress: o.command ?? 'floe', type: 'message', event: 'message', text: line })}\n`,
+      );
+      return;
+    }
+    if (mode === 'plain') {
+      stream.write(`${line}\n`);
       return;
     }
     stream.write(`${barShown ? '\r\x1b[K' : ''}${line}\n`);
@@ -182,7 +212,7 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
         s.tasks = e.tasks;
         s.bytesTotal = e.inputBytes;
         s.phase = e.tasks ? 'rewriting' : 'nothing to rewrite';
-        if (mode === 'bar')
+        if (mode === 'bar' || mode === 'plain')
           say(`planned ${e.tasks} task(s) over ${e.inputFiles} file(s), ${formatBytes(e.inputBytes)}`);
         draw('plan', true);
         return;
@@ -243,6 +273,11 @@ export function createProgress(stream: ProgressSink = process.stderr, o: Progres
       s.phase = 'done';
       if (mode === 'json') stream.write(json('finish'));
       else if (mode === 'bar' && barShown) stream.write(`\r${text()}\x1b[K\n`);
+    },
+    abort() {
+      if (finished) return;
+      finished = true;
+      if (mode === 'bar' && barShown) stream.write('\n');
     },
   };
 }

@@ -29,10 +29,16 @@ export function newFileIO(o: TableAccessCli): FileIO {
   return new FileIO(storageFromCli(o));
 }
 
-export function parseNonNegativeInt(text: string, option: string): number {
-  if (!/^\d+$/.test(text.trim()))
-    throw new FloeError('InvalidArgument', `${option}: "${text}" is not a non-negative integer`);
-  return Number(text);
+/** A count from the command line ("4") or the library (4); both are checked the same way. */
+export function parseNonNegativeInt(value: string | number, option: string): number {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new FloeError('InvalidArgument', `${option}: ${value} is not a non-negative integer`);
+    return value;
+  }
+  if (!/^\d+$/.test(value.trim()))
+    throw new FloeError('InvalidArgument', `${option}: "${value}" is not a non-negative integer`);
+  return Number(value);
 }
 
 export function parseSnapshotIds(text: string): bigint[] {

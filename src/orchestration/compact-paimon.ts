@@ -11,6 +11,7 @@
  * only stops the writers from compacting). Tables whose compaction must also produce changelog or
  * deletion vectors, and options floe does not implement, are refused with the reason.
  */
+import { didYouMean } from '../util/did-you-mean.js';
 import { FloeError } from '../errors.js';
 import type { DecisionStep } from '../planning/plan.js';
 import { parseMemorySize } from '../planning/universal/index.js';
@@ -209,7 +210,7 @@ async function partitionSelector(table: PaimonTable, where: string): Promise<(pa
     if (!lower.has(c.toLowerCase())) {
       throw new FloeError(
         'InvalidArgument',
-        `--where ${JSON.stringify(where)}: column ${c} is not a partition column of Paimon table ${table.location} ` +
+        `--where ${JSON.stringify(where)}: column ${c} is not a partition column${didYouMean(c, keys)} of Paimon table ${table.location} ` +
           `(partition keys: ${keys.length ? keys.join(', ') : 'none — the table is unpartitioned'}); Paimon compaction selects whole partitions`,
         { context: { table: table.location, column: c } },
       );

@@ -87,7 +87,7 @@ export class ServiceApi {
       const cached = this.health.get(name);
       return {
         name,
-        location: String(t.table),
+        location: listedLocation(String(t.table), cfg, cached?.value),
         source: String(t.source),
         ...(cfg?.format ? { format: cfg.format } : {}),
         paused: !!t.paused,
@@ -167,4 +167,17 @@ export class ServiceApi {
     if (!db) return undefined;
     return db.runs(name, limit);
   }
+}
+
+/**
+ * Where a listed table is: its metadata's location once its health was read; before that a catalog table
+ * is named by its catalog (its `ns.table` is a name, not a location), a listed one by its configured location.
+ */
+export function listedLocation(
+  table: string,
+  cfg: { access: { catalog?: string }; source: string } | undefined,
+  health: TableHealthSummary | undefined,
+): string {
+  if (health?.location) return health.location;
+  return cfg?.access.catalog ? `${table} in catalog ${cfg.source}` : table;
 }

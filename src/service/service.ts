@@ -127,6 +127,8 @@ export class MaintenanceService {
   private onceStarted = new Set<string>();
   private onceOutcomes: JobOutcome[] = [];
   private startedAtMs = 0;
+  /** The state database had no table when this process opened it: nothing has run, every job is due. */
+  private firstStart = false;
 
   constructor(
     readonly config: ServiceConfig,
@@ -165,6 +167,7 @@ export class MaintenanceService {
       }
     }
     this.leased = this.db?.sql.dialect === 'postgres';
+    this.firstStart = this.db !== undefined && (await this.db.tableRows()).length === 0;
     await this.syncTables(this.config.tables);
     this.mode = 'ready';
   }
@@ -289,12 +292,41 @@ export class MaintenanceService {
   /** Long-running mode: checks now and then whenever something can next become due. */
   start(): void {
     this.mode = 'serving';
+    // every table under management: the config's `tables:` and what the catalogs' discovery found
     this.emit('info', 'service-start', {
-      tables: this.config.tables.map((t) => t.name),
+      tables: this.tableNames(),
       concurrency: this.config.concurrency,
       stateDir: this.config.stateDir,
     });
+    this.announceFirstStart();
     this.tick();
+  }
+
+  /**
+   * The first start against a new state database runs every job at once (none has a last run to count
+   * from): say so before it happens, with the jobs that will change tables, and how to look first.
+   */
+  private announceFirstStart(): void {
+    if (!this.firstStart) return;
+    this.firstStart = false;
+    const now = this.clock.now();
+    const due = [...this.tables.values()].flatMap((t) =>
+      t.paused
+        ? []
+        : t.cfg.jobs.filter((j) => this.dueAt(t, j, now) <= now).map((j) => ({ table: t.cfg.name, job: j })),
+    );
+    const live = due.filter((d) => !d.job.dryRun).map((d) => `${d.job.kind} ${d.table}`);
+    const dry = due.length - live.length;
+    this.emit(live.length ? 'warn' : 'info', 'first-start', {
+      state: this.db?.description,
+      message:
+        `first start with a new state database: no job has run yet, so ${due.length} job(s) are due and start now` +
+        (live.length
+          ? ` — ${live.length} will change tables (${live.slice(0, 20).join(', ')}${live.length > 20 ? ', …' : ''})` +
+            `${dry ? `, ${dry} are dry runs` : ''}. To only look, stop (Ctrl-C) and set dryRun: true on the jobs (defaults.jobs), or run floe serve --once with it first`
+          : ' — all of them dry runs: nothing is committed or deleted'),
+      dueNow: due.map((d) => ({ table: d.table, job: d.job.kind, dryRun: d.job.dryRun })),
+    });
   }
 
   /** Starts what is due and re-arms the timer. Public so tests can step a fake clock. */
@@ -306,6 +338,7 @@ export class MaintenanceService {
   /** Runs every job that is due now, once each (failures are not retried), and resolves when all ended. */
   async runOnce(): Promise<OnceSummary> {
     this.mode = 'once';
+    this.announceFirstStart();
     this.onceStarted = new Set();
     this.onceOutcomes = [];
     for (;;) {

@@ -3,7 +3,8 @@
  * `floe inspect`): snapshots, a file-size histogram per partition, delete files, the health score
  * (src/health.ts), and the plan a compaction would make now (a dry run through `runMaintenanceJob`).
  */
-import type { TableModel } from '../model/index.js';
+import type { PartitionTuple, TableModel } from '../model/index.js';
+import { partitionLabeler } from '../planning/partition-label.js';
 import { partitionKey } from '../model/table.js';
 import { sizePolicyFromProperties, tableHealth, thresholds } from '../health.js';
 import type { TableConfig } from './config.js';
@@ -32,6 +33,8 @@ export interface PartitionDetail {
 }
 
 export interface TableHealthSummary {
+  /** The table's location from its metadata (a catalog table's is not its `ns.table` name). */
+  location?: string;
   score: number;
   dataFiles: number;
   dataBytes: number;
@@ -71,10 +74,11 @@ export interface TableDetail {
   pendingPlanError?: string;
 }
 
-const partText = (p: readonly unknown[]) =>
-  p.length === 0
-    ? '(unpartitioned)'
-    : p.map((x) => (typeof x === 'bigint' ? x.toString() : (JSON.stringify(x) ?? 'null'))).join(', ');
+/** "event_time_hour=2020-01-01-08, action=view", as the CLI's plans print partitions (not raw transform ints). */
+const partitionText = (model: Pick<TableModel, 'specs' | 'schemas'>) => {
+  const label = partitionLabeler(model);
+  return (specId: number, p: PartitionTuple): string => (p.length === 0 ? '(unpartitioned)' : label(specId, p));
+};
 
 export function bucketOf(sizeBytes: number): number {
   return SIZE_BUCKETS.findIndex((b) => sizeBytes < b.maxBytes);
@@ -91,6 +95,7 @@ export function healthSummary(model: TableModel, nowMs: number): TableHealthSumm
   const h = tableHealth(model, policy);
   const { undersizedMax } = thresholds(policy);
   return {
+    location: model.location,
     score: h.score,
     dataFiles: model.dataFiles.length,
     dataBytes: model.dataFiles.reduce((n, f) => n + f.sizeBytes, 0),
@@ -115,12 +120,13 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
   const h = tableHealth(model, policy);
   const scoreByKey = new Map(h.partitions.map((p) => [partitionKey(p.specId, p.partition as never), p.score]));
   const parts = new Map<string, PartitionDetail>();
-  const part = (specId: number, p: readonly unknown[]) => {
+  const partText = partitionText(model);
+  const part = (specId: number, p: PartitionTuple) => {
     const k = partitionKey(specId, p as never);
     let d = parts.get(k);
     if (!d) {
       d = {
-        partition: partText(p),
+        partition: partText(specId, p),
         dataFiles: 0,
         dataBytes: 0,
         deleteFiles: 0,
@@ -178,7 +184,7 @@ export function buildDetail(cfg: TableConfig, model: TableModel, nowMs: number):
         kind: f.content,
         records: f.recordCount,
         bytes: f.sizeBytes,
-        partition: partText(f.partition),
+        partition: partText(f.specId, f.partition),
       })),
     },
     properties: model.properties,

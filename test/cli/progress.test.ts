@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createProgress, parseProgressMode } from '../../src/cli/progress.js';
-import { copyFixture, floe } from './support.js';
+import path from 'node:path';
+import { copyFixture, fixtures, floe, spawnFloe } from './support.js';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
@@ -65,7 +66,7 @@ describe('JSON lines', () => {
   it('one parseable line per milestone, throttled in between', () => {
     let t = 0;
     const s = sink(false);
-    const p = createProgress(s, { now: () => t, intervalMs: 1000, command: 'compact' });
+    const p = createProgress(s, { mode: 'json', now: () => t, intervalMs: 1000, command: 'compact' });
     p.listener({ type: 'plan', tasks: 1, inputFiles: 3, inputBytes: 300 });
     p.listener({ type: 'file-read', taskId: 'a', path: 'f1', bytes: 100, rows: 1 }); // within the interval: no line
     t = 1500;
@@ -86,15 +87,79 @@ describe('JSON lines', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.event)).toEqual(['plan', 'file-read', 'task-done', 'finish']);
+    // the library's vocabulary: `type` as in ProgressEvent (`event` kept for older readers)
+    expect(lines.map((l) => l.type)).toEqual(['plan', 'file-read', 'task-done', 'finish']);
     expect(lines[1]).toMatchObject({ progress: 'compact', bytesRead: 200, bytesTotal: 300, tasks: 1, fraction: 0.666 });
     expect(lines[1]!.etaSeconds).toBe(1);
     expect(lines[2]!.fraction).toBeLessThan(1);
     expect(lines[3]!.fraction).toBe(1);
   });
-  it('auto is the bar on a terminal, JSON otherwise', () => {
+  it('auto is the bar on a terminal, plain lines otherwise; JSON only when asked', () => {
     expect(parseProgressMode('auto', { isTTY: true })).toBe('bar');
-    expect(parseProgressMode(undefined, { isTTY: false })).toBe('json');
-    expect(() => parseProgressMode('fancy')).toThrow(/--progress/);
+    expect(parseProgressMode(undefined, { isTTY: false })).toBe('plain');
+    expect(parseProgressMode('json', { isTTY: false })).toBe('json');
+    expect(() => parseProgressMode('fancy')).toThrow(/--progress must be auto, bar, plain, json or none/);
+  });
+  it('plain (not a terminal): milestones as text lines, no JSON, no escape codes, no finish line', () => {
+    let t = 0;
+    const s = sink(false);
+    const p = createProgress(s, { now: () => t, command: 'demo' });
+    p.phase('scanning'); // at once: no status line yet
+    p.listener({ type: 'plan', tasks: 1, inputFiles: 3, inputBytes: 300 });
+    p.listener({ type: 'file-read', taskId: 'a', path: 'f1', bytes: 100, rows: 1 });
+    t = 11_000;
+    p.listener({ type: 'file-read', taskId: 'a', path: 'f2', bytes: 100, rows: 1 }); // 10 s later: one status line
+    p.listener({ type: 'commit', snapshotId: '9007199254740993', attempt: 1, groups: 1 });
+    p.finish();
+    expect(s.chunks.join('')).toBe(
+      'planned 1 task(s) over 3 file(s), 300 B\n' +
+        `${s.chunks[1]}` +
+        'committed snapshot 9007199254740993 (1 group(s), attempt 1)\n',
+    );
+    expect(s.chunks[1]).toMatch(/^\[#+-*\] 66% {2}rewriting {2}0\/1 tasks {2}200 B\/300 B read/);
+    const all = s.chunks.join('');
+    for (const c of ['{', '\u001b', '\r']) expect(all).not.toContain(c);
+  });
+  it('abort() after a failure prints no finish event; the bar ends its line', () => {
+    const j = sink(false);
+    const pj = createProgress(j, { mode: 'json', intervalMs: 0 });
+    pj.listener({ type: 'plan', tasks: 1, inputFiles: 1, inputBytes: 1 });
+    pj.abort();
+    pj.finish(); // after abort: nothing more
+    expect(j.chunks.map((c) => (JSON.parse(c) as { type: string }).type)).toEqual(['plan']);
+    const b = sink(true);
+    const pb = createProgress(b, { mode: 'bar', intervalMs: 0 });
+    pb.phase('listing');
+    pb.abort();
+    expect(b.chunks.at(-1)).toBe('\n');
+  });
+});
+
+describe('a failing command prints its error, not a finish event', () => {
+  it.each([
+    ['compact', ['/nope']],
+    ['rewrite-manifests', [path.join(fixtures, 'paimon-cpp/append_09'), '--dry-run']],
+    ['expire', ['/nope', '--dry-run']],
+  ])('%s', async (cmd, args) => {
+    const r = await floe(cmd, ...args, '--progress', 'json');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^floe: /m);
+    expect(r.stderr).not.toMatch(/"finish"/);
+  });
+});
+
+describe('a real process with stderr on a pipe', () => {
+  it('prints no JSON progress by default (the demo and cron logs stay readable)', async () => {
+    const t = copyFixture('impala/iceberg_v2_partitioned_position_deletes');
+    try {
+      const r = await spawnFloe(['compact', t.dir, '--dry-run']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/"progress"/);
+      const j = await spawnFloe(['compact', t.dir, '--dry-run', '--progress', 'json']);
+      expect(j.stderr).toMatch(/"progress":"compact"/);
+    } finally {
+      t.cleanup();
+    }
   });
 });
 

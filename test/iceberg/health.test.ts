@@ -2,7 +2,7 @@
  * Size classes (Amoro thresholds) and the health score (src/health.ts): 100 × ideal / actual scan cost, with
  * every file open charged 4 MiB. Expected numbers are worked out by hand in the comments.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -210,6 +210,98 @@ describe('health of real tables', () => {
     // every row deleted: nothing live, so any file read is overhead
     expect(spark.health.cost.deletedShare).toBe(1);
     expect(spark.health.score).toBeLessThan(5);
+  });
+
+  // Equality deletes name keys, not rows: their cost is the merge a reader pays (open + read the delete file
+  // once per data file it applies to), and they do not shrink the ideal. Expected values from the files on
+  // disk (fs sizes), the sequence numbers in the fixtures' manifests (MANIFEST.md) and Iceberg's rules: an
+  // equality delete of sequence s applies to data of sequence < s, a position delete to data of sequence ≤ s.
+  // Every manifest in metadata/ is live in the current snapshot (the manifest lists hold them all).
+  const open = 4 * MiB;
+  const sizeOf = (table: string, dir: string, suffix: string) => {
+    const d = path.join(fixtures, 'impala', table, dir);
+    const hits = readdirSync(d).filter((f) => f.endsWith(suffix));
+    expect(hits).toHaveLength(1);
+    return statSync(path.join(d, hits[0]!)).size;
+  };
+  const manifestBytes = (table: string) => {
+    const d = path.join(fixtures, 'impala', table, 'metadata');
+    const ms = readdirSync(d).filter((f) => /-m\d\.avro$/.test(f));
+    return { count: ms.length, bytes: ms.reduce((n, f) => n + statSync(path.join(d, f)).size, 0) };
+  };
+  /** 100 × ideal / actual for a table of tiny files: ideal = live bytes + 1 file open + 1 manifest. */
+  const byHand = (t: {
+    table: string;
+    data: number[];
+    reads: number[];
+    unused: number;
+    entries: number;
+    positionShare: number;
+  }) => {
+    const m = manifestBytes(t.table);
+    const dataBytes = t.data.reduce((a, b) => a + b, 0);
+    const actual =
+      dataBytes +
+      t.data.length * open +
+      t.reads.reduce((n, b) => n + open + b, 0) +
+      t.unused * open +
+      m.count * open +
+      m.bytes;
+    const ideal = dataBytes * (1 - t.positionShare) + open + open + m.bytes / t.entries;
+    return round1((100 * ideal) / actual);
+  };
+  it('equality-delete fixtures score what a reader pays (> 0), not "100 % deleted rows"', async () => {
+    const score = async (table: string) =>
+      (await buildInspectReport(await openTableForCli(path.join(fixtures, 'impala', table), {}))).health;
+    // Flink upsert, 3 commits each adding data dN (seq N) + equality delete eN (seq N): e1 applies to nothing,
+    // e2 to d1, e3 to d1 and d2.
+    {
+      const t = 'iceberg_v2_delete_equality';
+      const d = (u: string) => sizeOf(t, 'data', `${u}-00001.parquet`);
+      const e = (u: string) => sizeOf(t, 'data', `${u}-00002.parquet`);
+      const [c1, c2, c3] = ['231ec696', '931d6d35', 'e3ac4bad'].map((p) =>
+        readdirSync(path.join(fixtures, 'impala', t, 'data'))
+          .find((f) => f.includes(p))!
+          .replace(/-0000[12]\.parquet$/, ''),
+      );
+      const h = await score(t);
+      expect(h.cost.deletedShare).toBe(0);
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBe(
+        byHand({
+          table: t,
+          data: [d(c1!), d(c2!), d(c3!)],
+          reads: [e(c2!), e(c3!), e(c3!)],
+          unused: 1,
+          entries: 6,
+          positionShare: 0,
+        }),
+      );
+    }
+    // Flink: d1+e1 (seq 1), d2+e2 (seq 2), 2 rows each; then Impala's position delete p (seq 3, 1 row) with
+    // no referenced file: applies to d1 and d2. e1 applies to nothing, e2 to d1. 1 of 4 rows position-deleted.
+    {
+      const t = 'iceberg_v2_delete_both_eq_and_pos';
+      const d1 = sizeOf(t, 'data', '38a471ff-46f4-4350-85cc-2e7ba946b34c-00001.parquet');
+      const d2 = sizeOf(t, 'data', '72709aba-fb15-4bd6-9758-5f39eb9bdcb7-00001.parquet');
+      const e2 = sizeOf(t, 'data', '72709aba-fb15-4bd6-9758-5f39eb9bdcb7-00002.parquet');
+      const p = sizeOf(t, 'data', '_data.0.parq');
+      const h = await score(t);
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBe(
+        byHand({ table: t, data: [d1, d2], reads: [e2, p, p], unused: 1, entries: 5, positionShare: 1 / 4 }),
+      );
+    }
+    // Flink under spec 0 identity(d): d1+e1 (seq 1), d2+e2 (seq 2), one partition: e1 applies to nothing, e2 to d1.
+    {
+      const t = 'iceberg_v2_delete_equality_partition_evolution';
+      const d1 = sizeOf(t, 'data/d=2023-12-24', 'bdb0c103-bfaf-49b4-935a-16a951e55b1c-00001.parquet');
+      const d2 = sizeOf(t, 'data/d=2023-12-24', 'fe90d7bb-47e7-4221-8e06-f63922d3fa23-00001.parquet');
+      const e2 = sizeOf(t, 'data/d=2023-12-24', 'fe90d7bb-47e7-4221-8e06-f63922d3fa23-00002.parquet');
+      const h = await score(t);
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBe(byHand({ table: t, data: [d1, d2], reads: [e2], unused: 1, entries: 4, positionShare: 0 }));
+    }
   });
 
   it('Paimon: a bucket with L0 files scores below 100, one file per bucket after full compaction scores 100', async () => {

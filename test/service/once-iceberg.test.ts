@@ -165,12 +165,21 @@ describe('floe serve --once', () => {
     expect(first.exitCode).toBeUndefined();
     const events = first.lines.map((l) => `${l.event}:${l.job}`);
     expect(events).toEqual([
+      // a new state database: it says both jobs start now and will change the table (issue 28.8)
+      'first-start:undefined',
       'job-start:compact',
       'job-commit:compact',
       'job-finish:compact',
       'job-start:expire',
       'job-finish:expire',
     ]);
+    expect(first.lines[0]).toMatchObject({
+      level: 'warn',
+      dueNow: [
+        { table: 'orders', job: 'compact', dryRun: false },
+        { table: 'orders', job: 'expire', dryRun: false },
+      ],
+    });
     const compact = first.lines.find((l) => l.event === 'job-finish' && l.job === 'compact')!;
     expect(compact).toMatchObject({
       table: 'orders',

@@ -3,6 +3,7 @@
  * `--explain` prints each task's decision trail; `--json` prints one result document (schema/floe-result.schema.json).
  * Every flag either applies to the table's format or is refused (exit 2) naming the format.
  */
+import { didYouMean } from '../../util/did-you-mean.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
 import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
@@ -10,7 +11,7 @@ import type { AccessOptions } from '../../app/open-table.js';
 import { fileIOFromEnv } from '../../app/open-table.js';
 import { accessOptionsOf } from '../../app/access-options.js';
 import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
-import { createProgress, formatBytes, parseProgressMode } from '../progress.js';
+import { createProgress, formatBytes, parseProgressMode, PROGRESS_HELP } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
@@ -114,7 +115,11 @@ export function renderReport(r: CompactReport, result: CompactResult = icebergCo
   lines.push(row('data files', String(r.before.dataFiles), String(after.dataFiles)));
   lines.push(row('data bytes', formatBytes(r.before.dataBytes), formatBytes(after.dataBytes)));
   lines.push(row('delete files', String(r.before.deleteFiles), String(after.deleteFiles)));
-  lines.push(row('records', String(r.before.records), String(after.records)));
+  // records are the data files' rows, deleted ones included: a drop is the deletes applied, not lost rows
+  const dropped = r.before.records - after.records;
+  lines.push(
+    `${row('records', String(r.before.records), String(after.records))}${dropped > 0 ? `  (${dropped} deleted rows dropped; the live rows are unchanged)` : ''}`,
+  );
   if (!r.dryRun) {
     lines.push(
       `  read ${formatBytes(r.bytesRead)} (${r.rowsIn} rows), wrote ${formatBytes(r.bytesWritten)} (${r.rowsOut} rows) in ${(r.durationMs / 1000).toFixed(1)} s`,
@@ -143,14 +148,16 @@ interface CompactRequest {
   sortFlagWithoutStrategy?: string;
 }
 
+const STRATEGIES = ['tiered', 'binpack', 'sort', 'zorder', 'hilbert'];
+
 export function compactRequest(o: CompactCliOptions): CompactRequest {
   const options = parseOptions(o.option ?? []);
   const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
-  if (o.strategy !== undefined && !['tiered', 'binpack', 'sort', 'zorder', 'hilbert'].includes(o.strategy))
+  if (o.strategy !== undefined && !STRATEGIES.includes(o.strategy))
     throw new FloeError(
       'InvalidArgument',
-      `--strategy must be tiered, binpack, sort, zorder or hilbert (Paimon), got ${o.strategy}`,
+      `--strategy must be tiered, binpack, sort, zorder or hilbert (Paimon), got ${o.strategy}${didYouMean(o.strategy, STRATEGIES)}`,
     );
   sortRequest(o, req);
   if (o.maxConcurrentGroups !== undefined && o.maxConcurrentFileGroupRewrites !== undefined) {
@@ -279,6 +286,17 @@ export interface CompactOutcome {
   cancelled: boolean;
 }
 
+/** A filter error from `--where` names the flag the user typed, not the property it is passed on as. */
+function throwAsWhere(e: unknown, where: string | undefined): void {
+  const ctx = e instanceof FloeError ? e.context : undefined;
+  if (where === undefined || ctx?.property !== 'self-optimizing.filter' || ctx.value !== where) return;
+  if (typeof ctx.reason !== 'string') return;
+  throw new FloeError('InvalidArgument', `--where ${JSON.stringify(where)}: ${ctx.reason}`, {
+    context: { ...ctx, option: '--where' },
+    cause: e,
+  });
+}
+
 export async function compactAction(
   ref: string,
   o: CompactCliOptions,
@@ -384,7 +402,8 @@ export async function compactAction(
         ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
         : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
   } catch (e) {
-    progress.finish();
+    progress.abort();
+    throwAsWhere(e, o.where);
     if (cancel.cancelled) {
       const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
       out.stderr.write(
@@ -455,11 +474,7 @@ export function register(program: Command): void {
     .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
-    .option(
-      '--progress <mode>',
-      'progress on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none',
-      'auto',
-    )
+    .option('--progress <mode>', PROGRESS_HELP, 'auto')
     .option('--partial-progress', 'Iceberg: commit each task as soon as it is written (Spark partial-progress.enabled)')
     .option(
       '--deletes-only',

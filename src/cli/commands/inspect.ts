@@ -58,7 +58,7 @@ function line(label: string, c: CountBytes, withRecords = false): string {
 export function renderInspectText(r: InspectReport): string {
   const h = r.health;
   const out: string[] = [];
-  out.push(`table            ${r.location}`);
+  out.push(`table            ${r.realLocation ? `${r.realLocation}  (metadata names ${r.location})` : r.location}`);
   out.push(`format           Iceberg v${r.formatVersion}${r.tableUuid ? `  (uuid ${r.tableUuid})` : ''}`);
   out.push(`metadata         ${r.metadataLocation}  (found via ${r.foundVia})`);
   out.push(
@@ -67,7 +67,10 @@ export function renderInspectText(r: InspectReport): string {
   if (r.inspectedSnapshotId !== r.currentSnapshotId) out.push(`inspected at     snapshot ${r.inspectedSnapshotId}`);
   out.push(`schema ${r.schema.id}         ${r.schema.columns.map((c) => `${c.name}:${c.type}`).join(', ')}`);
   out.push(`partition spec   ${r.partitionSpec.fields.join(', ') || 'unpartitioned'}`);
-  out.push(`manifests        ${r.manifests.data} data, ${r.manifests.deletes} delete`);
+  const dead = r.manifests.data + r.manifests.deletes - r.manifests.live;
+  out.push(
+    `manifests        ${r.manifests.data} data, ${r.manifests.deletes} delete${dead > 0 ? ` — ${r.manifests.live} with live files (the health score's count); ${dead} hold only deleted entries and are skipped unread` : ''}`,
+  );
   out.push('');
   out.push(
     `data files (target ${formatBytes(h.policy.targetSize)}; fragment ≤ ${formatBytes(h.thresholds.fragmentMax)}, undersized ≤ ${formatBytes(h.thresholds.undersizedMax)})`,

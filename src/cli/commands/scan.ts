@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { addTableOptions, type TableCliOptions } from './inspect.js';
 import { writeTableScan } from '../../app/scan.js';
-import { createProgress, parseProgressMode } from '../progress.js';
+import { createProgress, parseProgressMode, PROGRESS_HELP } from '../progress.js';
 
 export { writeTableScan as writeScan } from '../../app/scan.js';
 
@@ -30,17 +30,8 @@ export function register(program: Command): void {
     .option('--snapshot <id>', 'read this snapshot (time travel) instead of the current one')
     .option('--count', 'print only the number of live rows')
     .option('--format <fmt>', 'jsonl (default) or csv', 'jsonl')
-    .option(
-      '--progress <mode>',
-      'rows read so far, on stderr: auto (bar on a terminal, JSON lines otherwise), bar, json or none',
-      'auto',
-    );
+    .option('--progress <mode>', `rows read so far; ${PROGRESS_HELP}`, 'auto');
   addTableOptions(cmd).action(async (ref: string, opts: ScanCliOptions) => {
-    // `floe scan … | head` closes the pipe early: that is success, not a crash.
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0);
-      throw e;
-    });
     const progress = createProgress(process.stderr, { mode: parseProgressMode(opts.progress), command: 'scan' });
     progress.phase('scanning');
     try {
@@ -50,8 +41,10 @@ export function register(program: Command): void {
           process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
         });
       });
-    } finally {
-      progress.finish();
+    } catch (e) {
+      progress.abort();
+      throw e;
     }
+    progress.finish();
   });
 }

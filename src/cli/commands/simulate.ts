@@ -2,12 +2,14 @@
  * `floe simulate <preset|stream.json> [--policy file]... [--out chart.svg] [--json]` — replay a commit
  * stream against compaction policies and compare files, deletes and bytes rewritten side by side.
  */
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
 import { renderResult, writeStdout } from '../result.js';
 import { resultDocument } from '../../app/result.js';
 import { FloeError } from '../../errors.js';
+import { didYouMean } from '../../util/did-you-mean.js';
 import {
   defaultPoliciesForStream,
   getPreset,
@@ -47,6 +49,12 @@ export async function simulateAction(
     policies = opts.only ? [] : preset.policies;
     label = preset.name;
   } else {
+    if (!existsSync(target))
+      throw new FloeError(
+        'InvalidArgument',
+        `simulate ${target}: neither a preset nor a commit stream file${didYouMean(target, presetNames())}; presets: ${presetNames().join(', ')} (or a stream JSON file, see src/simulate/README.md)`,
+        { context: { file: target } },
+      );
     stream = await loadStreamFile(target);
     policies = opts.only ? [] : defaultPoliciesForStream();
     label = basename(target, extname(target));

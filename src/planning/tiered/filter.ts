@@ -8,6 +8,7 @@
  * identity partition value when the column is identity-partitioned, else from column bounds and null
  * counts; unknown statistics never exclude a file.
  */
+import { didYouMean } from '../../util/did-you-mean.js';
 import { FloeError } from '../../errors.js';
 import type { DataFile, Field, FieldType, TableModel } from '../../model/index.js';
 import { currentSchema } from '../../model/index.js';
@@ -27,9 +28,14 @@ interface Tok {
   v: string;
 }
 
+/**
+ * A filter error. The filter reaches the planner as `self-optimizing.filter` (a table property, or `--where`
+ * on the command line, which rewraps the message with its own name: context.reason is the message without
+ * the prefix).
+ */
 function fail(filter: string, why: string): FloeError {
   return new FloeError('InvalidArgument', `self-optimizing.filter ${JSON.stringify(filter)}: ${why}`, {
-    context: { property: 'self-optimizing.filter', value: filter },
+    context: { property: 'self-optimizing.filter', value: filter, reason: why },
   });
 }
 
@@ -386,7 +392,14 @@ export function compileFilter(filter: string, table: TableModel): (f: DataFile) 
     if (n.k === 'not') return visit(n.e);
     if (n.k !== 'cmp' && n.k !== 'in' && n.k !== 'null') return;
     const field = byName.get(n.col.toLowerCase());
-    if (!field) throw fail(filter, `no column ${n.col} in the current schema of table ${table.location}`);
+    if (!field)
+      throw fail(
+        filter,
+        `unknown column ${n.col}${didYouMean(
+          n.col,
+          schema.fields.map((f) => f.name),
+        )}; the current schema of table ${table.location} has ${schema.fields.map((f) => f.name).join(', ')}`,
+      );
     let c = cols.get(n.col);
     if (!c) cols.set(n.col, (c = { field, vals: new Map() }));
     if (n.k === 'cmp') c.vals.set(n, coerce(filter, field, n.v));
