@@ -22,7 +22,8 @@ import {
 } from './state.js';
 import { JOB_KINDS, type JobKind, type PlanSummary } from '../orchestration/job-types.js';
 
-export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled';
+/** `busy`: skipped because another floe job held the table's lease (not a failure: no backoff, no webhook). */
+export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled' | 'busy';
 
 export interface RunRecord {
   id?: number;
