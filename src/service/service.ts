@@ -19,6 +19,7 @@ import { emptyTableState, type JobOutcome, type JobState, type TableState, type 
 import { DbStateStore, type RunOutcome, type RunRecord } from './state-db.js';
 import { MetricsRegistry } from './metrics.js';
 import { WebhookNotifier } from './webhook.js';
+import { reconcileRuns } from './reconcile-runs.js';
 
 export interface Clock {
   now(): number;
@@ -50,6 +51,8 @@ export interface ServiceOptions {
   fetch?: typeof fetch;
   /** Longest sleep between checks (default 60 s); due times are also woken for exactly. */
   maxSleepMs?: number;
+  /** false: do not add run rows for floe snapshots the state database lacks at start (reconcile-runs.ts). */
+  reconcile?: boolean;
 }
 
 export type StartReason = 'scheduled' | 'retry' | 'manual';
@@ -130,7 +133,7 @@ export class MaintenanceService {
 
   constructor(
     readonly config: ServiceConfig,
-    options: ServiceOptions = {},
+    private readonly options: ServiceOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
     // loaded on first use: the compaction engine is heavy, and tests with a fake runner never need it
@@ -166,6 +169,17 @@ export class MaintenanceService {
     }
     this.leased = this.db?.sql.dialect === 'postgres';
     await this.syncTables(this.config.tables);
+    if (this.db && this.options.reconcile !== false) {
+      const db = this.db;
+      await reconcileRuns(
+        db,
+        [...this.tables.values()].map((t) => ({ cfg: t.cfg, state: t.state })),
+        (level, event, fields) => this.emit(level, event, fields),
+        this.startedAtMs,
+      ).catch((e: unknown) =>
+        this.emit('warn', 'reconcile-failed', { error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
     this.mode = 'ready';
   }
 

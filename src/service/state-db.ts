@@ -208,6 +208,15 @@ export class DbStateStore implements TableStateStore {
     return rows.map(runFromRow);
   }
 
+  /** Every snapshot id a recorded run of `table` committed (reconcile-runs.ts compares them with the table). */
+  async recordedSnapshotIds(table: string): Promise<Set<string>> {
+    const rows = await this.sql.all<{ snapshot_ids: string | null }>(
+      "SELECT snapshot_ids FROM floe_runs WHERE table_name = ? AND snapshot_ids IS NOT NULL AND snapshot_ids <> '[]'",
+      [table],
+    );
+    return new Set(rows.flatMap((r) => JSON.parse(String(r.snapshot_ids ?? '[]')) as string[]));
+  }
+
   // ---------------------------------------------------------------- leases (replicas sharing the database)
 
   /**
