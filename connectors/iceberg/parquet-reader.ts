@@ -10,6 +10,7 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { FloeError } from '../../src/errors.js';
+import { checkParquetFrame, parquetCorrupt } from '../formats/parquet/footer.js';
 import type { Field, FieldType } from '../../src/model/index.js';
 import { bigIntFromTwosComplement, decimalToString, fromJsonDefault, uuidFromBytes } from './values.js';
 
@@ -51,22 +52,18 @@ export interface ParquetContent {
 
 export function openParquet(bytes: Uint8Array, file: string): ParquetContent {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  // the footer parser only looks at the tail; a file that does not start with PAR1 is not Parquet either
-  if (bytes.byteLength < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x41 || bytes[2] !== 0x52 || bytes[3] !== 0x31) {
-    throw new FloeError('Corrupt', `Parquet file ${file} is corrupt: missing PAR1 magic at the start`, {
-      context: { file },
-    });
-  }
+  // the one frame check every footer reader makes (PAR1 at both ends, a footer length that fits), then
+  // hyparquet's parse; whatever it trips over is the file's corruption, said the same way
+  checkParquetFrame(bytes, file);
   let metadata: { schema: SchemaElement[]; num_rows: bigint | number };
+  let root: Node;
   try {
     metadata = parquetMetadata(buffer) as unknown as typeof metadata;
+    root = buildTree(metadata.schema);
   } catch (e) {
-    throw new FloeError('Corrupt', `cannot read Parquet footer of ${file}: ${(e as Error).message}`, {
-      context: { file },
-      cause: e,
-    });
+    throw parquetCorrupt(file, `unreadable footer (${e instanceof Error ? e.message : String(e)})`, e);
   }
-  return { file, root: buildTree(metadata.schema), numRows: Number(metadata.num_rows), buffer, metadata };
+  return { file, root, numRows: Number(metadata.num_rows), buffer, metadata };
 }
 
 /** A decimal hyparquet would hand back as a lossy number; read unannotated instead (see rawDecimalMetadata). */

@@ -9,6 +9,7 @@ import { FloeError, errorForFile } from '../../src/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { readOrcFile } from '../formats/orc/index.js';
 import { joinPath, type PaimonIO } from './io.js';
+import { notPlainFileName } from './validate-snapshot.js';
 
 /** `_VERSION` values Paimon writes and accepts (`ManifestSchemaUtils`, serializers). */
 const MANIFEST_ENTRY_VERSION = 2;
@@ -126,9 +127,21 @@ function count(v: unknown, what: string, file: string): bigint {
 /** A data or manifest file name: non-empty and a plain name (files are found by name under the table). */
 function fileName(v: unknown, what: string, file: string): string {
   if (typeof v !== 'string' || v === '') corrupt(file, `${what} without _FILE_NAME`);
-  if (v.includes('/') || v === '.' || v === '..')
-    corrupt(file, `${what} has _FILE_NAME ${JSON.stringify(v)}, not a plain file name`);
+  if (notPlainFileName(v)) corrupt(file, `${what} has _FILE_NAME ${JSON.stringify(v)}, not a plain file name`);
   return v;
+}
+
+/**
+ * `<table>/manifest/<name>` for a name a snapshot or manifest list gave: a plain file name only (the
+ * snapshot reader already refuses others, naming the field; this holds for every caller).
+ */
+function manifestFile(table: string, name: string, what: string): string {
+  const why = notPlainFileName(name);
+  if (why)
+    throw new FloeError('Corrupt', `Paimon ${what} name ${JSON.stringify(name)} ${why}`, {
+      context: { file: joinPath(table, 'manifest'), name },
+    });
+  return joinPath(table, 'manifest', name);
 }
 
 /** The same error, its message extended with which file named the one that failed (a missing file may be a corrupt reference). */
@@ -220,7 +233,7 @@ async function readRecords(io: PaimonIO, file: string, what: string): Promise<Re
 }
 
 export async function readManifestList(io: PaimonIO, table: string, name: string): Promise<ManifestFileMeta[]> {
-  const file = joinPath(table, 'manifest', name);
+  const file = manifestFile(table, name, 'manifest list');
   return (await readRecords(io, file, 'manifest list')).map((r) => {
     const m: ManifestFileMeta = {
       version: checkVersion(r, MANIFEST_FILE_META_VERSION, file),
@@ -272,7 +285,7 @@ export function dataFileMetaFromRecord(r: Rec, file: string): DataFileMeta {
 }
 
 export async function readManifest(io: PaimonIO, table: string, name: string): Promise<ManifestEntry[]> {
-  const file = joinPath(table, 'manifest', name);
+  const file = manifestFile(table, name, 'manifest');
   return (await readRecords(io, file, 'manifest')).map((r) => {
     checkVersion(r, MANIFEST_ENTRY_VERSION, file);
     const kind = Number(r._KIND);
@@ -297,11 +310,12 @@ export async function readManifest(io: PaimonIO, table: string, name: string): P
 }
 
 export async function readIndexManifest(io: PaimonIO, table: string, name: string): Promise<IndexManifestEntry[]> {
-  const file = joinPath(table, 'manifest', name);
+  const file = manifestFile(table, name, 'index manifest');
   return (await readRecords(io, file, 'index manifest')).map((r) => {
     checkVersion(r, INDEX_MANIFEST_ENTRY_VERSION, file);
     if (typeof r._FILE_NAME !== 'string' || typeof r._INDEX_TYPE !== 'string')
       corrupt(file, 'index entry without name or type');
+    fileName(r._FILE_NAME, 'index entry', file); // index files are found by name in <table>/index/
     const e: IndexManifestEntry = {
       kind: Number(r._KIND ?? 0),
       partition: bytes(r._PARTITION),

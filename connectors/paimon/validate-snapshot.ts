@@ -32,6 +32,20 @@ function int(file: string, v: unknown, what: string, min?: bigint): bigint {
   return b;
 }
 
+/**
+ * Why `name` cannot be a file found by name in one of the table's directories (undefined when it can):
+ * a path (absolute, relative, with dot segments or separators) or a URI of any scheme.
+ */
+export function notPlainFileName(name: string): string | undefined {
+  if (name === '') return 'is empty';
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('\\'))
+    return 'is a path, not a plain file name: it would resolve outside the table';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(name))
+    return 'is a URI, not a plain file name: it would resolve outside the table';
+  if (name.includes('\0')) return 'holds a NUL character';
+  return undefined;
+}
+
 /** Field-level checks on a parsed snapshot (`s.raw` is the JSON as read). */
 export function validatePaimonSnapshot(s: PaimonSnapshot): void {
   const { file, raw } = s;
@@ -47,6 +61,14 @@ export function validatePaimonSnapshot(s: PaimonSnapshot): void {
   for (const k of ['baseManifestList', 'deltaManifestList'] as const) {
     const name = raw[k];
     if (typeof name !== 'string' || name === '') fail(file, `"${k}" is empty`);
+  }
+  // the files a snapshot (or changelog) names are found by name in the table's manifest/ and statistics/
+  // directories: a path would lead a reader, and a commit built on what it read, outside the table
+  for (const k of ['baseManifestList', 'deltaManifestList', 'changelogManifestList', 'indexManifest', 'statistics']) {
+    const name = raw[k];
+    if (name === undefined || name === null) continue;
+    const why = typeof name === 'string' ? notPlainFileName(name) : `is not a string (${typeof name})`;
+    if (why) fail(file, `"${k}" ${JSON.stringify(name)} ${why}`);
   }
   for (const k of [
     'totalRecordCount',

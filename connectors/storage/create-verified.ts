@@ -10,6 +10,8 @@
  * - an ambiguous failure (5xx, reset, timeout: anything but a refusal such as 403/400) → read back: equal →
  *   ours; different → someone else's; absent → create once more (still conditional, so a late copy of the
  *   first request and the second cannot both win), then decide the same way;
+ * - a failure the store marks `notStored` (a local write that failed before its file was linked into place,
+ *   e.g. disk full) stored nothing: thrown as it came, a definite failure;
  * - whenever the read-back itself fails, the outcome is unknown: `outcomeUnknown` in the error's context,
  *   and the caller must keep every file the object would reference.
  */
@@ -90,6 +92,8 @@ export async function createVerified(target: VerifiedCreateTarget, bytes: Uint8A
     } catch (e) {
       const conflict = isFloeError(e, 'PreconditionFailed');
       if (!conflict && isFloeError(e) && REFUSED.has(e.kind)) throw e;
+      // the store knows nothing was stored (a local write that failed before its file was put in place)
+      if (isFloeError(e) && e.context.notStored === true) throw e;
       const stored = await inspect(target, bytes);
       if (stored.kind === 'ours') return 'found-ours';
       if (stored.kind === 'other') throw taken(target.location, e);

@@ -164,6 +164,9 @@ export class LocalObjectStore implements ObjectStore {
     checkPutOptions(options, location);
     const dir = path.dirname(target);
     const temp = path.join(dir, `.${path.basename(target)}${TEMP_MARKER}${randomBytes(6).toString('hex')}`);
+    // until the temp file is linked or renamed into place nothing is visible at `key`: a failure before
+    // then (disk full, quota) is a definite "not stored", never an unknown outcome
+    let published = false;
     try {
       await fs.mkdir(dir, { recursive: true });
       let etag: string;
@@ -176,6 +179,7 @@ export class LocalObjectStore implements ObjectStore {
       } finally {
         await fh.close();
       }
+      published = true;
       await this.withKeyLock(target, async () => {
         if (options?.ifNoneMatch === '*') {
           try {
@@ -200,7 +204,8 @@ export class LocalObjectStore implements ObjectStore {
       });
       return { etag };
     } catch (e) {
-      throw fsError(e, location, 'cannot write');
+      const err = fsError(e, location, 'cannot write');
+      throw published ? err : err.withContext({ notStored: true });
     } finally {
       await fs.unlink(temp).catch(() => undefined);
     }
@@ -300,5 +305,6 @@ function fsError(e: unknown, location: string, what: string): FloeError {
           : code === 'EMFILE' || code === 'ENFILE' || code === 'EAGAIN' || code === 'EBUSY'
             ? 'Transient'
             : 'Internal';
-  return new FloeError(kind, `${what} ${location}: ${detail}`, { context: { file: location, code }, cause: e });
+  const hint = code === 'ENOSPC' || code === 'EDQUOT' ? ' (the disk or quota is full)' : '';
+  return new FloeError(kind, `${what} ${location}: ${detail}${hint}`, { context: { file: location, code }, cause: e });
 }

@@ -11,7 +11,10 @@ export const EXIT = Object.freeze({
   failed: 1,
   /** Bad arguments or options; nothing was read or written. */
   usage: 2,
-  /** Partial failure: something was committed, some task or delete failed; re-run to finish. */
+  /**
+   * Partial failure: something was committed, some task (with --partial-progress; without it a compaction
+   * is all or nothing and exits 1) or some delete failed; re-run to finish.
+   */
   partial: 3,
   /** The table is busy (another floe job holds its lease); retry later. Reserved (sysexits EX_TEMPFAIL). */
   busy: 75,

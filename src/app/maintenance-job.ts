@@ -25,7 +25,8 @@ import { tableFormatOf, type TableFormat } from './table-format.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
 import { decodeTieredState, encodeTieredState } from '../planning/tiered/state-json.js';
 import type { DecisionStep, Plan } from '../planning/plan.js';
-import { withCliLease } from '../distributed/cli-lease.js';
+import { takeoverMessage, withCliLease } from '../distributed/cli-lease.js';
+import type { LeaseTakeover } from '../distributed/lease.js';
 import { withLeaseSignal } from '../distributed/table-lease.js';
 import { expireTable } from './expire.js';
 import { removeTableOrphans } from './remove-orphans.js';
@@ -51,13 +52,16 @@ export async function runMaintenanceJob(
   checkAborted(spec, opts.signal);
   const access = spec.access ?? {};
   const base = { table: spec.table, job: spec.job, dryRun: !!spec.dryRun, startedAtMs };
+  // a dead predecessor's lease taken over is said through the job's progress (floe serve logs it)
+  const onLeaseTakeover = (t: LeaseTakeover) =>
+    safeEmitter(opts.onProgress)({ type: 'message', level: 'warn', text: takeoverMessage(t) });
   switch (spec.job) {
     case 'compact':
       // the table lease around the whole job (expire and remove-orphans take it in their actions)
       return finish(
         await withCliLease(
           spec.table,
-          { ...access, dryRun: !!spec.dryRun, ...(spec.lease === false ? { lease: false } : {}) },
+          { ...access, dryRun: !!spec.dryRun, onLeaseTakeover, ...(spec.lease === false ? { lease: false } : {}) },
           'compact',
           (scope) =>
             compact(spec, access, {
@@ -76,6 +80,7 @@ export async function runMaintenanceJob(
         ...(spec.expire?.olderThan !== undefined ? { olderThan: spec.expire.olderThan } : {}),
         ...(spec.expire?.retainLast !== undefined ? { retainLast: spec.expire.retainLast } : {}),
         ...(spec.expire?.cleanFiles === false ? { cleanFiles: false } : {}),
+        onLeaseTakeover,
         ...(spec.lease === false ? { lease: false } : {}),
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
@@ -89,6 +94,7 @@ export async function runMaintenanceJob(
         ...(spec.removeOrphans?.olderThan !== undefined ? { olderThan: spec.removeOrphans.olderThan } : {}),
         ...(spec.removeOrphans?.force ? { force: true } : {}),
         ...(spec.removeOrphans?.prefixMismatch ? { prefixMismatch: spec.removeOrphans.prefixMismatch } : {}),
+        onLeaseTakeover,
         ...(spec.lease === false ? { lease: false } : {}),
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);

@@ -7,6 +7,7 @@ import { newFileIO, storageFromCli, type TableAccessCli } from '../maintenance/c
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
+import type { LeaseTakeover } from './lease.js';
 
 export interface LeaseCliOptions extends TableAccessCli {
   /** commander's `--no-lease` sets false. */
@@ -15,6 +16,13 @@ export interface LeaseCliOptions extends TableAccessCli {
   leaseHolder?: string;
   /** Run id to record (the distributed bindings pass theirs). */
   runId?: string;
+  /** Told when the lease of a dead process on this host was taken over (default: a warning on stderr). */
+  onLeaseTakeover?: (t: LeaseTakeover) => void;
+}
+
+/** The line that says a dead holder's lease was taken over. */
+export function takeoverMessage(t: LeaseTakeover): string {
+  return `took over the lease of ${t.table} from ${t.holder} (run ${t.runId}, ${t.job}): ${t.why}`;
 }
 
 /** The table directory a reference names: a metadata file's table, or the catalog's recorded location. */
@@ -66,6 +74,7 @@ export async function withCliLease<T>(
       storage: storageFromCli(o),
       ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
       ...(o.runId ? { runId: o.runId } : {}),
+      onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
     },
     fn,
   );

@@ -14,12 +14,18 @@
  * Read order matters for takeover: HEAD (etag) before GET (content). If the content we read is newer than the
  * etag, the CAS fails; we never take over a live lease on the strength of an expired record.
  *
+ * A lease bound to one process (the CLI's and `runMaintenanceJob`'s) also records that process (host, pid,
+ * start time, boot id): when it is on this host and no longer running (killed by SIGKILL, the OOM killer),
+ * its lease is stale at once instead of blocking the table for the rest of its TTL. A holder on another host
+ * can only expire. Distributed runs' leases (taken by one process, renewed by others) record no process.
+ *
  * Expiry compares timestamps written by the holder with the reader's clock; hosts are assumed to agree within
  * a small fraction of the TTL (default 60 s).
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FloeError, isFloeError } from '../errors.js';
+import { currentProcessIdentity, processLiveness, type ProcessIdentity } from '../util/process-identity.js';
 import { createVerified } from '../../connectors/storage/create-verified.js';
 import type { ObjectStore } from '../../connectors/storage/object-store.js';
 
@@ -41,6 +47,17 @@ export interface LeaseRecord {
   renewedAtMs: number;
   expiresAtMs: number;
   releasedAtMs?: number;
+  /** The one process holding it, when the lease lives and dies with that process (see boundToProcess). */
+  process?: ProcessIdentity;
+}
+
+/** A live-looking lease taken over because its holder's process is gone. */
+export interface LeaseTakeover {
+  table: string;
+  holder: string;
+  runId: string;
+  job: string;
+  why: string;
 }
 
 export interface LeaseOptions {
@@ -55,6 +72,13 @@ export interface LeaseOptions {
   heartbeatMs?: number;
   /** Clock (tests). */
   now?: () => number;
+  /**
+   * The lease is this process's alone (not continued by another process of a distributed run): record the
+   * process, so that once it is gone from this host the next job takes the lease over without waiting.
+   */
+  boundToProcess?: boolean;
+  /** Told when a lease whose holder process is gone was taken over (to log it). */
+  onTakeover?: (t: LeaseTakeover) => void;
 }
 
 export function defaultHolder(): string {
@@ -117,6 +141,8 @@ export class TableLease {
   private timer: ReturnType<typeof setInterval> | undefined;
   private renewing: Promise<void> | undefined;
   private released = false;
+  /** Set when this lease was taken over from a holder whose process is gone. */
+  tookOver: LeaseTakeover | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -258,6 +284,7 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
     acquiredAtMs: t,
     renewedAtMs: t,
     expiresAtMs: t + ttlMs,
+    ...(options.boundToProcess ? { process: currentProcessIdentity() } : {}),
   };
   const bytes = encode(record);
   const make = (etag: string) => new TableLease(store, key, record, etag, ttlMs, now, heartbeatMs);
@@ -287,7 +314,20 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
     throw e;
   }
   const held = parseRecord(await store.get(key), location);
-  if (held.releasedAtMs === undefined && held.expiresAtMs > now()) throw tableBusy(options.table, held, location);
+  let takeover: LeaseTakeover | undefined;
+  if (held.releasedAtMs === undefined && held.expiresAtMs > now()) {
+    const holderState = processLiveness(held.process);
+    if (holderState.alive) throw tableBusy(options.table, held, location);
+    takeover = { table: options.table, holder: held.holder, runId: held.runId, job: held.job, why: holderState.why };
+  }
+  const made = (etag: string) => {
+    const lease = make(etag);
+    if (takeover) {
+      lease.tookOver = takeover;
+      options.onTakeover?.(takeover);
+    }
+    return lease;
+  };
   // One claim per stale record, created exclusively, picks the single process allowed to CAS: the local
   // store's If-Match is atomic only within a process, its exclusive create across processes too.
   // A claim whose winner died before its CAS is abandoned after a TTL: the next generation is claimed then.
@@ -311,7 +351,7 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
     const { etag } = await store.put(key, bytes, { ifMatch: meta.etag, contentType: 'application/json' });
     // the stale record's token is gone now; a late contender's claim on it would fail its CAS anyway
     await store.deleteMany(Array.from({ length: generation + 1 }, (_, i) => `${claimPrefix}${i}`)).catch(() => {});
-    return make(etag);
+    return made(etag);
   } catch (e) {
     if (isFloeError(e, 'PreconditionFailed') || isFloeError(e, 'NotFound')) {
       // another process took it over (or released and re-took it) between our read and our CAS
@@ -321,7 +361,7 @@ export async function acquireTableLease(store: ObjectStore, key: string, options
       } catch {
         /* gone again: report the record we saw */
       }
-      if (winner?.token === record.token) return make((await store.head(key)).etag);
+      if (winner?.token === record.token) return made((await store.head(key)).etag);
       throw tableBusy(options.table, winner ?? held, location);
     }
     throw e;
@@ -379,10 +419,12 @@ export async function adoptTableLease(
       context: { leaseLost: true, released: true, file: location },
       retryable: false,
     });
+  // another process continues the run's lease: no single process's death ends it any more
+  const { process: _bound, ...continued } = held;
   const lease = new TableLease(
     store,
     key,
-    held,
+    continued,
     meta.etag,
     ttlMs,
     now,

@@ -39,7 +39,8 @@ export async function withTableLease<T>(
   const io = options.fileIO ?? own!;
   try {
     const { store, key } = io.resolve(leaseLocation(tableLocation));
-    const lease = await acquireTableLease(store, key, { ...options, table: tableLocation });
+    // held by this process alone: once it is gone from this host, the next job takes the lease over at once
+    const lease = await acquireTableLease(store, key, { boundToProcess: true, ...options, table: tableLocation });
     try {
       return await fn({ lease, runId: lease.runId, signal: lease.signal });
     } finally {

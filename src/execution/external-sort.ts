@@ -8,12 +8,16 @@
  * (runs are merged in the order they were written), so the result equals an in-memory stable sort.
  *
  * The temporary directory is removed however the generator ends: finished, failed, or abandoned by its
- * consumer (a cancel), since a for-await loop that stops early calls the generator's `return`.
+ * consumer (a cancel), since a for-await loop that stops early calls the generator's `return`. A process
+ * killed outright (SIGKILL, the OOM killer) cannot remove it: each directory names its process in
+ * `owner.json`, and the next sort on this host removes the directories of processes that are gone.
  */
 import { mkdir, mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
+import { faultPoint } from '../util/fault-points.js';
+import { removeDeadSpillDirs, SPILL_DIR_PREFIX, writeSpillOwner } from './spill-dirs.js';
 import { buildData, valueFromArrow } from '../../connectors/formats/parquet/index.js';
 import type { RowOrder } from '../planning/sort-order.js';
 import { rowComparator, type BatchKeys, type RowComparator } from './sort-keys.js';
@@ -174,12 +178,13 @@ export async function* externalSort(
   const runs: string[] = [];
   const readers: RunReader[] = [];
 
+  const base = opts.spillDir ?? order.spillDir ?? tmpdir();
   const spill = async () => {
     if (buffer.length === 0) return;
     if (!dir) {
-      const base = opts.spillDir ?? order.spillDir ?? tmpdir();
       await mkdir(base, { recursive: true });
-      dir = await mkdtemp(join(base, 'floe-sort-'));
+      dir = await mkdtemp(join(base, SPILL_DIR_PREFIX));
+      await writeSpillOwner(dir);
       opts.onSpillDir?.(dir);
     }
     const path = join(dir, `run-${String(runs.length).padStart(5, '0')}.arrows`);
@@ -195,10 +200,14 @@ export async function* externalSort(
       await w.close();
     }
     opts.onSpill?.({ dir, runs: runs.length, rows: w.rows, bytes: w.bytes });
+    faultPoint('sort.spill.after-first-run');
     buffer = [];
     buffered = 0;
   };
 
+  // what killed runs on this host left behind (once per process and directory)
+  for (const r of await removeDeadSpillDirs(base))
+    process.stderr.write(`floe: removed the spill directory ${r.dir} of a killed run (${r.why})\n`);
   try {
     for await (const input of source) {
       aborted(opts.signal);

@@ -161,7 +161,7 @@ export async function compactIceberg(
   await run.convertDeleteTasks();
   await run.commitPending();
   if (run.stopped) await run.finishCancelled();
-  else await run.dropUnneededDeletes();
+  else if (!run.allOrNothingAborted) await run.dropUnneededDeletes();
   await run.measureAfter();
   return run.finish();
 }
@@ -402,10 +402,31 @@ class IcebergCompactionRun {
     }
   }
 
-  /** The one commit of everything that waited (without partial progress). */
+  /**
+   * The one commit of everything that waited (without partial progress). That is all or nothing, as in
+   * Spark's rewrite_data_files: when a task failed, nothing is committed and the written files are removed
+   * (`--partial-progress` commits the groups that succeeded instead).
+   */
   async commitPending(): Promise<void> {
-    if (!this.cancelledAfterCommit) await this.commitBatch(this.pending);
+    if (this.cancelledAfterCommit) return;
+    const failed = this.report.failedTasks;
+    if (failed.length > 0 && this.pending.length > 0) {
+      await discardFiles(
+        this.out,
+        this.pending.flatMap((b) => b.outputs),
+      );
+      const why = `not committed: ${failed.length} task(s) failed (${failed[0]!.id}: ${failed[0]!.reason}) and partial progress is off (all or nothing); its output was removed`;
+      for (const b of this.pending) this.tracker.skipped.set(b.group.id, why);
+      this.pending.length = 0;
+      this.allOrNothingAborted = true;
+      return;
+    }
+    if (failed.length > 0) this.allOrNothingAborted = !this.opts.partialProgress;
+    await this.commitBatch(this.pending);
   }
+
+  /** A task failed without partial progress: the run commits nothing at all (no clean-up commit either). */
+  allOrNothingAborted = false;
 
   /** A cancel after something was committed: remove what was not, and say what was. */
   async finishCancelled(): Promise<void> {

@@ -92,7 +92,15 @@ export interface HttpConfig {
   publicReads: boolean;
   /** Extra `host[:port]` values accepted in Host/Origin (a reverse proxy's name). */
   allowedHosts: string[];
+  /** A client must have sent its request headers within this time, else its socket is closed (default 10 s). */
+  headersTimeoutMs?: number;
+  /** ... and its whole request within this time (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Open sockets at most; further connections are closed at once (default 256). */
+  maxConnections?: number;
 }
+
+export const HTTP_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 256 };
 
 export interface WebhookConfig {
   url: string;
@@ -431,7 +439,16 @@ function parseOverride(ctx: Ctx, raw: unknown, where: string): OverrideConfig {
 
 function parseHttp(v: Validator, raw: unknown, env: NodeJS.ProcessEnv): HttpConfig {
   const o = raw === undefined ? {} : v.object(raw, 'http');
-  v.keys(o, 'http', ['host', 'port', 'token', 'publicReads', 'allowedHosts']);
+  v.keys(o, 'http', [
+    'host',
+    'port',
+    'token',
+    'publicReads',
+    'allowedHosts',
+    'headersTimeout',
+    'requestTimeout',
+    'maxConnections',
+  ]);
   const host = v.optString(o.host, 'http.host') ?? '127.0.0.1';
   const port = o.port === undefined ? undefined : v.optInt(o.port, 'http.port', 0);
   if (port !== undefined && port > 65535) v.fail('http.port', `must be a port number (0-65535), got ${port}`);
@@ -445,8 +462,22 @@ function parseHttp(v: Validator, raw: unknown, env: NodeJS.ProcessEnv): HttpConf
   const publicReads = v.optBool(o.publicReads, 'http.publicReads') ?? false;
   const allowedHosts =
     o.allowedHosts === undefined ? [] : v.stringList(o.allowedHosts, 'http.allowedHosts').map((h) => h.toLowerCase());
+  const headersTimeoutMs = v.optDuration(o.headersTimeout, 'http.headersTimeout');
+  const requestTimeoutMs = v.optDuration(o.requestTimeout, 'http.requestTimeout');
+  const maxConnections =
+    o.maxConnections === undefined ? undefined : v.optInt(o.maxConnections, 'http.maxConnections', 1);
+  for (const [k, ms] of [
+    ['http.headersTimeout', headersTimeoutMs],
+    ['http.requestTimeout', requestTimeoutMs],
+  ] as const)
+    if (ms !== undefined && !(ms > 0)) v.fail(k, `must be a positive duration, got ${ms} ms`);
+  if (headersTimeoutMs !== undefined && requestTimeoutMs !== undefined && requestTimeoutMs < headersTimeoutMs)
+    v.fail('http.requestTimeout', 'must be at least http.headersTimeout');
   return {
     host,
+    ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(token !== undefined ? { token } : {}),
     publicReads,

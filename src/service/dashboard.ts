@@ -192,7 +192,7 @@ function shortTime(iso: string): string {
 }
 
 const outcomeBadge = (r: RunRecord) =>
-  `<span class="badge ${r.outcome === 'ok' ? 'b-ok' : r.outcome === 'partial' ? 'b-warn' : r.outcome === 'cancelled' ? 'b-cancel' : 'b-fail'}">${e(r.outcome)}</span>${r.dryRun ? ' <span class="badge b-muted">dry run</span>' : ''}`;
+  `<span class="badge ${r.outcome === 'ok' ? 'b-ok' : r.outcome === 'partial' ? 'b-warn' : r.outcome === 'cancelled' ? 'b-cancel' : r.outcome === 'busy' ? 'b-muted' : 'b-fail'}">${e(r.outcome)}</span>${r.dryRun ? ' <span class="badge b-muted">dry run</span>' : ''}`;
 
 function renderPlan(plan: PlanSummary | undefined, title: string, note: string): string {
   if (!plan) return `<div class="card"><h2>${e(title)}</h2><p class="muted">${e(note)}</p></div>`;

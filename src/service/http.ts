@@ -19,7 +19,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MaintenanceService, TriggerOutcome } from './service.js';
-import type { HttpConfig } from './config.js';
+import { HTTP_LIMIT_DEFAULTS, type HttpConfig } from './config.js';
 import { HttpGuard, SESSION_COOKIE } from './http-auth.js';
 import { ServiceApi } from './api.js';
 import { renderLoginPage, renderTableListPage, renderTablePage } from './dashboard.js';
@@ -57,13 +57,23 @@ export async function startHttpEndpoint(
   // assigned once the port is known, after the request handler closing over it is created
   // eslint-disable-next-line prefer-const
   let guard: HttpGuard | undefined;
-  const server: Server = createServer((req, res) => {
+  // slow or idle clients cannot hold sockets: headers and the whole request have deadlines (checked every
+  // second, not Node's default 30 s), and the number of open sockets is capped
+  const headersTimeout = cfg.headersTimeoutMs ?? HTTP_LIMIT_DEFAULTS.headersTimeoutMs;
+  const requestTimeout = Math.max(headersTimeout, cfg.requestTimeoutMs ?? HTTP_LIMIT_DEFAULTS.requestTimeoutMs);
+  const limits = {
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  };
+  const server: Server = createServer(limits, (req, res) => {
     handle(service, api, guard!, req, res).catch((e: unknown) => {
       const status = e instanceof HttpError ? e.status : 500;
       if (!res.headersSent) json(res, status, { error: e instanceof Error ? e.message : String(e) });
       else res.end();
     });
   });
+  server.maxConnections = cfg.maxConnections ?? HTTP_LIMIT_DEFAULTS.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, cfg.host, () => {

@@ -19,6 +19,7 @@ import { emptyTableState, type JobOutcome, type JobState, type TableState, type 
 import { DbStateStore, type RunOutcome, type RunRecord } from './state-db.js';
 import { MetricsRegistry } from './metrics.js';
 import { WebhookNotifier } from './webhook.js';
+import { reconcileRuns } from './reconcile-runs.js';
 
 export interface Clock {
   now(): number;
@@ -50,6 +51,8 @@ export interface ServiceOptions {
   fetch?: typeof fetch;
   /** Longest sleep between checks (default 60 s); due times are also woken for exactly. */
   maxSleepMs?: number;
+  /** false: do not add run rows for floe snapshots the state database lacks at start (reconcile-runs.ts). */
+  reconcile?: boolean;
 }
 
 export type StartReason = 'scheduled' | 'retry' | 'manual';
@@ -132,7 +135,7 @@ export class MaintenanceService {
 
   constructor(
     readonly config: ServiceConfig,
-    options: ServiceOptions = {},
+    private readonly options: ServiceOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
     // loaded on first use: the compaction engine is heavy, and tests with a fake runner never need it
@@ -169,6 +172,17 @@ export class MaintenanceService {
     this.leased = this.db?.sql.dialect === 'postgres';
     this.firstStart = this.db !== undefined && (await this.db.tableRows()).length === 0;
     await this.syncTables(this.config.tables);
+    if (this.db && this.options.reconcile !== false) {
+      const db = this.db;
+      await reconcileRuns(
+        db,
+        [...this.tables.values()].map((t) => ({ cfg: t.cfg, state: t.state })),
+        (level, event, fields) => this.emit(level, event, fields),
+        this.startedAtMs,
+      ).catch((e: unknown) =>
+        this.emit('warn', 'reconcile-failed', { error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
     this.mode = 'ready';
   }
 
@@ -726,6 +740,7 @@ export class MaintenanceService {
   ): Promise<void> {
     const now = this.clock.now();
     if (r.timeoutTimer !== undefined) this.clock.clearTimer(r.timeoutTimer);
+    if (!result && isTableBusy(error) && !r.abort.signal.aborted) return this.skipBusy(t, j, r, error, now);
     this.noteSkips(now); // occurrences that passed during the run are skipped, not run right after it
     const s = t.state.jobs[j.kind]!;
     let outcome: JobOutcome;
@@ -813,6 +828,58 @@ export class MaintenanceService {
     if (this.mode === 'serving') this.tick();
   }
 
+  /**
+   * Another floe job holds the table's lease (a CLI run, another service): this occurrence is skipped, not
+   * failed — no backoff, no webhook — and recorded as `busy`. The job is tried again when the lease can have
+   * ended (its expiry), at most LEASE_RETRY_MS from now.
+   */
+  private async skipBusy(t: TableRuntime, j: JobConfig, r: Running, error: FloeError, now: number): Promise<void> {
+    const name = t.cfg.name;
+    const expiresAt = Date.parse(String(error.context.expiresAt ?? ''));
+    const wait = Number.isFinite(expiresAt)
+      ? Math.min(LEASE_RETRY_MS, Math.max(1_000, expiresAt - now))
+      : LEASE_RETRY_MS;
+    t.leaseBlockedUntilMs = now + wait;
+    this.metrics.setRunning(name, j.kind, false);
+    t.running = undefined;
+    this.emit('info', 'job-busy', {
+      table: name,
+      location: t.cfg.table,
+      job: j.kind,
+      reason: error.message,
+      retryAt: iso(t.leaseBlockedUntilMs),
+    });
+    const record: RunRecord = {
+      table: name,
+      job: j.kind,
+      reason: r.reason,
+      dryRun: r.dryRunOverride || j.dryRun,
+      startedAtMs: r.startedAtMs,
+      finishedAtMs: now,
+      durationMs: now - r.startedAtMs,
+      outcome: 'busy',
+      error: error.message,
+      snapshotIds: [],
+    };
+    try {
+      await this.db?.recordRun(record);
+    } catch (e) {
+      this.emit('error', 'state-write-failed', { table: name, error: e instanceof Error ? e.message : String(e) });
+    }
+    for (const l of this.onRunFinished) {
+      try {
+        l({ table: name, record });
+      } catch {
+        // listeners are caches
+      }
+    }
+    if (t.retiring) {
+      this.tables.delete(name);
+      this.metrics.forget(name);
+    }
+    if (this.mode === 'serving') this.tick();
+  }
+
   private onProgress(table: string, job: JobKind, e: ProgressEvent): void {
     // commits and warnings are worth a line; per-file events would drown the log
     if (e.type === 'commit')
@@ -858,6 +925,11 @@ export class MaintenanceService {
       // a failing log sink must not stop maintenance
     }
   }
+}
+
+/** The `table busy` error of a table lease held by another job (src/distributed/lease.ts). */
+function isTableBusy(e: unknown): e is FloeError {
+  return isFloeError(e) && e.context.busy === true;
 }
 
 function summary(o: JobOutcome): Record<string, unknown> {

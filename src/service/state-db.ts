@@ -22,7 +22,8 @@ import {
 } from './state.js';
 import { JOB_KINDS, type JobKind, type PlanSummary } from '../orchestration/job-types.js';
 
-export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled';
+/** `busy`: skipped because another floe job held the table's lease (not a failure: no backoff, no webhook). */
+export type RunOutcome = 'ok' | 'partial' | 'failed' | 'cancelled' | 'busy';
 
 export interface RunRecord {
   id?: number;
@@ -205,6 +206,15 @@ export class DbStateStore implements TableStateStore {
       [table, limit],
     );
     return rows.map(runFromRow);
+  }
+
+  /** Every snapshot id a recorded run of `table` committed (reconcile-runs.ts compares them with the table). */
+  async recordedSnapshotIds(table: string): Promise<Set<string>> {
+    const rows = await this.sql.all<{ snapshot_ids: string | null }>(
+      "SELECT snapshot_ids FROM floe_runs WHERE table_name = ? AND snapshot_ids IS NOT NULL AND snapshot_ids <> '[]'",
+      [table],
+    );
+    return new Set(rows.flatMap((r) => JSON.parse(String(r.snapshot_ids ?? '[]')) as string[]));
   }
 
   // ---------------------------------------------------------------- leases (replicas sharing the database)

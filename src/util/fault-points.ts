@@ -3,7 +3,8 @@
  * process SIGKILL itself the first time it reaches that point — no timing, no cleanup handlers, exactly
  * what a crash or an OOM kill leaves behind. Unset (always, outside tests) it costs one comparison.
  *
- * Points (see FAULT_POINTS): data written, manifests written, before and after the commit write.
+ * Points (see FAULT_POINTS): data written, manifests written, before and after the commit write, a sort's
+ * first spilled run.
  */
 export const FAULT_POINTS = [
   'iceberg.data.after-first-file',
@@ -11,6 +12,7 @@ export const FAULT_POINTS = [
   'iceberg.commit.before-publish',
   'iceberg.commit.after-publish',
   'iceberg.expire.before-cleanup',
+  'sort.spill.after-first-run',
   'paimon.data.after-first-file',
   'paimon.commit.after-manifests',
   'paimon.commit.before-publish',

@@ -15,8 +15,61 @@ function reviveNumber(value: string): number | bigint {
   return Number(value);
 }
 
+/**
+ * Parses JSON keeping integers beyond 2^53 exact. The engine's own JSON.parse does the work (a 100 MiB
+ * metadata file with 200,000 snapshots parses in a second or two, against most of a minute and twice the
+ * memory in a JS parser): integer tokens of 16 digits or more — the only ones that can be unsafe — are
+ * first quoted with a NUL-prefixed marker, which the reviver turns back into a number or a bigint. Real
+ * JSON strings cannot hold a raw NUL; a text that has the `\u0000` escape anywhere takes the JS parser.
+ */
 export function parseJsonLossless(text: string): unknown {
-  return parse(text, undefined, reviveNumber);
+  if (text.includes('\\u0000')) return parse(text, undefined, reviveNumber);
+  const marked = markLongIntegers(text);
+  if (marked === text) return JSON.parse(text);
+  return JSON.parse(marked, (_k, v: unknown) =>
+    typeof v === 'string' && v.charCodeAt(0) === 0 ? reviveNumber(v.slice(1)) : v,
+  );
+}
+
+/** `text` with every integer token of ≥ 16 digits outside strings written as the string "\u0000<digits>". */
+function markLongIntegers(text: string): string {
+  const parts: string[] = [];
+  let last = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) continue;
+    // a number token: find its end; only plain integers (no fraction or exponent) are candidates
+    let j = i + 1;
+    while (j < text.length) {
+      const d = text.charCodeAt(j);
+      if (d < 0x30 || d > 0x39) break;
+      j++;
+    }
+    const next = text.charCodeAt(j);
+    const integer = next !== 0x2e && next !== 0x65 && next !== 0x45;
+    if (!integer) {
+      // the rest of a fraction or exponent is part of this token, not a new one
+      while (j < text.length && /[0-9.eE+-]/.test(text[j]!)) j++;
+    } else if (j - i - (c === 0x2d ? 1 : 0) >= 16) {
+      parts.push(text.slice(last, i), '"\\u0000', text.slice(i, j), '"');
+      last = j;
+    }
+    i = j - 1;
+  }
+  if (last === 0) return text;
+  parts.push(text.slice(last));
+  return parts.join('');
 }
 
 /** Serialises bigint as an exact JSON integer. */

@@ -151,16 +151,31 @@ describe('every planned task ends committed, failed or skipped (issue 13.19)', (
     expect(await t.scan()).toEqual(t.model.expected());
   });
 
-  it('a task whose input cannot be read is failed with the reason naming the file; the others commit', async () => {
+  it('a task whose input cannot be read is failed with the reason naming the file; with partial progress the others commit', async () => {
     const t = await threePartitions();
     const m = await loadTableModel(await openIcebergTable(t.dir, { io: t.io }));
     const victim = m.dataFiles.find((f) => f.partition[0] === 'b')!.path;
     rmSync(victim);
-    const { report } = await run(t, { maxConcurrentGroups: 1 });
+    const { report } = await run(t, { maxConcurrentGroups: 1, partialProgress: true });
     const failed = report!.tasks.filter((x) => x.outcome === 'failed');
     expect(failed.length).toBe(1);
     expect(failed[0]!.reason).toContain(path.basename(victim));
     expect(report!.tasks.filter((x) => x.outcome === 'committed').length).toBe(2);
+  });
+
+  it('issue 29.8: without partial progress (the default) one failed task means nothing is committed and nothing stays', async () => {
+    const t = await threePartitions();
+    const m = await loadTableModel(await openIcebergTable(t.dir, { io: t.io }));
+    const victim = m.dataFiles.find((f) => f.partition[0] === 'b')!.path;
+    rmSync(victim);
+    const before = filesUnder(t.dir);
+    const { report } = await run(t, { maxConcurrentGroups: 1 });
+    expect(report!.snapshots).toEqual([]);
+    expect(report!.tasks.filter((x) => x.outcome === 'failed').length).toBe(1);
+    const skipped = report!.tasks.filter((x) => x.outcome === 'skipped');
+    expect(skipped.length).toBe(2);
+    for (const s of skipped) expect(s.reason).toMatch(/not committed: 1 task\(s\) failed .*all or nothing.*removed/);
+    expect(filesUnder(t.dir)).toEqual(before);
   });
 });
 

@@ -26,3 +26,24 @@ describe('lossless JSON', () => {
     expect(() => toBigInt(1.5, 'snapshot-id')).toThrow(/snapshot-id/);
   });
 });
+
+describe('parseJsonLossless on the engine parser (issue 29.3)', () => {
+  it('agrees with the JS lossless parser on ids, floats, exponents, strings that look like numbers and escapes', async () => {
+    const { parse } = await import('lossless-json');
+    const texts = [
+      '{"snapshot-id":9223372036854775807,"p":-9223372036854775808,"s":1234567890123456,"f":1.5e300,"e":1e1234567890123456}',
+      '{"a":"9223372036854775807","b":"x\\"9223372036854775807","c":[12345678901234567890,0,-0,3.25]}',
+      '{"n":-1234567890123456789,"deep":{"x":[{"y":18446744073709551615}]},"esc":"\\\\"}',
+      '{"nul":"\\u0000123","id":9223372036854775807}',
+    ];
+    for (const t of texts) {
+      const reviver = (v: string) => {
+        if (/^-?\d+$/.test(v)) return Number.isSafeInteger(Number(v)) ? Number(v) : BigInt(v);
+        return Number(v);
+      };
+      expect(parseJsonLossless(t)).toEqual(parse(t, undefined, reviver));
+    }
+    expect(Object.is((parseJsonLossless('{"z":-0}') as { z: number }).z, -0)).toBe(true);
+    expect(() => parseJsonLossless('{"a":1,}')).toThrow();
+  });
+});

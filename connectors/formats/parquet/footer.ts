@@ -17,11 +17,23 @@ import type {
 
 const MAGIC = 0x31524150; // "PAR1" little-endian
 
-function corrupt(file: string, detail: string, cause?: unknown): FloeError {
+/** The one message for a Parquet file that cannot be read (every reader of footers says it this way). */
+export function parquetCorrupt(file: string, detail: string, cause?: unknown): FloeError {
   return new FloeError('Corrupt', `Parquet file ${file} is corrupt: ${detail}`, { context: { file }, cause });
 }
+const corrupt = parquetCorrupt;
 
-export function readParquetFooter(bytes: Uint8Array, file: string): ParquetFooter {
+/** A footer length (the 4 bytes before the closing PAR1) that cannot be right for a file of `fileSize` bytes. */
+export function checkFooterLength(metadataLength: number, fileSize: number, file: string): void {
+  if (metadataLength + 12 > fileSize)
+    throw corrupt(file, `footer length ${metadataLength} exceeds the file size ${fileSize}`);
+}
+
+/**
+ * The frame of a whole Parquet file held in memory: PAR1 at both ends and a footer length that fits.
+ * Returns the footer length. Every footer reader checks this first.
+ */
+export function checkParquetFrame(bytes: Uint8Array, file: string): number {
   if (bytes.byteLength < 12) throw corrupt(file, `only ${bytes.byteLength} bytes, too short for a Parquet file`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw corrupt(file, 'missing PAR1 magic at the start');
@@ -29,9 +41,13 @@ export function readParquetFooter(bytes: Uint8Array, file: string): ParquetFoote
     throw corrupt(file, 'missing PAR1 magic at the end (truncated or not Parquet)');
   }
   const metadataLength = view.getUint32(bytes.byteLength - 8, true);
-  if (metadataLength + 12 > bytes.byteLength) {
-    throw corrupt(file, `footer length ${metadataLength} exceeds the file size ${bytes.byteLength}`);
-  }
+  checkFooterLength(metadataLength, bytes.byteLength, file);
+  return metadataLength;
+}
+
+export function readParquetFooter(bytes: Uint8Array, file: string): ParquetFooter {
+  const metadataLength = checkParquetFrame(bytes, file);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let meta: FileMetaData;
   let raw: RawFileMetaData;
   try {

@@ -31,6 +31,7 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../src/errors.js';
+import { checkFooterLength, parquetCorrupt } from './footer.js';
 import { floatFieldMetrics, floatMetricsFromInputs, type InputFileStats } from './stitch-metrics.js';
 import {
   incompatibility,
@@ -141,16 +142,12 @@ const TAIL_GUESS = 64 * 1024;
 /** Footer of a file from its tail only: [footer][length][PAR1] re-framed so the footer reader accepts it. */
 async function readTailSource(req: StitchTaskRequest, f: StitchTaskFile): Promise<StitchSource> {
   const size = f.sizeBytes;
-  if (size < 12)
-    throw new FloeError('Corrupt', `Parquet file ${f.path} is only ${size} bytes`, { context: { file: f.path } });
+  if (size < 12) throw parquetCorrupt(f.path, `only ${size} bytes, too short for a Parquet file`);
   // one speculative read covers most footers; a second one only for very wide schemas
   const guess = Math.min(size, TAIL_GUESS);
   let tail = await req.readRange(f.path, size - guess, guess);
   const len = new DataView(tail.buffer, tail.byteOffset + tail.byteLength - 8, 4).getUint32(0, true);
-  if (len + 12 > size)
-    throw new FloeError('Corrupt', `Parquet file ${f.path}: footer length ${len} exceeds the file size ${size}`, {
-      context: { file: f.path },
-    });
+  checkFooterLength(len, size, f.path);
   tail = len + 8 <= guess ? tail.subarray(guess - len - 8) : await req.readRange(f.path, size - 8 - len, len + 8);
   const framed = new Uint8Array(len + 12);
   framed.set([0x50, 0x41, 0x52, 0x31]);

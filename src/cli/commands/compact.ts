@@ -475,7 +475,10 @@ export function register(program: Command): void {
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
     .option('--progress <mode>', PROGRESS_HELP, 'auto')
-    .option('--partial-progress', 'Iceberg: commit each task as soon as it is written (Spark partial-progress.enabled)')
+    .option(
+      '--partial-progress',
+      'Iceberg: commit each task as soon as it is written, so a failed task leaves the others committed (exit 3); without it a run is all or nothing, as Spark: one failed task commits nothing (exit 1)',
+    )
     .option(
       '--deletes-only',
       'Iceberg: rewrite position delete files / deletion vectors only, no data (Spark rewrite_position_delete_files: -o rewrite-all, min-input-files, target-file-size-bytes, min-file-size-bytes, max-file-group-size-bytes)',
