@@ -41,6 +41,8 @@ export interface SigV4Settings {
   service: string;
   region: string;
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Sign the body hash as `x-amz-content-sha256` (default true, as Java's signer does). */
+  applyChecksum?: boolean;
 }
 
 /** The signing settings from catalog properties; undefined when `rest.sigv4-enabled` is not true. */
@@ -92,6 +94,7 @@ export async function signRequest(
     region: s.region,
     credentials: s.credentials,
     sha256: NodeSha256,
+    applyChecksum: s.applyChecksum ?? true,
   });
   const u = new URL(req.url);
   const headers: Record<string, string> = {};
