@@ -215,6 +215,55 @@ describe('REST catalog with OAuth2 client credentials (reference server behind a
     }
   });
 
+  it('vended credentials in loadTable (requested with X-Iceberg-Access-Delegation) become the table FileIO', async () => {
+    const VENDED_SECRET = 'vended-S3-secret-9a8b7c';
+    proxy.vend = () => ({
+      'storage-credentials': [
+        {
+          prefix: 's3://lake-bucket/warehouse/ns/t',
+          config: {
+            's3.access-key-id': 'ASIAVENDED',
+            's3.secret-access-key': VENDED_SECRET,
+            's3.session-token': 'vended-session-token-1234',
+            's3.endpoint': 'http://127.0.0.1:9',
+            's3.session-token-expires-at-ms': String(Date.now() + 3_600_000),
+          },
+        },
+      ],
+    });
+    const saved = process.env.FLOE_REST_CREDENTIAL;
+    process.env.FLOE_REST_CREDENTIAL = `${CLIENT_ID}:${SECRET}`;
+    try {
+      const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
+      const opened = await openIcebergForWrite(TABLE, { catalog: CATALOG });
+      try {
+        const conn = opened.files.config.s3Buckets?.['lake-bucket'];
+        expect(conn?.endpoint).toBe('http://127.0.0.1:9');
+        expect(typeof conn?.credentials).toBe('function');
+        const creds = await (conn!.credentials as () => Promise<{ accessKeyId: string }>)();
+        expect(creds.accessKeyId).toBe('ASIAVENDED');
+        // the table's own (local) files still read as before
+        expect(opened.table.metadata.location).toContain(tableDir());
+        produced.push(
+          JSON.stringify(opened.files.config),
+          String((conn!.credentials as { description: string }).description),
+        );
+      } finally {
+        opened.files.destroy();
+      }
+      const load = proxy.requests
+        .filter((q) => q.method === 'GET' && q.path.endsWith('/namespaces/ns/tables/t'))
+        .at(-1);
+      expect(load).toBeDefined();
+      expect(JSON.stringify(produced)).not.toContain(VENDED_SECRET);
+      expect(JSON.stringify(produced)).not.toContain('vended-session-token-1234');
+    } finally {
+      proxy.vend = undefined;
+      if (saved === undefined) delete process.env.FLOE_REST_CREDENTIAL;
+      else process.env.FLOE_REST_CREDENTIAL = saved;
+    }
+  });
+
   describe('bad input: clear error naming the catalog, commit settled, nothing left behind', () => {
     it('a wrong secret', async () => {
       const before = await metadataLocation();
