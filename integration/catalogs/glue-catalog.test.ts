@@ -16,7 +16,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +33,7 @@ import { FileIO } from '../../connectors/storage/file-io.js';
 import { listCatalogTables } from '../../connectors/catalog/list-tables.js';
 import { isFloeError } from '../../src/errors.js';
 import { floeCli, javaCatalogAvailable } from './support.js';
+import { freePort } from '../support/s3-binaries.js';
 
 const MOTO = path.join(repoRoot, '.cache/moto-venv/bin/moto_server');
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-glue-'));
@@ -46,17 +46,6 @@ const saved: Record<string, string | undefined> = {};
 const model = new RowModel({ id: 'long', region: 'string', qty: 'int' });
 const batch = (b: number): InputRow[] =>
   Array.from({ length: 5 }, (_, i) => ({ id: b * 100 + i, region: i % 2 ? 'us' : 'eu', qty: b }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startMoto(): Promise<void> {
   const port = await freePort();
