@@ -9,7 +9,9 @@
  * - credentials about to expire are refreshed through the catalog before use;
  * - expired credentials whose refresh fails, and a FileIO without vended credentials, fail with a clear
  *   error naming the catalog or the credential source — never a key;
- * - remote signing is refused as not built.
+ * - remote signing is refused as not built;
+ * - a request signed by the REST client's SigV4 signer is accepted by the server, which checks signatures,
+ *   and the same signature on a changed request is refused.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -186,6 +188,25 @@ describe('vended credentials for the table FileIO (versitygw user owning one buc
       none.destroy();
     }
   });
+
+  it.runIf(!!server)(
+    'a request signed by the REST client signer is accepted by the signature-checking S3 server',
+    async () => {
+      const { signRequest } = await import('../../connectors/catalog/rest-sigv4.js');
+      const url = `${server!.endpoint}/${server!.bucket}?list-type=2`;
+      const settings = {
+        service: 's3',
+        region: server!.region,
+        credentials: { accessKeyId: server!.accessKeyId, secretAccessKey: server!.secretAccessKey },
+      };
+      const ok = await fetch(url, { headers: await signRequest({ method: 'GET', url, headers: {} }, settings) });
+      expect(ok.status, await ok.text()).toBe(200);
+      // the same signature on another request is refused: the server really checks it
+      const signed = await signRequest({ method: 'GET', url, headers: {} }, settings);
+      const forged = await fetch(`${server!.endpoint}/${server!.bucket}?list-type=2&prefix=x`, { headers: signed });
+      expect(forged.status).toBe(403);
+    },
+  );
 
   it('remote signing is refused as not built, naming the catalog', () => {
     expect(() =>
