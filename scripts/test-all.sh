@@ -21,6 +21,8 @@ echo "== setup: S3 test server"
 [ -n "${S3_TEST_ENDPOINT:-}" ] || bash scripts/setup-s3.sh >/dev/null
 echo "== setup: reference engines"
 bash scripts/setup-oracles.sh
+echo "== setup: moto server (Glue Data Catalog API tests)"
+bash scripts/setup-moto.sh >/dev/null
 echo "== setup: redis-server (BullMQ tests)"
 bash scripts/setup-redis.sh >/dev/null
 echo "== setup: Temporal CLI dev server (Temporal tests; a cold build takes ~8-16 min on 2 cores, then cached)"

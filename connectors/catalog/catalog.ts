@@ -3,6 +3,7 @@
  * the metadata itself). Identifiers on the CLI are `ns.table` (multi-level namespaces: `a.b.table`).
  */
 import { FloeError } from '../../src/errors.js';
+import { parseCatalogSpec, resolveCatalogProperties, type CatalogPropertySources } from './catalog-spec.js';
 
 export interface TableIdentifier {
   namespace: string[];
@@ -16,12 +17,23 @@ export interface LoadedTable {
   metadata?: unknown;
   /** Catalog-provided config (REST `config`), e.g. storage credentials. */
   config?: Record<string, string>;
+  /** REST `storage-credentials`: per location prefix, the storage config that reaches it. */
+  storageCredentials?: { prefix: string; config: Record<string, string> }[];
+  /** Fetches this table's storage credentials again (REST `…/credentials`, else a fresh loadTable). */
+  refreshCredentials?: () => Promise<VendedCredentials>;
+}
+
+export interface VendedCredentials {
+  config: Record<string, string>;
+  storageCredentials: { prefix: string; config: Record<string, string> }[];
 }
 
 export interface IcebergCatalog {
   /** "sql:/path/catalog.db", "rest:https://…" — for messages. */
   readonly description: string;
   loadTable(id: TableIdentifier): Promise<LoadedTable>;
+  /** Every table the catalog holds (discovery); SQL catalogs are listed by list-tables.ts. */
+  listTables?(maxTables?: number): Promise<TableIdentifier[]>;
   close(): Promise<void>;
 }
 
@@ -37,29 +49,24 @@ export function identifierToString(id: TableIdentifier): string {
   return [...id.namespace, id.name].join('.');
 }
 
-export interface CatalogOptions {
+export interface CatalogOptions extends CatalogPropertySources {
   /** SQL catalogs: the catalog_name column (JdbcCatalog/SqlCatalog "name"); inferred when unambiguous. */
   catalogName?: string;
-  /** REST: bearer token (else env FLOE_REST_TOKEN). */
-  token?: string;
-  /** REST: warehouse passed to /v1/config. */
-  warehouse?: string;
   fetch?: typeof fetch;
 }
 
-/** `sql:<sqlite path | postgres URL>` or `rest:<url>`. */
+/** `sql:<sqlite path | postgres URL>`, `rest:<url>[?props]` or `glue:<catalog-id>[?props]` (catalog-spec.ts). */
 export async function openCatalog(spec: string, options: CatalogOptions = {}): Promise<IcebergCatalog> {
-  const i = spec.indexOf(':');
-  const kind = i > 0 ? spec.slice(0, i) : '';
-  const target = i > 0 ? spec.slice(i + 1) : '';
-  if (!target) throw new FloeError('InvalidArgument', `--catalog "${spec}": expected sql:<path-or-url> or rest:<url>`);
-  if (kind === 'sql') {
+  const parsed = parseCatalogSpec(spec);
+  if (parsed.kind === 'sql') {
     const { SqlCatalog } = await import('./sql.js');
-    return SqlCatalog.open(target, options);
+    return SqlCatalog.open(parsed.target, options);
   }
-  if (kind === 'rest') {
-    const { RestCatalog } = await import('./rest.js');
-    return new RestCatalog(target, options);
+  const props = resolveCatalogProperties(parsed, options);
+  if (parsed.kind === 'glue') {
+    const { GlueCatalog } = await import('./glue.js');
+    return new GlueCatalog(parsed.target, props);
   }
-  throw new FloeError('InvalidArgument', `--catalog "${spec}": unknown catalog kind "${kind}" (sql or rest)`);
+  const { RestCatalog } = await import('./rest.js');
+  return new RestCatalog(parsed.target, props, options.fetch ? { fetch: options.fetch } : {});
 }

@@ -16,8 +16,11 @@ import { commitStateUnknown } from './commit-state.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { createVerified } from '../storage/create-verified.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
-import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
+import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
+import type { RestClient } from '../catalog/rest-client.js';
+import { restClientFor, tablePath } from '../catalog/rest.js';
+import { resolveCatalogProperties } from '../catalog/catalog-spec.js';
 import {
   describeSqlTarget,
   openSqlConnection,
@@ -108,13 +111,7 @@ export class SqlTableOperations implements TableOperations {
     let changed: number;
     let target: string;
     try {
-      target = nextMetastoreFile(next, base.location);
-      const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');
-      // a uniquely named file: an undecidable create is a plain failure here, the pointer has not moved
-      await createVerified(
-        { location: target, create: () => this.io.createNew(target, bytes), read: () => this.io.read(target) },
-        bytes,
-      );
+      target = await writeNextMetadata(this.io, base.location, next);
       faultPoint('iceberg.commit.before-publish');
       const w = this.where();
       try {
@@ -141,64 +138,109 @@ export class SqlTableOperations implements TableOperations {
   }
 
   /**
-   * The UPDATE failed without an answer we can trust (a dropped connection may have committed it). Decide
-   * from the catalog as it stands: the pointer names our file → committed; the chain of metadata files after
-   * `base` (the current file's metadata-log) starts with ours → committed and built upon; with another file →
-   * a conflict; still at `base` → not applied on SQLite (a statement either commits or rolls back before
-   * returning), unknown on PostgreSQL (the server may still run it); anything unreadable → unknown.
+   * The UPDATE failed without an answer we can trust (a dropped connection may have committed it): settled
+   * by settleLostSwap; still at `base` means not applied on SQLite (a statement either commits or rolls back
+   * before returning), unknown on PostgreSQL (the server may still run it).
    */
-  private async afterLostUpdate(
+  private afterLostUpdate(
     base: string,
     target: string,
     cause: unknown,
     dialect: SqlConnection['dialect'],
   ): Promise<string> {
-    const what = `SQL catalog ${this.description}: ${(cause as Error).message}`;
-    let pointer: string | undefined;
-    try {
-      pointer = await this.pointer();
-    } catch (e) {
-      throw commitStateUnknown(`${what}; re-reading the pointer failed too (${(e as Error).message})`, cause);
-    }
-    if (pointer === target) return target;
-    if (pointer === base) {
-      if (dialect === 'sqlite') {
-        await this.io.remove(target).catch(() => undefined);
-        throw new FloeError('Transient', `${what} (the pointer still names ${base}: nothing was committed)`, {
-          cause,
-          retryable: false,
-        });
-      }
-      throw commitStateUnknown(
-        `${what}; the pointer still names ${base} but the server may yet apply the update`,
-        cause,
-      );
-    }
-    if (pointer === undefined) throw commitStateUnknown(`${what}; the table's row is gone`, cause);
-    let chain: string[];
-    try {
-      const md = parseMetadataBytes(await this.io.read(pointer), pointer);
-      const log = ((md.raw['metadata-log'] as { 'metadata-file'?: unknown }[] | undefined) ?? []).map((e) =>
-        String(e['metadata-file']),
-      );
-      chain = [...log, pointer];
-    } catch (e) {
-      throw commitStateUnknown(`${what}; cannot read the current metadata ${pointer} (${(e as Error).message})`, cause);
-    }
-    const at = chain.lastIndexOf(base);
-    if (at < 0) throw commitStateUnknown(`${what}; ${base} is no longer in the metadata log of ${pointer}`, cause);
-    if (chain[at + 1] === target) return target;
-    await this.io.remove(target).catch(() => undefined);
-    throw new FloeError('CommitConflict', `another writer moved ${this.id.name} in ${this.description} past ${base}`, {
+    return settleLostSwap({
+      io: this.io,
+      what: `SQL catalog ${this.description}: ${(cause as Error).message}`,
+      table: this.id.name,
+      catalog: this.description,
+      base,
+      target,
       cause,
+      pointer: () => this.pointer(),
+      unappliedAtBase: dialect === 'sqlite',
     });
   }
 }
 
+/** Writes `next` as the next metastore-style metadata file after `baseLocation`; returns its location. */
+export async function writeNextMetadata(io: CommitIO, baseLocation: string, next: RawMetadata): Promise<string> {
+  const target = nextMetastoreFile(next, baseLocation);
+  const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');
+  // a uniquely named file: an undecidable create is a plain failure here, the pointer has not moved
+  await createVerified(
+    { location: target, create: () => io.createNew(target, bytes), read: () => io.read(target) },
+    bytes,
+  );
+  return target;
+}
+
+export interface LostSwap {
+  io: CommitIO;
+  /** What failed, naming the catalog (the error messages start with it). */
+  what: string;
+  table: string;
+  catalog: string;
+  base: string;
+  target: string;
+  cause: unknown;
+  /** The catalog's pointer as it stands now; undefined when the table is gone. */
+  pointer: () => Promise<string | undefined>;
+  /** The pointer still at `base` proves the swap was not applied (and will not be). */
+  unappliedAtBase: boolean;
+}
+
+/**
+ * A pointer swap (SQL UPDATE, Glue UpdateTable) failed without an answer we can trust. Decide from the
+ * catalog as it stands: the pointer names our file → committed; the chain of metadata files after `base`
+ * (the current file's metadata-log) starts with ours → committed and built upon; with another file → a
+ * conflict; still at `base` → not applied when the caller knows so, else unknown; anything unreadable →
+ * unknown. Our metadata file is removed only when it is certainly not committed.
+ */
+export async function settleLostSwap(l: LostSwap): Promise<string> {
+  const { what, base, target, cause } = l;
+  let pointer: string | undefined;
+  try {
+    pointer = await l.pointer();
+  } catch (e) {
+    throw commitStateUnknown(`${what}; re-reading the pointer failed too (${(e as Error).message})`, cause);
+  }
+  if (pointer === target) return target;
+  if (pointer === base) {
+    if (l.unappliedAtBase) {
+      await l.io.remove(target).catch(() => undefined);
+      throw new FloeError('Transient', `${what} (the pointer still names ${base}: nothing was committed)`, {
+        cause,
+        retryable: false,
+      });
+    }
+    throw commitStateUnknown(
+      `${what}; the pointer still names ${base} but the catalog may yet apply the update`,
+      cause,
+    );
+  }
+  if (pointer === undefined) throw commitStateUnknown(`${what}; the table's entry is gone`, cause);
+  let chain: string[];
+  try {
+    const md = parseMetadataBytes(await l.io.read(pointer), pointer);
+    const log = ((md.raw['metadata-log'] as { 'metadata-file'?: unknown }[] | undefined) ?? []).map((e) =>
+      String(e['metadata-file']),
+    );
+    chain = [...log, pointer];
+  } catch (e) {
+    throw commitStateUnknown(`${what}; cannot read the current metadata ${pointer} (${(e as Error).message})`, cause);
+  }
+  const at = chain.lastIndexOf(base);
+  if (at < 0) throw commitStateUnknown(`${what}; ${base} is no longer in the metadata log of ${pointer}`, cause);
+  if (chain[at + 1] === target) return target;
+  await l.io.remove(target).catch(() => undefined);
+  throw new FloeError('CommitConflict', `another writer moved ${l.table} in ${l.catalog} past ${base}`, { cause });
+}
+
 export interface RestOpsOptions {
   uri: string;
+  /** The catalog's properties (catalog-spec.ts resolveCatalogProperties); default: `token` and the environment. */
+  props?: Record<string, string>;
   token?: string;
-  warehouse?: string;
   fetch?: typeof fetch;
 }
 
@@ -235,70 +277,28 @@ export function restChanges(base: RawMetadata, next: RawMetadata): { requirement
 }
 
 export class RestTableOperations implements TableOperations {
-  private prefix: string | undefined;
+  private readonly client: RestClient;
   private readonly base: string;
-  private readonly doFetch: typeof fetch;
-  private readonly token: string | undefined;
 
   constructor(
     private readonly io: CommitIO,
     private readonly id: TableIdentifier,
-    private readonly o: RestOpsOptions,
+    o: RestOpsOptions,
   ) {
-    this.base = o.uri.replace(/\/+$/, '');
-    this.doFetch = o.fetch ?? fetch;
-    this.token = o.token ?? process.env.FLOE_REST_TOKEN;
+    const props =
+      o.props ??
+      resolveCatalogProperties({ kind: 'rest', target: o.uri, properties: {} }, o.token ? { token: o.token } : {});
+    this.client = restClientFor(o.uri, props, o.fetch ? { fetch: o.fetch } : {});
+    this.base = this.client.base;
   }
 
-  private async call(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; json: unknown; text: string }> {
-    let res: Response;
-    try {
-      res = await this.doFetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }),
-          ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}),
-        },
-        ...(body === undefined ? {} : { body: stringifyJsonLossless(body) }),
-      });
-    } catch (e) {
-      throw new FloeError('Transient', `REST catalog ${this.base}: ${method} ${path} failed: ${(e as Error).message}`, {
-        cause: e,
-      });
-    }
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? parseJsonLossless(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
-  }
-
-  private async tablePath(): Promise<string> {
-    if (this.prefix === undefined) {
-      const q = this.o.warehouse ? `?warehouse=${encodeURIComponent(this.o.warehouse)}` : '';
-      const r = await this.call('GET', `/v1/config${q}`);
-      const cfg = (r.json ?? {}) as { overrides?: Record<string, string>; defaults?: Record<string, string> };
-      const p = cfg.overrides?.prefix ?? cfg.defaults?.prefix ?? '';
-      this.prefix = p ? `/${p.replace(/^\/+|\/+$/g, '')}` : '';
-    }
-    return `/v1${this.prefix}/namespaces/${encodeURIComponent(this.id.namespace.join('\u001f'))}/tables/${encodeURIComponent(this.id.name)}`;
+  private call(method: 'GET' | 'POST', body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
+    return this.client.request({ method, path: tablePath(this.id), ...(body === undefined ? {} : { body }) });
   }
 
   async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
-    const r = await this.call('GET', await this.tablePath());
-    if (r.status !== 200)
-      throw new FloeError(
-        r.status === 404 ? 'NotFound' : 'Transient',
-        `REST catalog ${this.base}: load table → HTTP ${r.status}: ${r.text.slice(0, 300)}`,
-      );
+    const r = await this.call('GET');
+    if (r.status !== 200) throw this.client.errorFor('load table', r);
     const body = r.json as Record<string, unknown>;
     const md = parseMetadata(body.metadata, String(body['metadata-location']));
     return { metadata: md.raw, location: String(body['metadata-location']) };
@@ -311,11 +311,11 @@ export class RestTableOperations implements TableOperations {
     change?: TableChange,
   ): Promise<string> {
     const { requirements, updates } = change ?? restChanges(base.metadata, next);
-    const path = await this.tablePath();
+    await this.client.root(); // /v1/config (and a token) before the commit: failing there is a plain failure
     faultPoint('iceberg.commit.before-publish');
     let r: { status: number; json: unknown; text: string };
     try {
-      r = await this.call('POST', path, {
+      r = await this.call('POST', {
         identifier: { namespace: this.id.namespace, name: this.id.name },
         requirements,
         updates,
@@ -329,7 +329,10 @@ export class RestTableOperations implements TableOperations {
       return String((r.json as Record<string, unknown>)['metadata-location']);
     }
     if (r.status === 409)
-      throw new FloeError('CommitConflict', `REST catalog ${this.base}: requirements failed: ${r.text.slice(0, 300)}`);
+      throw new FloeError(
+        'CommitConflict',
+        this.client.scrub(`REST catalog ${this.base}: requirements failed: ${r.text.slice(0, 300)}`),
+      );
     if (r.status >= 500) {
       return this.afterUnknownCommit(
         base.metadata,
@@ -337,9 +340,15 @@ export class RestTableOperations implements TableOperations {
         `REST catalog ${this.base}: HTTP ${r.status}; the new snapshot may or may not be committed`,
       );
     }
+    // 4xx: the catalog refused the request as a whole; nothing was committed
+    const refused = this.client.errorFor('commit', r);
     throw new FloeError(
-      r.status === 401 || r.status === 403 ? 'AccessDenied' : 'InvalidArgument',
-      `REST catalog ${this.base}: commit rejected (HTTP ${r.status}): ${r.text.slice(0, 300)}`,
+      refused.kind === 'CommitConflict' ? 'InvalidArgument' : refused.kind,
+      `${refused.message} (the commit was refused: nothing was committed)`,
+      {
+        context: refused.context,
+        retryable: false,
+      },
     );
   }
 

@@ -15,7 +15,8 @@ import { FilesystemTableOperations } from './commit-ops.js';
 import { openIcebergTable, type IcebergTable, type OpenOptions } from './table.js';
 import type { TableOperations } from './commit-rewrite.js';
 import { RestTableOperations, SqlTableOperations } from './commit-catalog.js';
-import { parseTableIdentifier } from '../catalog/catalog.js';
+import { parseTableIdentifier, type CatalogOptions } from '../catalog/catalog.js';
+import { parseCatalogSpec, resolveCatalogProperties } from '../catalog/catalog-spec.js';
 
 /** Where a table is and how to reach it: location-map rules, and a catalog for `<ns>.<table>` references. */
 export interface AccessOptions {
@@ -25,10 +26,16 @@ export interface AccessOptions {
   catalog?: string;
   /** SQL catalog: the catalog_name when the database holds several. */
   catalogName?: string;
-  /** REST catalog bearer token. */
+  /** REST catalog bearer token (else $FLOE_REST_TOKEN). */
   token?: string;
+  /** REST catalog OAuth2 client credentials `client_id:client_secret` (else $FLOE_REST_CREDENTIAL). */
+  credential?: string;
   /** REST catalog warehouse. */
   warehouse?: string;
+  /** A catalog properties file (`--catalog-properties`, else $FLOE_CATALOG_PROPERTIES): its path, not its content. */
+  catalogProperties?: string;
+  /** Catalog properties given inline (`floe serve`'s `catalogProperties:`). */
+  catalogPropertyValues?: Record<string, string>;
 }
 
 export interface OpenedIcebergTable {
@@ -40,52 +47,62 @@ export interface OpenedIcebergTable {
   ops?: TableOperations;
 }
 
+/** The catalog options among the access options (what openCatalog and the commit path resolve properties from). */
+export function catalogOptionsOf(o: AccessOptions): CatalogOptions {
+  return {
+    ...(o.catalogName ? { catalogName: o.catalogName } : {}),
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.credential ? { credential: o.credential } : {}),
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+    ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
+    ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
+  };
+}
+
 function catalogOptions(o: AccessOptions): OpenOptions {
   if (!o.catalog) return {};
-  return {
-    catalog: o.catalog,
-    catalogOptions: {
-      ...(o.catalogName ? { catalogName: o.catalogName } : {}),
-      ...(o.token ? { token: o.token } : {}),
-      ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-    },
-  };
+  return { catalog: o.catalog, catalogOptions: catalogOptionsOf(o) };
 }
 
 /** Opens a table by path, metadata file, or `<ns>.<table>` with `o.catalog`. Call `files.destroy()` when done. */
 export async function openIcebergForWrite(ref: string, o: AccessOptions): Promise<OpenedIcebergTable> {
   const mappings = (o.locationMap ?? []).map(parseLocationMapSpec);
-  let files = new FileIO(storageConfigFromEnv(mappings));
-  let table = await openIcebergTable(ref, { ...catalogOptions(o), io: files });
-  if (!o.catalog) {
-    const opened = openedTableDir(ref, table.metadataLocation);
-    const recorded = table.metadata.location;
-    if (files.map(recorded) !== normalizeLocation(opened)) {
-      // a copied table: its files live under where it was opened, not where its metadata says
+  if (o.catalog) {
+    // the table's FileIO is built once the catalog answered: it may vend credentials for the table's files
+    const { locationMap: _rules, ...storage } = storageConfigFromEnv([]);
+    const table = await openIcebergTable(ref, { ...catalogOptions(o), remap: mappings, storage });
+    const files = table.files!;
+    try {
+      return { table, io: files, files, ops: await catalogOps(ref, o, files) };
+    } catch (e) {
       files.destroy();
-      files = new FileIO(storageConfigFromEnv([...mappings, { from: recorded, to: opened }]));
-      table = await openIcebergTable(ref, { ...catalogOptions(o), io: files });
+      throw e;
     }
   }
-  const ops =
-    table.via === 'catalog'
-      ? catalogOps(ref, o, files)
-      : new FilesystemTableOperations(files, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
-  return { table, io: files, files, ...(ops ? { ops } : {}) };
+  let files = new FileIO(storageConfigFromEnv(mappings));
+  let table = await openIcebergTable(ref, { io: files });
+  const opened = openedTableDir(ref, table.metadataLocation);
+  const recorded = table.metadata.location;
+  if (files.map(recorded) !== normalizeLocation(opened)) {
+    // a copied table: its files live under where it was opened, not where its metadata says
+    files.destroy();
+    files = new FileIO(storageConfigFromEnv([...mappings, { from: recorded, to: opened }]));
+    table = await openIcebergTable(ref, { io: files });
+  }
+  const ops = new FilesystemTableOperations(files, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
+  return { table, io: files, files, ops };
 }
 
-function catalogOps(ref: string, o: AccessOptions, io: FileIO): TableOperations {
-  const spec = o.catalog ?? '';
-  const i = spec.indexOf(':');
-  const kind = spec.slice(0, i);
-  const target = spec.slice(i + 1);
+async function catalogOps(ref: string, o: AccessOptions, io: FileIO): Promise<TableOperations> {
+  const spec = parseCatalogSpec(o.catalog ?? '');
   const id = parseTableIdentifier(ref);
-  if (kind === 'sql') return new SqlTableOperations(io, target, id, o.catalogName); // SQLite path or PostgreSQL URL
-  return new RestTableOperations(io, id, {
-    uri: target,
-    ...(o.token ? { token: o.token } : {}),
-    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-  });
+  if (spec.kind === 'sql') return new SqlTableOperations(io, spec.target, id, o.catalogName); // SQLite path or PostgreSQL URL
+  const props = resolveCatalogProperties(spec, catalogOptionsOf(o));
+  if (spec.kind === 'glue') {
+    const { GlueTableOperations } = await import('./commit-glue.js');
+    return new GlueTableOperations(io, id, spec.target, props);
+  }
+  return new RestTableOperations(io, id, { uri: spec.target, props });
 }
 
 /** The table directory a user pointed at: the directory itself, or two levels above a metadata file. */

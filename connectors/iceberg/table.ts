@@ -6,7 +6,8 @@ import { FloeError } from '../../src/errors.js';
 import type { TableModel } from '../../src/model/index.js';
 import { openCatalog, parseTableIdentifier, type CatalogOptions } from '../catalog/index.js';
 import type { IcebergIO } from './io.js';
-import { fileIOWithMappings, type StorageConfig } from '../storage/file-io.js';
+import { fileIOWithMappings, type FileIO, type StorageConfig } from '../storage/file-io.js';
+import { hasVendedStorage, vendedStorageConfig } from '../storage/vended-credentials.js';
 import { LocationMap, normalizeLocation, type LocationMapping } from '../storage/location.js';
 import { isMetadataFileName, locateCurrentMetadata, type LocatedMetadata } from './locate.js';
 import { allFieldsById, liveFilesOf, type LiveFilesOptions, type ManifestFile } from './manifests.js';
@@ -20,6 +21,8 @@ export interface IcebergTable {
   via: LocatedMetadata['via'] | 'metadata-file' | 'catalog';
   /** Catalog identifier, when opened through one. */
   catalog?: { spec: string; identifier: string };
+  /** The FileIO this function built (with the catalog's vended credentials, if any), when none was passed. */
+  files?: FileIO;
 }
 
 export interface OpenOptions {
@@ -41,13 +44,27 @@ export interface OpenOptions {
 
 export async function openIcebergTable(ref: string, options: OpenOptions = {}): Promise<IcebergTable> {
   const rules = [...(options.remap ?? [])];
-  let io: IcebergIO = options.io ?? fileIOWithMappings(rules, options.storage);
-
   if (options.catalog) {
+    let io: IcebergIO | undefined = options.io;
     const catalog = await openCatalog(options.catalog, options.catalogOptions);
     try {
       const id = parseTableIdentifier(ref);
       const loaded = await catalog.loadTable(id);
+      const vended = { config: loaded.config ?? {}, storageCredentials: loaded.storageCredentials ?? [] };
+      let files: FileIO | undefined;
+      if (!io) {
+        // the catalog's vended credentials reach this table's files; the environment's reach the rest
+        const storage = hasVendedStorage(vended)
+          ? vendedStorageConfig(options.storage ?? {}, {
+              catalog: catalog.description,
+              table: ref,
+              initial: vended,
+              ...(loaded.refreshCredentials ? { refresh: loaded.refreshCredentials } : {}),
+            })
+          : options.storage;
+        files = fileIOWithMappings(rules, storage);
+        io = files;
+      }
       const metadata = loaded.metadata
         ? parseMetadata(loaded.metadata, loaded.metadataLocation)
         : parseMetadataBytes(await io.read(loaded.metadataLocation), loaded.metadataLocation);
@@ -57,12 +74,14 @@ export async function openIcebergTable(ref: string, options: OpenOptions = {}): 
         io,
         via: 'catalog',
         catalog: { spec: options.catalog, identifier: ref },
+        ...(files ? { files } : {}),
       };
     } finally {
       await catalog.close();
     }
   }
 
+  let io: IcebergIO = options.io ?? fileIOWithMappings(rules, options.storage);
   const stripped = ref.replace(/\/+$/, '');
   let metadataLocation: string;
   let via: IcebergTable['via'];

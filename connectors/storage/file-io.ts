@@ -282,7 +282,9 @@ export class FileIO {
       connection.endpoint ?? '',
       connection.region ?? '',
       connection.forcePathStyle ?? false,
-      connection.credentials?.accessKeyId ?? '',
+      typeof connection.credentials === 'function'
+        ? connection.credentials.id
+        : (connection.credentials?.accessKeyId ?? ''),
       connection.checksums ?? '',
     ]);
     const storeKey = `${clientKey}|${bucket}`;

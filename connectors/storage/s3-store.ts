@@ -62,6 +62,17 @@ export interface S3Credentials {
   sessionToken?: string;
 }
 
+/**
+ * Credentials that change (vended by a catalog, connectors/storage/vended-credentials.ts): the SDK calls it
+ * before requests and keeps the answer until near its `expiration`. `description` is what messages say
+ * instead of an access key; `id` tells clients apart.
+ */
+export interface S3CredentialSource {
+  (): Promise<S3Credentials & { expiration?: Date }>;
+  description: string;
+  id: string;
+}
+
 export interface S3ConnectionConfig {
   /** e.g. http://127.0.0.1:9000; unset = AWS (or AWS_ENDPOINT_URL[_S3] via the SDK). */
   endpoint?: string;
@@ -70,7 +81,7 @@ export interface S3ConnectionConfig {
   /** Path-style addressing (http://host/bucket/key), needed by most S3-compatible servers. */
   forcePathStyle?: boolean;
   /** Unset = the standard AWS provider chain (env, shared config/credentials files, SSO, web identity, IMDS). */
-  credentials?: S3Credentials;
+  credentials?: S3Credentials | S3CredentialSource;
   /**
    * 'when_required' sends checksums only where S3 demands them; many S3-compatible servers reject the
    * SDK's default aws-chunked checksum trailers. Default: 'when_required' with a custom endpoint.
@@ -199,9 +210,12 @@ export class S3ObjectStore implements ObjectStore {
     this.endpointText = connection.endpoint
       ? `endpoint ${connection.endpoint}`
       : `the AWS S3 endpoint${connection.region ? ` in ${connection.region}` : ''}`;
-    this.credentialText = connection.credentials
-      ? `access key ${connection.credentials.accessKeyId} (configured explicitly)`
-      : 'credentials from the AWS default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, web identity, instance role)';
+    this.credentialText =
+      typeof connection.credentials === 'function'
+        ? connection.credentials.description
+        : connection.credentials
+          ? `access key ${connection.credentials.accessKeyId} (configured explicitly)`
+          : 'credentials from the AWS default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, web identity, instance role)';
   }
 
   describe(key: string): string {

@@ -54,7 +54,8 @@ export async function buildServerBinary(kind: BinaryKind = binaryKind()): Promis
   return bin;
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (for servers that take a fixed address). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

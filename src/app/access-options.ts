@@ -11,6 +11,9 @@ export function accessOptionsOf(o: AccessOptions): AccessOptions {
     ...(o.catalog ? { catalog: o.catalog } : {}),
     ...(o.catalogName ? { catalogName: o.catalogName } : {}),
     ...(o.token ? { token: o.token } : {}),
+    ...(o.credential ? { credential: o.credential } : {}),
     ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+    ...(o.catalogProperties ? { catalogProperties: o.catalogProperties } : {}),
+    ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
   };
 }

@@ -12,7 +12,7 @@ import { parseLocationMapSpec, type LocationMapping } from '../../connectors/sto
 import { storageConfigFromEnv } from '../../connectors/storage/env.js';
 import { openIcebergTable, type IcebergTable, type OpenOptions } from '../../connectors/iceberg/table.js';
 import type { MaintainedTable } from '../../connectors/iceberg/expire-table.js';
-import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
+import { catalogOptionsOf, type AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 
 export {
   openIcebergForWrite,
@@ -60,11 +60,7 @@ export function openOptionsFrom(opts: TableReadOptions): OpenOptions {
   const o: OpenOptions = { remap, storage };
   if (opts.catalog) {
     o.catalog = opts.catalog;
-    o.catalogOptions = {
-      ...(opts.catalogName ? { catalogName: opts.catalogName } : {}),
-      ...(opts.token ? { token: opts.token } : {}),
-      ...(opts.warehouse ? { warehouse: opts.warehouse } : {}),
-    };
+    o.catalogOptions = catalogOptionsOf(opts);
   }
   return o;
 }

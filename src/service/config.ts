@@ -10,6 +10,7 @@ import { FloeError, isFloeError } from '../errors.js';
 import { parseCutoff } from '../maintenance/duration.js';
 import { parseSizeBytes, tryParseDurationMs } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
+import { catalogKindsText, parseCatalogSpec } from '../../connectors/catalog/catalog-spec.js';
 import {
   JOB_KINDS,
   type CompactJobOptions,
@@ -65,7 +66,8 @@ export interface TableKnobs {
 export interface CatalogConfig extends TableKnobs {
   /** Prefix of the names of the tables it finds (`<name>.<ns>.<table>`). */
   name: string;
-  kind: 'sql' | 'rest' | 'warehouse';
+  /** A catalog kind of catalog-spec.ts (sql, rest, glue …), or a warehouse prefix. */
+  kind: string;
   /** `sql:<path|url>` / `rest:<url>`, or the warehouse location (local path or s3://…). */
   target: string;
   access: TableAccess;
@@ -213,7 +215,7 @@ export async function parseServiceConfig(
   if (maxMs < initialMs) v.fail('backoff.max', `must not be shorter than backoff.initial`);
   const shutdownTimeoutMs = v.optDuration(top.shutdownTimeout, 'shutdownTimeout') ?? DEFAULTS.shutdownTimeoutMs;
   const sizes: { at: string; text: string }[] = [];
-  const ctx: Ctx = { v, timezone, sizes, baseDir };
+  const ctx: Ctx = { v, timezone, sizes, baseDir, env };
 
   const defaultsRaw = top.defaults === undefined ? {} : v.object(top.defaults, 'defaults');
   v.keys(defaultsRaw, 'defaults', KNOB_KEYS);
@@ -256,6 +258,7 @@ export async function parseServiceConfig(
         'catalogName',
         'warehouse',
         'token',
+        ...CATALOG_PROPERTY_KEYS,
         'locationMap',
         ...KNOB_KEYS,
       ]);
@@ -266,8 +269,8 @@ export async function parseServiceConfig(
         v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
       if (id !== undefined && catalog === undefined)
         v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
-      if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
-        v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
+      if (catalog !== undefined && catalogSpecProblem(catalog))
+        v.fail(`${where}.catalog`, catalogSpecProblem(catalog)!);
       if (location !== undefined && catalog !== undefined)
         v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
       const table = id ?? resolveLocation(location!, baseDir);
@@ -314,6 +317,7 @@ interface Ctx {
   timezone: string;
   sizes: { at: string; text: string }[];
   baseDir: string;
+  env: NodeJS.ProcessEnv;
 }
 
 const KNOB_KEYS = ['properties', 'jobs', 'concurrency', 'maxBytesPerRun', 'jobTimeout'];
@@ -384,8 +388,45 @@ function parseAccess(ctx: Ctx, o: Record<string, unknown>, where: string): Table
       ? { warehouse: v.string(o.warehouse, `${where}.warehouse`) }
       : {}),
     ...(o.token !== undefined ? { token: v.string(o.token, `${where}.token`) } : {}),
+    ...catalogCredentialsOf(ctx, o, where),
     ...(locationMap ? { locationMap } : {}),
   };
+}
+
+/** Catalog keys besides the spec: `credential` (or `credentialEnv`, the variable holding it), properties. */
+const CATALOG_PROPERTY_KEYS = ['credential', 'credentialEnv', 'catalogProperties', 'catalogPropertiesFile'];
+
+function catalogCredentialsOf(ctx: Ctx, o: Record<string, unknown>, where: string): Partial<TableAccess> {
+  const { v } = ctx;
+  const out: Partial<TableAccess> = {};
+  if (o.credential !== undefined) out.credential = v.string(o.credential, `${where}.credential`);
+  if (o.credentialEnv !== undefined) {
+    const name = v.string(o.credentialEnv, `${where}.credentialEnv`);
+    const value = ctx.env[name];
+    if (!value) v.fail(`${where}.credentialEnv`, `environment variable ${name} is not set`);
+    out.credential = value;
+  }
+  const props = v.optStringMap(o.catalogProperties, `${where}.catalogProperties`);
+  if (props) out.catalogPropertyValues = props;
+  if (o.catalogPropertiesFile !== undefined)
+    out.catalogProperties = path.resolve(
+      ctx.baseDir,
+      v.string(o.catalogPropertiesFile, `${where}.catalogPropertiesFile`),
+    );
+  return out;
+}
+
+/** A catalog spec's problem, or undefined when floe can open it (catalog-spec.ts, one table of kinds). */
+function catalogSpecProblem(spec: string): string | undefined {
+  try {
+    parseCatalogSpec(spec);
+    return undefined;
+  } catch (e) {
+    const shown = spec.replace(/\?.*$/, '?…');
+    return /expected/.test((e as Error).message)
+      ? `"${shown}" must be ${catalogKindsText()}`
+      : `"${shown}": ${(e as Error).message}`;
+  }
 }
 
 function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
@@ -397,6 +438,7 @@ function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
     'warehouse',
     'catalogName',
     'token',
+    ...CATALOG_PROPERTY_KEYS,
     'locationMap',
     'include',
     'exclude',
@@ -412,9 +454,8 @@ function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
       where,
       'give catalog (sql:… or rest:…) or warehouse (a folder or s3:// prefix holding Iceberg and Paimon tables)',
     );
-  if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
-    v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
-  const kind: CatalogConfig['kind'] = catalog === undefined ? 'warehouse' : catalog.startsWith('sql:') ? 'sql' : 'rest';
+  if (catalog !== undefined && catalogSpecProblem(catalog)) v.fail(`${where}.catalog`, catalogSpecProblem(catalog)!);
+  const kind: CatalogConfig['kind'] = catalog === undefined ? 'warehouse' : parseCatalogSpec(catalog).kind;
   const access: TableAccess = {
     ...parseAccess(ctx, o, where),
     ...(catalog ? { catalog: resolveCatalog(catalog, ctx.baseDir) } : {}),

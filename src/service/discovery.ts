@@ -30,17 +30,11 @@ export interface RefreshResult {
 
 /** Lists one catalog or warehouse. */
 export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
-  if (c.kind === 'sql') {
-    const { listSqlCatalogTables } = await import('../../connectors/catalog/list-tables.js');
-    const ids = await listSqlCatalogTables(c.target.replace(/^sql:/, ''), c.access.catalogName);
-    return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'iceberg' }));
-  }
-  if (c.kind === 'rest') {
-    const { listRestCatalogTables } = await import('../../connectors/catalog/list-tables.js');
-    const ids = await listRestCatalogTables(c.target.replace(/^rest:/, ''), {
-      ...(c.access.token ? { token: c.access.token } : {}),
-      ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
-    });
+  if (c.kind !== 'warehouse') {
+    // every catalog kind lists through the code that loads its tables, with the same properties
+    const { listCatalogTables } = await import('../../connectors/catalog/list-tables.js');
+    const { catalogOptionsOf } = await import('../../connectors/iceberg/open-for-write.js');
+    const ids = await listCatalogTables(c.access.catalog ?? c.target, catalogOptionsOf(c.access));
     return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'iceberg' }));
   }
   return listWarehouse(c.target, c.depth, c.access.locationMap);

@@ -500,10 +500,17 @@ export function register(program: Command): void {
       'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)',
     )
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
-    .option('--catalog <spec>', 'sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
+    .option(
+      '--catalog <spec>',
+      'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; the table is then <ns>.<table>',
+    )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
     .option('--warehouse <name>', 'REST catalog warehouse')
+    .option(
+      '--catalog-properties <file>',
+      'catalog properties (credential, scope, rest.sigv4-enabled …): a JSON/YAML map or key=value lines; default $FLOE_CATALOG_PROPERTIES (secrets belong here or in $FLOE_REST_CREDENTIAL, never on the command line)',
+    )
     .action(async (ref: string, o: CompactCliOptions) => {
       const { exitCode } = await compactAction(ref, o);
       if (exitCode !== 0) process.exitCode = exitCode;

@@ -31,11 +31,15 @@ export function addTableOptions(cmd: Command): Command {
     )
     .option(
       '--catalog <spec>',
-      'catalog holding the table: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>',
+      'catalog holding the table: sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; the table is then <ns>.<table>',
     )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
-    .option('--warehouse <name>', 'REST catalog warehouse');
+    .option('--warehouse <name>', 'REST catalog warehouse')
+    .option(
+      '--catalog-properties <file>',
+      'catalog properties (credential, scope, rest.sigv4-enabled …): a JSON/YAML map or key=value lines; default $FLOE_CATALOG_PROPERTIES (secrets belong here or in $FLOE_REST_CREDENTIAL, never on the command line)',
+    );
 }
 
 export async function openTableForCli(ref: string, opts: TableCliOptions): Promise<IcebergTable> {
