@@ -14,6 +14,7 @@ import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { FileIO } from '../../connectors/storage/index.js';
 import { reportToJson, reportToText } from '../../src/maintenance/report.js';
 import { expireAction } from '../../src/cli/commands/expire.js';
+import { FloeError } from '../../src/errors.js';
 import { ICEBERG_CRAFTS, PAIMON_CRAFTS, T0, craftIceberg, craftPaimon, plant, tempRoot, walk } from './crafted.js';
 
 const temps: string[] = [];
@@ -137,8 +138,32 @@ describe('remove-orphans never deletes outside the table (9.3)', () => {
   });
 });
 
+/** Crafts whose outside path sits in a snapshot field: the snapshot itself is refused (issue 29.4). */
+const SNAPSHOT_FIELD_CRAFTS: Partial<Record<(typeof PAIMON_CRAFTS)[number], string>> = {
+  'manifest list outside': 'baseManifestList',
+  'statistics file outside': 'statistics',
+};
+
 describe('Paimon expire never deletes outside the table (9.3)', () => {
-  for (const craft of PAIMON_CRAFTS) {
+  for (const [craft, field] of Object.entries(SNAPSHOT_FIELD_CRAFTS)) {
+    it(`${craft}: the snapshot is refused as Corrupt naming ${field}, nothing is deleted`, async () => {
+      const p = await craftPaimon(tempRoot(temps), craft as (typeof PAIMON_CRAFTS)[number]);
+      process.chdir(p.cwd);
+      const before = [...walk(p.table)].sort();
+      for (const dryRun of [true, false]) {
+        const err = await expirePaimonSnapshots(new FileIO(), p.table, { retainMin: 2, dryRun }).then(
+          () => undefined,
+          (e: unknown) => e as FloeError,
+        );
+        expect(err, 'expire must refuse the snapshot').toBeInstanceOf(FloeError);
+        expect(err!.kind).toBe('Corrupt');
+        expect(err!.message).toContain(`"${field}"`);
+      }
+      expect(existsSync(p.victim), `${p.victim} must survive`).toBe(true);
+      expect([...walk(p.table)].sort()).toEqual(before);
+    });
+  }
+  for (const craft of PAIMON_CRAFTS.filter((c) => !(c in SNAPSHOT_FIELD_CRAFTS))) {
     it(`${craft}: skipped and reported, the table's own expired files deleted`, async () => {
       const p = await craftPaimon(tempRoot(temps), craft);
       process.chdir(p.cwd);
