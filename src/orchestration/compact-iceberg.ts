@@ -30,6 +30,7 @@ import {
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { REBASE_OPTION } from '../../connectors/iceberg/rebase-deletes.js';
 import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { dataDirOf, metadataDirOf } from '../../connectors/iceberg/write-locations.js';
@@ -68,6 +69,12 @@ export interface CompactOptions {
   dryRun?: boolean;
   /** Commit each group as soon as it is written (Spark `partial-progress.enabled`). */
   partialProgress?: boolean;
+  /**
+   * Position deletes / DVs that writers commit during the run against files it replaces are carried over to
+   * the rewritten files (default true); false fails those groups, as Java's RewriteFiles does. Also
+   * `--option floe.rebase-concurrent-deletes=false`.
+   */
+  rebaseConcurrentDeletes?: boolean;
   /** Tasks written at once (Spark `max-concurrent-file-group-rewrites`). */
   maxConcurrentGroups?: number;
   nowMs?: number;
@@ -482,8 +489,10 @@ class IcebergCompactionRun {
         planner: this.plan.planner,
         runId: this.runId,
         onRetry: (attempt, reason) => this.emit({ type: 'commit-retry', attempt, reason }),
+        ...(rebaseEnabled(this.opts) ? {} : { rebaseConcurrentDeletes: false }),
       });
       const sid = res.snapshotId.toString();
+      if (res.carriedDeletes > 0) report.carriedDeletes = (report.carriedDeletes ?? 0) + res.carriedDeletes;
       report.snapshots.push(sid);
       report.committedTasks.push(...res.committedGroups);
       for (const id of res.committedGroups) tracker.committedIn.set(id, sid);
@@ -505,6 +514,12 @@ class IcebergCompactionRun {
       if (isCancelled(this.signal)) this.cancelledAfterCommit = true;
     }
   }
+}
+
+/** Whether concurrent position deletes are carried over (CompactOptions.rebaseConcurrentDeletes, or the option). */
+function rebaseEnabled(opts: CompactOptions): boolean {
+  if (opts.rebaseConcurrentDeletes !== undefined) return opts.rebaseConcurrentDeletes;
+  return opts.options?.[REBASE_OPTION] !== 'false';
 }
 
 /** What the final cleanup needs to settle the plan's table-wide removable deletes. */
