@@ -40,6 +40,11 @@ import {
 } from './snapshot-producer.js';
 import { parseMetadata } from './metadata.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
+import { deleteFileWriter, type DataFileDeletes } from './delete-writer.js';
+import { cannotCarry, deletedPositionsIn, toOutputPositions, writeCarriedDeletes } from './rebase-deletes.js';
+
+/** Snapshot summary property: how many deleted rows the commit carried over to rewritten files. */
+export const CARRIED_DELETES_PROPERTY = 'floe.carried-deletes';
 import { faultPoint } from '../../src/util/fault-points.js';
 import {
   commitTransaction,
@@ -83,6 +88,11 @@ export interface RewriteCommitRequest {
   nowMs?: () => number;
   /** Called for each retry, for progress output. */
   onRetry?: (attempt: number, reason: string) => void;
+  /**
+   * Position deletes / DVs committed since the start against replaced files are carried over to the outputs
+   * (rebase-deletes.ts) instead of failing their group (default true; false: fail as Java does).
+   */
+  rebaseConcurrentDeletes?: boolean;
 }
 
 export interface RewriteCommitResult {
@@ -93,6 +103,8 @@ export interface RewriteCommitResult {
   committedGroups: string[];
   /** Groups that failed validation, with the reason; their outputs must be cleaned up by the caller. */
   failedGroups: { id: string; reason: string }[];
+  /** Deleted rows carried over from concurrent position deletes / DVs to the outputs (0: none needed). */
+  carriedDeletes: number;
   summary: Record<string, string>;
 }
 
@@ -182,12 +194,34 @@ export class IcebergRewriteCommitter {
     const { startingSeq, current, currentId } = startAndCurrent(base, req.baseSnapshotId);
     const state = await this.liveFiles(current);
     const concurrent = await this.addedSince(base.metadata, req.baseSnapshotId);
-    const { groups, failed } = validateGroups(req, state.live, concurrent.positionDeletes);
+    const checked = validateGroups(req, state.live, concurrent.positionDeletes);
+    const carried = await this.carriedPositions(checked.carry);
+    const groups = checked.groups;
     const toRemove = new Set([
       ...groups.flatMap((g) => g.replacedDataFiles),
       ...removableDeletes(groups, state.live, concurrent.dataFiles, startingSeq),
+      // a concurrent DV / single-file delete of a replaced file would dangle: its rows are carried over
+      ...[...checked.carry.values()].flatMap((c) => c.dangling),
     ]);
-    return { startingSeq, current, currentId, state, groups, failed, toRemove };
+    return { startingSeq, current, currentId, state, groups, failed: checked.failed, toRemove, carried };
+  }
+
+  /** The carried deletes of each rebased group, as positions of its outputs (read from the concurrent files). */
+  private async carriedPositions(carry: ReadonlyMap<RewriteGroup, Carry>): Promise<Map<string, DataFileDeletes[]>> {
+    const out = new Map<string, DataFileDeletes[]>();
+    for (const [g, c] of carry) {
+      const replaced = new Set(g.replacedDataFiles);
+      const deleted = new Map<string, Set<number>>();
+      for (const d of c.deletes) {
+        for (const [path, positions] of await deletedPositionsIn(this.io, d, replaced)) {
+          const into = deleted.get(path) ?? new Set<number>();
+          for (const p of positions) into.add(p);
+          deleted.set(path, into);
+        }
+      }
+      out.set(g.id, toOutputPositions(g.addedDataFiles, deleted));
+    }
+    return out;
   }
 
   /** Writes the manifests and the manifest list; the snapshot is the update. */
@@ -205,10 +239,11 @@ export class IcebergRewriteCommitter {
     const draft = draftSnapshot(meta, Number(meta['format-version'] ?? 1), ctx.written);
     const changes = new SnapshotChanges();
     const header = (specId: number) => manifestHeaderFor(meta, typed, specId, base.location);
+    const { groups, carriedDeletes } = await this.withCarriedDeletes(typed, v, draft.commitUuid, ctx);
     const outManifests = await this.writeManifests(
       draft,
       header,
-      v.groups,
+      groups,
       v.state,
       v.toRemove,
       v.startingSeq,
@@ -224,6 +259,7 @@ export class IcebergRewriteCommitter {
       ...changes.totals(v.current.summary as Record<string, string> | undefined),
       'engine-name': 'floe',
       ...req.summary,
+      ...(carriedDeletes > 0 ? { [CARRIED_DELETES_PROPERTY]: String(carriedDeletes) } : {}),
       [COMMIT_ID_PROPERTY]: draft.commitUuid,
     };
     const facts = { parentSnapshotId: v.currentId, manifestList: listPath, summary, schemaId: typed.currentSchemaId };
@@ -234,8 +270,35 @@ export class IcebergRewriteCommitter {
       attempts: ctx.attempt,
       committedGroups: v.groups.map((g) => g.id),
       failedGroups: v.failed,
+      carriedDeletes,
       summary,
     }));
+  }
+
+  /** The groups with the delete files that carry concurrent deletes over to their outputs, written now. */
+  private async withCarriedDeletes(
+    md: ReturnType<typeof parseMetadata>,
+    v: Validated,
+    commitUuid: string,
+    ctx: AttemptContext,
+  ): Promise<{ groups: RewriteGroup[]; carriedDeletes: number }> {
+    if (v.carried.size === 0) return { groups: v.groups, carriedDeletes: 0 };
+    const writer = deleteFileWriter(md, this.io);
+    let carriedDeletes = 0;
+    const groups: RewriteGroup[] = [];
+    for (const g of v.groups) {
+      const deletes = v.carried.get(g.id);
+      if (!deletes || deletes.length === 0) {
+        groups.push(g);
+        continue;
+      }
+      const name = `floe-rebase-${commitUuid}-${ctx.attempt}-${g.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const files = await writeCarriedDeletes(writer, name, deletes, g.replacedDataFiles[0]!);
+      ctx.written.push(...new Set(files.map((f) => f.path)));
+      for (const d of deletes) carriedDeletes += [...d.positions].length;
+      groups.push({ ...g, addedDeleteFiles: [...g.addedDeleteFiles, ...files] });
+    }
+    return { groups, carriedDeletes };
   }
 
   /** New files first, then the manifests that lose a file; all others are reused untouched. */
@@ -306,6 +369,15 @@ interface Validated {
   groups: RewriteGroup[];
   failed: { id: string; reason: string }[];
   toRemove: Set<string>;
+  /** By group id: concurrent deletes of its inputs as positions of its outputs (rebased groups only). */
+  carried: Map<string, DataFileDeletes[]>;
+}
+
+/** A group that stays by carrying concurrent deletes over: the deletes, and which of them would dangle. */
+interface Carry {
+  deletes: RawDataFile[];
+  /** Entry keys of concurrent DVs / single-file deletes whose data file the group replaces. */
+  dangling: string[];
 }
 
 interface LiveFiles {
@@ -344,12 +416,14 @@ function validateGroups(
   req: RewriteCommitRequest,
   live: Map<string, LiveEntry>,
   newPositionDeletes: ConcurrentAdds['positionDeletes'],
-): { groups: RewriteGroup[]; failed: { id: string; reason: string }[] } {
+): { groups: RewriteGroup[]; failed: { id: string; reason: string }[]; carry: Map<RewriteGroup, Carry> } {
   const failed: { id: string; reason: string }[] = [];
+  const carry = new Map<RewriteGroup, Carry>();
   const groups = req.groups.filter((g) => {
-    const reason = groupConflict(g, live, newPositionDeletes, req.baseSnapshotId);
-    if (reason !== undefined) failed.push({ id: g.id, reason });
-    return reason === undefined;
+    const c = groupConflict(g, live, newPositionDeletes, req.baseSnapshotId, req.rebaseConcurrentDeletes !== false);
+    if (typeof c === 'string') failed.push({ id: g.id, reason: c });
+    else if (c) carry.set(g, c);
+    return typeof c !== 'string';
   });
   if (groups.length === 0) {
     throw new FloeError(
@@ -361,16 +435,20 @@ function validateGroups(
       },
     );
   }
-  return { groups, failed };
+  return { groups, failed, carry };
 }
 
-/** Why a concurrent commit invalidates this group, or undefined when it still applies. */
+/**
+ * Why a concurrent commit invalidates this group; undefined when it still applies as it is; a Carry when it
+ * applies once the concurrent position deletes of its replaced files are carried over to its outputs.
+ */
 function groupConflict(
   g: RewriteGroup,
   live: Map<string, LiveEntry>,
   newPositionDeletes: ConcurrentAdds['positionDeletes'],
   baseSnapshotId: bigint,
-): string | undefined {
+  rebase: boolean,
+): string | Carry | undefined {
   const missing = g.replacedDataFiles.find((p) => !live.has(p));
   if (missing) return `replaced file ${missing} is no longer live (removed by a concurrent commit)`;
   // every output takes its partition from a data file, which must still be live
@@ -389,20 +467,25 @@ function groupConflict(
   // such a delete from readers (a DV masks position delete files, and a second DV is not allowed)
   const touched = new Set([...g.replacedDataFiles, ...dvTargets]);
   const replacedPartitions = new Set([...touched].map((p) => partitionKeyOf(live.get(p)!)));
+  const carry: Carry = { deletes: [], dangling: [] };
+  const replaced = new Set(g.replacedDataFiles);
   for (const { file: d, specId } of newPositionDeletes) {
     const target = singleReferencedFile(d);
     // same key shape as partitionKeyOf: spec id, then the partition tuple
     const conflict =
       target !== undefined ? touched.has(target) : replacedPartitions.has(`${specId}:${rawPartitionKey(d)}`);
-    if (conflict) {
-      const what =
-        target !== undefined && dvTargets.includes(target)
-          ? 'a data file given a new deletion vector'
-          : 'a replaced file';
-      return `a position delete committed since snapshot ${baseSnapshotId} (${d.file_path}) may delete rows of ${what}`;
-    }
+    if (!conflict) continue;
+    const givenNewDv = target !== undefined && dvTargets.includes(target);
+    const why = `a position delete committed since snapshot ${baseSnapshotId} (${d.file_path}) may delete rows of ${givenNewDv ? 'a data file given a new deletion vector' : 'a replaced file'}`;
+    // only rows a rewrite copied can be carried over; a new DV of an eq-to-pos task would need merging
+    if (!rebase || givenNewDv || dvTargets.length > 0) return why;
+    const unmapped = cannotCarry(g.addedDataFiles);
+    if (unmapped) return `${why}, and it cannot be carried over: ${unmapped}`;
+    carry.deletes.push(d);
+    const key = deleteEntryKey(d);
+    if (target !== undefined && replaced.has(target) && live.has(key)) carry.dangling.push(key);
   }
-  return undefined;
+  return carry.deletes.length > 0 ? carry : undefined;
 }
 
 /** Delete files the groups drop: only while nothing added since the start still needs them. */

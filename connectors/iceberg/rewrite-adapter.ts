@@ -14,7 +14,14 @@ import * as Arrow from 'apache-arrow';
 import type { DataFile, EqualityDeleteFile, Field, PartitionSpec } from '../../src/model/index.js';
 import { FloeError, errorForFile } from '../../src/errors.js';
 import type { RewriteTask } from '../../src/planning/plan.js';
-import type { LiveBatch, OutputStream, ReadStats, RewriteAdapter, StitchResult } from '../../src/execution/executor.js';
+import type {
+  LiveBatch,
+  OutputStream,
+  ReadStats,
+  RewriteAdapter,
+  RowSpan,
+  StitchResult,
+} from '../../src/execution/executor.js';
 import { dropRows } from '../../src/execution/slice-rows.js';
 import {
   arrowSchemaForIceberg,
@@ -294,7 +301,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
         const start = rowStart;
         const live = deleted.size === 0 ? table : dropRows(table, (i) => deleted.has(start + i));
         rowStart += rg.numRows;
-        yield { table: live, estimatedBytes: live.numRows * bytesPerRow };
+        yield {
+          table: live,
+          estimatedBytes: live.numRows * bytesPerRow,
+          rows: keptSpans(file.path, start, rg.numRows, deleted),
+        };
       }
       if (rowStart !== file.recordCount) {
         throw new FloeError(
@@ -418,6 +429,21 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   async discardOutput(out: NewContentFile): Promise<void> {
     await this.ctx.out.remove(out.path);
   }
+}
+
+/** The positions [start, start + count) of `path` that `deleted` keeps, as ranges in order. */
+function keptSpans(path: string, start: number, count: number, deleted: ReadonlySet<number>): RowSpan[] {
+  if (deleted.size === 0) return [{ path, start, end: start + count }];
+  const spans: RowSpan[] = [];
+  let from = -1;
+  for (let p = start; p < start + count; p++) {
+    if (deleted.has(p)) {
+      if (from >= 0) spans.push({ path, start: from, end: p });
+      from = -1;
+    } else if (from < 0) from = p;
+  }
+  if (from >= 0) spans.push({ path, start: from, end: start + count });
+  return spans;
 }
 
 /**

@@ -46,6 +46,12 @@ export interface NewContentFile {
   referencedDataFile?: string;
   contentOffset?: bigint;
   contentSizeInBytes?: bigint;
+  /**
+   * A rewritten data file: the input rows it holds, in its row order (input path, positions [start, end)).
+   * Row k of the file is the k-th position these spans list. Lets a commit carry position deletes committed
+   * meanwhile against the inputs over to this file (rebase-deletes.ts); never written to a manifest.
+   */
+  sourceRows?: { path: string; start: number; end: number }[];
 }
 
 export interface RawManifestEntry {

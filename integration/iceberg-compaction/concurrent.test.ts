@@ -3,7 +3,9 @@
  *
  * 1. Deterministic races: the Java writer commits at a chosen point inside floe's compaction —
  *    after floe read its inputs (equality deletes / upserts, then a position delete on a file being
- *    rewritten) and right before floe publishes (an append, forcing a lost race and a retried commit).
+ *    rewritten: with the carry-over turned off it fails that group, as Java's RewriteFiles does; with it
+ *    on — the default — the deleted rows are carried over to the rewritten files, v2 and v3 alike) and
+ *    right before floe publishes (an append, forcing a lost race and a retried commit).
  * 2. Random races: for a few seeds, Java applies a stream of appends, upserts and equality deletes
  *    while floe compacts in a loop with varying strategies.
  *
@@ -147,7 +149,7 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     expectRows(model, await floeRows(dir), 'floe scan after race 1a');
   });
 
-  it('1b: a position delete on a file being rewritten fails that group only; its outputs are removed', async (ctx) => {
+  it('1b: without the carry-over, a position delete on a file being rewritten fails that group only; its outputs are removed', async (ctx) => {
     requireJava(ctx);
     const extra: IcebergOp[] = [
       { op: 'append', rows: fresh(3) },
@@ -159,7 +161,7 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     const injected: IcebergOp[] = [{ op: 'delete-pos', where: { id: String(victim) } }];
     const { report, events } = await compactWith(
       dir,
-      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      { strategy: 'binpack', options: { 'min-input-files': '2' }, rebaseConcurrentDeletes: false },
       {
         beforeFirstWrite: async () => {
           await javaIceberg.ops(dir, injected);
@@ -198,6 +200,35 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     expect(events.some((e) => e.type === 'commit-retry')).toBe(true);
     expect(events.find((e) => e.type === 'commit')).toMatchObject({ attempt: 2 });
     expectRows(model, await floeRows(dir), 'floe scan after race 1c');
+  });
+
+  it('1d: the same race with the carry-over (default): the group commits, the deleted rows stay deleted', async (ctx) => {
+    requireJava(ctx);
+    const extra: IcebergOp[] = [
+      { op: 'append', rows: fresh(3) },
+      { op: 'append', rows: fresh(3) },
+    ];
+    await javaIceberg.ops(dir, extra);
+    track(model, extra);
+    // two rows of one partition, in two different files being rewritten
+    const victims = model
+      .live()
+      .filter((r) => r.p === 'p2')
+      .slice(0, 2)
+      .map((r) => ({ id: String(r.id) }));
+    expect(victims).toHaveLength(2);
+    const injected: IcebergOp[] = [{ op: 'delete-pos', where: victims }];
+    const { report } = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      { beforeFirstWrite: () => javaIceberg.ops(dir, injected).then(() => undefined) },
+    );
+    track(model, injected);
+    expect(report.failedTasks).toEqual([]);
+    expect(report.committedTasks.length).toBeGreaterThan(0);
+    expect(report.carriedDeletes).toBe(2);
+    expectRows(model, await floeRows(dir), 'floe scan after race 1d');
+    expectRows(model, await javaIceberg.read(dir), 'java after race 1d');
   });
 
   const seeds = (process.env.FLOE_RACE_SEEDS ?? '11,23,42').split(',').map(Number);
@@ -254,6 +285,51 @@ describe('floe compaction racing a Java Iceberg writer', () => {
     if (!duck.ok) skipLoudly(ctx, `duckdb unavailable: ${duck.reason}`);
     expectRows(model, await duckdb.read(dir), 'duckdb');
   });
+});
+
+describe('v3: a deletion vector committed while floe rewrites its data file', () => {
+  const dir = path.join(work, 'race-v3');
+  const model = new RowModel(TYPES);
+  const rows = (from: number, n: number) => Array.from({ length: n }, (_v, i) => mk(from + i, 1));
+
+  it('is carried over as a DV of the rewritten file; without the carry-over the group fails', async (ctx) => {
+    if (!java.ok) skipLoudly(ctx, `java unavailable: ${java.reason}`);
+    const ops: IcebergOp[] = [0, 1, 2, 3].map((b) => ({ op: 'append' as const, rows: rows(1 + b * 9, 9) }));
+    // an older DV on one input: the concurrent DV replaces it (old ∪ new positions)
+    ops.push({ op: 'delete-pos', where: { id: '1' } });
+    await javaIceberg.write(dir, {
+      formatVersion: 3,
+      schema: Object.entries(TYPES).map(([name, type]) => ({ name, type, required: KEY.includes(name) })),
+      partitionSpec: [{ source: 'p' }],
+      identifierFields: KEY,
+      ops,
+    });
+    track(model, ops);
+    const race = (victim: string): IcebergOp[] => [{ op: 'delete-pos', where: [{ id: '4' }, { id: victim }] }];
+
+    const off = race('13');
+    const refused = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' }, rebaseConcurrentDeletes: false },
+      { beforeFirstWrite: () => javaIceberg.ops(dir, off).then(() => undefined) },
+    );
+    track(model, off);
+    expect(refused.report.failedTasks.map((f) => f.reason).join('\n')).toMatch(/position delete/);
+    expect(refused.report.carriedDeletes).toBeUndefined();
+    expectRows(model, await floeRows(dir), 'floe scan after the refused v3 race');
+
+    const on = race('22');
+    const carried = await compactWith(
+      dir,
+      { strategy: 'binpack', options: { 'min-input-files': '2' } },
+      { beforeFirstWrite: () => javaIceberg.ops(dir, on).then(() => undefined) },
+    );
+    track(model, on);
+    expect(carried.report.failedTasks).toEqual([]);
+    expect(carried.report.carriedDeletes).toBeGreaterThan(0);
+    expectRows(model, await floeRows(dir), 'floe scan after the carried v3 race');
+    expectRows(model, await javaIceberg.read(dir), 'java after the carried v3 race');
+  }, 240_000);
 });
 
 function mulberry32(seed: number): () => number {

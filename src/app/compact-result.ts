@@ -130,6 +130,9 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     rowsOut: r.rowsOut,
     durationMs: r.durationMs,
     danglingDeletes: r.danglingDeletes,
+    ...((r as { carriedDeletes?: number }).carriedDeletes
+      ? { carriedDeletes: (r as { carriedDeletes?: number }).carriedDeletes }
+      : {}),
     ...((r as { cancelled?: unknown }).cancelled ? { cancelled: (r as { cancelled?: unknown }).cancelled } : {}),
     ...((r as { deleteCleanup?: unknown }).deleteCleanup
       ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup }

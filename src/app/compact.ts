@@ -39,7 +39,10 @@ export interface CompactTableOptions extends AccessOptions {
   dryRun?: boolean;
   /** Paimon: keep every decision in the report. */
   explain?: boolean;
-  partialProgress?: boolean;
+  /** Iceberg: commit groups as they are written; `'hot'`: only on a table with recent writer commits. */
+  partialProgress?: boolean | 'hot';
+  /** Iceberg: leave partitions a writer wrote to in its last N commits / within T ms alone. */
+  leaveNewest?: { commits?: number; withinMs?: number };
   /** Iceberg: tasks rewritten at once (default 2). */
   maxConcurrentGroups?: number;
   /**
@@ -141,7 +144,8 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
         ...(o.full ? { full: true } : {}),
         options,
         dryRun: !!o.dryRun,
-        partialProgress: !!o.partialProgress,
+        partialProgress: o.partialProgress === 'hot' ? 'hot' : !!o.partialProgress,
+        ...(o.leaveNewest ? { leaveNewest: o.leaveNewest } : {}),
         maxConcurrentGroups: o.maxConcurrentGroups ?? 2,
         // worker threads open the table again the way it was opened here
         parallelism: o.parallelism ?? 'auto',

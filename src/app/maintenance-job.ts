@@ -20,6 +20,7 @@ import {
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
 import { parseSize } from '../util/units.js';
+import { parseDurationMs } from '../maintenance/duration.js';
 import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
@@ -182,7 +183,16 @@ async function compact(
       : {
           // `tieredState` feeds the planner's time triggers; `signal` is the service's wall-clock limit and shutdown
           strategy,
-          partialProgress: !!c.partialProgress,
+          // unset: small commits for a table a writer is committing to (its conflict windows stay short)
+          partialProgress: c.partialProgress ?? 'hot',
+          ...(c.leaveNewestCommits !== undefined || c.leaveNewestWithin !== undefined
+            ? {
+                leaveNewest: {
+                  ...(c.leaveNewestCommits !== undefined ? { commits: c.leaveNewestCommits } : {}),
+                  ...(c.leaveNewestWithin !== undefined ? { withinMs: parseDurationMs(c.leaveNewestWithin)! } : {}),
+                },
+              }
+            : {}),
           maxConcurrentGroups: c.maxConcurrentGroups ?? 2,
           ...(c.parallelism !== undefined ? { parallelism: c.parallelism } : {}),
           ...(prev ? { tieredState: prev } : {}),

@@ -12,6 +12,7 @@ import {
   STITCH_ENCODINGS,
   STITCH_MIN_ROW_GROUP_BYTES,
 } from '../../connectors/formats/parquet/stitch-task.js';
+import { REBASE_OPTION } from '../../connectors/iceberg/rebase-deletes.js';
 
 /**
  * Spark `rewrite_data_files` action options that are not planner options; the compact command reads them
@@ -48,6 +49,7 @@ export function knownOptionKeys(format: OptionFormat): ReadonlySet<string> {
     STITCH_ENCODINGS,
     'write.parquet.row-group-size-bytes',
     VAR_LENGTH_CONTRIBUTION_KEY, // [sort] z-order
+    REBASE_OPTION,
   ]);
 }
 

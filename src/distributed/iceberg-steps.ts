@@ -104,9 +104,11 @@ export async function rewritePlannedTask(
   });
   const done = result.done[0];
   if (!done) throw result.failed[0]?.error ?? new Error(`task ${task.id} did not run`);
+  const rows = done.outputRows;
   return {
     taskId: task.id,
-    files: done.outputs,
+    // each output with the input rows it holds, for carrying concurrent deletes over at commit time
+    files: rows ? done.outputs.map((f, i) => ({ ...f, sourceRows: rows[i]! })) : done.outputs,
     bytesRead: done.bytesRead,
     bytesWritten: done.bytesWritten,
     rowsIn: done.rowsIn,
@@ -153,6 +155,8 @@ export async function commitRunGroups(
     planner: string;
     runId: string;
     onRetry?: (attempt: number, reason: string) => void;
+    /** false: concurrent position deletes of replaced files fail their group instead of being carried over. */
+    rebaseConcurrentDeletes?: boolean;
   },
 ): Promise<RewriteCommitResult> {
   return new IcebergRewriteCommitter(out, ops).commit({
@@ -164,5 +168,6 @@ export async function commitRunGroups(
       [RUN_TASKS_PROPERTY]: req.groups.map((g) => g.id).join(','),
     },
     ...(req.onRetry ? { onRetry: req.onRetry } : {}),
+    ...(req.rebaseConcurrentDeletes === false ? { rebaseConcurrentDeletes: false } : {}),
   });
 }

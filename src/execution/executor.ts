@@ -23,6 +23,19 @@ export interface LiveBatch {
   table: arrow.Table;
   /** Estimated compressed bytes these rows will take in the output (input bytes × share of rows kept). */
   estimatedBytes: number;
+  /**
+   * Where the batch's rows come from, in order: input file and position ranges. With it on every batch of an
+   * order-keeping task, each output knows the input position of each of its rows (TaskResult.outputRows),
+   * which lets a commit carry deletes that landed meanwhile over to the outputs.
+   */
+  rows?: readonly RowSpan[];
+}
+
+/** Input rows [start, end) of data file `path`, in the order they were written. */
+export interface RowSpan {
+  path: string;
+  start: number;
+  end: number;
 }
 
 export interface RewriteAdapter<Out> {
@@ -79,6 +92,11 @@ export interface TaskResult<Out> {
   rowsOut: number;
   /** [stitch] Outputs were made by copying row groups, without decoding. */
   stitched?: boolean;
+  /**
+   * Per output (same order as `outputs`), the input rows it holds in its row order; absent when the task
+   * does not keep its rows' order (sort / z-order, stitching) or the adapter does not say where rows come from.
+   */
+  outputRows?: RowSpan[][];
 }
 
 export interface ExecuteOptions {
@@ -145,6 +163,9 @@ async function runTask<Out>(
   let writer: ParquetWriter | undefined;
   let stream: OutputStream<Out> | undefined; // [stream] where `writer` sends its row groups
   let estimated = 0;
+  // input rows of the open output, and of each finished one (undefined once a batch does not say)
+  let spans: RowSpan[] | undefined = task.order ? undefined : [];
+  const outputRows: RowSpan[][] = [];
   const target = task.targetFileSizeBytes;
   const stats: ReadStats = {
     fileRead(path, bytes, rows) {
@@ -158,6 +179,7 @@ async function runTask<Out>(
     if (signal?.aborted) throw new Error(`task ${task.id} aborted`); // write nothing more once cancelled
     const stored = await adapter.storeOutput(task, outputIndex++, file);
     outputs.push(stored.out);
+    if (spans) outputRows.push(spans.splice(0));
     bytesWritten += stored.bytes;
     rowsOut += file.rowCount;
     emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
@@ -187,6 +209,7 @@ async function runTask<Out>(
     const stored = await s.complete(file);
     stream = undefined;
     outputs.push(stored.out);
+    if (spans) outputRows.push(spans.splice(0));
     bytesWritten += stored.bytes;
     rowsOut += file.rowCount;
     emit({ type: 'file-written', taskId: task.id, path: s.location, bytes: stored.bytes, rows: file.rowCount });
@@ -206,6 +229,7 @@ async function runTask<Out>(
       }
       await Promise.all(outputs.splice(0).map((o) => adapter.discardOutput(o).catch(() => undefined)));
       bytesRead = rowsIn = rowsOut = bytesWritten = 0;
+      outputRows.length = 0;
       if (r.explain)
         emit({ type: 'message', level: 'info', text: `task ${task.id}: not stitched (${r.reason}); rewriting` });
     }
@@ -227,6 +251,8 @@ async function runTask<Out>(
       if (batch.table.numRows === 0) continue;
       writer ??= open();
       await writer.write(batch.table);
+      if (spans && 'rows' in batch && batch.rows) appendSpans(spans, batch.rows);
+      else spans = undefined;
       estimated += batch.estimatedBytes;
       if (estimated >= target) await roll();
     }
@@ -236,5 +262,14 @@ async function runTask<Out>(
     await Promise.all(outputs.map((o) => adapter.discardOutput(o).catch(() => undefined)));
     throw e;
   }
-  return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut };
+  return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut, ...(spans ? { outputRows } : {}) };
+}
+
+/** Appends `more` to `into`, joining a span that continues the last one. */
+function appendSpans(into: RowSpan[], more: readonly RowSpan[]): void {
+  for (const s of more) {
+    const last = into[into.length - 1];
+    if (last && last.path === s.path && last.end === s.start) last.end = s.end;
+    else if (s.end > s.start) into.push({ ...s });
+  }
 }

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pLimit from 'p-limit';
 import { isFloeError } from '../errors.js';
-import type { DeleteFile, TableModel } from '../model/index.js';
+import { partitionKey, type DeleteFile, type TableModel } from '../model/index.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import { compileFilter, planTiered, tieredPolicyFromProperties, type TieredState } from '../planning/tiered/index.js';
 import { planBinpack, binpackOptionsFrom } from '../planning/binpack/index.js';
@@ -30,6 +30,7 @@ import {
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { REBASE_OPTION } from '../../connectors/iceberg/rebase-deletes.js';
 import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { dataDirOf, metadataDirOf } from '../../connectors/iceberg/write-locations.js';
@@ -66,8 +67,25 @@ export interface CompactOptions {
   /** Planner properties layered over the table's own (`--option k=v`, `--target-size`). */
   options?: Record<string, string>;
   dryRun?: boolean;
-  /** Commit each group as soon as it is written (Spark `partial-progress.enabled`). */
-  partialProgress?: boolean;
+  /**
+   * Commit each group as soon as it is written (Spark `partial-progress.enabled`). `'hot'` (floe serve's
+   * default): only when a writer other than floe committed within HOT_TABLE_WINDOW_MS — small commits
+   * leave a streaming writer small conflict windows; a quiet table gets one all-or-nothing commit.
+   */
+  partialProgress?: boolean | 'hot';
+  /** With partial progress, at most this many commits per run (Spark `partial-progress.max-commits`, 10). */
+  maxCommits?: number;
+  /**
+   * Leave the newest partitions alone (as managed optimizers do): a task whose partition got a data file
+   * from one of the last `commits` writer snapshots, or from a writer snapshot within `withinMs`, is skipped.
+   */
+  leaveNewest?: { commits?: number; withinMs?: number };
+  /**
+   * Position deletes / DVs that writers commit during the run against files it replaces are carried over to
+   * the rewritten files (default true); false fails those groups, as Java's RewriteFiles does. Also
+   * `--option floe.rebase-concurrent-deletes=false`.
+   */
+  rebaseConcurrentDeletes?: boolean;
   /** Tasks written at once (Spark `max-concurrent-file-group-rewrites`). */
   maxConcurrentGroups?: number;
   nowMs?: number;
@@ -168,6 +186,47 @@ export async function compactIceberg(
 
 type Item = { group: RewriteGroup; outputs: NewContentFile[] };
 
+/** A table whose writers (not floe) committed within this window counts as hot (`partialProgress: 'hot'`). */
+export const HOT_TABLE_WINDOW_MS = 60 * 60_000;
+
+/** A snapshot a writer committed: anything but floe's own maintenance (`replace` commits by floe). */
+function isWriterSnapshot(s: TableModel['snapshots'][number]): boolean {
+  return !(s.summary['engine-name'] === 'floe' && s.operation === 'replace');
+}
+
+/** Whether a writer (not floe's maintenance) committed a snapshot still in the table within `windowMs` of `now`. */
+export function hasRecentWriterCommits(model: TableModel, now: number, windowMs = HOT_TABLE_WINDOW_MS): boolean {
+  return model.snapshots.some((s) => isWriterSnapshot(s) && s.timestampMs >= now - windowMs);
+}
+
+/**
+ * Partitions (partitionKey) that writers other than floe added data files to in their last `commits`
+ * snapshots or within `withinMs` of `now`: compacting them would race the writer for no lasting gain.
+ */
+export function newestPartitions(
+  model: TableModel,
+  now: number,
+  leave: NonNullable<CompactOptions['leaveNewest']>,
+): Set<string> {
+  const writers = model.snapshots.filter(isWriterSnapshot).sort((a, b) => b.timestampMs - a.timestampMs);
+  const recent = new Set<bigint>();
+  writers.slice(0, Math.max(0, leave.commits ?? 0)).forEach((s) => recent.add(s.snapshotId));
+  if (leave.withinMs !== undefined)
+    for (const s of writers) if (s.timestampMs >= now - leave.withinMs) recent.add(s.snapshotId);
+  const keys = new Set<string>();
+  for (const f of model.dataFiles)
+    if (f.snapshotId !== undefined && recent.has(f.snapshotId)) keys.add(partitionKey(f.specId, f.partition));
+  return keys;
+}
+
+/** Batches of `items` for at most `maxCommits` commits, in order. */
+function commitBatches<T>(items: readonly T[], maxCommits: number): T[][] {
+  const size = Math.max(1, Math.ceil(items.length / Math.max(1, maxCommits)));
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 function threadsFor(opts: CompactOptions, tasks: readonly RewriteTask[]): number {
   const p = opts.parallelism ?? 1;
   if (p !== 'auto') return Math.max(1, Math.floor(p));
@@ -190,6 +249,22 @@ function runsOnThreads(opts: CompactOptions, plan: Plan): boolean {
       plan.tasks.filter((t) => t.kind !== 'eq-to-pos'),
     ) > 1
   );
+}
+
+const NEWEST_PARTITION = 'left alone: a writer wrote to this partition recently (leaveNewest)';
+
+/** The plan without the tasks of the newest partitions (`leaveNewest`), and those tasks. */
+function withoutNewestPartitions(
+  plan: Plan,
+  model: TableModel,
+  opts: CompactOptions,
+  now: number,
+): { plan: Plan; left: RewriteTask[] } {
+  if (!opts.leaveNewest || plan.tasks.length === 0) return { plan, left: [] };
+  const newest = newestPartitions(model, now, opts.leaveNewest);
+  const left = plan.tasks.filter((t) => newest.has(partitionKey(t.specId, t.partition)));
+  if (left.length === 0) return { plan, left };
+  return { plan: { ...plan, tasks: plan.tasks.filter((t) => !left.includes(t)) }, left };
 }
 
 const CANCELLED_BEFORE_COMMIT = 'cancelled before its commit; its output was removed';
@@ -218,6 +293,8 @@ class IcebergCompactionRun {
   /** The table after our last commit, when the final cleanup loaded it and committed nothing on top. */
   private latest: TableModel | undefined;
   private readonly tracker: ReturnType<typeof outcomeTracker<CompactReport>>;
+  /** Whether groups commit as they are written (partialProgress, resolved for 'hot'). */
+  private readonly partial: boolean;
 
   private constructor(
     private readonly table: IcebergTable,
@@ -230,11 +307,16 @@ class IcebergCompactionRun {
     started: number,
     /** The planner's clock: worker threads plan again with it. */
     private readonly plannedAtMs: number,
+    /** Planned tasks of the newest partitions, left alone (`leaveNewest`): reported as skipped. */
+    leftAlone: readonly RewriteTask[] = [],
   ) {
     this.emit = safeEmitter(opts.onProgress);
     this.signal = opts.signal;
     this.runId = opts.runId ?? randomUUID();
-    this.tracker = outcomeTracker(report, plan.tasks, started);
+    this.tracker = outcomeTracker(report, [...plan.tasks, ...leftAlone], started);
+    for (const t of leftAlone) this.tracker.skipped.set(t.id, NEWEST_PARTITION);
+    this.partial =
+      opts.partialProgress === 'hot' ? hasRecentWriterCommits(model, plannedAtMs) : opts.partialProgress === true;
   }
 
   /** Loads the table, plans, and reports the plan. */
@@ -248,11 +330,12 @@ class IcebergCompactionRun {
     const now = opts.nowMs ?? Date.now();
     if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
     const model = await loadTableModel(table);
-    const plan = opts.onlyDanglingDeletes
+    const planned = opts.onlyDanglingDeletes
       ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
       : planForRun(model, opts, now);
+    const { plan, left } = withoutNewestPartitions(planned, model, opts, now);
     const report = newCompactReport(table.metadataLocation, plan, model, { dryRun: !!opts.dryRun });
-    const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now);
+    const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now, left);
     run.emit({
       type: 'plan',
       tasks: plan.tasks.length,
@@ -369,11 +452,17 @@ class IcebergCompactionRun {
       });
   }
 
-  /** With partial progress each written group commits now, in the order they finished; else they wait. */
+  /**
+   * With partial progress the written groups commit now, in the order they finished, in at most
+   * `maxCommits` commits; else they wait for the one commit at the end.
+   */
   async commitWritten(): Promise<void> {
-    for (const item of this.written) {
-      if (this.opts.partialProgress) await this.commitBatch([item]);
-      else this.pending.push(item);
+    if (!this.partial) {
+      this.pending.push(...this.written);
+      return;
+    }
+    for (const batch of commitBatches(this.written, this.opts.maxCommits ?? 10)) {
+      await this.commitBatch(batch);
       if (this.cancelledAfterCommit) break;
     }
   }
@@ -392,7 +481,7 @@ class IcebergCompactionRun {
         this.report.bytesWritten += r.bytesWritten;
         const item = this.itemOf(t, r.files);
         this.every.push(item);
-        if (this.opts.partialProgress) await this.commitBatch([item]);
+        if (this.partial) await this.commitBatch([item]);
         else this.pending.push(item);
         if (this.cancelledAfterCommit) break;
       } catch (e) {
@@ -503,8 +592,10 @@ class IcebergCompactionRun {
         planner: this.plan.planner,
         runId: this.runId,
         onRetry: (attempt, reason) => this.emit({ type: 'commit-retry', attempt, reason }),
+        ...(rebaseEnabled(this.opts) ? {} : { rebaseConcurrentDeletes: false }),
       });
       const sid = res.snapshotId.toString();
+      if (res.carriedDeletes > 0) report.carriedDeletes = (report.carriedDeletes ?? 0) + res.carriedDeletes;
       report.snapshots.push(sid);
       report.committedTasks.push(...res.committedGroups);
       for (const id of res.committedGroups) tracker.committedIn.set(id, sid);
@@ -526,6 +617,12 @@ class IcebergCompactionRun {
       if (isCancelled(this.signal)) this.cancelledAfterCommit = true;
     }
   }
+}
+
+/** Whether concurrent position deletes are carried over (CompactOptions.rebaseConcurrentDeletes, or the option). */
+function rebaseEnabled(opts: CompactOptions): boolean {
+  if (opts.rebaseConcurrentDeletes !== undefined) return opts.rebaseConcurrentDeletes;
+  return opts.options?.[REBASE_OPTION] !== 'false';
 }
 
 /** What the final cleanup needs to settle the plan's table-wide removable deletes. */

@@ -45,6 +45,8 @@ export interface CompactReport {
   rowsIn: number;
   rowsOut: number;
   durationMs: number;
+  /** Deleted rows concurrent writers committed against replaced files, carried over to the outputs. */
+  carriedDeletes?: number;
 }
 
 export function statsOf(m: Pick<TableModel, 'dataFiles' | 'deleteFiles'>): TableStats {

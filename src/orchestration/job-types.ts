@@ -18,7 +18,12 @@ export interface CompactJobOptions {
   strategy?: 'tiered' | 'binpack';
   targetSize?: string;
   where?: string;
+  /** Iceberg; unset in `floe serve`: on for tables with writer commits in the last hour (compact-iceberg.ts). */
   partialProgress?: boolean;
+  /** Iceberg: leave partitions a writer wrote to in its last N commits alone (`leaveNewestCommits`). */
+  leaveNewestCommits?: number;
+  /** Iceberg: … or within this duration (`leaveNewestWithin`, e.g. 15m). */
+  leaveNewestWithin?: string;
   maxConcurrentGroups?: number;
   /** Iceberg: worker threads for the rewrite step (`floe compact --parallelism`); default auto. */
   parallelism?: number;

@@ -578,7 +578,17 @@ function parseJob(
   const o = typeof raw === 'string' ? { schedule: raw } : v.object(raw, where);
   const common = ['schedule', 'enabled', 'dryRun', 'lease'];
   const specific: Record<JobKind, string[]> = {
-    compact: ['strategy', 'targetSize', 'where', 'partialProgress', 'maxConcurrentGroups', 'parallelism', 'full'],
+    compact: [
+      'strategy',
+      'targetSize',
+      'where',
+      'partialProgress',
+      'maxConcurrentGroups',
+      'parallelism',
+      'full',
+      'leaveNewestCommits',
+      'leaveNewestWithin',
+    ],
     expire: ['olderThan', 'retainLast', 'cleanFiles'],
     'remove-orphans': ['olderThan', 'force', 'prefixMismatch'],
   };
@@ -608,6 +618,13 @@ function parseJob(
     if (par !== undefined) c.parallelism = par;
     const full = v.optBool(o.full, `${where}.full`);
     if (full !== undefined) c.full = full;
+    const newest = v.optInt(o.leaveNewestCommits, `${where}.leaveNewestCommits`, 1);
+    if (newest !== undefined) c.leaveNewestCommits = newest;
+    const within = v.optString(o.leaveNewestWithin, `${where}.leaveNewestWithin`);
+    if (within !== undefined) {
+      if (parseDurationMs(within) === undefined) v.fail(`${where}.leaveNewestWithin`, `must be a duration (e.g. 15m)`);
+      c.leaveNewestWithin = within;
+    }
     job.compact = c;
   } else if (kind === 'expire') {
     const e: ExpireJobOptions = {};
