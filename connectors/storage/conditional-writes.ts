@@ -142,38 +142,43 @@ export type CommitFormat = 'Iceberg' | 'Paimon';
 
 const INSTEAD: Record<CommitFormat, string> = {
   Iceberg:
-    'commit through a catalog, which swaps the metadata pointer atomically (--catalog sql:<sqlite file|postgresql url> or --catalog rest:<url>)',
-  Paimon: 'commit through a Paimon catalog that serialises commits with a lock (a JDBC catalog with lock.enabled=true)',
+    'Commit through a catalog, which swaps the metadata pointer atomically (--catalog sql:<sqlite file|postgresql url> or --catalog rest:<url>)',
+  Paimon: 'Commit through a Paimon catalog that serialises commits with a lock (a JDBC catalog with lock.enabled=true)',
 };
+const OVERRIDE = 'set FLOE_S3_UNSAFE_COMMITS=1 (unsafe; docs/s3-stores.md)';
 
 /**
- * Refuses a filesystem-table commit to `table` (resolved: its store and key) when its store does not honour
- * create-if-absent; resolves when it does, when the store is not S3, or with the unsafe override.
+ * Refuses what needs the store's conditional writes where they are not honoured: a filesystem-table commit
+ * (`Iceberg`/`Paimon`: create-if-absent of the next version) or the table lease (`lease`: create-if-absent
+ * and compare-and-swap on the ETag). Resolves when they are honoured, when the store is not S3, or with the
+ * unsafe override. `resolved` is the table location's store and key (the probe goes under it).
  */
 export async function requireConditionalCreate(
   resolved: ResolvedLocation,
   table: string,
-  format: CommitFormat,
+  purpose: CommitFormat | 'lease',
 ): Promise<void> {
   const { store } = resolved;
   if (!isProbedStore(store) || store.unsafeCommits) return;
   const support = await conditionalWriteSupport(store, resolved.key.replace(/\/+$/, ''));
-  if (support.create) return;
-  throw new FloeError(
-    'Unsupported',
-    `refusing to commit ${format} table ${table}: the S3 store at ${store.endpointText} (bucket ${store.bucket}) ` +
-      `does not honour conditional create (${support.detail}), so two concurrent commits could both succeed and ` +
-      `one would be silently lost; nothing was committed. ${INSTEAD[format][0]!.toUpperCase()}${INSTEAD[format].slice(1)}, ` +
-      'or, only if no other writer ever commits to this table, set FLOE_S3_UNSAFE_COMMITS=1 (unsafe; docs/s3-stores.md)',
-    {
-      context: {
-        table,
-        endpoint: store.endpointText,
-        bucket: store.bucket,
-        conditionalCreate: false,
-        conditionalReplace: support.replace,
-        source: support.source,
-      },
+  const lease = purpose === 'lease';
+  if (support.create && (!lease || support.replace)) return;
+  const where = `the S3 store at ${store.endpointText} (bucket ${store.bucket})`;
+  const message = lease
+    ? `refusing to take the lease of table ${table}: ${where} does not honour conditional writes (${support.detail}), ` +
+      "so floe's table lease (.floe/lease.json) could not keep two jobs apart; nothing was written. " +
+      `Pass --no-lease if jobs on this table are coordinated elsewhere, or ${OVERRIDE}`
+    : `refusing to commit ${purpose} table ${table}: ${where} does not honour conditional create (${support.detail}), ` +
+      'so two concurrent commits could both succeed and one would be silently lost; nothing was committed. ' +
+      `${INSTEAD[purpose]}, or, only if no other writer ever commits to this table, ${OVERRIDE}`;
+  throw new FloeError('Unsupported', message, {
+    context: {
+      table,
+      endpoint: store.endpointText,
+      bucket: store.bucket,
+      conditionalCreate: support.create,
+      conditionalReplace: support.replace,
+      source: support.source,
     },
-  );
+  });
 }

@@ -253,10 +253,11 @@ export class FileIO {
   /**
    * Before a filesystem-table commit (the next version file created if absent): refuses, naming the store
    * and the catalog to use instead, when the table's S3 store does not honour conditional create
-   * (conditional-writes.ts). The first call per endpoint and bucket probes under `tableLocation`.
+   * (conditional-writes.ts); `lease`: the same before taking the table lease, which also needs If-Match.
+   * The first call per endpoint and bucket probes under `tableLocation`.
    */
-  async requireConditionalCreate(tableLocation: string, format: CommitFormat): Promise<void> {
-    await requireConditionalCreate(this.resolve(tableLocation), tableLocation, format);
+  async requireConditionalCreate(tableLocation: string, purpose: CommitFormat | 'lease'): Promise<void> {
+    await requireConditionalCreate(this.resolve(tableLocation), tableLocation, purpose);
   }
 
   /** Deleting a missing object succeeds. */
