@@ -150,7 +150,7 @@ export function createS3Client(connection: S3ConnectionConfig = {}): S3ClientHan
     forcePathStyle: connection.forcePathStyle ?? false,
   };
   if (connection.endpoint) config.endpoint = connection.endpoint;
-  const region = connection.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  const region = connection.region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION;
   if (region) config.region = region;
   else if (connection.endpoint) config.region = 'us-east-1';
   if (connection.credentials) config.credentials = connection.credentials;
@@ -298,12 +298,16 @@ export class S3ObjectStore implements ObjectStore {
         `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}; ` +
           `check the bucket name, or set ${ENDPOINT_SETTINGS} if it lives on another server`,
       );
-    if (/Region is missing/i.test(e.message ?? ''))
+    // the SDK's words for no region (unset, or AWS_REGION="") and for one that cannot be a host name
+    const badRegion = /Region not accepted: region="([^"]*)"/.exec(e.message ?? '');
+    if (/Region is missing/i.test(e.message ?? '') || badRegion?.[1] === '')
       return make(
         'InvalidArgument',
         `${operation} ${location}: no AWS region is configured; set AWS_REGION (or a region in your AWS profile), ` +
           `or, for an S3-compatible server (MinIO, R2, Ceph …), set ${ENDPOINT_SETTINGS} to its URL`,
       );
+    if (badRegion)
+      return make('InvalidArgument', `${operation} ${location}: AWS region "${badRegion[1]}" is not valid; check AWS_REGION`);
     const sysError = raw as { code?: string; hostname?: string };
     if (sysError.code === 'ENOTFOUND') {
       const host = sysError.hostname ?? 'the S3 host';

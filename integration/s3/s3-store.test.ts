@@ -117,10 +117,7 @@ describe.skipIf(!s3.available)(`S3 (${s3.available ? `${server.kind} at ${server
   it('a missing bucket is a configuration error (exit 2) saying the bucket does not exist', async () => {
     const store = new S3ObjectStore({ bucket: 'no-such-bucket-floe', connection: connection() });
     // (a HEAD's 404 has no body, so only GET and LIST can tell a missing bucket from a missing key)
-    for (const op of [
-      () => store.get('k'),
-      async () => store.list('p/')[Symbol.asyncIterator]().next(),
-    ]) {
+    for (const op of [() => store.get('k'), async () => store.list('p/')[Symbol.asyncIterator]().next()]) {
       const err = (await op().catch((e: unknown) => e)) as FloeError;
       expect(err.kind).toBe('InvalidArgument');
       expect(err.message).toContain('bucket no-such-bucket-floe does not exist');
