@@ -307,7 +307,10 @@ export class S3ObjectStore implements ObjectStore {
           `or, for an S3-compatible server (MinIO, R2, Ceph …), set ${ENDPOINT_SETTINGS} to its URL`,
       );
     if (badRegion)
-      return make('InvalidArgument', `${operation} ${location}: AWS region "${badRegion[1]}" is not valid; check AWS_REGION`);
+      return make(
+        'InvalidArgument',
+        `${operation} ${location}: AWS region "${badRegion[1]}" is not valid; check AWS_REGION`,
+      );
     const sysError = raw as { code?: string; hostname?: string };
     if (sysError.code === 'ENOTFOUND') {
       const host = sysError.hostname ?? 'the S3 host';
