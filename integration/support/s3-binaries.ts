@@ -146,6 +146,12 @@ export async function startBinaryServer(options: {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   let child: ChildProcess | undefined;
   let stderr = '';
+  /** Keeps the server's last 4 kB of stderr for messages; drains stdout unless its lines are read. */
+  const watch = (c: ChildProcess, drainStdout: boolean) => {
+    if (drainStdout) c.stdout!.resume();
+    c.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+    c.on('error', (e) => (stderr += String(e)));
+  };
   try {
     let address: string;
     if (kind === 'minio') {
@@ -177,9 +183,7 @@ export async function startBinaryServer(options: {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
-      child.stdout!.resume();
-      child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-      child.on('error', (e) => (stderr += String(e)));
+      watch(child, true);
       await waitForMinioReady(port, child, deadline, () => stderr);
       address = `127.0.0.1:${port}`;
     } else if (kind === 'versitygw') {
@@ -207,9 +211,7 @@ export async function startBinaryServer(options: {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
-      child.stdout!.resume();
-      child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-      child.on('error', (e) => (stderr += String(e)));
+      watch(child, true);
       await waitForHttp(port, child, deadline, () => stderr);
       address = `127.0.0.1:${port}`;
     } else {
@@ -229,8 +231,7 @@ export async function startBinaryServer(options: {
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-      child.on('error', (e) => (stderr += String(e)));
+      watch(child, false);
       address = await waitForListeningLine(child, deadline, () => stderr);
     }
     const proc = child;
