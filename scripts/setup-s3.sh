@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the S3 test server the integration tier runs against when neither S3_TEST_ENDPOINT nor a Docker
-# engine (MinIO via testcontainers) is available, and prints its absolute path as the last line.
+# Builds the S3 test server the integration tier runs against when S3_TEST_ENDPOINT is not set, and prints
+# its absolute path as the last line.
 #
-#   default                     versitygw v1.8.0 (github.com/versity/versitygw, Apache-2.0, a production S3
+#   default                     MinIO (github.com/minio/minio, AGPL-3.0, run as a separate test process only,
+#                               never linked or shipped), a pinned pseudo-version built from the Go module proxy
+#   FLOE_S3_BINARY=versitygw    versitygw v1.8.0 (github.com/versity/versitygw, Apache-2.0, a production S3
 #                               gateway; run with its posix backend), built from the Go module proxy
 #   FLOE_S3_BINARY=floe-s3-server  (or --gofakes3) scripts/s3-server: gofakes3 + SigV4 + atomic conditional PUT
+#   --all                       builds MinIO and versitygw (what scripts/test-all.sh runs the tier on)
 #
 # The build is cached outside the clone (scripts/cache-dir.sh: $FLOE_CACHE_DIR or ~/.cache/floe), keyed by
 # version (versitygw) or a hash of the sources (floe-s3-server). Idempotent: a cached build is only checked.
@@ -14,8 +17,15 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/scripts/cache-dir.sh"
 
 VERSITYGW_VERSION="v1.8.0"
-WHICH="${FLOE_S3_BINARY:-versitygw}"
+# The newest pseudo-version the proxy served (2026-02-12); builds with Go >= 1.24 in ~5-10 min on 2 cores.
+MINIO_VERSION="v0.0.0-20260212201848-7aac2a2c5b7c"
+WHICH="${FLOE_S3_BINARY:-minio}"
 [ "${1:-}" = "--gofakes3" ] && WHICH="floe-s3-server"
+if [ "${1:-}" = "--all" ]; then
+  FLOE_S3_BINARY=minio bash "$0"
+  FLOE_S3_BINARY=versitygw bash "$0"
+  exit 0
+fi
 
 if ! command -v go >/dev/null 2>&1; then
   for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
@@ -30,6 +40,16 @@ fi
 export GOTOOLCHAIN=local
 
 case "$WHICH" in
+  minio)
+    OUT_DIR="$FLOE_CACHE/minio-$MINIO_VERSION"
+    BIN="$OUT_DIR/minio"
+    build() {
+      echo "setup-s3: building MinIO $MINIO_VERSION from the Go module proxy (5-10 minutes on 2 cores the first time)…" >&2
+      GOBIN="$OUT_DIR/.tmp-bin" go install -trimpath -ldflags=-s "github.com/minio/minio@$MINIO_VERSION"
+      mv -f "$OUT_DIR/.tmp-bin/minio" "$BIN"
+      rm -rf "$OUT_DIR/.tmp-bin"
+    }
+    ;;
   versitygw)
     OUT_DIR="$FLOE_CACHE/versitygw-$VERSITYGW_VERSION"
     BIN="$OUT_DIR/versitygw"
@@ -52,7 +72,7 @@ case "$WHICH" in
     }
     ;;
   *)
-    echo "setup-s3: FLOE_S3_BINARY must be versitygw or floe-s3-server, not '$WHICH'" >&2
+    echo "setup-s3: FLOE_S3_BINARY must be minio, versitygw or floe-s3-server, not '$WHICH'" >&2
     exit 1
     ;;
 esac

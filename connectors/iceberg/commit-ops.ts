@@ -19,8 +19,10 @@ import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableOperations } from './transaction.js';
 import type { IcebergIO } from './io.js';
 import { locateCurrentMetadata } from './locate.js';
+import type { FileIO } from '../storage/file-io.js';
 
-export interface VersionedIO extends CommitIO, IcebergIO {}
+/** `requireConditionalCreate`: FileIO's store check (absent in test doubles, whose stores are not S3). */
+export interface VersionedIO extends CommitIO, IcebergIO, Partial<Pick<FileIO, 'requireConditionalCreate'>> {}
 
 function dirOf(location: string): string {
   return location.slice(0, location.lastIndexOf('/'));
@@ -41,14 +43,23 @@ export class FilesystemTableOperations implements TableOperations {
     return { metadata: md.raw, location: metadataLocation };
   }
 
-  /** Refuses, before a job writes anything, a table this class could not commit to (see `commit`). */
-  preflight(base: { location: string }): void {
+  /**
+   * Refuses, before a job writes anything, a table this class could not commit to (see `commit`) — also one
+   * on an S3 store that does not honour conditional create, where the version file's create is not atomic.
+   */
+  async preflight(base: { location: string }): Promise<void> {
     filesystemVersionOf(base.location);
+    await this.requireAtomicCreate();
+  }
+
+  private async requireAtomicCreate(): Promise<void> {
+    await this.io.requireConditionalCreate?.(dirOf(this.metadataDir), 'Iceberg');
   }
 
   /** Publishes `next` (the transaction's applyUpdates document): the create-if-absent is the requirement check. */
   async commit(base: { metadata: RawMetadata; location: string }, next: RawMetadata): Promise<string> {
     const version = filesystemVersionOf(base.location);
+    await this.requireAtomicCreate(); // remembered per store: free after preflight
     const dir = dirOf(base.location);
     const target = `${dir}/v${version + 1}.metadata.json`;
     const bytes = Buffer.from(stringifyJsonLossless(next, 2), 'utf8');

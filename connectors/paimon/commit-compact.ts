@@ -85,6 +85,11 @@ export interface PaimonCommitRequest {
   deletionVectors?: { buckets: { partition: Uint8Array; bucket: number }[]; added: NewIndexEntry[] };
   /** Changelog files the compaction produced (ADD entries), listed in the snapshot's changelog manifest list. */
   changelog?: NewManifestEntry[];
+  /**
+   * Set when the commit runs under a catalog lock every writer takes (named here): the snapshot's create is
+   * then not relied on to be atomic, so the store's conditional-create check is skipped.
+   */
+  underLock?: string;
 }
 
 export interface PaimonCommitResult {
@@ -309,6 +314,8 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
     throw new FloeError('InvalidArgument', `nothing to commit for Paimon table ${table.location}`, {
       context: { table: table.location },
     });
+  // snapshot-N is published by create-if-absent: refuse a store that does not honour it, before any manifest
+  if (!req.underLock) await storage.requireConditionalCreate?.(table.location, 'Paimon');
   const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const ctx: ManifestWriteContext = {

@@ -11,7 +11,8 @@ export type PaimonIO = Pick<FileIO, 'read' | 'exists' | 'listNames'>;
  * What Paimon's writers need: create-if-absent for every new file (data, manifests, index files, the
  * snapshot itself: S3 If-None-Match, a hard link locally), overwrite for the LATEST hint, remove to clean up.
  */
-export type PaimonWriteIO = Pick<FileIO, 'createNew' | 'overwrite' | 'remove'>;
+export type PaimonWriteIO = Pick<FileIO, 'createNew' | 'overwrite' | 'remove'> &
+  Partial<Pick<FileIO, 'requireConditionalCreate'>>; // the snapshot's create must be atomic (conditional-writes.ts)
 
 export { joinPath } from '../storage/location.js';
 

@@ -3,16 +3,44 @@
  * credential chain, plus an endpoint (and path-style addressing) for S3-compatible servers, plus the
  * caller's location-map rules (`--location-map from=to`).
  */
+import { FloeError } from '../../src/errors.js';
+import { CONDITIONAL_WRITE_MODES, type ConditionalWriteMode } from './conditional-writes.js';
 import { FileIO, type StorageConfig } from './file-io.js';
 import { LocationMap, parseLocationMapSpec, type LocationMapping } from './location.js';
 
-/** S3 endpoint from FLOE_S3_ENDPOINT / AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL; path style when one is set. */
-export function storageConfigFromEnv(mappings: LocationMapping[] = []): StorageConfig {
-  const endpoint = process.env.FLOE_S3_ENDPOINT ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
-  const pathStyle = process.env.FLOE_S3_PATH_STYLE ?? (endpoint ? 'true' : 'false');
+/** Where an S3 endpoint may be set, first wins (the AWS SDK's own names after floe's). */
+export const ENDPOINT_VARIABLES = ['FLOE_S3_ENDPOINT', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const;
+
+/**
+ * S3 settings from the environment: the endpoint from FLOE_S3_ENDPOINT / AWS_ENDPOINT_URL_S3 /
+ * AWS_ENDPOINT_URL (path style when one is set, FLOE_S3_PATH_STYLE overrides), what the store does with
+ * conditional writes (FLOE_S3_CONDITIONAL_WRITES=probe|honoured|ignored) and the unsafe commit override
+ * (FLOE_S3_UNSAFE_COMMITS=1). Region and credentials are the AWS SDK's chain (AWS_REGION, AWS_PROFILE …).
+ */
+export function storageConfigFromEnv(mappings: LocationMapping[] = [], env = process.env): StorageConfig {
+  const endpointFrom = ENDPOINT_VARIABLES.find((v) => env[v]);
+  const endpoint = endpointFrom ? env[endpointFrom] : undefined;
+  const pathStyle = env.FLOE_S3_PATH_STYLE ?? (endpoint ? 'true' : 'false');
+  const mode = env.FLOE_S3_CONDITIONAL_WRITES || 'probe';
+  if (!(CONDITIONAL_WRITE_MODES as readonly string[]).includes(mode))
+    throw new FloeError(
+      'InvalidArgument',
+      `FLOE_S3_CONDITIONAL_WRITES=${mode}: expected one of ${CONDITIONAL_WRITE_MODES.join(', ')}`,
+      { context: { variable: 'FLOE_S3_CONDITIONAL_WRITES', value: mode } },
+    );
+  const unsafe = env.FLOE_S3_UNSAFE_COMMITS ?? '';
+  if (!['', '0', '1', 'false', 'true'].includes(unsafe))
+    throw new FloeError('InvalidArgument', `FLOE_S3_UNSAFE_COMMITS=${unsafe}: expected 1 (or 0)`, {
+      context: { variable: 'FLOE_S3_UNSAFE_COMMITS', value: unsafe },
+    });
   return {
     locationMap: new LocationMap(mappings),
-    s3: { ...(endpoint ? { endpoint } : {}), forcePathStyle: pathStyle === 'true' },
+    s3: {
+      ...(endpoint ? { endpoint, endpointFrom } : {}),
+      forcePathStyle: pathStyle === 'true',
+      ...(mode !== 'probe' ? { conditionalWrites: mode as ConditionalWriteMode } : {}),
+      ...(unsafe === '1' || unsafe === 'true' ? { unsafeCommits: true } : {}),
+    },
   };
 }
 

@@ -23,6 +23,7 @@ import {
   type UploadWriter,
 } from './object-store.js';
 import type { RetryPolicy } from './retry.js';
+import { type CommitFormat, requireConditionalCreate } from './conditional-writes.js';
 import { type S3ClientHandle, type S3ConnectionConfig, S3ObjectStore, createS3Client } from './s3-store.js';
 
 export interface StorageConfig {
@@ -249,6 +250,16 @@ export class FileIO {
     await r.store.put(r.key, bytes);
   }
 
+  /**
+   * Before a filesystem-table commit (the next version file created if absent): refuses, naming the store
+   * and the catalog to use instead, when the table's S3 store does not honour conditional create
+   * (conditional-writes.ts); `lease`: the same before taking the table lease, which also needs If-Match.
+   * The first call per endpoint and bucket probes under `tableLocation`.
+   */
+  async requireConditionalCreate(tableLocation: string, purpose: CommitFormat | 'lease'): Promise<void> {
+    await requireConditionalCreate(this.resolve(tableLocation), tableLocation, purpose);
+  }
+
   /** Deleting a missing object succeeds. */
   async remove(location: string): Promise<void> {
     const r = this.resolve(location);
@@ -287,7 +298,7 @@ export class FileIO {
         : (connection.credentials?.accessKeyId ?? ''),
       connection.checksums ?? '',
     ]);
-    const storeKey = `${clientKey}|${bucket}`;
+    const storeKey = `${clientKey}|${bucket}|${connection.conditionalWrites ?? ''}|${connection.unsafeCommits ?? ''}`;
     let store = this.s3Stores.get(storeKey);
     if (!store) {
       let client = this.clients.get(clientKey);

@@ -43,6 +43,7 @@ import {
   toBytes,
 } from './object-store.js';
 import { storedObjectMatches } from './create-verified.js';
+import type { ConditionalWriteMode } from './conditional-writes.js';
 import {
   DEFAULT_RETRY_POLICY,
   type RetryHooks,
@@ -87,6 +88,15 @@ export interface S3ConnectionConfig {
    * SDK's default aws-chunked checksum trailers. Default: 'when_required' with a custom endpoint.
    */
   checksums?: 'when_supported' | 'when_required';
+  /**
+   * What the store does with If-None-Match / If-Match (conditional-writes.ts): 'probe' (default) finds out
+   * before the first filesystem-table commit; 'honoured' / 'ignored' say so without probing.
+   */
+  conditionalWrites?: ConditionalWriteMode;
+  /** Commit filesystem tables even where conditional create is not honoured (FLOE_S3_UNSAFE_COMMITS=1). */
+  unsafeCommits?: boolean;
+  /** Which setting the endpoint came from (FLOE_S3_ENDPOINT …), for configuration errors. */
+  endpointFrom?: string;
 }
 
 export interface S3StoreOptions {
@@ -124,13 +134,34 @@ export function loadS3Sdk(): Promise<S3Sdk> {
   return s3Sdk;
 }
 
+/** Where an endpoint may be set, as a user reads it in messages. */
+const ENDPOINT_SETTINGS = 'FLOE_S3_ENDPOINT (or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)';
+
+/** An endpoint must be an http(s) URL: "localhost:9000" would be read as a URL of scheme "localhost". */
+function checkEndpoint(endpoint: string, from: string | undefined): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    url = undefined;
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return;
+  const guess = /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? '' : `, e.g. http://${endpoint}`;
+  throw new FloeError(
+    'InvalidArgument',
+    `S3 endpoint ${from ? `${from}=` : ''}${endpoint} is not an http:// or https:// URL: write it with its scheme${guess}`,
+    { context: { variable: from ?? 'endpoint', value: endpoint } },
+  );
+}
+
 export function createS3Client(connection: S3ConnectionConfig = {}): S3ClientHandle {
+  if (connection.endpoint) checkEndpoint(connection.endpoint, connection.endpointFrom);
   const config: S3ClientConfig = {
     maxAttempts: 1, // ObjectStore retries itself, with one policy for every request
     forcePathStyle: connection.forcePathStyle ?? false,
   };
   if (connection.endpoint) config.endpoint = connection.endpoint;
-  const region = connection.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  const region = connection.region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION;
   if (region) config.region = region;
   else if (connection.endpoint) config.region = 'us-east-1';
   if (connection.credentials) config.credentials = connection.credentials;
@@ -196,7 +227,12 @@ export class S3ObjectStore implements ObjectStore {
   private readonly hooks: RetryHooks;
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly partConcurrency: number;
-  private readonly endpointText: string;
+  /** "endpoint http://…" or "the AWS S3 endpoint in <region>", for messages. */
+  readonly endpointText: string;
+  readonly conditionalWrites: ConditionalWriteMode;
+  readonly unsafeCommits: boolean;
+  private readonly endpointConfigured: boolean;
+  private readonly endpointFrom: string | undefined;
   private readonly credentialText: string;
 
   constructor(options: S3StoreOptions) {
@@ -210,6 +246,10 @@ export class S3ObjectStore implements ObjectStore {
     this.endpointText = connection.endpoint
       ? `endpoint ${connection.endpoint}`
       : `the AWS S3 endpoint${connection.region ? ` in ${connection.region}` : ''}`;
+    this.endpointConfigured = !!connection.endpoint;
+    this.endpointFrom = connection.endpointFrom;
+    this.conditionalWrites = connection.conditionalWrites ?? 'probe';
+    this.unsafeCommits = connection.unsafeCommits ?? false;
     this.credentialText =
       typeof connection.credentials === 'function'
         ? connection.credentials.description
@@ -265,8 +305,38 @@ export class S3ObjectStore implements ObjectStore {
       );
     if (isTransientNetworkError(raw))
       return make('Transient', `${operation} ${location}: connection failed at ${this.endpointText}: ${detail}`, true);
+    // configuration errors (exit 2): each says what to set
     if (code === 'NoSuchBucket')
-      return make('NotFound', `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}`);
+      return make(
+        'InvalidArgument',
+        `${operation} ${location}: bucket ${this.bucket} does not exist at ${this.endpointText}; ` +
+          `check the bucket name, or set ${ENDPOINT_SETTINGS} if it lives on another server`,
+      );
+    // the SDK's words for no region (unset, or AWS_REGION="") and for one that cannot be a host name
+    const badRegion = /Region not accepted: region="([^"]*)"/.exec(e.message ?? '');
+    if (/Region is missing/i.test(e.message ?? '') || badRegion?.[1] === '')
+      return make(
+        'InvalidArgument',
+        `${operation} ${location}: no AWS region is configured; set AWS_REGION (or a region in your AWS profile), ` +
+          `or, for an S3-compatible server (MinIO, R2, Ceph …), set ${ENDPOINT_SETTINGS} to its URL`,
+      );
+    if (badRegion)
+      return make(
+        'InvalidArgument',
+        `${operation} ${location}: AWS region "${badRegion[1]}" is not valid; check AWS_REGION`,
+      );
+    const sysError = raw as { code?: string; hostname?: string };
+    if (sysError.code === 'ENOTFOUND') {
+      const host = sysError.hostname ?? 'the S3 host';
+      return make(
+        'InvalidArgument',
+        this.endpointConfigured
+          ? `${operation} ${location}: host ${host} of ${this.endpointText} does not resolve; check ${this.endpointFrom ?? 'the endpoint'}`
+          : `${operation} ${location}: host ${host} does not resolve: no S3 endpoint is set, so floe went to AWS S3; ` +
+              `for an S3-compatible server set ${ENDPOINT_SETTINGS} to its URL (e.g. http://127.0.0.1:9000), ` +
+              'for AWS check the bucket name and AWS_REGION',
+      );
+    }
     if (status === 404 || code === 'NoSuchKey' || code === 'NotFound')
       return make('NotFound', `no such object: ${location} (${operation})`);
     if (status === 412 || code === 'PreconditionFailed')
@@ -294,8 +364,7 @@ export class S3ObjectStore implements ObjectStore {
         true,
       );
     }
-    const sysCode = (raw as { code?: string }).code;
-    if (sysCode === 'ECONNREFUSED' || sysCode === 'ENOTFOUND') {
+    if (sysError.code === 'ECONNREFUSED') {
       return make('Internal', `${operation} ${location}: cannot connect to ${this.endpointText}: ${detail}`);
     }
     return make(
@@ -333,7 +402,7 @@ export class S3ObjectStore implements ObjectStore {
       await this.head(key);
       return true;
     } catch (e) {
-      if (e instanceof FloeError && e.kind === 'NotFound' && e.context.code !== 'NoSuchBucket') return false;
+      if (e instanceof FloeError && e.kind === 'NotFound') return false; // a missing bucket is InvalidArgument
       throw e;
     }
   }
@@ -479,7 +548,9 @@ export class S3ObjectStore implements ObjectStore {
           new s3.ListObjectsV2Command({
             Bucket: this.bucket,
             Prefix: prefix,
-            MaxKeys: options?.pageSize,
+            // MinIO answers MaxKeys=1 under a prefix that is itself a key with that key alone and
+            // IsTruncated=false, silently ending the listing: pages are never smaller than 2
+            MaxKeys: options?.pageSize === undefined ? undefined : Math.max(2, options.pageSize),
             ContinuationToken: token,
           }),
       );

@@ -1,12 +1,14 @@
 /**
  * The S3 test servers that run as a local process, built by scripts/setup-s3.sh into the build cache
  * (~/.cache/floe or $FLOE_CACHE_DIR):
- * - versitygw (default): Versity's S3 gateway with its posix backend on a temp directory;
+ * - minio (default): the MinIO server, single drive on a temp directory;
+ * - versitygw (FLOE_S3_BINARY=versitygw, the second implementation): Versity's S3 gateway, posix backend;
  * - floe-s3-server (FLOE_S3_BINARY=floe-s3-server): the gofakes3-based fake in scripts/s3-server.
- * Both listen on 127.0.0.1 only, get one root key pair, and are stopped (and their data removed) by `stop`.
+ * Each listens on 127.0.0.1 only, gets one root key pair, and is stopped (and its data removed) by `stop`.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,17 +16,18 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { S3TestServer } from './s3-server.js';
 
-export type BinaryKind = 'versitygw' | 'floe-s3-server';
+export type BinaryKind = 'minio' | 'versitygw' | 'floe-s3-server';
+export const BINARY_KINDS: readonly BinaryKind[] = ['minio', 'versitygw', 'floe-s3-server'];
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const TEST_ACCESS_KEY = 'floe-test';
 export const TEST_SECRET_KEY = 'floe-test-secret';
 
 export function binaryKind(env: NodeJS.ProcessEnv = process.env): BinaryKind {
-  const v = env.FLOE_S3_BINARY ?? 'versitygw';
-  if (v !== 'versitygw' && v !== 'floe-s3-server')
-    throw new Error(`FLOE_S3_BINARY must be versitygw or floe-s3-server, not "${v}"`);
-  return v;
+  const v = env.FLOE_S3_BINARY || 'minio';
+  if (!(BINARY_KINDS as readonly string[]).includes(v))
+    throw new Error(`FLOE_S3_BINARY must be one of ${BINARY_KINDS.join(', ')}, not "${v}"`);
+  return v as BinaryKind;
 }
 
 /** FLOE_S3_SERVER_BIN, or scripts/setup-s3.sh's cached build (the path it prints last). */
@@ -91,6 +94,25 @@ async function waitForHttp(port: number, child: ChildProcess, deadline: number, 
   }
 }
 
+/** MinIO answers S3 requests only once initialised: wait for its readiness endpoint to say 200. */
+async function waitForMinioReady(port: number, child: ChildProcess, deadline: number, stderr: () => string) {
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited with ${child.exitCode ?? child.signalCode} before it was ready: ${stderr()}`);
+    const status = await new Promise<number>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/minio/health/ready', timeout: 1000 }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => resolve(0));
+      req.on('timeout', () => req.destroy());
+    });
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`was not ready on 127.0.0.1:${port} in time: ${stderr()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The "LISTENING host:port" line floe-s3-server prints once it accepts. */
 function waitForListeningLine(child: ChildProcess, deadline: number, stderr: () => string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -125,9 +147,47 @@ export async function startBinaryServer(options: {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   let child: ChildProcess | undefined;
   let stderr = '';
+  /** Keeps the server's last 4 kB of stderr for messages; drains stdout unless its lines are read. */
+  const watch = (c: ChildProcess, drainStdout: boolean) => {
+    if (drainStdout) c.stdout!.resume();
+    c.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+    c.on('error', (e) => (stderr += String(e)));
+  };
   try {
     let address: string;
-    if (kind === 'versitygw') {
+    if (kind === 'minio') {
+      // a fixed address again (S3 API and the console, which is off but still binds); a race shows as an exit
+      const [port, consolePort] = [await freePort(), await freePort()];
+      child = spawn(
+        bin,
+        [
+          'server',
+          '--quiet',
+          '--address',
+          `127.0.0.1:${port}`,
+          '--console-address',
+          `127.0.0.1:${consolePort}`,
+          path.join(dataDir, 'data'),
+        ],
+        {
+          env: {
+            ...process.env,
+            MINIO_ROOT_USER: TEST_ACCESS_KEY,
+            MINIO_ROOT_PASSWORD: TEST_SECRET_KEY,
+            MINIO_BROWSER: 'off',
+            MINIO_UPDATE: 'off',
+            MINIO_REGION: 'us-east-1',
+            // config, certs and the like under the temp dir, never in the user's ~/.minio
+            MINIO_CONFIG_DIR: path.join(dataDir, 'config'),
+            MINIO_CERTS_DIR: path.join(dataDir, 'certs'),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      watch(child, true);
+      await waitForMinioReady(port, child, deadline, () => stderr);
+      address = `127.0.0.1:${port}`;
+    } else if (kind === 'versitygw') {
       // versitygw takes a fixed address; a port taken between freePort() and its bind shows as an exit.
       const port = await freePort();
       // --iam-dir: with its flat-file IAM an unknown access key gets AWS's 403 InvalidAccessKeyId (in
@@ -152,9 +212,7 @@ export async function startBinaryServer(options: {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
-      child.stdout!.resume();
-      child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-      child.on('error', (e) => (stderr += String(e)));
+      watch(child, true);
       await waitForHttp(port, child, deadline, () => stderr);
       address = `127.0.0.1:${port}`;
     } else {
@@ -174,8 +232,7 @@ export async function startBinaryServer(options: {
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-      child.on('error', (e) => (stderr += String(e)));
+      watch(child, false);
       address = await waitForListeningLine(child, deadline, () => stderr);
     }
     const proc = child;

@@ -15,11 +15,17 @@
  *   response body is dropped whole (as `lost-reset`);
  * - `delay`: wait `delayMs`, then forward.
  *
+ * A proxy can also play a store that IGNORES conditional writes (`stripHeaders: ['if-none-match', 'if-match']`):
+ * those headers are removed before forwarding and the request is signed again (SigV4, with `secretAccessKey`,
+ * the test server's) for the headers that remain — so the real server behind it sees, and applies, a plain
+ * unconditional PUT, as a store that does not implement the headers would.
+ *
  * Deterministic: a rule matches by method, object key (RegExp), query (RegExp) and request headers, and
  * fires on chosen occurrences (`nth`, 0-based among the requests its filters matched), at most `times`
  * times, and with `probability` decided by a PRNG seeded from (seed, rule index, occurrence) — so the
  * same seed fires on the same occurrences whatever other requests interleave.
  */
+import { createHash, createHmac } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -64,6 +70,8 @@ export interface FaultEvent {
   fault?: FaultKind;
   /** Status the server answered (for forwarded requests). */
   upstreamStatus?: number;
+  /** Headers were stripped (`stripHeaders`) before forwarding. */
+  stripped?: boolean;
 }
 
 export interface FaultProxy {
@@ -83,6 +91,83 @@ export interface FaultProxyOptions {
   upstream: string;
   rules?: readonly FaultRule[];
   seed?: number;
+  /** Request headers (lower case) removed before forwarding; the request is then signed again. */
+  stripHeaders?: readonly string[];
+  /** The server's secret for the client's access key: needed to sign a request again after stripping. */
+  secretAccessKey?: string;
+}
+
+/** RFC 3986 encoding as SigV4's canonical query wants it. */
+const sigv4Encode = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+function decodeOrRaw(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * `headers` without `strip`, signed again with SigV4 over the headers that remain (same access key, date,
+ * scope and payload hash as the client's). S3 does not double-encode the path, so the raw path is canonical.
+ */
+export function resignWithout(
+  method: string,
+  url: string,
+  headers: http.IncomingHttpHeaders,
+  strip: ReadonlySet<string>,
+  secretAccessKey: string,
+): http.IncomingHttpHeaders {
+  const auth = String(headers.authorization ?? '');
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=[0-9a-f]+$/.exec(
+      auth,
+    );
+  if (!m) throw new Error(`cannot sign again: not a header-signed SigV4 request (${auth.slice(0, 40)}…)`);
+  const [, accessKey, date, region, service, signed] = m as unknown as [string, string, string, string, string, string];
+  const payloadHash = String(headers['x-amz-content-sha256'] ?? '');
+  if (!payloadHash || payloadHash.startsWith('STREAMING-'))
+    throw new Error(`cannot sign again a request whose payload hash is ${payloadHash || 'missing'}`);
+  const out: http.IncomingHttpHeaders = { ...headers };
+  for (const h of strip) delete out[h];
+  const names = signed.split(';').filter((n) => !strip.has(n));
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const query = (q < 0 ? '' : url.slice(q + 1))
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const i = pair.indexOf('=');
+      const k = sigv4Encode(decodeOrRaw(i < 0 ? pair : pair.slice(0, i)));
+      const v = sigv4Encode(decodeOrRaw(i < 0 ? '' : pair.slice(i + 1)));
+      return [k, v] as const;
+    })
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  const canonicalHeaders = names
+    .map(
+      (n) =>
+        `${n}:${String(out[n] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
+  const canonical = [method, rawPath, query, canonicalHeaders, names.join(';'), payloadHash].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const toSign = [
+    'AWS4-HMAC-SHA256',
+    String(out['x-amz-date']),
+    scope,
+    createHash('sha256').update(canonical).digest('hex'),
+  ].join('\n');
+  const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), service), 'aws4_request');
+  const signature = createHmac('sha256', signingKey).update(toSign).digest('hex');
+  out.authorization = `AWS4-HMAC-SHA256 Credential=${accessKey}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
+  return out;
 }
 
 /** 32-bit mix (murmur3 finaliser) of a few integers: the per-(seed, rule, occurrence) PRNG draw. */
@@ -140,7 +225,12 @@ interface Upstream {
   body: Buffer;
 }
 
-function forward(upstream: URL, req: http.IncomingMessage, body: Buffer): Promise<Upstream> {
+function forward(
+  upstream: URL,
+  req: http.IncomingMessage,
+  body: Buffer,
+  headers: http.IncomingHttpHeaders = req.headers,
+): Promise<Upstream> {
   return new Promise((resolve, reject) => {
     const r = http.request(
       {
@@ -148,8 +238,8 @@ function forward(upstream: URL, req: http.IncomingMessage, body: Buffer): Promis
         port: upstream.port,
         method: req.method,
         path: req.url,
-        // unchanged, Host included: the SigV4 signature covers them
-        headers: req.headers,
+        // unchanged (Host included: the SigV4 signature covers them), unless headers were stripped and re-signed
+        headers,
         agent: false,
       },
       (res) => {
@@ -178,6 +268,9 @@ function replyHeaders(u: Upstream, method: string): http.OutgoingHttpHeaders {
 
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const upstream = new URL(options.upstream);
+  const strip = new Set((options.stripHeaders ?? []).map((h) => h.toLowerCase()));
+  if (strip.size && !options.secretAccessKey)
+    throw new Error('startFaultProxy: stripHeaders needs secretAccessKey to sign the requests again');
   let rules: readonly FaultRule[] = options.rules ?? [];
   let seed = options.seed ?? 0;
   let matched: number[] = [];
@@ -251,7 +344,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       }
       let u: Upstream;
       try {
-        u = await forward(upstream, req, body);
+        const stripped = [...strip].some((h) => req.headers[h] !== undefined);
+        const headers = stripped
+          ? resignWithout(method, req.url ?? '/', req.headers, strip, options.secretAccessKey!)
+          : req.headers;
+        if (stripped) event.stripped = true;
+        u = await forward(upstream, req, body, headers);
       } catch (e) {
         const err = s3Error(502, 'InternalError', `fault proxy could not reach the server: ${String(e)}`);
         send(err.status, err.headers, err.body);

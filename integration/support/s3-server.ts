@@ -4,8 +4,9 @@
  *    a server someone else runs (MinIO, real S3 …). The bucket is created if missing.
  * 2. MinIO in a container via testcontainers (./s3-minio.ts), when a Docker engine is reachable.
  *    Where none is, that is said in one `[s3]` line with testcontainers' reason, then:
- * 3. a server binary built by scripts/setup-s3.sh from the Go module proxy (./s3-binaries.ts): versitygw
- *    v1.8.0 with its posix backend (FLOE_S3_BINARY=floe-s3-server picks the gofakes3-based fake), started
+ * 3. a server binary built by scripts/setup-s3.sh from the Go module proxy (./s3-binaries.ts): MinIO
+ *    (a pinned pseudo-version) by default, FLOE_S3_BINARY=versitygw for the second implementation
+ *    (versitygw v1.8.0, posix backend), FLOE_S3_BINARY=floe-s3-server for the gofakes3-based fake; started
  *    on a free 127.0.0.1 port with a temp data dir.
  * If no server can be had the setup FAILS, unless FLOE_SKIP_S3=1, in which case S3 tests skip loudly.
  *
@@ -176,7 +177,7 @@ function loudSkip(reason: string): string {
 }
 
 const HINT =
-  '(set S3_TEST_ENDPOINT, start a Docker engine for MinIO, install Go so scripts/setup-s3.sh can build versitygw, or FLOE_SKIP_S3=1 to skip)';
+  '(set S3_TEST_ENDPOINT, start a Docker engine for MinIO, install Go so scripts/setup-s3.sh can build MinIO, or FLOE_SKIP_S3=1 to skip)';
 
 /**
  * What a run does when no server can be had: throw (the run fails) unless FLOE_SKIP_S3=1, which turns it

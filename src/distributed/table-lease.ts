@@ -38,6 +38,8 @@ export async function withTableLease<T>(
   const own = options.fileIO ? undefined : new FileIO(options.storage ?? {});
   const io = options.fileIO ?? own!;
   try {
+    // a lease is create-if-absent plus compare-and-swap: refused where the store ignores them
+    await io.requireConditionalCreate(tableLocation, 'lease');
     const { store, key } = io.resolve(leaseLocation(tableLocation));
     // held by this process alone: once it is gone from this host, the next job takes the lease over at once
     const lease = await acquireTableLease(store, key, { boundToProcess: true, ...options, table: tableLocation });

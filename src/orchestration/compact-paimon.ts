@@ -267,6 +267,8 @@ async function compactWith(
   report.baseSnapshotId = String(table.snapshot.id);
   assertCompactable(table);
   const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
+  // before any data file is written: the snapshot's create-if-absent must be atomic on this store
+  if (!opts.dryRun) await fileIO.requireConditionalCreate(table.location, 'Paimon');
   if (opts.sort) {
     const input = { table, opts: { ...opts, sort: opts.sort }, report, fileIO, selected, labelOf, started };
     return compactPaimonSorted({ ...input, targetFileSize: targetFileSize(options, pk) });

@@ -107,10 +107,11 @@ describe('S3 test server selection', () => {
     expect(await fromEnvironment({})).toBeUndefined();
   });
 
-  it('FLOE_S3_BINARY picks the binary (versitygw by default) and rejects anything else', () => {
-    expect(binaryKind({})).toBe('versitygw');
+  it('FLOE_S3_BINARY picks the binary (MinIO by default) and rejects anything else', () => {
+    expect(binaryKind({})).toBe('minio');
+    expect(binaryKind({ FLOE_S3_BINARY: 'versitygw' })).toBe('versitygw');
     expect(binaryKind({ FLOE_S3_BINARY: 'floe-s3-server' })).toBe('floe-s3-server');
-    expect(() => binaryKind({ FLOE_S3_BINARY: 'minio' })).toThrow(/versitygw or floe-s3-server/);
+    expect(() => binaryKind({ FLOE_S3_BINARY: 'ceph' })).toThrow(/minio, versitygw, floe-s3-server/);
   });
 
   // The real probe, through testcontainers itself: on a machine without an engine it must answer
