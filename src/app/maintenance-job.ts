@@ -19,8 +19,7 @@ import {
 } from '../orchestration/job-types.js';
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
-import { parseSize } from '../util/units.js';
-import { parseDurationMs } from '../maintenance/duration.js';
+import { parseDurationMs, parseSize } from '../util/units.js';
 import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
@@ -189,7 +188,7 @@ async function compact(
             ? {
                 leaveNewest: {
                   ...(c.leaveNewestCommits !== undefined ? { commits: c.leaveNewestCommits } : {}),
-                  ...(c.leaveNewestWithin !== undefined ? { withinMs: parseDurationMs(c.leaveNewestWithin)! } : {}),
+                  ...(c.leaveNewestWithin !== undefined ? { withinMs: parseDurationMs(c.leaveNewestWithin) } : {}),
                 },
               }
             : {}),

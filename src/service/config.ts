@@ -622,7 +622,8 @@ function parseJob(
     if (newest !== undefined) c.leaveNewestCommits = newest;
     const within = v.optString(o.leaveNewestWithin, `${where}.leaveNewestWithin`);
     if (within !== undefined) {
-      if (parseDurationMs(within) === undefined) v.fail(`${where}.leaveNewestWithin`, `must be a duration (e.g. 15m)`);
+      if (tryParseDurationMs(within) === undefined)
+        v.fail(`${where}.leaveNewestWithin`, `must be a duration (e.g. 15m)`);
       c.leaveNewestWithin = within;
     }
     job.compact = c;
