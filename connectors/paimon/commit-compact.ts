@@ -43,6 +43,7 @@ import {
 } from './manifest.js';
 import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
 import { changedDeletionVectorsOfReplacedFiles } from './dv-conflicts.js';
+import type { HeldCommitLock, PaimonCommitLock } from './commit-lock.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
@@ -85,6 +86,11 @@ export interface PaimonCommitRequest {
   deletionVectors?: { buckets: { partition: Uint8Array; bucket: number }[]; added: NewIndexEntry[] };
   /** Changelog files the compaction produced (ADD entries), listed in the snapshot's changelog manifest list. */
   changelog?: NewManifestEntry[];
+  /**
+   * The catalog's commit lock (a JDBC catalog with `lock.enabled`): held around publishing snapshot-N, as
+   * Java's RenamingSnapshotCommit holds it around its exists-then-rename; checked still held just before.
+   */
+  lock?: PaimonCommitLock;
 }
 
 export interface PaimonCommitResult {
@@ -417,12 +423,16 @@ async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCom
   const fields = snapshotFieldsFor(s, baseList, indexManifest);
   const file = snapshotPath(table.location, fields.id);
   const bytes = new TextEncoder().encode(snapshotJson(fields));
-  await s.req.beforePublish?.(fields.id);
-  faultPoint('paimon.commit.before-publish');
-  await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
-  s.written.length = 0; // referenced by a published snapshot now
-  faultPoint('paimon.commit.after-publish');
-  await confirmOurs(s, fields, file);
+  const publishAndCheck = async (held?: HeldCommitLock) => {
+    await s.req.beforePublish?.(fields.id);
+    faultPoint('paimon.commit.before-publish');
+    await held?.assertHeld(); // an expired lock may have a new holder: publish nothing
+    await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
+    s.written.length = 0; // referenced by a published snapshot now
+    faultPoint('paimon.commit.after-publish');
+    await confirmOurs(s, fields, file);
+  };
+  await (s.req.lock ? s.req.lock.runWithLock(publishAndCheck) : publishAndCheck());
   const { commitUser, deltaRecordCount } = s;
   return { snapshotId: fields.id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
 }

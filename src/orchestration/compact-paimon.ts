@@ -22,6 +22,7 @@ import { formatTypedValue } from '../planning/partition-label.js';
 import type { FieldType } from '../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';
 import type { PaimonIO } from '../../connectors/paimon/io.js';
+import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
 import { POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { DEFAULT_APPEND_TARGET_FILE_SIZE } from '../../connectors/paimon/compact-append.js';
@@ -81,6 +82,8 @@ export interface PaimonCompactOptions {
   maxRetries?: number;
   /** Test hook passed to the committer. */
   beforePublish?: (id: bigint) => Promise<void>;
+  /** The catalog's commit lock (Paimon JDBC catalog with `lock.enabled`), held around publishing. */
+  commitLock?: PaimonCommitLock;
   /** [seam] Open the table at this snapshot (the distributed seam's plan base) instead of the latest. */
   snapshotId?: bigint;
   /** [seam] Rewrite only these planned tasks (ids as in `report.tasks`); the other buckets stay as they are. */
