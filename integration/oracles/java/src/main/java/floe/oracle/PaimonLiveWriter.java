@@ -86,7 +86,7 @@ public final class PaimonLiveWriter {
       schema.option("write-only", "true");
       catalog.createTable(id, schema.build(), true);
       Table table = catalog.getTable(id);
-      StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("floe-live-writer");
+      StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("live-writer-java");
       long deadline = System.currentTimeMillis() + seconds * 1000;
       long identifier = 0;
       try (StreamTableWrite write = builder.newWrite();
