@@ -5,6 +5,7 @@
  */
 import { FloeError } from '../errors.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
+import { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 
 /** Whether Paimon's reader recognises the location as a table (loads the Paimon adapter only when asked). */
 export async function detectPaimon(ref: string, files: FileIO): Promise<boolean> {
@@ -14,12 +15,13 @@ export async function detectPaimon(ref: string, files: FileIO): Promise<boolean>
 
 export type TableFormat = 'iceberg' | 'paimon';
 
-/** The format of a table reference; `--catalog` names Iceberg tables only. */
+/** The format of a table reference; `--catalog paimon-jdbc:…` names Paimon tables, other catalogs Iceberg ones. */
 export async function detectTableFormat(
   ref: string,
   files: FileIO,
   o: { catalog?: string } = {},
 ): Promise<TableFormat> {
+  if (isPaimonCatalogSpec(o.catalog)) return 'paimon';
   if (o.catalog) return 'iceberg';
   const stripped = ref.replace(/\/+$/, '');
   if (/\.metadata\.json(\.gz)?$/.test(stripped)) return 'iceberg';
