@@ -7,6 +7,7 @@
  * removeTableOrphans and compactTable; this module only builds their options from the spec and summarises
  * their reports.
  */
+import { isPaimonCatalogSpec } from './paimon-catalog.js';
 import { FloeError } from '../errors.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import {
@@ -115,8 +116,9 @@ function finish(r: Omit<MaintenanceJobResult, 'durationMs'>, startedAtMs: number
   return { ...r, durationMs: Date.now() - startedAtMs };
 }
 
-/** A catalog names Iceberg tables only; a location is recognised by its layout, as the CLI does. */
+/** `paimon-jdbc:` names Paimon tables, other catalogs Iceberg ones; a location is recognised by its layout, as the CLI does. */
 async function formatOf(table: string, access: TableAccess): Promise<TableFormat> {
+  if (isPaimonCatalogSpec(access.catalog)) return 'paimon';
   if (access.catalog) return 'iceberg';
   const io = newFileIO(access);
   try {

@@ -65,7 +65,7 @@ export interface TableKnobs {
 export interface CatalogConfig extends TableKnobs {
   /** Prefix of the names of the tables it finds (`<name>.<ns>.<table>`). */
   name: string;
-  kind: 'sql' | 'rest' | 'warehouse';
+  kind: 'sql' | 'rest' | 'paimon-jdbc' | 'warehouse';
   /** `sql:<path|url>` / `rest:<url>`, or the warehouse location (local path or s3://…). */
   target: string;
   access: TableAccess;
@@ -258,8 +258,8 @@ export async function parseServiceConfig(
         v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
       if (id !== undefined && catalog === undefined)
         v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
-      if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
-        v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
+      if (catalog !== undefined && !CATALOG_SPEC.test(catalog))
+        v.fail(`${where}.catalog`, `"${catalog}" must be ${CATALOG_SPEC_TEXT}`);
       if (location !== undefined && catalog !== undefined)
         v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
       const table = id ?? resolveLocation(location!, baseDir);
@@ -271,6 +271,7 @@ export async function parseServiceConfig(
         ...parseAccess(ctx, o, where),
         ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
       };
+      paimonWarehouse(access, baseDir);
       const own = parseKnobs(ctx, o, where);
       const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
       if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
@@ -404,15 +405,23 @@ function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
       where,
       'give catalog (sql:… or rest:…) or warehouse (a folder or s3:// prefix holding Iceberg and Paimon tables)',
     );
-  if (catalog !== undefined && !/^(sql|rest):./.test(catalog))
-    v.fail(`${where}.catalog`, `"${catalog}" must be sql:<sqlite-path|postgresql-url> or rest:<url>`);
-  const kind: CatalogConfig['kind'] = catalog === undefined ? 'warehouse' : catalog.startsWith('sql:') ? 'sql' : 'rest';
+  if (catalog !== undefined && !CATALOG_SPEC.test(catalog))
+    v.fail(`${where}.catalog`, `"${catalog}" must be ${CATALOG_SPEC_TEXT}`);
+  const kind: CatalogConfig['kind'] =
+    catalog === undefined
+      ? 'warehouse'
+      : catalog.startsWith('paimon-jdbc:')
+        ? 'paimon-jdbc'
+        : catalog.startsWith('sql:')
+          ? 'sql'
+          : 'rest';
   const access: TableAccess = {
     ...parseAccess(ctx, o, where),
     ...(catalog ? { catalog: resolveCatalog(catalog, ctx.baseDir) } : {}),
   };
   // with a REST catalog, `warehouse` is the catalog's warehouse name, passed to /v1/config
   if (catalog !== undefined && warehouse !== undefined) access.warehouse = warehouse;
+  paimonWarehouse(access, ctx.baseDir);
   const target = catalog !== undefined ? access.catalog! : resolveLocation(warehouse!, ctx.baseDir);
   const include = o.include === undefined ? ['**'] : v.stringList(o.include, `${where}.include`);
   const exclude = o.exclude === undefined ? [] : v.stringList(o.exclude, `${where}.exclude`);
@@ -608,9 +617,19 @@ function resolveLocation(location: string, baseDir: string): string {
 
 /** `sql:relative.db` is read next to the config file, as a location would be. */
 function resolveCatalog(spec: string, baseDir: string): string {
-  const m = /^sql:(sqlite:(?:\/\/\/)?)?(.+)$/.exec(spec);
-  if (!m || path.isAbsolute(m[2]!)) return spec;
-  return `sql:${path.resolve(baseDir, m[2]!)}`;
+  const m = /^(sql|paimon-jdbc):(sqlite:(?:\/\/\/)?)?(.+)$/.exec(spec);
+  if (!m || path.isAbsolute(m[3]!) || /^(jdbc:)?postgres(ql)?(\+[a-z0-9]+)?:\/\//i.test(m[3]!)) return spec;
+  return `${m[1]}:${path.resolve(baseDir, m[3]!)}`;
+}
+
+/** Iceberg `sql:` / `rest:` catalogs, and Paimon's JDBC catalog (connectors/catalog/paimon-jdbc.ts). */
+const CATALOG_SPEC = /^(sql|rest|paimon-jdbc):./;
+const CATALOG_SPEC_TEXT = 'sql:<sqlite-path|postgresql-url>, rest:<url> or paimon-jdbc:<sqlite-path|postgresql-url>';
+
+/** A Paimon JDBC catalog's `warehouse` is the Java catalog's warehouse location: relative to the config file. */
+function paimonWarehouse(access: TableAccess, baseDir: string): void {
+  if (access.catalog?.startsWith('paimon-jdbc:') && access.warehouse !== undefined)
+    access.warehouse = resolveLocation(access.warehouse, baseDir);
 }
 
 function defaultName(ref: string): string {

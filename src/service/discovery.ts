@@ -11,6 +11,7 @@
  */
 import { FloeError } from '../errors.js';
 import { identifierToString } from '../../connectors/catalog/catalog.js';
+import { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 import { globMatch, resolveTable, type CatalogConfig, type TableConfig, type TableKnobs } from './config.js';
 import type { MaintenanceService } from './service.js';
 
@@ -42,6 +43,19 @@ export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
       ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
     });
     return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'iceberg' }));
+  }
+  if (c.kind === 'paimon-jdbc') {
+    const { openPaimonCatalog } = await import('../../connectors/catalog/paimon-catalog.js');
+    const catalog = await openPaimonCatalog(c.target, {
+      ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
+      ...(c.access.catalogName ? { catalogKey: c.access.catalogName } : {}),
+    });
+    try {
+      const ids = await catalog.listTables();
+      return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'paimon' }));
+    } finally {
+      await catalog.close();
+    }
   }
   return listWarehouse(c.target, c.depth, c.access.locationMap);
 }
@@ -87,6 +101,12 @@ export async function readTableProperties(
   cfg: Pick<TableConfig, 'table' | 'access'>,
   format?: 'iceberg' | 'paimon',
 ): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
+  if (isPaimonCatalogSpec(cfg.access.catalog)) {
+    const { withPaimonCatalogTable } = await import('../app/paimon-catalog.js');
+    return withPaimonCatalogTable(cfg.table, { ...cfg.access, catalog: cfg.access.catalog }, (t) =>
+      readTableProperties({ table: t.location, access: { ...cfg.access, catalog: undefined } }, 'paimon'),
+    );
+  }
   if (!cfg.access.catalog) {
     const { detectPaimon } = await import('../app/table-format.js');
     const { fileIOFromEnv: paimonFileIO } = await import('../app/open-table.js');
