@@ -42,7 +42,7 @@ import {
   type ManifestFileMeta,
 } from './manifest.js';
 import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
-import { changedDeletionVectorsOfReplacedFiles } from './dv-conflicts.js';
+import { changedDeletionVectorsOfReplacedFiles, dataFilesWithChangedDv } from './dv-conflicts.js';
 import type { HeldCommitLock, PaimonCommitLock } from './commit-lock.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
@@ -453,10 +453,16 @@ async function assertStillApplies(s: CommitState): Promise<void> {
   const { table } = req;
   const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
   const conflicts = checkConflicts(table, live, req.changes);
-  const other = [
-    ...(req.validate?.(live) ?? []),
-    ...(await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes)), // a DELETE meanwhile (append DVs)
-  ];
+  const validation = req.validate?.(live) ?? [];
+  const dvChanged = await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes); // a DELETE meanwhile (append DVs)
+  const other = [...validation, ...dvChanged];
+  // only deletion vectors changed: a new plan on the newest snapshot sees them (compactPaimon re-plans)
+  const replannable =
+    dvChanged.length > 0 &&
+    !validation.length &&
+    !conflicts.missing.length &&
+    !conflicts.overlaps.length &&
+    !conflicts.rescaled.length;
   if (!conflicts.missing.length && !conflicts.overlaps.length && !conflicts.rescaled.length && !other.length) return;
   throw new FloeError(
     'CommitConflict',
@@ -466,7 +472,15 @@ async function assertStillApplies(s: CommitState): Promise<void> {
       `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}` +
       `${other.length ? `; ${other.slice(0, 5).join('; ')}` : ''}` +
       `. ${req.commitKind === 'OVERWRITE' ? 'Commit abandoned; re-run the command.' : 'Compaction abandoned; re-run floe compact.'}`,
-    { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
+    {
+      context: {
+        table: table.location,
+        snapshotId: String(latest.id),
+        ...conflicts,
+        ...(replannable ? { replannable } : {}),
+      },
+      retryable: false,
+    },
   );
 }
 
@@ -488,10 +502,14 @@ async function rewriteDvIndex(
   const now = dvFilesOf(live, touched);
   const changed = [...touched].filter((k) => was.get(k) !== now.get(k));
   if (changed.length) {
+    const files = dataFilesWithChangedDv(table.indexEntries, live, touched);
+    const named = files.length
+      ? ` (the deletion vector of ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} changed)`
+      : '';
     throw new FloeError(
       'CommitConflict',
-      `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites. Compaction abandoned; re-run floe compact.`,
-      { context: { table: table.location, snapshotId: String(latest.id) }, retryable: false },
+      `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites${named}. Compaction abandoned; re-run floe compact.`,
+      { context: { table: table.location, snapshotId: String(latest.id), replannable: true }, retryable: false },
     );
   }
   const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));
