@@ -5,10 +5,9 @@
  * writer holds makes floe wait and fail naming the catalog with nothing left behind; a dead writer's
  * expired lock is cleared; two lock holders are serialised.
  *
- * The server: $PG_TEST_URL when set, else a throwaway cluster from scripts/setup-postgres.sh (stopped in
- * afterAll). When no server can be had, every test is SKIPPED loudly.
+ * The server: $PG_TEST_URL when set, else a throwaway cluster from scripts/setup-postgres.sh (startPostgres,
+ * stopped in afterAll). When no server can be had, every test is SKIPPED loudly.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -18,7 +17,7 @@ import { PaimonJdbcCatalog } from '../../connectors/catalog/paimon-jdbc.js';
 import { compactTable } from '../../src/app/compact.js';
 import { isFloeError, type FloeError } from '../../src/errors.js';
 import { cleanup, copyFixture, hasFixtures, rowsOf, tempDir } from '../../test/paimon-compact/helpers.js';
-import { repoRoot } from '../oracles/index.js';
+import { startPostgres } from '../service/support.js';
 
 // PostgresqlDistributedLockDialect / JdbcUtils (Paimon 1.3.1)
 const DDL = [
@@ -35,26 +34,13 @@ let warehouse = '';
 let tableDir = '';
 
 function startServer(): void {
-  if (process.env.PG_TEST_URL) {
-    adminUrl = process.env.PG_TEST_URL;
-    return;
+  try {
+    const server = startPostgres();
+    adminUrl = server.adminUrl;
+    stop = () => server.stop();
+  } catch (e) {
+    skipReason = (e as Error).message;
   }
-  const script = path.join(repoRoot, 'scripts/setup-postgres.sh');
-  const r = spawnSync('bash', [script, 'start'], { encoding: 'utf8', timeout: 600_000 });
-  const out = Object.fromEntries(
-    (r.stdout ?? '')
-      .split('\n')
-      .map((l) => /^(PG_TEST_\w+)=(.*)$/.exec(l))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => [m[1]!, m[2]!]),
-  );
-  if (r.status !== 0 || !out.PG_TEST_URL || !out.PG_TEST_DIR) {
-    skipReason = `scripts/setup-postgres.sh failed (exit ${r.status ?? r.signal}): ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`;
-    return;
-  }
-  adminUrl = out.PG_TEST_URL;
-  const dir = out.PG_TEST_DIR;
-  stop = () => void spawnSync('bash', [script, 'stop', dir], { timeout: 60_000 });
 }
 
 async function sql(text: string, params: unknown[] = [], on = url): Promise<Record<string, unknown>[]> {
