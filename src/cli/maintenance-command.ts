@@ -32,9 +32,10 @@ export function maintenanceAccessOptions(command: Command, locationMapVerb: 'del
     )
     .option(
       '--catalog <spec>',
-      'Iceberg: sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table> and commits go through the catalog',
+      'Iceberg: sql:<sqlite-path|postgresql-url> or rest:<url>; Paimon: paimon-jdbc:<sqlite-path|postgresql-url> (with --warehouse); the table is then <ns>.<table> and commits go through the catalog',
     )
-    .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs');
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
+    .option('--warehouse <location>', 'Paimon JDBC catalog: the warehouse location of its tables');
 }
 
 /** Runs a maintenance job with a progress display on stderr, prints its report and sets the exit code. */

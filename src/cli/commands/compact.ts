@@ -482,10 +482,13 @@ export function register(program: Command): void {
       'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)',
     )
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
-    .option('--catalog <spec>', 'sql:<sqlite-path|postgresql-url> or rest:<url>; the table is then <ns>.<table>')
-    .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
+    .option(
+      '--catalog <spec>',
+      'sql:<sqlite-path|postgresql-url> or rest:<url> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> (Paimon); the table is then <ns>.<table>',
+    )
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several (Paimon: catalog-key)')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
-    .option('--warehouse <name>', 'REST catalog warehouse')
+    .option('--warehouse <name>', 'REST catalog warehouse; Paimon JDBC catalog: the warehouse location')
     .action(async (ref: string, o: CompactCliOptions) => {
       const { exitCode } = await compactAction(ref, o);
       if (exitCode !== 0) process.exitCode = exitCode;
