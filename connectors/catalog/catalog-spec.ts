@@ -31,6 +31,8 @@ export const CATALOG_KINDS: readonly CatalogKind[] = [
   { kind: 'sql', target: '<sqlite-path|postgresql-url>', queryProperties: false },
   { kind: 'rest', target: '<url>', queryProperties: true },
   { kind: 'glue', target: '<catalog-id|default>', queryProperties: true },
+  // Paimon's JDBC catalog (connectors/catalog/paimon-jdbc.ts): its tables are Paimon tables
+  { kind: 'paimon-jdbc', target: '<sqlite-path|postgresql-url>', queryProperties: false },
 ];
 
 /** Property names whose values are secrets: never accepted in a spec, never printed. */

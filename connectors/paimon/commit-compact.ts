@@ -42,7 +42,8 @@ import {
   type ManifestFileMeta,
 } from './manifest.js';
 import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
-import { changedDeletionVectorsOfReplacedFiles } from './dv-conflicts.js';
+import { changedDeletionVectorsOfReplacedFiles, dataFilesWithChangedDv } from './dv-conflicts.js';
+import type { HeldCommitLock, PaimonCommitLock } from './commit-lock.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
@@ -86,10 +87,12 @@ export interface PaimonCommitRequest {
   /** Changelog files the compaction produced (ADD entries), listed in the snapshot's changelog manifest list. */
   changelog?: NewManifestEntry[];
   /**
-   * Set when the commit runs under a catalog lock every writer takes (named here): the snapshot's create is
-   * then not relied on to be atomic, so the store's conditional-create check is skipped.
+   * The catalog's commit lock (a JDBC catalog with `lock.enabled`): held around publishing snapshot-N, as
+   * Java's RenamingSnapshotCommit holds it around its exists-then-rename; checked still held just before.
+   * Every writer takes it, so the snapshot's create is not relied on to be atomic and the store's
+   * conditional-create check is skipped.
    */
-  underLock?: string;
+  lock?: PaimonCommitLock;
 }
 
 export interface PaimonCommitResult {
@@ -315,7 +318,7 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
       context: { table: table.location },
     });
   // snapshot-N is published by create-if-absent: refuse a store that does not honour it, before any manifest
-  if (!req.underLock) await storage.requireConditionalCreate?.(table.location, 'Paimon');
+  if (!req.lock) await storage.requireConditionalCreate?.(table.location, 'Paimon');
   const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const ctx: ManifestWriteContext = {
@@ -424,12 +427,16 @@ async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCom
   const fields = snapshotFieldsFor(s, baseList, indexManifest);
   const file = snapshotPath(table.location, fields.id);
   const bytes = new TextEncoder().encode(snapshotJson(fields));
-  await s.req.beforePublish?.(fields.id);
-  faultPoint('paimon.commit.before-publish');
-  await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
-  s.written.length = 0; // referenced by a published snapshot now
-  faultPoint('paimon.commit.after-publish');
-  await confirmOurs(s, fields, file);
+  const publishAndCheck = async (held?: HeldCommitLock) => {
+    await s.req.beforePublish?.(fields.id);
+    faultPoint('paimon.commit.before-publish');
+    await held?.assertHeld(); // an expired lock may have a new holder: publish nothing
+    await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
+    s.written.length = 0; // referenced by a published snapshot now
+    faultPoint('paimon.commit.after-publish');
+    await confirmOurs(s, fields, file);
+  };
+  await (s.req.lock ? s.req.lock.runWithLock(publishAndCheck) : publishAndCheck());
   const { commitUser, deltaRecordCount } = s;
   return { snapshotId: fields.id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
 }
@@ -450,10 +457,16 @@ async function assertStillApplies(s: CommitState): Promise<void> {
   const { table } = req;
   const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
   const conflicts = checkConflicts(table, live, req.changes);
-  const other = [
-    ...(req.validate?.(live) ?? []),
-    ...(await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes)), // a DELETE meanwhile (append DVs)
-  ];
+  const validation = req.validate?.(live) ?? [];
+  const dvChanged = await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes); // a DELETE meanwhile (append DVs)
+  const other = [...validation, ...dvChanged];
+  // only deletion vectors changed: a new plan on the newest snapshot sees them (compactPaimon re-plans)
+  const replannable =
+    dvChanged.length > 0 &&
+    !validation.length &&
+    !conflicts.missing.length &&
+    !conflicts.overlaps.length &&
+    !conflicts.rescaled.length;
   if (!conflicts.missing.length && !conflicts.overlaps.length && !conflicts.rescaled.length && !other.length) return;
   throw new FloeError(
     'CommitConflict',
@@ -463,7 +476,15 @@ async function assertStillApplies(s: CommitState): Promise<void> {
       `${conflicts.rescaled.length ? `; buckets rescaled: ${conflicts.rescaled.join(', ')}` : ''}` +
       `${other.length ? `; ${other.slice(0, 5).join('; ')}` : ''}` +
       `. ${req.commitKind === 'OVERWRITE' ? 'Commit abandoned; re-run the command.' : 'Compaction abandoned; re-run floe compact.'}`,
-    { context: { table: table.location, snapshotId: String(latest.id), ...conflicts }, retryable: false },
+    {
+      context: {
+        table: table.location,
+        snapshotId: String(latest.id),
+        ...conflicts,
+        ...(replannable ? { replannable } : {}),
+      },
+      retryable: false,
+    },
   );
 }
 
@@ -485,10 +506,14 @@ async function rewriteDvIndex(
   const now = dvFilesOf(live, touched);
   const changed = [...touched].filter((k) => was.get(k) !== now.get(k));
   if (changed.length) {
+    const files = dataFilesWithChangedDv(table.indexEntries, live, touched);
+    const named = files.length
+      ? ` (the deletion vector of ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} changed)`
+      : '';
     throw new FloeError(
       'CommitConflict',
-      `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites. Compaction abandoned; re-run floe compact.`,
-      { context: { table: table.location, snapshotId: String(latest.id) }, retryable: false },
+      `Paimon table ${table.location}: snapshot ${latest.id} (${latest.commitKind} by ${latest.commitUser}) changed the deletion vectors of ${changed.length} bucket(s) this compaction rewrites${named}. Compaction abandoned; re-run floe compact.`,
+      { context: { table: table.location, snapshotId: String(latest.id), replannable: true }, retryable: false },
     );
   }
   const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));

@@ -42,3 +42,18 @@ export async function changedDeletionVectorsOfReplacedFiles(
   }
   return out;
 }
+
+/** Data files of the given buckets (`<partition hex>|<bucket>`) whose deletion vector differs between two index states. */
+export function dataFilesWithChangedDv(
+  was: readonly IndexManifestEntry[],
+  now: readonly IndexManifestEntry[],
+  buckets: ReadonlySet<string>,
+): string[] {
+  const inBuckets = (es: readonly IndexManifestEntry[]) =>
+    dvRangesOf(es.filter((e) => buckets.has(`${hex(e.partition)}|${e.bucket}`)));
+  const [a, b] = [inBuckets(was), inBuckets(now)];
+  const files = new Set<string>();
+  for (const k of new Set([...a.keys(), ...b.keys()]))
+    if (a.get(k) !== b.get(k)) files.add(k.slice(k.indexOf('|') + 1));
+  return [...files].sort();
+}

@@ -18,6 +18,8 @@ import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { accessOptionsOf } from './access-options.js';
 import { withPlannerThreads } from './planner-threads.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
+import { isPaimonCatalogSpec, splitCatalogOptions, withPaimonCatalogTable } from './paimon-catalog.js';
+import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
 
@@ -60,6 +62,8 @@ export interface CompactTableOptions extends AccessOptions {
   signal?: AbortSignal;
   /** Called once the table is found and opened, just before the compaction starts (may throw to stop). */
   beforeRun?: () => void;
+  /** Paimon: the catalog lock to publish under (set from a `paimon-jdbc:` catalog). */
+  commitLock?: PaimonCommitLock;
 }
 
 /**
@@ -94,6 +98,18 @@ export async function compactTable(ref: string, o: CompactTableOptions = {}): Pr
 }
 
 async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {
+  if (isPaimonCatalogSpec(o.catalog)) {
+    // `<database>.<table>` in a Paimon catalog: its location, and the catalog lock around the commit
+    const { catalog, table } = splitCatalogOptions(o.options);
+    return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog, catalogOptions: catalog }, (t) =>
+      compactPaimonTable(t.location, {
+        ...o,
+        options: table,
+        catalog: undefined,
+        ...(t.lock ? { commitLock: t.lock } : {}),
+      }),
+    );
+  }
   const { compactPaimon } = await import('../orchestration/compact-paimon.js');
   const files = fileIOFromEnv(o.locationMap);
   try {
@@ -102,6 +118,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
       full: !!o.full,
       dryRun: !!o.dryRun,
       ...(o.explain !== undefined ? { explain: o.explain } : {}),
+      ...(o.commitLock ? { commitLock: o.commitLock } : {}),
       options: o.options ?? {},
       fileIO: files,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),

@@ -3,6 +3,7 @@
  * snapshot.num-retained.* / snapshot.time-retained) and delete the files only they reached. `floe expire`,
  * `floe serve` and the bindings run this function; maintenanceResult() turns its report into the result document.
  */
+import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
 import { FloeError } from '../errors.js';
 import { parseCutoff } from '../maintenance/duration.js';
 import { parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../maintenance/cli-support.js';
@@ -47,6 +48,11 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
   });
   // every argument is checked before the table is read
   const checked = icebergOptions();
+  // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
+  if (isPaimonCatalogSpec(o.catalog))
+    return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
+      expireTable(t.location, { ...o, catalog: undefined }),
+    );
   // the table lease (src/distributed/cli-lease.ts): a table another floe job holds is refused (exit 75)
   if (o.lease !== false && !o.dryRun)
     return withCliLease(ref, o, 'expire', () => expireTable(ref, { ...o, lease: false }));

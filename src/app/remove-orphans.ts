@@ -2,6 +2,7 @@
  * The remove-orphans job: delete files under the table's locations that no snapshot, tag, branch or metadata
  * file references and that are older than the safety window (default 3 days, at least 24 h).
  */
+import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
 import { FloeError } from '../errors.js';
 import { parseCutoff } from '../maintenance/duration.js';
 import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
@@ -45,6 +46,11 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
       ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 }
       : {}),
   };
+  // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
+  if (isPaimonCatalogSpec(o.catalog))
+    return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
+      removeTableOrphans(t.location, { ...o, catalog: undefined }),
+    );
   // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
   if (o.lease !== false && !o.dryRun)
     return withCliLease(ref, o, 'remove-orphans', () => removeTableOrphans(ref, { ...o, lease: false }));

@@ -5,6 +5,7 @@
 import { FloeError } from '../errors.js';
 import { detectTableFormat, type TableFormat } from '../../connectors/table-format.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
+import { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 
 export { detectTableFormat, type TableFormat };
 
@@ -14,6 +15,8 @@ export async function tableFormatOf(
   access: { catalog?: string; locationMap?: string[] },
   o: { require?: boolean } = {},
 ): Promise<TableFormat> {
+  // a Paimon JDBC catalog names Paimon tables, every other catalog Iceberg ones
+  if (isPaimonCatalogSpec(access.catalog)) return 'paimon';
   if (access.catalog) return 'iceberg';
   const files = fileIOFromEnv(access.locationMap);
   try {

@@ -6,9 +6,16 @@ import type { TableModel } from '../model/index.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { detectTableFormat } from './table-format.js';
+import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
 
 /** The model of the table's current snapshot (a catalog names Iceberg tables; a location is detected). */
 export async function loadCurrentModel(ref: string, access: AccessOptions = {}): Promise<TableModel> {
+  if (isPaimonCatalogSpec(access.catalog)) {
+    // `<database>.<table>` in a Paimon catalog: the model of the table at its location
+    return withPaimonCatalogTable(ref, { ...access, catalog: access.catalog }, (t) =>
+      loadCurrentModel(t.location, { ...access, catalog: undefined }),
+    );
+  }
   if (!access.catalog) {
     const files = fileIOFromEnv(access.locationMap);
     try {

@@ -5,6 +5,7 @@
 import { VAR_LENGTH_CONTRIBUTION_KEY } from '../planning/sort-planner.js';
 import { FloeError } from '../errors.js';
 import { suggestName } from '../util/did-you-mean.js';
+import { PAIMON_CATALOG_OPTION_KEYS } from '../app/paimon-catalog.js';
 import { BINPACK_KEYS, TIERED_KEYS } from '../planning/policy.js';
 import { UNIVERSAL_OPTION_KEYS } from '../planning/universal/options.js';
 import {
@@ -39,7 +40,8 @@ export const PAIMON_COMPACTION_KEYS: readonly string[] = Object.freeze([
 export type OptionFormat = 'iceberg' | 'paimon';
 
 export function knownOptionKeys(format: OptionFormat): ReadonlySet<string> {
-  if (format === 'paimon') return new Set([...UNIVERSAL_OPTION_KEYS, ...PAIMON_COMPACTION_KEYS]);
+  if (format === 'paimon')
+    return new Set([...UNIVERSAL_OPTION_KEYS, ...PAIMON_COMPACTION_KEYS, ...PAIMON_CATALOG_OPTION_KEYS]);
   return new Set([
     ...Object.values(TIERED_KEYS),
     ...Object.values(BINPACK_KEYS),

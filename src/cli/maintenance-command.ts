@@ -32,10 +32,10 @@ export function maintenanceAccessOptions(command: Command, locationMapVerb: 'del
     )
     .option(
       '--catalog <spec>',
-      'Iceberg: sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; the table is then <ns>.<table> and commits go through the catalog',
+      'Iceberg: sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; Paimon: paimon-jdbc:<sqlite-path|postgresql-url> (with --warehouse); the table is then <ns>.<table> and commits go through the catalog',
     )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
-    .option('--warehouse <name>', 'REST catalog warehouse')
+    .option('--warehouse <name>', 'REST catalog warehouse; Paimon JDBC catalog: the warehouse location of its tables')
     .option(
       '--catalog-properties <file>',
       'catalog properties (credential, scope, rest.sigv4-enabled …): a JSON/YAML map or key=value lines; default $FLOE_CATALOG_PROPERTIES (secrets belong here or in $FLOE_REST_CREDENTIAL, never on the command line)',

@@ -4,6 +4,7 @@
  * (they write nothing, so they exclude nobody); `--no-lease` / `lease: false` turns it off.
  */
 import { newFileIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
+import { isPaimonCatalogSpec, openPaimonCatalog } from '../../connectors/catalog/paimon-catalog.js';
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
@@ -27,6 +28,17 @@ export function takeoverMessage(t: LeaseTakeover): string {
 
 /** The table directory a reference names: a metadata file's table, or the catalog's recorded location. */
 export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<string> {
+  if (isPaimonCatalogSpec(o.catalog)) {
+    const catalog = await openPaimonCatalog(o.catalog, {
+      ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+      ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
+    });
+    try {
+      return (await catalog.loadTable(ref)).location;
+    } finally {
+      await catalog.close();
+    }
+  }
   if (o.catalog) {
     const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
     const opened = await openIcebergForWrite(ref, o);

@@ -12,7 +12,7 @@
  * deletion vectors, and options floe does not implement, are refused with the reason.
  */
 import { didYouMean } from '../util/did-you-mean.js';
-import { FloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../errors.js';
 import type { DecisionStep } from '../planning/plan.js';
 import { parseMemorySize } from '../planning/universal/index.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
@@ -23,6 +23,7 @@ import { formatTypedValue } from '../planning/partition-label.js';
 import type { FieldType } from '../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';
 import type { PaimonIO } from '../../connectors/paimon/io.js';
+import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
 import { POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { DEFAULT_APPEND_TARGET_FILE_SIZE } from '../../connectors/paimon/compact-append.js';
@@ -57,6 +58,8 @@ import {
 import { finished, recordCommit, removeUnpublished, skippedTasks, statsAfter } from './paimon-compact/outcome.js';
 
 export const DEFAULT_PK_TARGET_FILE_SIZE = 128 * 1024 * 1024;
+/** Re-plans of a compaction whose commit lost a deletion-vector race (compactPaimon). */
+export const DEFAULT_PAIMON_REPLANS = 3;
 
 /** [seam] The part of a compaction commit that one run's rewrite step produced (no table, no storage). */
 export type DeferredPaimonCommit = Pick<PaimonCommitRequest, 'changes' | 'changelog' | 'deletionVectors'>;
@@ -82,6 +85,13 @@ export interface PaimonCompactOptions {
   maxRetries?: number;
   /** Test hook passed to the committer. */
   beforePublish?: (id: bigint) => Promise<void>;
+  /**
+   * Re-plans after a commit abandoned because another writer changed the deletion vector of a file being
+   * rewritten (default DEFAULT_PAIMON_REPLANS); then the conflict is reported, naming the files.
+   */
+  maxReplans?: number;
+  /** The catalog's commit lock (Paimon JDBC catalog with `lock.enabled`), held around publishing. */
+  commitLock?: PaimonCommitLock;
   /** [seam] Open the table at this snapshot (the distributed seam's plan base) instead of the latest. */
   snapshotId?: bigint;
   /** [seam] Rewrite only these planned tasks (ids as in `report.tasks`); the other buckets stay as they are. */
@@ -135,6 +145,8 @@ export interface PaimonCompactReport {
   baseSnapshotId?: string;
   snapshotId?: string;
   commitAttempts?: number;
+  /** Plans made again after a deletion-vector race abandoned a commit (absent: none). */
+  replans?: number;
   buckets: PaimonBucketReport[];
   before: { files: number; bytes: number; records: number };
   after?: { files: number; bytes: number; records: number };
@@ -242,8 +254,31 @@ export async function compactPaimon(location: string, opts: PaimonCompactOptions
   // A FileIO we create is ours to close (S3 clients keep sockets open); a caller's stays open.
   const ownFileIO = !opts.fileIO;
   const fileIO = opts.fileIO ?? new FileIO();
+  // a run pinned to a snapshot or committing elsewhere (the distributed seam) is not re-planned here
+  const replans = opts.snapshotId !== undefined || opts.deferCommit ? 0 : (opts.maxReplans ?? DEFAULT_PAIMON_REPLANS);
   try {
-    return await compactWith(location, opts, fileIO, opts.io ?? fileIO, started);
+    for (let n = 0; ; n++) {
+      try {
+        const report = await compactWith(location, opts, fileIO, opts.io ?? fileIO, started);
+        if (n > 0) report.replans = n;
+        return report;
+      } catch (e) {
+        if (!isFloeError(e, 'CommitConflict') || e.context?.replannable !== true) throw e;
+        // the compaction's own files are gone (abandoned commit); plan again on the newest snapshot
+        if (n >= replans) {
+          if (n === 0) throw e;
+          throw new FloeError(
+            'CommitConflict',
+            `${e.message} (re-planned ${n} time${n > 1 ? 's' : ''}, each time raced)`,
+            {
+              context: { ...e.context, replans: n },
+              cause: e,
+              retryable: false,
+            },
+          );
+        }
+      }
+    }
   } finally {
     if (ownFileIO) fileIO.destroy();
   }
@@ -267,8 +302,9 @@ async function compactWith(
   report.baseSnapshotId = String(table.snapshot.id);
   assertCompactable(table);
   const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
-  // before any data file is written: the snapshot's create-if-absent must be atomic on this store
-  if (!opts.dryRun) await fileIO.requireConditionalCreate(table.location, 'Paimon');
+  // before any data file is written: the snapshot's create-if-absent must be atomic on this store (unless every
+  // writer serialises through the catalog's lock)
+  if (!opts.dryRun && !opts.commitLock) await fileIO.requireConditionalCreate(table.location, 'Paimon');
   if (opts.sort) {
     const input = { table, opts: { ...opts, sort: opts.sort }, report, fileIO, selected, labelOf, started };
     return compactPaimonSorted({ ...input, targetFileSize: targetFileSize(options, pk) });

@@ -282,6 +282,7 @@ export async function parseServiceConfig(
         ...parseAccess(ctx, o, where),
         ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
       };
+      paimonWarehouse(access, baseDir);
       const own = parseKnobs(ctx, o, where);
       const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
       if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
@@ -462,6 +463,7 @@ function parseCatalog(ctx: Ctx, raw: unknown, where: string): CatalogConfig {
   };
   // with a REST catalog, `warehouse` is the catalog's warehouse name, passed to /v1/config
   if (catalog !== undefined && warehouse !== undefined) access.warehouse = warehouse;
+  paimonWarehouse(access, ctx.baseDir);
   const target = catalog !== undefined ? access.catalog! : resolveLocation(warehouse!, ctx.baseDir);
   const include = o.include === undefined ? ['**'] : v.stringList(o.include, `${where}.include`);
   const exclude = o.exclude === undefined ? [] : v.stringList(o.exclude, `${where}.exclude`);
@@ -698,9 +700,17 @@ function resolveLocation(location: string, baseDir: string): string {
 
 /** `sql:relative.db` is read next to the config file, as a location would be. */
 function resolveCatalog(spec: string, baseDir: string): string {
-  const m = /^sql:(sqlite:(?:\/\/\/)?)?(.+)$/.exec(spec);
-  if (!m || path.isAbsolute(m[2]!)) return spec;
-  return `sql:${path.resolve(baseDir, m[2]!)}`;
+  const m = /^(sql|paimon-jdbc):(sqlite:(?:\/\/\/)?)?(.+)$/.exec(spec);
+  if (!m || path.isAbsolute(m[3]!) || /^(jdbc:)?postgres(ql)?(\+[a-z0-9]+)?:\/\//i.test(m[3]!)) return spec;
+  return `${m[1]}:${path.resolve(baseDir, m[3]!)}`;
+}
+
+/** Iceberg `sql:` / `rest:` catalogs, and Paimon's JDBC catalog (connectors/catalog/paimon-jdbc.ts). */
+
+/** A Paimon JDBC catalog's `warehouse` is the Java catalog's warehouse location: relative to the config file. */
+function paimonWarehouse(access: TableAccess, baseDir: string): void {
+  if (access.catalog?.startsWith('paimon-jdbc:') && access.warehouse !== undefined)
+    access.warehouse = resolveLocation(access.warehouse, baseDir);
 }
 
 function defaultName(ref: string): string {

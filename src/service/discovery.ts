@@ -11,6 +11,7 @@
  */
 import { FloeError } from '../errors.js';
 import { identifierToString } from '../../connectors/catalog/catalog.js';
+import { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 import { globMatch, resolveTable, type CatalogConfig, type TableConfig, type TableKnobs } from './config.js';
 import type { MaintenanceService } from './service.js';
 
@@ -30,6 +31,19 @@ export interface RefreshResult {
 
 /** Lists one catalog or warehouse. */
 export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
+  if (c.kind === 'paimon-jdbc') {
+    const { openPaimonCatalog } = await import('../../connectors/catalog/paimon-catalog.js');
+    const catalog = await openPaimonCatalog(c.target, {
+      ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
+      ...(c.access.catalogName ? { catalogKey: c.access.catalogName } : {}),
+    });
+    try {
+      const ids = await catalog.listTables();
+      return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'paimon' }));
+    } finally {
+      await catalog.close();
+    }
+  }
   if (c.kind !== 'warehouse') {
     // every catalog kind lists through the code that loads its tables, with the same properties
     const { listCatalogTables } = await import('../../connectors/catalog/list-tables.js');
@@ -81,6 +95,12 @@ export async function readTableProperties(
   cfg: Pick<TableConfig, 'table' | 'access'>,
   format?: 'iceberg' | 'paimon',
 ): Promise<{ format: 'iceberg' | 'paimon'; properties: Record<string, string> }> {
+  if (isPaimonCatalogSpec(cfg.access.catalog)) {
+    const { withPaimonCatalogTable } = await import('../app/paimon-catalog.js');
+    return withPaimonCatalogTable(cfg.table, { ...cfg.access, catalog: cfg.access.catalog }, (t) =>
+      readTableProperties({ table: t.location, access: { ...cfg.access, catalog: undefined } }, 'paimon'),
+    );
+  }
   if (!cfg.access.catalog) {
     const { detectTableFormat } = await import('../app/table-format.js');
     const { fileIOFromEnv: paimonFileIO } = await import('../app/open-table.js');

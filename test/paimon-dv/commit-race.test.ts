@@ -117,13 +117,14 @@ describe('DV compaction commit races', () => {
     expect(await rowsOf(t)).toEqual(rows);
   });
 
-  it('abandons the compaction when another writer changed the DVs of a bucket it rewrites', async () => {
+  it('abandons the compaction when another writer changed the DVs of a bucket it rewrites (re-planning off)', async () => {
     const t = copyFixture('pk_09');
     const before = listing(t);
     const base = (await openPaimonTable(t)).snapshot!.id;
     let raced = false;
     const err = await compactPaimon(t, {
       full: true,
+      maxReplans: 0,
       beforePublish: async (id) => {
         if (raced) return;
         raced = true;
@@ -137,5 +138,26 @@ describe('DV compaction commit races', () => {
     expect(after.snapshot!.commitUser).toBe('other-writer');
     // floe's data and index files are gone; the table's own files are all still there
     expect(listing(t)).toEqual(before);
+  });
+
+  it('re-plans on the newest snapshot after that race', async () => {
+    const t = copyFixture('pk_09');
+    const base = (await openPaimonTable(t)).snapshot!.id;
+    let raced = false;
+    const report = await compactPaimon(t, {
+      full: true,
+      beforePublish: async (id) => {
+        if (raced) return;
+        raced = true;
+        await publishOther(t, id, true);
+      },
+    });
+    expect(report.replans).toBe(1);
+    expect(report.baseSnapshotId).toBe(String(base + 1n));
+    // the other writer's commit left one file per bucket and no DVs: the new plan has nothing to do
+    expect(report.snapshotId).toBeUndefined();
+    const after = await openPaimonTable(t);
+    expect(after.snapshot!.id).toBe(base + 1n);
+    expect(after.snapshot!.commitUser).toBe('other-writer');
   });
 });

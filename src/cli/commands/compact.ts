@@ -502,11 +502,11 @@ export function register(program: Command): void {
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
     .option(
       '--catalog <spec>',
-      'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; the table is then <ns>.<table>',
+      'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> (Paimon); the table is then <ns>.<table>',
     )
-    .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several')
+    .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several (Paimon: catalog-key)')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')
-    .option('--warehouse <name>', 'REST catalog warehouse')
+    .option('--warehouse <name>', 'REST catalog warehouse; Paimon JDBC catalog: the warehouse location')
     .option(
       '--catalog-properties <file>',
       'catalog properties (credential, scope, rest.sigv4-enabled …): a JSON/YAML map or key=value lines; default $FLOE_CATALOG_PROPERTIES (secrets belong here or in $FLOE_REST_CREDENTIAL, never on the command line)',

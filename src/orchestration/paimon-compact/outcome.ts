@@ -26,9 +26,10 @@ export function bucketEntry(
 
 /** The run's options the committer takes (commit user, retries, the test hook). */
 export function commitOptions(
-  opts: Pick<PaimonCompactOptions, 'commitUser' | 'maxRetries' | 'beforePublish'>,
-): Pick<PaimonCommitRequest, 'commitUser' | 'maxRetries' | 'beforePublish'> {
+  opts: Pick<PaimonCompactOptions, 'commitUser' | 'maxRetries' | 'beforePublish' | 'commitLock'>,
+): Pick<PaimonCommitRequest, 'commitUser' | 'maxRetries' | 'beforePublish' | 'lock'> {
   return {
+    ...(opts.commitLock ? { lock: opts.commitLock } : {}),
     ...(opts.commitUser ? { commitUser: opts.commitUser } : {}),
     ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
     ...(opts.beforePublish ? { beforePublish: opts.beforePublish } : {}),
