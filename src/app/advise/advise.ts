@@ -121,10 +121,17 @@ export function advise(input: AdviseInput): Advice {
   };
   const current = evaluate(currentTieredSettings(tableProperties, input.currentSchedule));
   const nothing = evaluate({ strategy: 'none', schedule: input.currentSchedule, properties: {} });
-  const better = (a: Evaluated, b: Evaluated) =>
-    a.predicted.monthlyCost < b.predicted.monthlyCost - 1e-12 ||
-    (Math.abs(a.predicted.monthlyCost - b.predicted.monthlyCost) <= 1e-12 &&
-      a.predicted.scanFileOpens < b.predicted.scanFileOpens);
+  // Cheaper wins; at the same cost fewer scan opens; at the same both, fewer changes from today's settings.
+  const changes = (e: Evaluated) =>
+    Object.entries(e.settings.properties).filter(([key, v]) => current.settings.properties[key] !== v).length +
+    (e.settings.schedule.everyMinutes === current.settings.schedule.everyMinutes ? 0 : 1);
+  const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const better = (a: Evaluated, b: Evaluated) => {
+    const [x, y] = [a.predicted, b.predicted];
+    if (!same(x.monthlyCost, y.monthlyCost)) return x.monthlyCost < y.monthlyCost;
+    if (!same(x.scanFileOpens, y.scanFileOpens)) return x.scanFileOpens < y.scanFileOpens;
+    return changes(a) < changes(b);
+  };
 
   // Stage 1: when and how eagerly (trigger file count × evaluation cadence).
   let best = current;

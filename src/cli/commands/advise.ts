@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import { formatBytes, parseDurationMs } from '../../util/units.js';
+import { describeDuration, formatBytes, parseDurationMs } from '../../util/units.js';
 import { accessOptionsOf } from '../../app/access-options.js';
 import { resultDocument, toResultJson } from '../../app/result.js';
 import { adviseChart, adviseTable, PRICE_SHEETS, type AdviseReport, type Evaluated } from '../../app/advise/index.js';
@@ -46,10 +46,10 @@ function row(label: string, e: Evaluated, currency: string): string {
 export function renderAdviseText(r: AdviseReport): string {
   const c = r.prices.currency;
   const out: string[] = [];
-  const span = Math.round((r.replay.toMs - r.replay.fromMs) / 60_000);
+  const span = describeDuration(r.replay.toMs - r.replay.fromMs);
   out.push(`table      ${r.table}`);
   out.push(
-    `replayed   ${r.replay.snapshots} writer snapshots over ${span} min (simulated ${r.replay.periodMinutes} min; ${r.replay.skipped} skipped), ${r.replay.baseFiles} base files, ${r.replay.partitions || 'no'} partitions`,
+    `replayed   ${r.replay.snapshots} writer snapshots over ${span}; simulated ${r.replay.periodMinutes} min, ${r.replay.skipped} skipped;, ${r.replay.baseFiles} base files, ${r.replay.partitions || 'no'} partitions`,
   );
   for (const n of r.replay.notes) out.push(`           note: ${n}`);
   out.push(`prices     ${r.prices.name} (${r.prices.date}); readers: ${r.readers.scansPerDay} full scans a day`);
