@@ -43,11 +43,7 @@ export interface SetPropertiesUpdate {
 }
 
 export type TableUpdate =
-  | AddSnapshotUpdate
-  | SetSnapshotRefUpdate
-  | RemoveSnapshotsUpdate
-  | RemoveSnapshotRefUpdate
-  | SetPropertiesUpdate;
+  AddSnapshotUpdate | SetSnapshotRefUpdate | RemoveSnapshotsUpdate | RemoveSnapshotRefUpdate | SetPropertiesUpdate;
 
 type Refs = Record<string, RawMetadata>;
 

@@ -73,7 +73,10 @@ describe('floe advise on the demo table', () => {
     expectBeats(recommended.predicted, nothing.predicted);
     // "by how much" is the difference of the two predictions
     const vs = doc.versus as Record<string, { monthlyCostSaved: number; scanFileOpensSaved: number }>;
-    expect(vs.current!.monthlyCostSaved).toBeCloseTo(current.predicted.monthlyCost - recommended.predicted.monthlyCost, 9);
+    expect(vs.current!.monthlyCostSaved).toBeCloseTo(
+      current.predicted.monthlyCost - recommended.predicted.monthlyCost,
+      9,
+    );
     expect(vs.nothing!.scanFileOpensSaved).toBeCloseTo(
       nothing.predicted.scanFileOpens - recommended.predicted.scanFileOpens,
       9,

@@ -47,7 +47,12 @@ export async function writeUpsertHistory(
       if (c % 2 === 1) {
         const victims = keys.filter(([id]) => id % 7n === BigInt(c % 7)).slice(-12);
         vi.setSystemTime(o.startMs + (c + 1) * o.everyMinutes * 60_000 + 1000);
-        await deleteByEquality(io, location, ['id', 'region'], victims.map(([id, r]) => [id, r]));
+        await deleteByEquality(
+          io,
+          location,
+          ['id', 'region'],
+          victims.map(([id, r]) => [id, r]),
+        );
         await appendRows(
           io,
           location,

@@ -8,7 +8,14 @@
  */
 import { FloeError } from '../../errors.js';
 import { TIERED_KEYS, tieredPolicyFromProperties } from '../../planning/policy.js';
-import { normalizePolicy, simulatePolicy, type CommitStream, type Policy, type PolicyResult, type Schedule } from '../../simulate/index.js';
+import {
+  normalizePolicy,
+  simulatePolicy,
+  type CommitStream,
+  type Policy,
+  type PolicyResult,
+  type Schedule,
+} from '../../simulate/index.js';
 import { predict, type CostModel, type Predicted } from './predict.js';
 
 const MiB = 1024 * 1024;

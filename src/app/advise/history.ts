@@ -164,13 +164,25 @@ export function historyStream(
     const spreadOver = labels === 0 ? 0 : labels;
     const offset = n * Math.max(1, Math.min(touched || dataFiles || 1, spreadOver || 1));
 
-    const data = spread(dataFiles, dataBytes, Math.max(dataFiles, dataRecords), spreadOver, offset, (sizeBytes, records) =>
-      withId({ sizeBytes, records }),
+    const data = spread(
+      dataFiles,
+      dataBytes,
+      Math.max(dataFiles, dataRecords),
+      spreadOver,
+      offset,
+      (sizeBytes, records) => withId({ sizeBytes, records }),
     );
-    const equalityDeletes = spread<EqualityDeleteSpec>(eqFiles, eqBytes, Math.max(eqFiles, eqRecords), spreadOver, offset, (sizeBytes, records) => ({
-      sizeBytes,
-      records,
-    }));
+    const equalityDeletes = spread<EqualityDeleteSpec>(
+      eqFiles,
+      eqBytes,
+      Math.max(eqFiles, eqRecords),
+      spreadOver,
+      offset,
+      (sizeBytes, records) => ({
+        sizeBytes,
+        records,
+      }),
+    );
     const positionDeletes = Array.from({ length: posFiles }, (_, i) => {
       const records = Math.max(1, Math.round(posRecords / posFiles));
       const sizeBytes = Math.max(1, Math.round(posBytes / posFiles));
@@ -181,9 +193,12 @@ export function historyStream(
     if (data.length > 0) recent = data.map((f) => f.id!);
     return { atMs: s.timestampMs - t0, data, equalityDeletes, positionDeletes };
   });
-  if (removedFiles > 0) notes.push(`${removedFiles} data file(s) removed by writers are not modelled (the replay only adds)`);
+  if (removedFiles > 0)
+    notes.push(`${removedFiles} data file(s) removed by writers are not modelled (the replay only adds)`);
   if (guessedPartitions > 0)
-    notes.push(`${guessedPartitions} snapshot(s) without changed-partition-count: files spread over ${labels} partitions`);
+    notes.push(
+      `${guessedPartitions} snapshot(s) without changed-partition-count: files spread over ${labels} partitions`,
+    );
 
   const stream = normalizeStream(
     { name, description: `history of ${name}`, durationMinutes: periodMinutes, base, commits },

@@ -91,7 +91,9 @@ export async function loadPriceSheet(nameOrFile: string | undefined): Promise<Pr
     });
   }
   if (spec === null || typeof spec !== 'object')
-    throw new FloeError('InvalidArgument', `--prices ${name}: must be a mapping of price keys`, { context: { file: name } });
+    throw new FloeError('InvalidArgument', `--prices ${name}: must be a mapping of price keys`, {
+      context: { file: name },
+    });
   const o = spec as Record<string, unknown>;
   const sheet: Record<string, unknown> = {
     name: typeof o.name === 'string' ? o.name : name,

@@ -49,7 +49,7 @@ export function renderAdviseText(r: AdviseReport): string {
   const span = describeDuration(r.replay.toMs - r.replay.fromMs);
   out.push(`table      ${r.table}`);
   out.push(
-    `replayed   ${r.replay.snapshots} writer snapshots over ${span}; simulated ${r.replay.periodMinutes} min, ${r.replay.skipped} skipped;, ${r.replay.baseFiles} base files, ${r.replay.partitions || 'no'} partitions`,
+    `replayed   ${r.replay.snapshots} writer snapshots over ${span}; simulated ${r.replay.periodMinutes} min, ${r.replay.skipped} skipped; ${r.replay.baseFiles} base files, ${r.replay.partitions || 'no'} partitions`,
   );
   for (const n of r.replay.notes) out.push(`           note: ${n}`);
   out.push(`prices     ${r.prices.name} (${r.prices.date}); readers: ${r.readers.scansPerDay} full scans a day`);
@@ -116,8 +116,7 @@ export async function adviseAction(ref: string, opts: AdviseCliOptions, write = 
     throw new FloeError('InvalidArgument', `--out ${opts.out}: the chart is written as .svg or .png`, {
       context: { option: '--out' },
     });
-  const currentEveryMinutes =
-    opts.currentEvery === undefined ? undefined : parseDurationMs(opts.currentEvery) / 60_000;
+  const currentEveryMinutes = opts.currentEvery === undefined ? undefined : parseDurationMs(opts.currentEvery) / 60_000;
   const scansPerDay = numberOption('--scans-per-day', opts.scansPerDay);
   const maxDays = numberOption('--max-days', opts.maxDays);
   const report = await adviseTable(ref, {
