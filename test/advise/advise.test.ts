@@ -5,7 +5,7 @@
  * table (the no-compaction run ends with the table's own live data and delete files, and ingests exactly the
  * bytes the snapshots say were added); `--apply` commits only the properties; bad input fails clearly.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,25 @@ describe('floe advise on the demo table', () => {
     expect(r.stdout).toMatch(/^nothing /m);
     expect(r.stdout).toMatch(/vs current: \$[0-9.]+\/month saved/);
     expect(r.stdout).toContain('prices     r2');
+  });
+
+  it('--prices file.yaml prices every policy by that sheet; a sheet missing a key is refused (exit 2)', async () => {
+    const sheet = path.join(scratch, 'prices.yaml');
+    writeFileSync(
+      sheet,
+      'name: gets-only\nputPer1000: 0\ngetPer1000: 1\nlistPer1000: 0\ndeletePer1000: 0\nvcpuHour: 0\n',
+    );
+    const r = await floe('advise', table, '--json', '--prices', sheet);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = resultOf(r.stdout);
+    expect((doc.prices as { name: string }).name).toBe('gets-only');
+    // only GETs cost: a reader's monthly cost is 24 scans × 30 days × opens × 2 GET at $1 per 1000
+    const rec = (doc.recommended as Policy).predicted;
+    expect(rec.readerCost).toBeCloseTo((24 * 30 * rec.scanFileOpens * 2) / 1000, 6);
+    writeFileSync(sheet, 'putPer1000: 0\n');
+    const bad = await floe('advise', table, '--prices', sheet);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"getPer1000" must be a number/);
   });
 
   it('--out chart.png renders the same chart to PNG', async () => {

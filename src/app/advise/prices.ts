@@ -27,43 +27,40 @@ export interface PriceSheet {
 /** Compute: an on-demand Graviton c7g.large (2 vCPU, $0.0725/h in us-east-1) = $0.03625 per vCPU-hour. */
 const COMPUTE_VCPU_HOUR = 0.03625;
 
+/** A sheet whose class-A requests (PUT, LIST) share one price and DELETE is free, as all three stores bill. */
+function sheet(name: string, source: string, classAPer1000: number, getPer1000: number): PriceSheet {
+  return {
+    name,
+    source,
+    date: '2025-01',
+    currency: 'USD',
+    putPer1000: classAPer1000,
+    getPer1000,
+    listPer1000: classAPer1000,
+    deletePer1000: 0,
+    vcpuHour: COMPUTE_VCPU_HOUR,
+  };
+}
+
 export const PRICE_SHEETS: Readonly<Record<string, PriceSheet>> = Object.freeze({
-  'aws-s3-standard': {
-    name: 'aws-s3-standard',
-    source:
-      'https://aws.amazon.com/s3/pricing/ (S3 Standard, us-east-1: PUT/COPY/POST/LIST $0.005 per 1000, GET $0.0004 per 1000, DELETE free); compute https://aws.amazon.com/ec2/pricing/on-demand/ (c7g.large)',
-    date: '2025-01',
-    currency: 'USD',
-    putPer1000: 0.005,
-    getPer1000: 0.0004,
-    listPer1000: 0.005,
-    deletePer1000: 0,
-    vcpuHour: COMPUTE_VCPU_HOUR,
-  },
-  r2: {
-    name: 'r2',
-    source:
-      'https://developers.cloudflare.com/r2/pricing/ (Class A $4.50 per million: PUT, LIST; Class B $0.36 per million: GET; DELETE free); compute as aws-s3-standard',
-    date: '2025-01',
-    currency: 'USD',
-    putPer1000: 0.0045,
-    getPer1000: 0.00036,
-    listPer1000: 0.0045,
-    deletePer1000: 0,
-    vcpuHour: COMPUTE_VCPU_HOUR,
-  },
-  gcs: {
-    name: 'gcs',
-    source:
-      'https://cloud.google.com/storage/pricing (Standard, regional: Class A $0.005 per 1000: insert, list; Class B $0.0004 per 1000: get; delete free); compute as aws-s3-standard',
-    date: '2025-01',
-    currency: 'USD',
-    putPer1000: 0.005,
-    getPer1000: 0.0004,
-    listPer1000: 0.005,
-    deletePer1000: 0,
-    vcpuHour: COMPUTE_VCPU_HOUR,
-  },
+  'aws-s3-standard': sheet(
+    'aws-s3-standard',
+    'https://aws.amazon.com/s3/pricing/ (S3 Standard, us-east-1: PUT/COPY/POST/LIST $0.005 per 1000, GET $0.0004 per 1000, DELETE free); compute https://aws.amazon.com/ec2/pricing/on-demand/ (c7g.large)',
+    0.005,
+    0.0004,
+  ),
+  r2: sheet(
+    'r2',
+    'https://developers.cloudflare.com/r2/pricing/ (Class A $4.50 per million: PUT, LIST; Class B $0.36 per million: GET; DELETE free); compute as aws-s3-standard',
+    0.0045,
+    0.00036,
+  ),
+  gcs: sheet(
+    'gcs',
+    'https://cloud.google.com/storage/pricing (Standard, regional: Class A $0.005 per 1000: insert, list; Class B $0.0004 per 1000: get; delete free); compute as aws-s3-standard',
+    0.005,
+    0.0004,
+  ),
 });
 
 export const DEFAULT_PRICE_SHEET = 'aws-s3-standard';
