@@ -56,7 +56,7 @@ describe('advise --apply, read back by Java Iceberg and PyIceberg', () => {
     });
     const rowsBefore = await javaIceberg.count(table);
 
-    const r = await floe('advise', table, '--apply', '--json', '--current-every', '15m');
+    const r = await floe('advise', table, '--apply', '--json', '--current-every', '15m', '--scans-per-day', '1440');
     expect(r.code, r.stderr).toBe(0);
     const doc = resultOf(r.stdout);
     const changes = doc.propertyChanges as Record<string, string>;

@@ -143,7 +143,9 @@ export function advise(input: AdviseInput): Advice {
   // Stage 1: when and how eagerly (trigger file count × evaluation cadence).
   let best = current;
   const k = TIERED_KEYS;
-  for (const trigger of [6, 12, 24, 48])
+  // today's trigger is in the grid, so a schedule-only change is found when it is as good
+  const todays = Number(current.settings.properties[k.minorFileCount]);
+  for (const trigger of [...new Set([todays, 6, 12, 24, 48])])
     for (const everyMinutes of [5, 15, 60, 240]) {
       const e = evaluate(
         withTiered(current.settings, { [k.minorFileCount]: String(trigger) }, { kind: 'periodic', everyMinutes }),
