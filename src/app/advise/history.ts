@@ -46,7 +46,7 @@ export interface ReplayInfo {
 export interface HistoryOptions {
   /** Live partitions of the table (the spread when a summary lacks changed-partition-count); 0 = unpartitioned. */
   partitions: number;
-  /** Replay at most this many days (newest first); default 7. */
+  /** Replay at most this many days (newest first); default 1. */
   maxDays?: number;
   /** Replay at least this many minutes; default 60. */
   minMinutes?: number;
@@ -98,7 +98,7 @@ export function historyStream(
     throw new FloeError('NotFound', `advise ${name}: the table has no snapshots, so there is no history to replay`, {
       context: { table: name },
     });
-  const maxDays = options.maxDays ?? 7;
+  const maxDays = options.maxDays ?? 1;
   const minMinutes = options.minMinutes ?? 60;
   const newest = all[all.length - 1]!.timestampMs;
   const cut = newest - maxDays * DAY_MS;

@@ -28,7 +28,7 @@ export interface AdviseOptions extends TableReadOptions {
   currentEveryMinutes?: number;
   /** Full scans readers run per day (default 24). */
   scansPerDay?: number;
-  /** Replay at most this many days of history (default 7). */
+  /** Replay at most this many days of history (default 1: the replay time grows faster than linearly, docs/advise.md). */
   maxDays?: number;
   /** Set the recommended properties. */
   apply?: boolean;
@@ -65,7 +65,7 @@ function positive(what: string, v: number | undefined, dflt: number): number {
 export async function adviseTable(ref: string, o: AdviseOptions = {}): Promise<AdviseReport> {
   const everyMinutes = positive('--current-every', o.currentEveryMinutes, 60);
   const scansPerDay = positive('--scans-per-day', o.scansPerDay, 24);
-  const maxDays = positive('--max-days', o.maxDays, 7);
+  const maxDays = positive('--max-days', o.maxDays, 1);
   const prices = await loadPriceSheet(o.prices);
   const format = await tableFormatOf(ref, o, { require: true });
   if (format === 'paimon')

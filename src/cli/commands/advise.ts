@@ -155,7 +155,7 @@ export function register(program: Command): void {
       .option('--prices <sheet|file>', `price sheet: ${Object.keys(PRICE_SHEETS).join(', ')} or a .yaml/.json file`)
       .option('--current-every <duration>', 'how often compaction runs today (default 1h)')
       .option('--scans-per-day <n>', 'full scans readers run a day (default 24)')
-      .option('--max-days <n>', 'replay at most the newest N days of history (default 7)'),
+      .option('--max-days <n>', 'replay at most the newest N days of history (default 1)'),
   ).action(async (ref: string, opts: AdviseCliOptions) => {
     await adviseAction(ref, opts);
   });
