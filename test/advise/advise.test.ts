@@ -19,6 +19,7 @@ import { FileIO } from '../../connectors/storage/file-io.js';
 import { DEMO_FIELDS } from '../../src/demo/seed.js';
 import { copyFixture, floe, resultOf } from '../cli/support.js';
 import { writeUpsertHistory } from './history-table.js';
+import { createCatalogDb, insertRow, rowsOf } from '../catalog-commit/support.js';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-advise-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -215,6 +216,38 @@ describe('floe advise --apply', () => {
     expect(reread.metadata.properties).toMatchObject(changes);
     expect(await countLiveRows(reread)).toBe(rowsBefore);
   });
+});
+
+describe('floe advise --apply through a SQL catalog', () => {
+  it('publishes the properties by compare-and-swap of the catalog row; the table reads them back', async () => {
+    const table = path.join(scratch, 'in-catalog');
+    await writeUpsertHistory(table, {
+      commits: 12,
+      everyMinutes: 5,
+      startMs: Date.UTC(2026, 5, 4, 8),
+      properties: { 'self-optimizing.minor.trigger.file-count': '500' },
+    });
+    const db = path.join(scratch, 'catalog.db');
+    const registered = latestMetadata(table).file;
+    createCatalogDb(db);
+    insertRow(db, {
+      catalog_name: 'prod',
+      table_namespace: 'db',
+      table_name: 't',
+      metadata_location: registered,
+      previous_metadata_location: null,
+    });
+    const r = await floe('advise', 'db.t', '--catalog', `sql:${db}`, '--apply', '--json', '--scans-per-day', '1440');
+    expect(r.code, r.stderr).toBe(0);
+    const doc = resultOf(r.stdout);
+    const changes = doc.propertyChanges as Record<string, string>;
+    expect(Object.keys(changes).length).toBeGreaterThan(0);
+    const [row] = rowsOf(db);
+    expect(row!.previous_metadata_location).toBe(registered);
+    expect(row!.metadata_location).toBe((doc.applied as { metadataLocation: string }).metadataLocation);
+    const reread = await openTableForRead('db.t', { catalog: `sql:${db}` });
+    expect(reread.metadata.properties).toMatchObject(changes);
+  }, 120_000);
 });
 
 describe('floe advise: bad input', () => {
