@@ -4,8 +4,8 @@
  * the way a catalog would — for filesystem and SQL tables, where floe itself writes that document.
  *
  * Only the updates floe's actions need: a new snapshot (compaction, rewrite-manifests, append/overwrite),
- * moving a ref, and removing snapshots and refs (expire). Everything else in the document — fields floe does
- * not understand included — is carried over untouched.
+ * moving a ref, removing snapshots and refs (expire), and setting table properties (advise --apply).
+ * Everything else in the document — fields floe does not understand included — is carried over untouched.
  */
 import { toBigInt } from '../../src/util/json.js';
 import { trimSnapshotLog } from '../../src/model/snapshot-retention.js';
@@ -36,7 +36,14 @@ export interface RemoveSnapshotRefUpdate {
   'ref-name': string;
 }
 
-export type TableUpdate = AddSnapshotUpdate | SetSnapshotRefUpdate | RemoveSnapshotsUpdate | RemoveSnapshotRefUpdate;
+/** Table properties set (added or replaced), as the REST spec spells it; a metadata-only change. */
+export interface SetPropertiesUpdate {
+  action: 'set-properties';
+  updates: Record<string, string>;
+}
+
+export type TableUpdate =
+  AddSnapshotUpdate | SetSnapshotRefUpdate | RemoveSnapshotsUpdate | RemoveSnapshotRefUpdate | SetPropertiesUpdate;
 
 type Refs = Record<string, RawMetadata>;
 
@@ -65,6 +72,7 @@ export function applyUpdates(
   let nextRowId: bigint | undefined;
   let logChanged = false;
   let removes = false;
+  let properties: Record<string, string> | undefined;
 
   for (const u of updates) {
     switch (u.action) {
@@ -104,6 +112,9 @@ export function applyUpdates(
         removes = true;
         break;
       }
+      case 'set-properties':
+        properties = { ...(properties ?? (base.properties as Record<string, string> | undefined) ?? {}), ...u.updates };
+        break;
     }
   }
 
@@ -114,6 +125,7 @@ export function applyUpdates(
   if (lastSequenceNumber !== undefined) next['last-sequence-number'] = lastSequenceNumber;
   if (nextRowId !== undefined) next['next-row-id'] = nextRowId;
   if (refs !== undefined) next.refs = refs;
+  if (properties !== undefined) next.properties = properties;
   if (removes) {
     const log = snapshotLog.map((e) => ({ e, snapshotId: snapshotIdOf(e) }));
     snapshotLog = trimSnapshotLog(log, (id) => kept.has(id)).map((x) => x.e);

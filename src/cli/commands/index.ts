@@ -48,6 +48,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
     summary: 'Replay a commit stream against compaction policies and compare them',
     load: () => import('./simulate.js'),
   },
+  advise: {
+    summary: "Recommend compaction settings by replaying the table's own history (--apply sets them)",
+    load: () => import('./advise.js'),
+  },
   demo: {
     summary: 'Seed a local warehouse with a fragmented Iceberg table, compact it and verify the rows',
     load: () => import('./demo.js'),
