@@ -73,6 +73,8 @@ describe.skipIf(!hasFixtures)('floe serve: Paimon JDBC catalog', () => {
         'floe.yaml',
         dir,
       ),
-    ).rejects.toThrow(/must be sql:<sqlite-path\|postgresql-url>, rest:<url> or paimon-jdbc:/);
+    ).rejects.toThrow(
+      /must be sql:<sqlite-path\|postgresql-url>, rest:<url>, glue:<catalog-id\|default> or paimon-jdbc:/,
+    );
   });
 });
