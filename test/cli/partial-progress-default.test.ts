@@ -50,21 +50,25 @@ async function tableMissingOneFile(name: string): Promise<string> {
   return dir;
 }
 
+/** A bin-pack of every file, so each partition is a task; `extra` adds flags. */
+const compactArgs = (dir: string, ...extra: string[]): string[] => [
+  'compact',
+  dir,
+  '--strategy',
+  'binpack',
+  '-o',
+  'rewrite-all=true',
+  ...extra,
+  '--json',
+  '--progress',
+  'none',
+];
+
 describe('compact without and with --partial-progress', () => {
   it('default: one failed task commits nothing and leaves nothing (exit 1)', async () => {
     const dir = await tableMissingOneFile('default');
     const before = files(dir);
-    const r = await floe(
-      'compact',
-      dir,
-      '--strategy',
-      'binpack',
-      '-o',
-      'rewrite-all=true',
-      '--json',
-      '--progress',
-      'none',
-    );
+    const r = await floe(...compactArgs(dir));
     expect(r.code, r.stderr).toBe(1);
     const doc = JSON.parse(r.stdout) as { exitCode: number; snapshots?: unknown[] };
     expect(doc.exitCode).toBe(1);
@@ -74,18 +78,7 @@ describe('compact without and with --partial-progress', () => {
 
   it('--partial-progress: the other partitions commit (exit 3)', async () => {
     const dir = await tableMissingOneFile('partial');
-    const r = await floe(
-      'compact',
-      dir,
-      '--strategy',
-      'binpack',
-      '-o',
-      'rewrite-all=true',
-      '--partial-progress',
-      '--json',
-      '--progress',
-      'none',
-    );
+    const r = await floe(...compactArgs(dir, '--partial-progress'));
     expect(r.code, r.stderr).toBe(3);
     expect((JSON.parse(r.stdout) as { exitCode: number }).exitCode).toBe(3);
   });
