@@ -43,6 +43,8 @@ import {
 } from './manifest.js';
 import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './write-index-manifest.js';
 import { changedDeletionVectorsOfReplacedFiles, dataFilesWithChangedDv } from './dv-conflicts.js';
+import { carryOverDeletionVectors, carryOverEnabled, type AppendRowMap } from './dv-carry-over.js';
+import { IndexFileNamer } from './compact-dv.js';
 import type { HeldCommitLock, PaimonCommitLock } from './commit-lock.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
@@ -93,6 +95,12 @@ export interface PaimonCommitRequest {
    * conditional-create check is skipped.
    */
   lock?: PaimonCommitLock;
+  /**
+   * Append rewrites: where each surviving row of the replaced files went. With it, DVs another writer
+   * added meanwhile to replaced files are carried over to the outputs (dv-carry-over.ts) instead of
+   * abandoning the commit — unless the table option floe.rebase-concurrent-deletes is false.
+   */
+  appendRows?: AppendRowMap[];
 }
 
 export interface PaimonCommitResult {
@@ -101,6 +109,8 @@ export interface PaimonCommitResult {
   attempts: number;
   commitUser: string;
   deltaRecordCount: bigint;
+  /** Rows other writers deleted meanwhile in replaced files, carried over to the outputs' DVs. */
+  carriedDeletes: number;
 }
 
 // ------------------------------------------------------------------------------------------ snapshot JSON
@@ -330,12 +340,17 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
     names: new ManifestNamer(),
   };
   const written: string[] = [];
+  const indexFiles: string[] = [];
   const deltaRecordCount = sum(changes, FILE_KIND_ADD) - sum(changes, FILE_KIND_DELETE);
   try {
     const lists = await writeDeltaLists(ctx, req, written);
     faultPoint('paimon.commit.after-manifests');
     const indexNames = new IndexManifestNamer();
     const state: CommitState = {
+      indexFiles,
+      dvFileNames: new IndexFileNamer(),
+      carried: 0,
+      superseded: [],
       req,
       ctx,
       base,
@@ -348,11 +363,21 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
     };
     return await withRetries(policy, table.location, (attempt) => attemptCommit(state, attempt));
   } catch (e) {
-    // a snapshot whose state is unknown may reference our manifests: keep them
-    if (!isCommitStateUnknown(e)) await Promise.all(written.map((n) => removeManifest(storage, table.location, n)));
+    // a snapshot whose state is unknown may reference our manifests (and carried-over DV index files): keep them
+    if (!isCommitStateUnknown(e)) {
+      await Promise.all(written.map((n) => removeManifest(storage, table.location, n)));
+      await removeAll(storage, indexFiles);
+    }
     throw e;
   }
 }
+
+const removeAll = async (storage: PaimonWriteIO, paths: string[]) => {
+  await Promise.all(paths.splice(0).map((p) => storage.remove(p).catch(() => undefined)));
+};
+
+/** Whether this commit carries concurrent DVs over (append rewrites, the option not off). */
+const carrying = (req: PaimonCommitRequest) => !!req.appendRows && carryOverEnabled(req.table.schema.options);
 
 type ListRef = { name: string; size: bigint };
 
@@ -367,6 +392,12 @@ interface CommitState {
   deltaRecordCount: bigint;
   lists: { delta: ListRef; changelog: ListRef | undefined };
   indexNames: IndexManifestNamer;
+  /** DV index files written by carrying over (paths), not referenced by a published snapshot yet. */
+  indexFiles: string[];
+  dvFileNames: IndexFileNamer;
+  /** This attempt's carried-over deletes, and the commit's own DV index files it made redundant. */
+  carried: number;
+  superseded: string[];
 }
 
 const removeManifest = (storage: PaimonWriteIO, table: string, name: string) =>
@@ -419,11 +450,13 @@ async function withRetries<T>(
 /** One attempt: rebase onto the newest snapshot, write its base list (and DV index), publish, check. */
 async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCommitResult> {
   const { table } = s.req;
+  await removeAll(s.req.storage, s.indexFiles); // an earlier attempt's, never published
   await refreshLatest(s);
   if (s.latest.id !== s.base.id || attempt > 1) await assertStillApplies(s);
   const baseList = await writeManifestList(s.ctx, await manifestMetas(table, s.latest));
   s.written.push(baseList.name);
-  const indexManifest = s.req.deletionVectors ? await rewriteDvIndex(s, s.req.deletionVectors) : s.latest.indexManifest;
+  const indexManifest = await indexManifestFor(s);
+  const ownIndex = indexManifest !== s.latest.indexManifest; // written for this attempt
   const fields = snapshotFieldsFor(s, baseList, indexManifest);
   const file = snapshotPath(table.location, fields.id);
   const bytes = new TextEncoder().encode(snapshotJson(fields));
@@ -431,14 +464,66 @@ async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCom
     await s.req.beforePublish?.(fields.id);
     faultPoint('paimon.commit.before-publish');
     await held?.assertHeld(); // an expired lock may have a new holder: publish nothing
-    await publish(s, file, bytes, fields.id, baseList.name, s.req.deletionVectors ? indexManifest : undefined);
+    await publish(s, file, bytes, fields.id, baseList.name, ownIndex ? indexManifest : undefined);
     s.written.length = 0; // referenced by a published snapshot now
+    s.indexFiles.length = 0;
     faultPoint('paimon.commit.after-publish');
     await confirmOurs(s, fields, file);
   };
   await (s.req.lock ? s.req.lock.runWithLock(publishAndCheck) : publishAndCheck());
-  const { commitUser, deltaRecordCount } = s;
-  return { snapshotId: fields.id, snapshotFile: file, attempts: attempt, commitUser, deltaRecordCount };
+  // the rewrite's own DV index files that carrying over replaced: no snapshot references them
+  await removeAll(s.req.storage, s.superseded);
+  const { commitUser, deltaRecordCount, carried } = s;
+  return {
+    snapshotId: fields.id,
+    snapshotFile: file,
+    attempts: attempt,
+    commitUser,
+    deltaRecordCount,
+    carriedDeletes: carried,
+  };
+}
+
+/**
+ * The snapshot's index manifest: the newest one when the commit changes no DV; the rewritten buckets' DV
+ * entries replaced otherwise (rewriteDvIndex); and when carrying over, the buckets whose DVs another writer
+ * changed since the plan rebuilt from the newest DVs plus the deletes carried to the outputs.
+ */
+async function indexManifestFor(s: CommitState): Promise<string | undefined> {
+  const { req, latest } = s;
+  const { table } = req;
+  s.carried = 0;
+  s.superseded = [];
+  if (carrying(req) && latest.indexManifest !== table.snapshot?.indexManifest) {
+    const live = latest.indexManifest
+      ? mergeIndexEntries(await readIndexManifest(table.io, table.location, latest.indexManifest))
+      : [];
+    const own = req.deletionVectors;
+    const r = await carryOverDeletionVectors({
+      table,
+      storage: req.storage,
+      latest: live,
+      changes: req.changes,
+      rows: req.appendRows!,
+      added: own?.added ?? [],
+      nextIndexName: () => s.dvFileNames.next(),
+    });
+    s.indexFiles.push(...r.written);
+    if (r.buckets.size) {
+      s.carried = r.carried;
+      const ownBuckets = new Set((own?.buckets ?? []).map((b) => bucketId(b.partition, b.bucket)));
+      const key = (e: { partition: Uint8Array; bucket: number }) => bucketId(e.partition, e.bucket);
+      const kept = live.filter((e) => !(e.indexType === DV_INDEX && (r.buckets.has(key(e)) || ownBuckets.has(key(e)))));
+      const ownKept = (own?.added ?? []).filter((e) => !r.buckets.has(key(e)));
+      s.superseded = (own?.added ?? [])
+        .filter((e) => r.buckets.has(key(e)))
+        .map((e) => joinPath(table.location, 'index', e.fileName));
+      const name = await writeIndexManifest(s.ctx, [...kept, ...ownKept, ...r.entries], s.indexNames.next());
+      s.written.push(name);
+      return name;
+    }
+  }
+  return req.deletionVectors ? rewriteDvIndex(s, req.deletionVectors) : latest.indexManifest;
 }
 
 async function refreshLatest(s: CommitState): Promise<void> {
@@ -458,7 +543,8 @@ async function assertStillApplies(s: CommitState): Promise<void> {
   const live = await readLiveEntries(table.io, table.location, [latest.baseManifestList, latest.deltaManifestList]);
   const conflicts = checkConflicts(table, live, req.changes);
   const validation = req.validate?.(live) ?? [];
-  const dvChanged = await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes); // a DELETE meanwhile (append DVs)
+  // a DELETE meanwhile (append DVs): carried over when this commit can (indexManifestFor), a conflict otherwise
+  const dvChanged = carrying(req) ? [] : await changedDeletionVectorsOfReplacedFiles(table, latest, req.changes);
   const other = [...validation, ...dvChanged];
   // only deletion vectors changed: a new plan on the newest snapshot sees them (compactPaimon re-plans)
   const replannable =
@@ -576,6 +662,7 @@ async function publish(
     );
   } catch (e) {
     if (isFloeError(e, 'PreconditionFailed')) {
+      await removeAll(storage, s.indexFiles);
       await removeManifest(storage, table.location, baseList);
       if (dvIndex) {
         await removeManifest(storage, table.location, dvIndex);

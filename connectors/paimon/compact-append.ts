@@ -17,6 +17,7 @@ import type { DecisionStep } from '../../src/planning/plan.js';
 import { parseMemorySize } from '../../src/planning/universal/index.js';
 import { AppendDvRewrite, DEFAULT_DELETE_RATIO_THRESHOLD, pickUnawareAppendWithDvs } from './append-dv.js';
 import { deletionVectorsEnabled, type WrittenIndexFile } from './compact-dv.js';
+import { AppendRowMap } from './dv-carry-over.js';
 import { readFileRecords } from './compact-merge.js';
 import { DeletionVectors } from './scan.js';
 import { bucketWriteTarget, bytesPerRowOf, type BucketWriteContext } from './bucket-write.js';
@@ -221,6 +222,8 @@ export async function rewriteAppend(
   rowsIn: number;
   bytesRead: number;
   indexFile?: WrittenIndexFile;
+  /** Where each surviving input row went (for carrying over DVs another writer adds meanwhile). */
+  rows: AppendRowMap;
 }> {
   const bytes = files.reduce((n, f) => n + Number(f.meta.fileSize), 0);
   const dvOn = deletionVectorsEnabled(ctx.table.schema.options) || files.some((f) => f.dv);
@@ -232,14 +235,17 @@ export async function rewriteAppend(
   let seq = first?.meta.minSequenceNumber ?? 0n;
   let rowsIn = 0;
   let written: WrittenDataFile[] | undefined;
+  const rows = new AppendRowMap();
   try {
     for (const f of files) {
       const recs = await readFileRecords(ctx.table, f, dvs);
+      rows.addInput(f.meta.fileName, recs.length, await dvs?.deleted(f));
       rowsIn += recs.length;
       ctx.onFileRead?.(f.path, Number(f.meta.fileSize), recs.length);
       for (const r of recs) await writer.write({ values: r.value, sequenceNumber: seq++ });
     }
     written = await writer.close();
+    rows.setOutputs(written.map((w) => w.meta));
     const indexFile = dvState ? await dvState.finish(files, ctx.storage) : undefined;
     return {
       after: written.map((w) => w.meta),
@@ -247,6 +253,7 @@ export async function rewriteAppend(
       rowsIn,
       bytesRead: bytes,
       ...(indexFile ? { indexFile } : {}),
+      rows,
     };
   } catch (e) {
     if (written) await Promise.all(written.map((w) => ctx.storage.remove(w.path).catch(() => undefined)));

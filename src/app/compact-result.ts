@@ -197,6 +197,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
     rowsOut: r.rowsOut,
     durationMs: r.durationMs,
     danglingDeletes: [],
+    ...(r.carriedDeletes ? { carriedDeletes: r.carriedDeletes } : {}),
     paimon: {
       tableKind,
       ...(mergeEngine ? { mergeEngine } : {}),

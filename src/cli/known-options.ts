@@ -35,6 +35,8 @@ export const PAIMON_COMPACTION_KEYS: readonly string[] = Object.freeze([
   'compaction.small-file-ratio',
   // [sort] Paimon sort compaction (--strategy zorder): bytes of a string/binary value in the z-value
   'zorder.var-length-contribution',
+  // append tables: DVs other writers add meanwhile are carried over unless false (connectors/paimon/dv-carry-over.ts)
+  REBASE_OPTION,
 ]);
 
 export type OptionFormat = 'iceberg' | 'paimon';

@@ -147,6 +147,8 @@ export interface PaimonCompactReport {
   commitAttempts?: number;
   /** Plans made again after a deletion-vector race abandoned a commit (absent: none). */
   replans?: number;
+  /** Rows other writers deleted (DVs) meanwhile in files this run replaced, carried over to its outputs (absent: none). */
+  carriedDeletes?: number;
   buckets: PaimonBucketReport[];
   before: { files: number; bytes: number; records: number };
   after?: { files: number; bytes: number; records: number };
@@ -420,7 +422,7 @@ export function renderPaimonPlan(report: PaimonCompactReport, explain: boolean):
   );
   if (!report.dryRun && report.snapshotId) {
     lines.push(
-      `  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (${report.sort ? 'OVERWRITE' : 'COMPACT'}${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`,
+      `  read ${fmtBytes(report.bytesRead)} (${report.rowsIn} rows), wrote ${fmtBytes(report.bytesWritten)} (${report.rowsOut} rows); committed snapshot ${report.snapshotId} (${report.sort ? 'OVERWRITE' : 'COMPACT'}${report.commitAttempts && report.commitAttempts > 1 ? `, ${report.commitAttempts} attempts` : ''}${report.carriedDeletes ? `, ${report.carriedDeletes} concurrent delete(s) carried over` : ''}) in ${(report.durationMs / 1000).toFixed(1)} s`,
     );
   }
   return lines.join('\n');

@@ -13,6 +13,7 @@ import type { PaimonWriteIO } from '../../../connectors/paimon/io.js';
 import type { PaimonFile, PaimonTable } from '../../../connectors/paimon/table.js';
 import { FileNamer, dataWriteSettings, type WrittenDataFile } from '../../../connectors/paimon/write-data-file.js';
 import type { NewManifestEntry } from '../../../connectors/paimon/write-manifest.js';
+import type { AppendRowMap } from '../../../connectors/paimon/dv-carry-over.js';
 import { cancelledError } from '../cancel.js';
 import type { PaimonCompactOptions, PaimonCompactReport } from '../compact-paimon.js';
 import { bucketEntry, commitOptions } from './outcome.js';
@@ -42,6 +43,8 @@ export interface RewriteOutputs {
   written: WrittenDataFile[];
   indexFiles: WrittenIndexFile[];
   changelog: NewManifestEntry[];
+  /** Append rewrites: where each surviving input row went (commit-compact.ts carries concurrent DVs over). */
+  appendRows: AppendRowMap[];
 }
 
 export function rewriteRun(
@@ -61,7 +64,7 @@ export function rewriteRun(
 }
 
 export function emptyOutputs(): RewriteOutputs {
-  return { deletes: [], adds: [], written: [], indexFiles: [], changelog: [] };
+  return { deletes: [], adds: [], written: [], indexFiles: [], changelog: [], appendRows: [] };
 }
 
 /** Rewrites every bucket of `todo` into `out`; a cancel is honoured before each bucket. */
@@ -116,6 +119,7 @@ async function rewriteFiles(
   if (!w.steps) {
     const r = await rewriteAppend(ctx, w.appendFiles!);
     out.written.push(...r.written);
+    out.appendRows.push(r.rows);
     if (r.indexFile) out.indexFiles.push(r.indexFile); // [dv] append tables with deletion vectors
     report.rowsIn += r.rowsIn;
     report.bytesRead += r.bytesRead;
@@ -199,6 +203,7 @@ export function compactCommitRequest(
     storage: run.storage,
     changes: [...out.deletes, ...out.adds],
     ...commitOptions(opts),
+    ...(out.appendRows.length ? { appendRows: out.appendRows } : {}), // append tables: concurrent DVs are carried over
     ...(out.changelog.length ? { changelog: out.changelog } : {}), // [changelog]
     ...(out.indexFiles.length // [dv]
       ? {

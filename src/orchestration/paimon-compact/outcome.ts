@@ -47,7 +47,7 @@ export function skippedTasks(ids: readonly string[], kind: string, reason: strin
  */
 export function recordCommit(
   report: PaimonCompactReport,
-  commit: Pick<PaimonCommitResult, 'snapshotId' | 'attempts'>,
+  commit: Pick<PaimonCommitResult, 'snapshotId' | 'attempts'> & Partial<Pick<PaimonCommitResult, 'carriedDeletes'>>,
   taskIds: readonly string[],
   kind: string,
   signal: AbortSignal | undefined,
@@ -56,6 +56,7 @@ export function recordCommit(
   const snapshotId = String(commit.snapshotId);
   report.snapshotId = snapshotId;
   report.commitAttempts = commit.attempts;
+  if (commit.carriedDeletes) report.carriedDeletes = commit.carriedDeletes;
   report.tasks = taskIds.map((id) => ({ id, kind, outcome: 'committed' as const, snapshotId }));
   if (signal?.aborted)
     report.cancelled = {
