@@ -156,8 +156,10 @@ export async function carryOverDeletionVectors(c: CarryOverInput): Promise<Carry
   const touched = new Map<string, { partition: Uint8Array; bucket: number }>();
   for (const ch of c.changes) touched.set(bucketKey(ch.partition, ch.bucket), ch);
   for (const e of c.added) touched.set(bucketKey(e.partition, e.bucket), e);
-  const ofBucket = <T extends { partition: Uint8Array; bucket: number; indexType: string }>(es: readonly T[], k: string) =>
-    es.filter((e) => e.indexType === DV_INDEX && bucketKey(e.partition, e.bucket) === k);
+  const ofBucket = <T extends { partition: Uint8Array; bucket: number; indexType: string }>(
+    es: readonly T[],
+    k: string,
+  ) => es.filter((e) => e.indexType === DV_INDEX && bucketKey(e.partition, e.bucket) === k);
   try {
     for (const [k, { partition, bucket }] of touched) {
       const planEntries = ofBucket(table.indexEntries, k);

@@ -3,7 +3,10 @@
  * PaimonLiveWriter) commits every ~1 s through a SQLite JDBC catalog with `lock.enabled=true` and
  * `write-only=true` while floe compacts (full and picker), expires snapshots and removes orphans through
  * the same catalog (`--catalog paimon-jdbc:…`), in a loop, for FLOE_LIVE_WRITER_SECONDS (default 60).
- * (c) a primary-key table with deletion vectors (upserts and deletes), (d) a bucket-unaware append table.
+ * (c) a primary-key table with deletion vectors (upserts and deletes), (d) a bucket-unaware append table,
+ * and (d) again with deletion vectors and a row-level DELETE (DV entries only) after every append: floe
+ * carries the DVs a DELETE adds meanwhile to files it replaces over to its outputs (dv-carry-over.ts),
+ * counted in the printed line.
  *
  * Asserted at the end: the writer failed none of its commits; no snapshot id was ever seen with two
  * different snapshots (nothing overwritten), every writer commit is one snapshot, every floe commit is a
@@ -41,10 +44,15 @@ interface WriterResult {
   failures: number;
   errors: string[];
   rows: Record<string, string | number>[];
+  /** append-dv: DELETE commits, and DELETEs planned again after losing a commit race. */
+  deletes?: number;
+  deleteRetries?: number;
 }
 
+type Kind = 'pk-dv' | 'append' | 'append-dv';
+
 /** Starts the Java writer; resolves with its record when it exits. */
-function startWriter(dir: string, kind: 'pk-dv' | 'append') {
+function startWriter(dir: string, kind: Kind) {
   const spec = {
     uri: `jdbc:sqlite:${path.join(dir, 'catalog.db')}`,
     warehouse: path.join(dir, 'wh'),
@@ -115,7 +123,7 @@ class SnapshotWatch {
 const project = (rows: readonly Record<string, unknown>[], cols: string[]): CanonicalRow[] =>
   rows.map((r) => Object.fromEntries(cols.map((c) => [c, c === 'id' ? String(r[c]) : (r[c] as string | number)])));
 
-async function runCase(kind: 'pk-dv' | 'append') {
+async function runCase(kind: Kind) {
   const dir = mkdtempSync(path.join(os.tmpdir(), `floe-live-paimon-${kind}-`));
   temps.push(dir);
   const w = startWriter(dir, kind);
@@ -135,11 +143,13 @@ async function runCase(kind: 'pk-dv' | 'append') {
   const conflicts: string[] = [];
   let expired = 0;
   let orphans = 0;
+  let carried = 0;
   for (let round = 0; !writerExited; round++) {
     attempts++;
     try {
       const run = await compactTable('db.t', { ...access, full: round % 2 === 0 });
       if (run.format === 'paimon' && run.report.snapshotId) floeSnapshots.push(run.report.snapshotId);
+      if (run.format === 'paimon') carried += run.report.carriedDeletes ?? 0;
     } catch (e) {
       // a lost race a re-run settles is documented (CommitConflict); anything else fails the test
       if (!(e instanceof FloeError) || e.kind !== 'CommitConflict') throw e;
@@ -162,6 +172,7 @@ async function runCase(kind: 'pk-dv' | 'append') {
   const last = await compactTable('db.t', { ...access, full: true });
   attempts++;
   if (last.format === 'paimon' && last.report.snapshotId) floeSnapshots.push(last.report.snapshotId);
+  if (last.format === 'paimon') carried += last.report.carriedDeletes ?? 0;
   await watch.poll();
 
   expect(result.errors, log.slice(-2000)).toEqual([]);
@@ -180,6 +191,7 @@ async function runCase(kind: 'pk-dv' | 'append') {
   expect(result.commits).toBeGreaterThanOrEqual(Math.floor(SECONDS / 4));
   expect(floeSnapshots.length).toBeGreaterThanOrEqual(3);
 
+  if (kind !== 'append-dv') expect(carried).toBe(0);
   const cols = kind === 'pk-dv' ? ['id', 'v'] : ['id', 'p'];
   const expected = project(result.rows, cols);
   const javaRows = project(await javaPaimon.read(w.warehouse, { database: 'db', table: 't' }), cols);
@@ -193,11 +205,19 @@ async function runCase(kind: 'pk-dv' | 'append') {
   const resurrected = byJava.unexpected.length + byFloe.unexpected.length;
   console.log(
     `live writers (paimon ${kind}): ${floeSnapshots.length} floe commits / ${attempts} attempts, ${lost} rows lost, ${resurrected} resurrected, writer failures ${result.failures}` +
-      ` (writer commits ${result.commits}, ${expected.length} live rows, floe conflicts ${conflicts.length}, expired ${expired}, orphans removed ${orphans}, carried-over DVs 0: a write-only writer writes no DVs)`,
+      ` (writer commits ${result.commits}${kind === 'append-dv' ? ` + ${result.deletes} DELETEs (${result.deleteRetries} re-planned by Java after a race)` : ''}, ${expected.length} live rows, floe conflicts ${conflicts.length}, expired ${expired}, orphans removed ${orphans}, ` +
+      (kind === 'append-dv'
+        ? `carried-over deletes ${carried})`
+        : `carried-over deletes ${carried}: a write-only writer writes no DVs)`),
   );
 }
 
 describe.skipIf(!java.ok)('Paimon live writer through the JDBC catalog with lock.enabled=true', () => {
   it(`(c) primary-key table with deletion vectors, ${SECONDS} s`, () => runCase('pk-dv'), (SECONDS + 240) * 1000);
   it(`(d) append table, ${SECONDS} s`, () => runCase('append'), (SECONDS + 240) * 1000);
+  it(
+    `(d) append table with deletion vectors and a DELETE after every append, ${SECONDS} s`,
+    () => runCase('append-dv'),
+    (SECONDS + 240) * 1000,
+  );
 });

@@ -58,7 +58,14 @@ async function publishDelete(t: string, id: bigint, positions: number[]): Promis
   const table = await openPaimonTable(t);
   const prev = table.snapshot!;
   const files = table.files.filter((f) => JSON.stringify(f.partition) === '[0,1]');
-  const ctx = { table: t, storage, codec: 'zstandard' as const, partitionTypes: [], schemaId: 1, names: new ManifestNamer() };
+  const ctx = {
+    table: t,
+    storage,
+    codec: 'zstandard' as const,
+    partitionTypes: [],
+    schemaId: 1,
+    names: new ManifestNamer(),
+  };
   const metas = [
     ...(await readManifestList(table.io, t, prev.baseManifestList)),
     ...(await readManifestList(table.io, t, prev.deltaManifestList)),

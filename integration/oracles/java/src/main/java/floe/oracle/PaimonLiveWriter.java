@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -34,7 +35,10 @@ import org.apache.paimon.types.RowKind;
  *
  * <p>Kinds: {@code pk-dv} — primary-key table (id) with deletion vectors, 2 buckets; each commit inserts
  * 20 new keys, updates 5 and deletes 3 live ones. {@code append} — bucket-unaware append table
- * partitioned by p; each commit appends 30 rows.
+ * partitioned by p; each commit appends 30 rows. {@code append-dv} — the same table with deletion
+ * vectors; after each append a row-level DELETE of 3 earlier rows (PaimonAppendDeleteOracle, as Spark's
+ * DELETE: DV index entries only) commits through the same catalog; a DELETE that loses a commit race is
+ * planned and committed again (as Spark retries a failed job), counted in {@code deleteRetries}.
  *
  * <p>Run: {@code java -cp floe-oracle.jar:lib/* floe.oracle.PaimonLiveWriter SPEC.json}, spec {uri,
  * warehouse, database, table, kind, seconds, intervalMs, out, seed?}. Prints one line per commit
@@ -61,6 +65,9 @@ public final class PaimonLiveWriter {
     ArrayNode errors = result.putArray("errors");
     int commits = 0;
     int failures = 0;
+    int deletes = 0;
+    int deleteRetries = 0;
+    boolean appendDv = kind.equals("append-dv");
     Map<Long, String> live = new TreeMap<>(); // pk-dv: id -> v
     List<Long> appended = new ArrayList<>(); // append: ids
     long nextId = 1;
@@ -82,6 +89,7 @@ public final class PaimonLiveWriter {
             .column("v", DataTypes.STRING())
             .partitionKeys("p")
             .option("bucket", "-1");
+        if (appendDv) schema.option("deletion-vectors.enabled", "true");
       }
       schema.option("write-only", "true");
       catalog.createTable(id, schema.build(), true);
@@ -130,6 +138,10 @@ public final class PaimonLiveWriter {
             live = pending;
             appended.addAll(pendingAppends);
             System.out.println("commit " + identifier + " ok");
+            if (appendDv && appended.size() > 30) {
+              deleteRetries += deleteSome(catalog, spec, appended, random);
+              deletes++;
+            }
           } catch (Exception e) {
             failures++;
             errors.add(identifier + ": " + e);
@@ -149,6 +161,8 @@ public final class PaimonLiveWriter {
     } finally {
       result.put("commits", commits);
       result.put("failures", failures);
+      result.put("deletes", deletes);
+      result.put("deleteRetries", deleteRetries);
       ArrayNode rows = result.putArray("rows");
       if (kind.equals("pk-dv")) {
         for (Map.Entry<Long, String> e : live.entrySet()) {
@@ -164,6 +178,34 @@ public final class PaimonLiveWriter {
         }
       }
       mapper.writeValue(new File(spec.get("out").asText()), result);
+    }
+  }
+
+  /**
+   * append-dv: deletes 3 random appended rows by id (DV index entries only), removing them from the record
+   * once committed. A DELETE whose commit conflicts (another commit replaced a file it deletes from) is
+   * planned again on the newest snapshot, up to 10 times; returns the retries. A failure after that throws.
+   */
+  private static int deleteSome(Catalog catalog, JsonNode spec, List<Long> appended, Random random)
+      throws Exception {
+    List<Long> victims = new ArrayList<>();
+    for (int i = 0; i < 3; i++) victims.add(appended.get(random.nextInt(appended.size())));
+    ObjectNode del = JsonNodeFactory.instance.objectNode();
+    del.put("database", spec.get("database").asText());
+    del.put("table", spec.get("table").asText());
+    del.put("column", "id");
+    ArrayNode values = del.putArray("values");
+    for (long v : victims) values.add(String.valueOf(v));
+    for (int attempt = 0; ; attempt++) {
+      try {
+        PaimonAppendDeleteOracle.delete(catalog, del);
+        appended.removeAll(victims);
+        System.out.println("delete " + victims + " ok" + (attempt > 0 ? " after " + attempt + " retries" : ""));
+        return attempt;
+      } catch (Exception e) {
+        System.out.println("delete " + victims + " conflict: " + e);
+        if (attempt >= 10) throw e;
+      }
     }
   }
 }
