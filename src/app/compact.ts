@@ -45,6 +45,11 @@ export interface CompactTableOptions extends AccessOptions {
   partialProgress?: boolean | 'hot';
   /** Iceberg: leave partitions a writer wrote to in its last N commits / within T ms alone. */
   leaveNewest?: { commits?: number; withinMs?: number };
+  /**
+   * Re-plans of groups a concurrent commit invalidated before the conflict is reported (Iceberg:
+   * compact-iceberg-replan.ts, default 3; Paimon: DV races, DEFAULT_PAIMON_REPLANS).
+   */
+  maxReplans?: number;
   /** Iceberg: tasks rewritten at once (default 2). */
   maxConcurrentGroups?: number;
   /**
@@ -134,7 +139,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
 
 async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise<CompactRun> {
   const { openIcebergForWrite, requireCommitOps } = await import('../../connectors/iceberg/open-for-write.js');
-  const { compactIceberg } = await import('../orchestration/compact-iceberg.js');
+  const { compactIcebergReplanning } = await import('../orchestration/compact-iceberg-replan.js');
   const opened = await openIcebergForWrite(ref, o);
   try {
     o.beforeRun?.();
@@ -173,7 +178,11 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
         ...(o.tieredState ? { tieredState: o.tieredState } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
       };
-      report = await compactIceberg(opened.table, opened.io, ops!, copts);
+      // groups a concurrent commit invalidated (and that could not be carried over) are planned again
+      report = await compactIcebergReplanning(opened.table, opened.io, ops!, {
+        ...copts,
+        ...(o.maxReplans !== undefined ? { maxReplans: o.maxReplans } : {}),
+      });
     }
     return { format: 'iceberg', report, formatVersion: opened.table.metadata.formatVersion };
   } finally {

@@ -81,6 +81,11 @@ export interface CompactOptions {
    */
   leaveNewest?: { commits?: number; withinMs?: number };
   /**
+   * Plan only tasks of these partitions (partitionKey of spec id and tuple): a re-plan of the groups a
+   * concurrent commit invalidated (compact-iceberg-replan.ts). Tasks elsewhere are not part of the run.
+   */
+  onlyPartitions?: ReadonlySet<string>;
+  /**
    * Position deletes / DVs that writers commit during the run against files it replaces are carried over to
    * the rewritten files (default true); false fails those groups, as Java's RewriteFiles does. Also
    * `--option floe.rebase-concurrent-deletes=false`.
@@ -333,7 +338,13 @@ class IcebergCompactionRun {
     const planned = opts.onlyDanglingDeletes
       ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
       : planForRun(model, opts, now);
-    const { plan, left } = withoutNewestPartitions(planned, model, opts, now);
+    const scoped = opts.onlyPartitions
+      ? {
+          ...planned,
+          tasks: planned.tasks.filter((t) => opts.onlyPartitions!.has(partitionKey(t.specId, t.partition))),
+        }
+      : planned;
+    const { plan, left } = withoutNewestPartitions(scoped, model, opts, now);
     const report = newCompactReport(table.metadataLocation, plan, model, { dryRun: !!opts.dryRun });
     const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now, left);
     run.emit({
@@ -604,11 +615,21 @@ class IcebergCompactionRun {
       this.emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
       for (const f of res.failedGroups) {
         report.failedTasks.push(f);
+        (report.racedTasks ??= []).push(f.id); // a concurrent commit invalidated it: re-plannable
         await discardFiles(this.out, batch.find((b) => b.group.id === f.id)?.outputs ?? []);
       }
     } catch (e) {
+      // every group of the batch failed validation against a concurrent commit (commit-rewrite.ts validateGroups)
+      const raced = isFloeError(e, 'PreconditionFailed') && Array.isArray(e.context?.failedGroups);
       for (const b of batch) {
-        report.failedTasks.push({ id: b.group.id, reason: e instanceof Error ? e.message : String(e) });
+        const own = raced
+          ? (e.context!.failedGroups as { id: string; reason: string }[]).find((f) => f.id === b.group.id)
+          : undefined;
+        report.failedTasks.push({
+          id: b.group.id,
+          reason: own?.reason ?? (e instanceof Error ? e.message : String(e)),
+        });
+        if (raced) (report.racedTasks ??= []).push(b.group.id);
         // if the catalog may have taken the commit, the outputs may be live: keep them
         if (!isCommitStateUnknown(e)) await discardFiles(this.out, b.outputs);
       }

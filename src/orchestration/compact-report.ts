@@ -47,6 +47,10 @@ export interface CompactReport {
   durationMs: number;
   /** Deleted rows concurrent writers committed against replaced files, carried over to the outputs. */
   carriedDeletes?: number;
+  /** Re-plans of groups a concurrent commit invalidated (compact-iceberg-replan.ts; absent: none). */
+  replans?: number;
+  /** [internal] Failed tasks a concurrent commit invalidated (re-plannable); removed from the final report. */
+  racedTasks?: string[];
 }
 
 export function statsOf(m: Pick<TableModel, 'dataFiles' | 'deleteFiles'>): TableStats {
