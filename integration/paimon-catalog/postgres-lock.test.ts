@@ -3,7 +3,8 @@
  * resolves the table under the warehouse and publishes under the catalog's distributed lock
  * (`paimon_distributed_locks`, Java's PostgresqlDistributedLockDialect DDL and expiry SQL); a lock another
  * writer holds makes floe wait and fail naming the catalog with nothing left behind; a dead writer's
- * expired lock is cleared; two lock holders are serialised.
+ * expired lock is cleared; two lock holders are serialised; a catalog that refuses floe the lock (its role
+ * may read the catalog but not write the lock table) fails at once naming the catalog, nothing left.
  *
  * The server: $PG_TEST_URL when set, else a throwaway cluster from scripts/setup-postgres.sh (startPostgres,
  * stopped in afterAll). When no server can be had, every test is SKIPPED loudly.
@@ -135,6 +136,32 @@ describe('Paimon JDBC catalog on PostgreSQL', () => {
     const run = await compactTable('db.orders', { catalog: spec(), warehouse, full: true });
     if (run.format !== 'paimon') throw new Error('expected a Paimon run');
     expect(run.report.snapshotId).toBe(String(base + 1n));
+    expect(await sql('SELECT * FROM paimon_distributed_locks')).toEqual([]);
+  });
+
+  it('a catalog that refuses the lock (no write privilege on the lock table): a clear error naming the catalog, at once; nothing committed or left', async (ctx) => {
+    skip(ctx);
+    const role = `floe_nolock_${process.pid}_${dbSeq}`;
+    await sql(`CREATE ROLE ${role} LOGIN PASSWORD 'nolock'`);
+    await sql(`GRANT SELECT ON paimon_tables, paimon_distributed_locks TO ${role}`);
+    const u = new URL(url);
+    u.username = role;
+    u.password = 'nolock';
+    const before = files();
+    const base = (await openPaimonTable(tableDir)).snapshot!.id;
+    const started = Date.now();
+    const err = (await compactTable('db.orders', {
+      catalog: `paimon-jdbc:${u.toString()}`,
+      warehouse,
+      full: true,
+    }).catch((e: unknown) => e)) as FloeError;
+    expect(isFloeError(err, 'AccessDenied'), String(err)).toBe(true);
+    expect(err.message).toMatch(/SQL catalog .*postgresql:\/\/.*permission denied for table paimon_distributed_locks/);
+    expect(err.message).not.toContain('nolock@'); // the password is not echoed
+    // refused, not "held by another": no waiting out lock-acquire-timeout (8 min by default)
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect((await openPaimonTable(tableDir)).snapshot!.id).toBe(base);
+    expect(files()).toEqual(before);
     expect(await sql('SELECT * FROM paimon_distributed_locks')).toEqual([]);
   });
 
