@@ -133,6 +133,7 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     ...((r as { carriedDeletes?: number }).carriedDeletes
       ? { carriedDeletes: (r as { carriedDeletes?: number }).carriedDeletes }
       : {}),
+    ...((r as { replans?: number }).replans ? { replans: (r as { replans?: number }).replans } : {}),
     ...((r as { cancelled?: unknown }).cancelled ? { cancelled: (r as { cancelled?: unknown }).cancelled } : {}),
     ...((r as { deleteCleanup?: unknown }).deleteCleanup
       ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup }
@@ -198,6 +199,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
     durationMs: r.durationMs,
     danglingDeletes: [],
     ...(r.carriedDeletes ? { carriedDeletes: r.carriedDeletes } : {}),
+    ...(r.replans ? { replans: r.replans } : {}),
     paimon: {
       tableKind,
       ...(mergeEngine ? { mergeEngine } : {}),

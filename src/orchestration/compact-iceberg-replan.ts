@@ -12,6 +12,7 @@
 import { parseMetadata } from '../../connectors/iceberg/metadata.js';
 import type { IcebergTable } from '../../connectors/iceberg/table.js';
 import type { CommitIO, TableOperations } from '../../connectors/iceberg/transaction.js';
+import { isFloeError } from '../errors.js';
 import { partitionKey } from '../model/index.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from './compact-iceberg.js';
 
@@ -34,6 +35,7 @@ export async function compactIcebergReplanning(
   const max = copts.dryRun ? 0 : (maxReplans ?? DEFAULT_ICEBERG_REPLANS);
   let raced = racedOf(report);
   let n = 0;
+  let stopped = false;
   while (raced.length && n < max && !report.cancelled) {
     n++;
     const partitions = new Set(raced.map((f) => taskPartition(report, f.id)).filter((k): k is string => !!k));
@@ -44,16 +46,25 @@ export async function compactIcebergReplanning(
       metadata: parseMetadata(now.metadata, now.location),
       metadataLocation: now.location,
     };
-    const again = await compactIceberg(fresh, out, ops, { ...copts, onlyPartitions: partitions });
+    let again: CompactReport;
+    try {
+      again = await compactIceberg(fresh, out, ops, { ...copts, onlyPartitions: partitions });
+    } catch (e) {
+      // the earlier rounds' commits stand: the raced tasks stay failed, saying why the re-plan stopped
+      if (!isFloeError(e)) throw e;
+      for (const f of raced) f.reason = `${f.reason}; re-planning it failed: ${e.message}`;
+      n--;
+      stopped = true;
+      break;
+    }
     raced = mergeRound(report, again, raced, `replan-${n}:`);
   }
   if (n > 0) report.replans = n;
-  if (raced.length && n > 0) {
-    const still = new Set(raced.map((f) => f.id));
-    for (const f of report.failedTasks)
-      if (still.has(f.id)) f.reason = `${f.reason} (re-planned ${n} time${n > 1 ? 's' : ''}, each time raced)`;
-    for (const t of report.tasks)
-      if (still.has(t.id) && t.reason) t.reason = report.failedTasks.find((f) => f.id === t.id)!.reason;
+  if (raced.length && (n > 0 || stopped)) {
+    const still = new Map(raced.map((f) => [f.id, f]));
+    if (!stopped)
+      for (const f of raced) f.reason = `${f.reason} (re-planned ${n} time${n > 1 ? 's' : ''}, each time raced)`;
+    for (const t of report.tasks) if (still.has(t.id)) t.reason = still.get(t.id)!.reason;
   }
   delete report.racedTasks;
   return report;
