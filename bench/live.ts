@@ -91,10 +91,7 @@ async function runCase(
       log,
     });
     await writer.waitReady();
-    const reader = new JavaReader();
-    // the JVM's first scan (class loading, JIT) is not the table's cost: done before the clock starts
-    const first = await sampleTable(TABLE, `sql:${db}`, 'oracle', 0);
-    await reader.count(first.metadataLocation).catch(() => undefined);
+    // the writer's clock (its log's atMs) starts at its ready file; maintenance starts with it
     const startedAt = Date.now();
     const target: Target = {
       table: TABLE,
@@ -104,6 +101,10 @@ async function runCase(
       binpackOptions: binpackOptions(scenario),
     };
     const maint = regime === 'serve' ? startServe(dir, target) : startFixedBinpack(dir, target);
+    const reader = new JavaReader();
+    // the JVM's first scan (class loading, JIT) is not the table's cost: done before sampling starts
+    const first = await sampleTable(TABLE, target.catalog, target.catalogName, 0);
+    await reader.count(first.metadataLocation).catch(() => undefined);
     const samples: TableSample[] = [];
     try {
       const take = async () => {
@@ -114,9 +115,9 @@ async function runCase(
           `  [${scenario}/${regime}] t=${Math.round(s.atMs / 1000)}s data ${s.dataFiles} (max/partition ${s.maxDataFilesPerPartition}), deletes ${s.deleteFiles}, scan ${Math.round(scan.ms)} ms`,
         );
       };
-      for (let n = 0; writer.running(); n++) {
-        await take();
-        await sleep(startedAt + (n + 1) * o.sampleSeconds * 1000 - Date.now());
+      for (let n = Math.ceil((Date.now() - startedAt) / (o.sampleSeconds * 1000)); writer.running(); n++) {
+        await sleep(startedAt + n * o.sampleSeconds * 1000 - Date.now());
+        if (writer.running()) await take();
       }
       const w = await writer.done;
       const maintenance = await maint.stop();
