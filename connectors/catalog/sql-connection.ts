@@ -119,6 +119,9 @@ async function openSqlite(path: string, readonly: boolean): Promise<SqlConnectio
   const { default: BetterSqlite } = await import('better-sqlite3');
   let db: Database.Database;
   try {
+    // Writers on the same file (Java's sqlite-jdbc) fail a commit after waiting 3 s for its lock
+    // (`UncheckedSQLException: Unknown failure`, issue 22): every statement here is one autocommit statement,
+    // so floe holds the lock only while SQLite runs it, never across work; waiting (up to 5 s) holds nothing.
     db = new BetterSqlite(path, { readonly, fileMustExist: true, timeout: 5000 });
   } catch (e) {
     throw new FloeError('Corrupt', `cannot open SQL catalog ${path}: ${(e as Error).message}`, {

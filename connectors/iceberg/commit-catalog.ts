@@ -121,6 +121,7 @@ export class SqlTableOperations implements TableOperations {
         );
       } catch (e) {
         await db.close().catch(() => undefined);
+        if (db.dialect === 'sqlite' && isSqliteBusy(e)) await this.afterBusy(target, e);
         return await this.afterLostUpdate(base.location, target, e, db.dialect);
       }
     } finally {
@@ -135,6 +136,21 @@ export class SqlTableOperations implements TableOperations {
     }
     faultPoint('iceberg.commit.after-publish');
     return target;
+  }
+
+  /**
+   * SQLite gave up waiting for the catalog file's lock (SQLITE_BUSY after the busy timeout): another
+   * connection held it all that time — a reader scanning through a Java JdbcCatalog does (docs/live-writers.md).
+   * A busy statement never ran or was rolled back, so nothing was committed: a retryable conflict, and the
+   * commit loop waits (commit.retry.*) holding no lock, refreshes and tries again instead of failing the run.
+   */
+  private async afterBusy(target: string, cause: unknown): Promise<never> {
+    await this.io.remove(target).catch(() => undefined);
+    throw new FloeError(
+      'CommitConflict',
+      `SQL catalog ${this.description} stayed locked by another connection (${(cause as Error).message}); nothing was committed`,
+      { cause },
+    );
   }
 
   /**
@@ -160,6 +176,11 @@ export class SqlTableOperations implements TableOperations {
       unappliedAtBase: dialect === 'sqlite',
     });
   }
+}
+
+/** better-sqlite3's error for a lock it could not get within the busy timeout (SQLITE_BUSY and its extended codes). */
+function isSqliteBusy(e: unknown): boolean {
+  return typeof (e as { code?: unknown })?.code === 'string' && (e as { code: string }).code.startsWith('SQLITE_BUSY');
 }
 
 /** Writes `next` as the next metastore-style metadata file after `baseLocation`; returns its location. */

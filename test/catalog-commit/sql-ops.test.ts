@@ -178,6 +178,45 @@ describe('SqlTableOperations (SQLite catalog)', () => {
     expect(rowsOf(s.db)[0]!.metadata_location).toBe(s.metadataFile);
   });
 
+  it('a catalog file a reader keeps locked past the busy timeout: a retryable conflict, nothing committed; the rewrite retries and commits once it is free', async () => {
+    const s = await setup();
+    const ops = new SqlTableOperations(s.io, s.db, ID, undefined);
+    const before = metadataFiles(s.loc);
+    // what a reader scanning through a Java JdbcCatalog does to the file: a read lock held for seconds,
+    // so a commit cannot get the exclusive lock it needs (other readers still can read)
+    const holder = new Database(s.db);
+    holder.exec('BEGIN');
+    holder.prepare('SELECT count(*) FROM iceberg_tables').get();
+    let attempts = 0;
+    let first: unknown;
+    let filesAfterFirst: string[] = [];
+    const racing: TableOperations = {
+      refresh: () => ops.refresh(),
+      commit: async (b, next) => {
+        if (++attempts === 2) holder.exec('COMMIT');
+        try {
+          return await ops.commit(b, next);
+        } catch (e) {
+          first = e;
+          filesAfterFirst = metadataFiles(s.loc);
+          throw e;
+        }
+      },
+    };
+    const res = await new IcebergRewriteCommitter(s.io, racing).commit(regionRewrite(s.loc, s.files, 'eu'));
+    holder.close();
+    expect(isFloeError(first, 'CommitConflict')).toBe(true);
+    expect((first as { retryable: boolean }).retryable).toBe(true);
+    expect(isCommitStateUnknown(first)).toBe(false);
+    expect((first as Error).message).toContain('stayed locked by another connection');
+    expect((first as Error).message).toContain('nothing was committed');
+    // the failed attempt's metadata file is gone (its manifests are the rewrite's to clean up)
+    expect(filesAfterFirst).toEqual(before);
+    expect(attempts).toBe(2);
+    expect(res.attempts).toBe(2);
+    expect(rowsOf(s.db)[0]!.metadata_location).toBe(res.metadataLocation);
+  }, 30_000);
+
   it('a missing table is NotFound and names the table and the catalog file', async () => {
     const s = await setup();
     const e = await new SqlTableOperations(s.io, s.db, { namespace: ['db'], name: 'nope' }, undefined)
