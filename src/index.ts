@@ -17,7 +17,7 @@ export {
 export { compactPaimon, type PaimonCompactOptions, type PaimonCompactReport } from './orchestration/compact-paimon.js';
 export { executeTasks, type RewriteAdapter, type ExecuteResult } from './execution/executor.js';
 export type { ProgressEvent, ProgressListener } from './execution/events.js';
-export * as maintenance from './maintenance/index.js';
+export * as maintenance from './app/maintenance-exports.js';
 export { expireSnapshots, type ExpireOptions } from '../connectors/iceberg/expire.js';
 export { removeOrphanFiles, type RemoveOrphansOptions } from '../connectors/iceberg/orphans.js';
 export { rewriteManifests } from '../connectors/iceberg/rewrite-manifests.js';

@@ -31,7 +31,7 @@ import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { discardFiles } from './discard-files.js';
-import { deleteIndexOf } from '../distributed/iceberg-steps.js';
+import { deleteIndexOf } from './iceberg-steps.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,

@@ -6,11 +6,12 @@
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
+import type { CompactReport } from '../../orchestration/compact-iceberg.js';
+import type { CompactSpec } from '../../orchestration/job-types.js';
 import type { AccessOptions } from '../../app/open-table.js';
 import { fileIOFromEnv } from '../../app/open-table.js';
 import { accessOptionsOf } from '../../app/access-options.js';
-import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
+import { compactResult, compactResultDocument, runCompaction } from '../../app/compact.js';
 import { createProgress, formatBytes, parseProgressMode, PROGRESS_HELP } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
@@ -24,14 +25,12 @@ import {
   type CompactResult,
 } from '../../app/compact-result.js';
 import { writeStdout, renderResult } from '../result.js';
+import { collectOption } from '../collect-option.js';
 import { EXIT } from '../../app/exit-codes.js';
 import { onInterrupt } from '../cancel.js';
-import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
-import { withLeaseSignal } from '../../distributed/table-lease.js';
+import { NO_LEASE_HELP, type JobLeaseOptions } from '../../lease/job-lease.js';
 
-export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 'json' | 'dryRun'> {
-  /** Set inside the lease: aborts the job when the lease is lost. */
-  leaseSignal?: AbortSignal;
+export interface CompactCliOptions extends AccessOptions, Omit<JobLeaseOptions, 'dryRun'> {
   strategy?: string;
   where?: string;
   targetSize?: string;
@@ -57,10 +56,6 @@ export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 
   columns?: string;
   sortMemory?: string;
   spillDir?: string;
-}
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
 }
 
 /**
@@ -279,6 +274,35 @@ function checkTargetFloor(options: Record<string, string>, keys: string[], force
   }
 }
 
+/** The compaction the flags ask for, as every entry point describes one (resolveCompactSpec resolves it). */
+function compactSpecOf(o: CompactCliOptions, req: CompactRequest): CompactSpec {
+  return {
+    ...(o.strategy !== undefined ? { strategy: o.strategy as NonNullable<CompactSpec['strategy']> } : {}),
+    // bytes as a bare number: --target-size was checked (unit, floor) by compactRequest
+    ...(req.targetBytes !== undefined ? { targetSize: String(req.targetBytes) } : {}),
+    ...(o.where !== undefined ? { where: o.where } : {}),
+    full: !!o.full,
+    ...(req.sort ? { sort: req.sort } : {}),
+    partialProgress: req.partialProgress,
+    ...(req.maxConcurrent !== undefined ? { maxConcurrentGroups: req.maxConcurrent } : {}),
+    ...(req.parallelism !== undefined ? { parallelism: req.parallelism } : {}),
+    onlyDanglingDeletes: !!o.onlyDanglingDeletes,
+    removeDanglingDeletes: o.danglingDeletes !== false,
+    deletesOnly: !!o.deletesOnly,
+    explain: !!o.explain,
+  };
+}
+
+/** The lease flags (`--no-lease`) and the holder/run/takeover options in-process callers give. */
+function leaseOptionsOf(o: CompactCliOptions): Omit<JobLeaseOptions, keyof AccessOptions> {
+  return {
+    ...(o.lease === false ? { lease: false } : {}),
+    ...(o.leaseHolder ? { leaseHolder: o.leaseHolder } : {}),
+    ...(o.runId ? { runId: o.runId } : {}),
+    ...(o.onLeaseTakeover ? { onLeaseTakeover: o.onLeaseTakeover } : {}),
+  };
+}
+
 /** What the action prints and the exit code it sets, for in-process callers (tests, the demo). */
 export interface CompactOutcome {
   result: CompactResult;
@@ -306,11 +330,6 @@ export async function compactAction(
   },
 ): Promise<CompactOutcome> {
   const req = compactRequest(o);
-  // the table lease (src/distributed/cli-lease.ts), taken once the arguments are known to be good
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'compact', (scope) =>
-      compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out),
-    );
   const progressMode = parseProgressMode(o.progress, out.stderr);
   const files = fileIOFromEnv(o.locationMap);
   let format;
@@ -345,7 +364,6 @@ export async function compactAction(
     );
     checkOptionKeys(options, 'paimon');
     checkTargetFloor(options, ['target-file-size'], !!o.force);
-    if (req.targetBytes !== undefined) options['target-file-size'] = String(req.targetBytes);
   } else {
     if (o.strategy === 'hilbert')
       throw new FloeError(
@@ -360,8 +378,8 @@ export async function compactAction(
     for (const k of Object.values(spark)) delete options[k];
     checkOptionKeys(options, 'iceberg');
     checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
-    withIcebergTarget(options, req.targetBytes, o.where);
   }
+  const spec = compactSpecOf(o, req);
 
   const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
   // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
@@ -370,31 +388,16 @@ export async function compactAction(
   let result: CompactResult;
   let text: string;
   try {
-    const signal = withLeaseSignal(cancel.signal, { signal: o.leaseSignal });
-    const run = await compactTable(ref, {
+    // the table lease (src/lease/job-lease.ts), taken once the arguments are known to be good
+    const run = await runCompaction(ref, {
       ...accessOptionsOf(o),
+      ...leaseOptionsOf(o),
+      ...spec,
       format,
-      full: !!o.full,
       options,
       dryRun: !!o.dryRun,
-      ...(format === 'paimon'
-        ? {
-            explain: !!o.explain,
-            ...(req.sort ? { paimonSort: { strategy: o.strategy as 'sort' | 'zorder' | 'hilbert', ...req.sort } } : {}),
-          }
-        : {
-            strategy: (o.strategy ?? 'tiered') as NonNullable<CompactOptions['strategy']>,
-            ...(req.sort ? { sort: req.sort } : {}),
-            partialProgress: req.partialProgress,
-            maxConcurrentGroups: req.maxConcurrent ?? 2,
-            ...(req.parallelism !== undefined ? { parallelism: req.parallelism } : {}),
-            onlyDanglingDeletes: !!o.onlyDanglingDeletes,
-            removeDanglingDeletes: o.danglingDeletes !== false,
-            deletesOnly: !!o.deletesOnly,
-          }),
-      ...(format === 'paimon' && o.where !== undefined ? { where: o.where } : {}),
       onProgress: progress.listener,
-      ...(signal ? { signal } : {}),
+      ...(cancel.signal ? { signal: cancel.signal } : {}),
     });
     result = compactResult(run);
     text =
@@ -467,7 +470,7 @@ export function register(program: Command): void {
     .option(
       '-o, --option <key=value>',
       'planner/table option override (repeatable): Amoro self-optimizing.*, Spark rewrite_data_files options (Iceberg), Paimon compaction options; unknown keys are refused',
-      collect,
+      collectOption,
       [],
     )
     .option('--dry-run', 'plan only; write nothing')
@@ -499,7 +502,7 @@ export function register(program: Command): void {
       '--full',
       'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)',
     )
-    .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
+    .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collectOption, [])
     .option(
       '--catalog <spec>',
       'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> (Paimon); the table is then <ns>.<table>',

@@ -1,16 +1,22 @@
 /**
- * The table lease as the CLI commands and `runMaintenanceJob` take it: from a table reference (a path, a
- * metadata file, or `<ns>.<table>` with a catalog) and the command's access options. Dry runs take no lease
- * (they write nothing, so they exclude nobody); `--no-lease` / `lease: false` turns it off.
+ * The table lease around one maintenance job, taken here for every job (compact, expire, remove-orphans,
+ * rewrite-manifests, expire-partitions), whether the CLI, `runMaintenanceJob` or `floe serve` runs it: from a
+ * table reference (a path, a metadata file, or `<ns>.<table>` with a catalog) and the job's access options.
+ * Dry runs take no lease (they write nothing, so they exclude nobody); `--no-lease` / `lease: false` turns it
+ * off. The engine bindings hold a run's lease across machines instead (src/distributed/run-support.ts).
  */
-import { newFileIO, storageFromCli, type TableAccessCli } from '../maintenance/cli-support.js';
+import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
+import { fileIOFromEnv, storageConfigFromSpecs } from '../../connectors/storage/env.js';
 import { isPaimonCatalogSpec, openPaimonCatalog } from '../../connectors/catalog/paimon-catalog.js';
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
+import { detectTableFormat } from '../../connectors/table-format.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
 import type { LeaseTakeover } from './lease.js';
 
-export interface LeaseCliOptions extends TableAccessCli {
+export interface JobLeaseOptions extends AccessOptions {
+  /** A dry run takes no lease. */
+  dryRun?: boolean;
   /** commander's `--no-lease` sets false. */
   lease?: boolean;
   /** Names the holder in the lease file (default host:pid). */
@@ -27,7 +33,7 @@ export function takeoverMessage(t: LeaseTakeover): string {
 }
 
 /** The table directory a reference names: a metadata file's table, or the catalog's recorded location. */
-export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<string> {
+export async function tableLocationOf(ref: string, o: AccessOptions): Promise<string> {
   if (isPaimonCatalogSpec(o.catalog)) {
     const catalog = await openPaimonCatalog(o.catalog, {
       ...(o.warehouse ? { warehouse: o.warehouse } : {}),
@@ -58,10 +64,10 @@ export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<s
  * mistyped path must get "does not exist", not a fresh `.floe/` directory, and an Iceberg table whose current
  * metadata breaks its invariants is refused before anything is written. Throws the reader's own message.
  */
-async function requireTableAt(location: string, o: TableAccessCli): Promise<void> {
-  const io = newFileIO(o);
+async function requireTableAt(location: string, o: AccessOptions): Promise<void> {
+  const io = fileIOFromEnv(o.locationMap);
   try {
-    if ((await io.listNames(`${location}/schema`)).some((n) => /^schema-\d+$/.test(n))) return;
+    if ((await detectTableFormat(location, io)) === 'paimon') return;
     const { metadataLocation } = await locateCurrentMetadata(io, location);
     parseMetadataBytes(await io.read(metadataLocation), metadataLocation);
   } finally {
@@ -69,10 +75,13 @@ async function requireTableAt(location: string, o: TableAccessCli): Promise<void
   }
 }
 
-/** Runs `fn` holding the lease of table `ref`, unless it is a dry run or the lease is turned off. */
-export async function withCliLease<T>(
+/**
+ * Runs `fn` holding the lease of table `ref`, unless it is a dry run or the lease is turned off. `fn` gets
+ * `signal` and the lease's own as one signal (either aborts the job).
+ */
+export async function withJobLease<T>(
   ref: string,
-  o: LeaseCliOptions,
+  o: JobLeaseOptions,
   job: string,
   fn: (scope: LeaseScope) => Promise<T>,
 ): Promise<T> {
@@ -83,7 +92,7 @@ export async function withCliLease<T>(
     location,
     {
       job,
-      storage: storageFromCli(o),
+      storage: storageConfigFromSpecs(o.locationMap),
       ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
       ...(o.runId ? { runId: o.runId } : {}),
       onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
