@@ -24,7 +24,7 @@ import {
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
 import { paimonCompactOptions } from '../orchestration/compact-spec.js';
 import { commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { normaliseLocation, openPaimonTable, type PaimonTable } from '../../connectors/paimon/table.js';
 import { latestSnapshotId, readSnapshot, snapshotPath } from '../../connectors/paimon/metadata.js';
 import { FILE_KIND_ADD } from '../../connectors/paimon/manifest.js';

@@ -35,7 +35,7 @@ import {
 import { deleteFileId } from '../planning/deletes.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import type { RewriteGroup } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {
   RUN_ID_PROPERTY,
   RUN_TASKS_PROPERTY,

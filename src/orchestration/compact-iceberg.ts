@@ -29,7 +29,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { REBASE_OPTION } from '../../connectors/iceberg/rebase-deletes.js';
 import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';

@@ -39,7 +39,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {
   deleteFileWriter,
   distinctFileBytes,

@@ -413,7 +413,7 @@ export async function compactAction(
         `floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
       );
       // reported: main.ts only sets the exit code (130)
-      const err = new FloeError('Internal', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, {
+      const err = new FloeError('Cancelled', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, {
         cause: e,
         context: { table: ref, cancelled: true, committed: false, reported: true },
       });
