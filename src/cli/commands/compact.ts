@@ -9,7 +9,6 @@ import { FloeError } from '../../errors.js';
 import type { CompactReport } from '../../orchestration/compact-iceberg.js';
 import type { CompactSpec } from '../../orchestration/job-types.js';
 import type { AccessOptions } from '../../app/open-table.js';
-import { fileIOFromEnv } from '../../app/open-table.js';
 import { accessOptionsOf } from '../../app/access-options.js';
 import { compactResult, compactResultDocument, runCompaction } from '../../app/compact.js';
 import { createProgress, formatBytes, parseProgressMode, PROGRESS_HELP } from '../progress.js';
@@ -17,7 +16,8 @@ import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
 import { checkOptionKeys, SPARK_ACTION_KEYS } from '../known-options.js';
-import { detectTableFormat, refuseFlags } from '../../app/table-format.js';
+import { refuseFlags, tableFormatOf, type TableFormat } from '../../app/table-format.js';
+import type { ProgressListener } from '../../execution/events.js';
 import {
   compactExitCode,
   icebergCompactResult,
@@ -128,7 +128,7 @@ export function renderReport(r: CompactReport, result: CompactResult = icebergCo
 }
 
 /** What the flags and `-o` mean, checked before anything is read. */
-interface CompactRequest {
+interface CheckedFlags {
   options: Record<string, string>;
   targetBytes?: number;
   partialProgress: boolean;
@@ -145,9 +145,9 @@ interface CompactRequest {
 
 const STRATEGIES = ['tiered', 'binpack', 'sort', 'zorder', 'hilbert'];
 
-export function compactRequest(o: CompactCliOptions): CompactRequest {
+export function checkCompactFlags(o: CompactCliOptions): CheckedFlags {
   const options = parseOptions(o.option ?? []);
-  const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
+  const req: CheckedFlags = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
   if (o.strategy !== undefined && !STRATEGIES.includes(o.strategy))
     throw new FloeError(
@@ -218,7 +218,7 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
 }
 
 /** [sort] --sort-order / --columns / --sort-memory / --spill-dir: only with --strategy sort or zorder. */
-function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
+function sortRequest(o: CompactCliOptions, req: CheckedFlags): void {
   const sorted = o.strategy === 'sort' || o.strategy === 'zorder' || o.strategy === 'hilbert';
   const given: [string, boolean][] = [
     ['--sort-order', o.sortOrder !== undefined],
@@ -275,10 +275,10 @@ function checkTargetFloor(options: Record<string, string>, keys: string[], force
 }
 
 /** The compaction the flags ask for, as every entry point describes one (resolveCompactSpec resolves it). */
-function compactSpecOf(o: CompactCliOptions, req: CompactRequest): CompactSpec {
+function compactSpecOf(o: CompactCliOptions, req: CheckedFlags): CompactSpec {
   return {
     ...(o.strategy !== undefined ? { strategy: o.strategy as NonNullable<CompactSpec['strategy']> } : {}),
-    // bytes as a bare number: --target-size was checked (unit, floor) by compactRequest
+    // bytes as a bare number: --target-size was checked (unit, floor) by checkCompactFlags
     ...(req.targetBytes !== undefined ? { targetSize: String(req.targetBytes) } : {}),
     ...(o.where !== undefined ? { where: o.where } : {}),
     full: !!o.full,
@@ -321,25 +321,43 @@ function throwAsWhere(e: unknown, where: string | undefined): void {
   });
 }
 
+type CompactOut = { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } };
+
 export async function compactAction(
   ref: string,
   o: CompactCliOptions,
-  out: { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } } = {
-    stdout: writeStdout,
-    stderr: process.stderr,
-  },
+  out: CompactOut = { stdout: writeStdout, stderr: process.stderr },
 ): Promise<CompactOutcome> {
-  const req = compactRequest(o);
+  const req = checkCompactFlags(o);
   const progressMode = parseProgressMode(o.progress, out.stderr);
-  const files = fileIOFromEnv(o.locationMap);
-  let format;
+  const format = await tableFormatOf(ref, o);
+  checkFlagsForFormat(ref, o, req, format);
+  const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
+  // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
+  // passed for when it does): Ctrl-C says the job finishes what it started
+  const cancel = onInterrupt(out.stderr, { stoppable: format !== 'paimon' });
+  let done: { result: CompactResult; text: string };
   try {
-    format = await detectTableFormat(ref, files, o);
+    done = await runAndRender(ref, o, req, format, progress.listener, cancel.signal);
+  } catch (e) {
+    progress.abort();
+    throwAsWhere(e, o.where);
+    if (cancel.cancelled) throw reportCancelled(ref, e, cancel.by, out);
+    throw e;
   } finally {
-    files.destroy();
+    cancel.dispose();
   }
+  progress.finish();
+  const { result, text } = done;
+  const exitCode = cancel.cancelled || result.cancelled ? EXIT.cancelled : compactExitCode(result);
+  if (exitCode === EXIT.cancelled) out.stderr.write(cancelledAfterRun(result, cancel.by));
+  out.stdout(o.json ? renderResult(compactResultDocument(result, exitCode)) : `${text}\n`);
+  return { result, exitCode, cancelled: cancel.cancelled };
+}
+
+/** The flags and `-o` keys that apply to the table's format, or a usage error naming the format. */
+function checkFlagsForFormat(ref: string, o: CompactCliOptions, req: CheckedFlags, format: TableFormat): void {
   const { options } = req;
-  const spark = SPARK_ACTION_KEYS;
   if (format === 'paimon') {
     // [sort] Paimon sort compaction: --strategy sort|zorder|hilbert and its flags (compact-paimon-sort.ts)
     if (req.sortFlagWithoutStrategy)
@@ -364,81 +382,70 @@ export async function compactAction(
     );
     checkOptionKeys(options, 'paimon');
     checkTargetFloor(options, ['target-file-size'], !!o.force);
-  } else {
-    if (o.strategy === 'hilbert')
-      throw new FloeError(
-        'InvalidArgument',
-        `--strategy hilbert is Paimon's sort compaction (order_strategy=hilbert); Iceberg tables take --strategy sort or zorder`,
-      );
-    if (req.sortFlagWithoutStrategy)
-      throw new FloeError(
-        'InvalidArgument',
-        `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`,
-      );
-    for (const k of Object.values(spark)) delete options[k];
-    checkOptionKeys(options, 'iceberg');
-    checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
+    return;
   }
-  const spec = compactSpecOf(o, req);
-
-  const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
-  // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
-  // passed for when it does): Ctrl-C says the job finishes what it started
-  const cancel = onInterrupt(out.stderr, { stoppable: format !== 'paimon' });
-  let result: CompactResult;
-  let text: string;
-  try {
-    // the table lease (src/lease/job-lease.ts), taken once the arguments are known to be good
-    const run = await runCompaction(ref, {
-      ...accessOptionsOf(o),
-      ...leaseOptionsOf(o),
-      ...spec,
-      format,
-      options,
-      dryRun: !!o.dryRun,
-      onProgress: progress.listener,
-      ...(cancel.signal ? { signal: cancel.signal } : {}),
-    });
-    result = compactResult(run);
-    text =
-      run.format === 'paimon'
-        ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
-        : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
-  } catch (e) {
-    progress.abort();
-    throwAsWhere(e, o.where);
-    if (cancel.cancelled) {
-      const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
-      out.stderr.write(
-        `floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
-      );
-      // reported: main.ts only sets the exit code (130)
-      const err = new FloeError('Cancelled', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, {
-        cause: e,
-        context: { table: ref, cancelled: true, committed: false, reported: true },
-      });
-      err.name = 'AbortError';
-      throw err;
-    }
-    throw e;
-  } finally {
-    cancel.dispose();
-  }
-  progress.finish();
-  let exitCode: number = compactExitCode(result);
-  if (cancel.cancelled || result.cancelled) {
-    exitCode = EXIT.cancelled;
-    const said = (result.cancelled as { message?: string } | undefined)?.message;
-    out.stderr.write(
-      said
-        ? `floe: ${said}\n`
-        : result.snapshots.length
-          ? `floe: cancelled (${cancel.by ?? 'signal'}) — the commit had already finished: snapshot ${result.snapshots.join(', ')} is committed\n`
-          : `floe: cancelled (${cancel.by ?? 'signal'}), nothing committed\n`,
+  if (o.strategy === 'hilbert')
+    throw new FloeError(
+      'InvalidArgument',
+      `--strategy hilbert is Paimon's sort compaction (order_strategy=hilbert); Iceberg tables take --strategy sort or zorder`,
     );
-  }
-  out.stdout(o.json ? renderResult(compactResultDocument(result, exitCode)) : `${text}\n`);
-  return { result, exitCode, cancelled: cancel.cancelled };
+  if (req.sortFlagWithoutStrategy)
+    throw new FloeError('InvalidArgument', `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`);
+  // Spark action options given with -o were read by checkCompactFlags: they are not planner options
+  for (const k of Object.values(SPARK_ACTION_KEYS)) delete options[k];
+  checkOptionKeys(options, 'iceberg');
+  checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
+}
+
+/** The compaction under the table lease (src/lease/job-lease.ts), and its text report. */
+async function runAndRender(
+  ref: string,
+  o: CompactCliOptions,
+  req: CheckedFlags,
+  format: TableFormat,
+  onProgress: ProgressListener,
+  signal: AbortSignal | undefined,
+): Promise<{ result: CompactResult; text: string }> {
+  const run = await runCompaction(ref, {
+    ...accessOptionsOf(o),
+    ...leaseOptionsOf(o),
+    ...compactSpecOf(o, req),
+    format,
+    options: req.options,
+    dryRun: !!o.dryRun,
+    onProgress,
+    ...(signal ? { signal } : {}),
+  });
+  const result = compactResult(run);
+  const text =
+    run.format === 'paimon'
+      ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
+      : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
+  return { result, text };
+}
+
+/** A run stopped before its commit: says so on stderr and returns the error main.ts maps to exit 130. */
+function reportCancelled(ref: string, e: unknown, by: string | undefined, out: CompactOut): FloeError {
+  const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
+  out.stderr.write(
+    `floe: cancelled, nothing committed (${by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
+  );
+  // reported: main.ts only sets the exit code (130)
+  const err = new FloeError('Cancelled', `compaction of ${ref} cancelled by ${by}; nothing committed`, {
+    cause: e,
+    context: { table: ref, cancelled: true, committed: false, reported: true },
+  });
+  err.name = 'AbortError';
+  return err;
+}
+
+/** The line for a run cancelled once its commit had started: what was committed. */
+function cancelledAfterRun(result: CompactResult, by: string | undefined): string {
+  const said = (result.cancelled as { message?: string } | undefined)?.message;
+  if (said) return `floe: ${said}\n`;
+  return result.snapshots.length
+    ? `floe: cancelled (${by ?? 'signal'}) — the commit had already finished: snapshot ${result.snapshots.join(', ')} is committed\n`
+    : `floe: cancelled (${by ?? 'signal'}), nothing committed\n`;
 }
 
 export function register(program: Command): void {
