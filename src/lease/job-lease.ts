@@ -11,6 +11,7 @@ import { isPaimonCatalogSpec, openPaimonCatalog } from '../../connectors/catalog
 import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { detectTableFormat } from '../../connectors/table-format.js';
+import type { FileIO } from '../../connectors/storage/index.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
 import type { LeaseTakeover } from './lease.js';
 
@@ -46,17 +47,23 @@ export async function tableLocationOf(ref: string, o: AccessOptions): Promise<st
     }
   }
   if (o.catalog) {
-    const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
-    const opened = await openIcebergForWrite(ref, o);
-    try {
-      return opened.table.metadata.location;
-    } finally {
-      opened.files.destroy();
-    }
+    const target = await icebergCatalogTarget(ref, o);
+    target.fileIO.destroy();
+    return target.location;
   }
   const stripped = ref.replace(/\/+$/, '');
   const m = /^(.*)\/metadata\/[^/]+\.metadata\.json(\.gz)?$/.exec(stripped);
   return m ? m[1]! : stripped;
+}
+
+/**
+ * An Iceberg catalog table's location with the FileIO the catalog gave for it: its vended credentials (if
+ * any) are the only ones that may reach the table's files, so the lease is written through it too.
+ */
+async function icebergCatalogTarget(ref: string, o: AccessOptions): Promise<{ location: string; fileIO: FileIO }> {
+  const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
+  const opened = await openIcebergForWrite(ref, o);
+  return { location: opened.table.metadata.location, fileIO: opened.files };
 }
 
 /**
@@ -86,19 +93,25 @@ export async function withJobLease<T>(
   fn: (scope: LeaseScope) => Promise<T>,
 ): Promise<T> {
   if (o.lease === false || o.dryRun) return fn({});
-  const location = await tableLocationOf(ref, o);
-  if (!o.catalog) await requireTableAt(location, o);
-  return withTableLease(
-    location,
-    {
-      job,
-      storage: storageConfigFromSpecs(o.locationMap),
-      ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
-      ...(o.runId ? { runId: o.runId } : {}),
-      onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
-    },
-    fn,
-  );
+  // a catalog table's lease is written through the FileIO the catalog gave (its vended credentials)
+  const iceberg = o.catalog && !isPaimonCatalogSpec(o.catalog) ? await icebergCatalogTarget(ref, o) : undefined;
+  try {
+    const location = iceberg?.location ?? (await tableLocationOf(ref, o));
+    if (!o.catalog) await requireTableAt(location, o);
+    return await withTableLease(
+      location,
+      {
+        job,
+        ...(iceberg ? { fileIO: iceberg.fileIO } : { storage: storageConfigFromSpecs(o.locationMap) }),
+        ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
+        ...(o.runId ? { runId: o.runId } : {}),
+        onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
+      },
+      fn,
+    );
+  } finally {
+    iceberg?.fileIO.destroy();
+  }
 }
 
 export const NO_LEASE_HELP =
