@@ -73,11 +73,13 @@ export { detectTableFormat, type TableFormat } from './app/table-format.js';
 export { loadCurrentModel } from './app/table-model.js';
 export {
   compactTable,
+  runCompaction,
   compactResult,
   compactResultDocument,
   type CompactTableOptions,
   type CompactRun,
 } from './app/compact.js';
+export { resolveCompactSpec, type ResolvedCompact } from './orchestration/compact-spec.js';
 export { expireTable, type ExpireTableOptions } from './app/expire.js';
 export { removeTableOrphans, type RemoveOrphansTableOptions } from './app/remove-orphans.js';
 export { rewriteTableManifests, type RewriteManifestsTableOptions } from './app/rewrite-manifests.js';
