@@ -11,6 +11,10 @@ export type FloeErrorKind =
   | 'InvalidArgument'
   | 'AccessDenied'
   | 'Transient'
+  /** A job stopped by its AbortSignal (Ctrl-C, a lease lost, a service shutdown); exit code 130. */
+  | 'Cancelled'
+  /** A commit whose outcome is not known (connectors/commit-state.ts): its files are kept. */
+  | 'CommitStateUnknown'
   | 'Internal';
 
 export interface FloeErrorOptions {

@@ -17,7 +17,7 @@ export {
 export { compactPaimon, type PaimonCompactOptions, type PaimonCompactReport } from './orchestration/compact-paimon.js';
 export { executeTasks, type RewriteAdapter, type ExecuteResult } from './execution/executor.js';
 export type { ProgressEvent, ProgressListener } from './execution/events.js';
-export * as maintenance from './maintenance/index.js';
+export * as maintenance from './app/maintenance-exports.js';
 export { expireSnapshots, type ExpireOptions } from '../connectors/iceberg/expire.js';
 export { removeOrphanFiles, type RemoveOrphansOptions } from '../connectors/iceberg/orphans.js';
 export { rewriteManifests } from '../connectors/iceberg/rewrite-manifests.js';
@@ -73,11 +73,13 @@ export { detectTableFormat, type TableFormat } from './app/table-format.js';
 export { loadCurrentModel } from './app/table-model.js';
 export {
   compactTable,
+  runCompaction,
   compactResult,
   compactResultDocument,
   type CompactTableOptions,
   type CompactRun,
 } from './app/compact.js';
+export { resolveCompactSpec, type ResolvedCompact } from './orchestration/compact-spec.js';
 export { expireTable, type ExpireTableOptions } from './app/expire.js';
 export { removeTableOrphans, type RemoveOrphansTableOptions } from './app/remove-orphans.js';
 export { rewriteTableManifests, type RewriteManifestsTableOptions } from './app/rewrite-manifests.js';

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../src/errors.js';
-import { commitStateUnknown } from './commit-state.js';
+import { commitStateUnknown } from '../commit-state.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { createVerified } from '../storage/create-verified.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';

@@ -12,7 +12,7 @@
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
-import { commitStateUnknown } from './commit-state.js';
+import { commitStateUnknown } from '../commit-state.js';
 import { stringifyJsonLossless } from '../../src/util/json.js';
 import { parseMetadataBytes } from './metadata.js';
 import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';

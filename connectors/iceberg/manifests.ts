@@ -408,6 +408,9 @@ function specFor(md: IcebergMetadata, specId: number, file: string): PartitionSp
 /**
  * Turns the manifest's records into entries, one at a time. `rawStats`: the direct decoder has already fed
  * the record's stats to `packer` (its record has no stats fields); otherwise they are packed from the record.
+ * The steps per record: status and sequence numbers (entrySequenceNumbers), the shared partition tuple
+ * (partitionInterner), sizes checked against the table (checkedFileFacts), packed stats (packedStatsOf) and
+ * the content file of its kind (contentFileOf).
  */
 function entryDecoder(
   schema: unknown,
@@ -418,29 +421,13 @@ function entryDecoder(
 ): (rec: Record<string, unknown>) => ManifestEntry {
   const { md, fieldsById } = ctx;
   const spec = specFor(md, mf.specId, mf.path);
-  const { entry: entryIds, file: fileIds, part: partIds } = entryRecordIds(schema);
-  const partTypes = spec.fields.map((pf) => partitionResultType(pf, fieldsById.get(pf.sourceId)));
+  const ids = entryRecordIds(schema);
+  const { entry: entryIds, file: fileIds } = ids;
   const v1 = md.formatVersion === 1;
   let nextRowId = mf.firstRowId;
-  const partitions = new Map<string, PartitionTuple>();
-  const partitionsByNumber = new Map<number, PartitionTuple>();
-  const partitionsByString = new Map<string, PartitionTuple>();
-  const bigints = new Map<bigint, bigint>();
-  const intern = (v: bigint): bigint => {
-    const hit = bigints.get(v);
-    if (hit !== undefined) return hit;
-    bigints.set(v, v);
-    return v;
-  };
-  // Most files have one row group at offset 4: one frozen array per manifest for each single offset.
-  const singleOffsets = new Map<number, number[]>();
-  const offsetsOf = (raw: unknown[]): number[] => {
-    if (raw.length !== 1) return raw.map(Number);
-    const o = Number(raw[0]);
-    let hit = singleOffsets.get(o);
-    if (!hit) singleOffsets.set(o, (hit = Object.freeze([o]) as number[]));
-    return hit;
-  };
+  const partitionOf = partitionInterner(spec, mf, ids, fieldsById);
+  const intern = bigintInterner();
+  const offsetsOf = splitOffsetsInterner();
 
   return (rec) => {
     const statusCode = Number(entryIds.get(rec, 0));
@@ -449,24 +436,86 @@ function entryDecoder(
     const df = entryIds.get(rec, 2) as Record<string, unknown>;
     if (!df) throw new Error('entry without data_file');
 
-    // Snapshot id: null → the manifest's added snapshot. Sequence numbers: null → the manifest's sequence
-    // number, but only for ADDED entries (or v1, where everything is 0).
+    // Snapshot id: null → the manifest's added snapshot.
     const rawSnapshotId = big(entryIds.get(rec, 1)) ?? mf.addedSnapshotId;
     const snapshotId = rawSnapshotId === undefined ? undefined : intern(rawSnapshotId);
-    let dataSeq = v1 ? 0n : big(entryIds.get(rec, 3));
-    let fileSeq = v1 ? 0n : big(entryIds.get(rec, 4));
-    if (dataSeq === undefined) {
-      if (status === 'ADDED' || mf.sequenceNumber === 0n) dataSeq = mf.sequenceNumber;
-      else throw new Error(`${status} entry for ${String(fileIds.get(df, 100))} has no sequence number`);
+    const seq = entrySequenceNumbers(rec, df, status, mf, ids, v1);
+    const partition = partitionOf((fileIds.get(df, 102) ?? {}) as Record<string, unknown>);
+    const facts = checkedFileFacts(df, fileIds, mf, md, v1, {
+      partition,
+      dataSeq: intern(seq.dataSeq),
+      fileSeq: intern(seq.fileSeq),
+      snapshotId,
+    });
+    const stats = rawStats ? packer.finish() : packedStatsOf(df, fileIds, fieldsById, packer);
+    const file = contentFileOf(df, fileIds, mf, facts, stats, offsetsOf);
+    if (file.content === 'data' && md.formatVersion >= 3 && mf.content === 'data') {
+      let frid = big(fileIds.get(df, 142));
+      if (frid === undefined && nextRowId !== undefined) {
+        frid = nextRowId;
+        nextRowId += BigInt(facts.recordCount);
+      }
+      if (frid !== undefined) file.firstRowId = frid;
     }
-    if (fileSeq === undefined) fileSeq = status === 'ADDED' || mf.sequenceNumber === 0n ? mf.sequenceNumber : dataSeq;
+    return snapshotId !== undefined ? { status, snapshotId, file } : { status, file };
+  };
+}
 
-    const partRec = (fileIds.get(df, 102) ?? {}) as Record<string, unknown>;
+type EntryIds = ReturnType<typeof entryRecordIds>;
+
+/** What every content file of an entry has, checked (the common fields of baseOf). */
+interface EntryFacts {
+  path: string;
+  format: ContentFile['format'];
+  recordCount: number;
+  sizeBytes: number;
+  partition: PartitionTuple;
+  dataSeq: bigint;
+  fileSeq: bigint;
+  snapshotId: bigint | undefined;
+}
+
+/** Equal bigints (snapshot ids, sequence numbers) as one value per manifest, not one per file. */
+function bigintInterner(): (v: bigint) => bigint {
+  const bigints = new Map<bigint, bigint>();
+  return (v) => {
+    const hit = bigints.get(v);
+    if (hit !== undefined) return hit;
+    bigints.set(v, v);
+    return v;
+  };
+}
+
+/** Most files have one row group at offset 4: one frozen array per manifest for each single offset. */
+function splitOffsetsInterner(): (raw: unknown[]) => number[] {
+  const singleOffsets = new Map<number, number[]>();
+  return (raw) => {
+    if (raw.length !== 1) return raw.map(Number);
+    const o = Number(raw[0]);
+    let hit = singleOffsets.get(o);
+    if (!hit) singleOffsets.set(o, (hit = Object.freeze([o]) as number[]));
+    return hit;
+  };
+}
+
+/**
+ * Files of a manifest share few partitions: one tuple object each, not one per file (one-field specs with a
+ * finite number or a string are keyed by the value itself, no key string per file).
+ */
+function partitionInterner(
+  spec: PartitionSpec,
+  mf: ManifestFile,
+  ids: EntryIds,
+  fieldsById: ManifestReadContext['fieldsById'],
+): (partRec: Record<string, unknown>) => PartitionTuple {
+  const partTypes = spec.fields.map((pf) => partitionResultType(pf, fieldsById.get(pf.sourceId)));
+  const partitions = new Map<string, PartitionTuple>();
+  const partitionsByNumber = new Map<number, PartitionTuple>();
+  const partitionsByString = new Map<string, PartitionTuple>();
+  return (partRec) => {
     const decodedPartition: PartitionTuple = spec.fields.map((pf, i) =>
-      fromAvroValue(partTypes[i], partIds.get(partRec, pf.fieldId)),
+      fromAvroValue(partTypes[i], ids.part.get(partRec, pf.fieldId)),
     );
-    // Files of a manifest share few partitions and sequence numbers: one object each, not one per file.
-    // (one-field specs with a finite number or a string: keyed by the value itself, no key string per file)
     const only = decodedPartition.length === 1 ? decodedPartition[0] : undefined;
     const byValue =
       typeof only === 'string'
@@ -480,114 +529,161 @@ function entryDecoder(
       if (byValue) byValue.set(only as never, partition);
       else partitions.set(partitionKey(mf.specId, decodedPartition), partition);
     }
-    dataSeq = intern(dataSeq);
-    fileSeq = intern(fileSeq);
-
-    const contentCode = num(fileIds.get(df, 134)) ?? 0;
-    const path = String(fileIds.get(df, 100));
-    const format = fileFormat(String(fileIds.get(df, 101)), mf.path);
-    if (typeof fileIds.get(df, 100) !== 'string') throw new Error('an entry has no file_path');
-    const recordCount = exactCount(fileIds.get(df, 103), `record_count of ${path}`);
-    const sizeBytes = exactCount(fileIds.get(df, 104), `file_size_in_bytes of ${path}`);
-    if (dataSeq < 0n || fileSeq < 0n) throw new Error(`entry for ${path} has a negative sequence number`);
-    if (!v1 && (dataSeq > md.lastSequenceNumber || fileSeq > md.lastSequenceNumber)) {
-      throw new Error(
-        `entry for ${path} has sequence number ${dataSeq > fileSeq ? dataSeq : fileSeq}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`,
-      );
-    }
-
-    // Stats stay packed, bounds undecoded until read (packed-stats.ts): ~3 KB less per file.
-    const packed = rawStats
-      ? packer.finish()
-      : PackedColumnStats.fromAvro(
-          {
-            columnSizes: fileIds.get(df, 108) as never,
-            valueCounts: fileIds.get(df, 109) as never,
-            nullValueCounts: fileIds.get(df, 110) as never,
-            nanValueCounts: fileIds.get(df, 137) as never,
-            lowerBounds: fileIds.get(df, 125) as never,
-            upperBounds: fileIds.get(df, 128) as never,
-          },
-          fieldsById,
-          undefined,
-          packer,
-        );
-    const stats: ColumnStats = packed ?? {};
-    const hasStats = packed !== undefined;
-
-    // baseOf only where needed: the common case (one literal below) makes no intermediate object.
-    const referenced = fileIds.get(df, 143);
-    let file: ContentFile;
-    if (contentCode === 0) {
-      const rawOffsets = fileIds.get(df, 132);
-      const splitOffsets = Array.isArray(rawOffsets) ? offsetsOf(rawOffsets) : undefined;
-      const sortOrderId = num(fileIds.get(df, 140));
-      file =
-        snapshotId !== undefined && hasStats && splitOffsets && sortOrderId !== undefined
-          ? // What Java and floe write: one literal, every property in the object itself (~50 bytes less).
-            {
-              content: 'data',
-              path,
-              format,
-              sizeBytes,
-              recordCount,
-              specId: mf.specId,
-              partition,
-              dataSequenceNumber: dataSeq,
-              fileSequenceNumber: fileSeq,
-              snapshotId,
-              stats,
-              splitOffsets,
-              sortOrderId,
-            }
-          : {
-              content: 'data',
-              ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
-              ...(hasStats ? { stats } : {}),
-              ...(splitOffsets ? { splitOffsets } : {}),
-              ...(sortOrderId !== undefined ? { sortOrderId } : {}),
-            };
-      if (md.formatVersion >= 3 && mf.content === 'data') {
-        let frid = big(fileIds.get(df, 142));
-        if (frid === undefined && nextRowId !== undefined) {
-          frid = nextRowId;
-          nextRowId += BigInt(recordCount);
-        }
-        if (frid !== undefined) file.firstRowId = frid;
-      }
-    } else if (contentCode === 1) {
-      const offset = num(fileIds.get(df, 144));
-      if (format === 'puffin' || offset !== undefined) {
-        if (typeof referenced !== 'string') throw new Error(`deletion vector ${path} has no referenced_data_file`);
-        file = {
-          content: 'deletion-vector',
-          ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
-          referencedDataFile: referenced,
-          contentOffset: optCount(offset, `content_offset of ${path}`) ?? 0,
-          contentSizeBytes: optCount(fileIds.get(df, 145), `content_size_in_bytes of ${path}`) ?? 0,
-        };
-      } else {
-        file = {
-          content: 'position-deletes',
-          ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
-          ...(typeof referenced === 'string' ? { referencedDataFile: referenced } : {}),
-          ...(hasStats ? { stats } : {}),
-        };
-      }
-    } else if (contentCode === 2) {
-      const eq = fileIds.get(df, 135);
-      if (!Array.isArray(eq) || eq.length === 0) throw new Error(`equality delete file ${path} has no equality_ids`);
-      file = {
-        content: 'equality-deletes',
-        ...baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId),
-        equalityFieldIds: eq.map(Number),
-        ...(hasStats ? { stats } : {}),
-      };
-    } else {
-      throw new Error(`file ${path} has unknown content type ${contentCode}`);
-    }
-    return snapshotId !== undefined ? { status, snapshotId, file } : { status, file };
+    return partition;
   };
+}
+
+/**
+ * An entry's sequence numbers: null → the manifest's sequence number, but only for ADDED entries (or v1,
+ * where everything is 0).
+ */
+function entrySequenceNumbers(
+  rec: Record<string, unknown>,
+  df: Record<string, unknown>,
+  status: ManifestEntry['status'],
+  mf: ManifestFile,
+  ids: EntryIds,
+  v1: boolean,
+): { dataSeq: bigint; fileSeq: bigint } {
+  let dataSeq = v1 ? 0n : big(ids.entry.get(rec, 3));
+  let fileSeq = v1 ? 0n : big(ids.entry.get(rec, 4));
+  if (dataSeq === undefined) {
+    if (status === 'ADDED' || mf.sequenceNumber === 0n) dataSeq = mf.sequenceNumber;
+    else throw new Error(`${status} entry for ${String(ids.file.get(df, 100))} has no sequence number`);
+  }
+  if (fileSeq === undefined) fileSeq = status === 'ADDED' || mf.sequenceNumber === 0n ? mf.sequenceNumber : dataSeq;
+  return { dataSeq, fileSeq };
+}
+
+/**
+ * Path, format, counts and sizes of an entry's file, checked (the sequence numbers against the table's last
+ * one), completing `facts` in place — one object per entry.
+ */
+function checkedFileFacts(
+  df: Record<string, unknown>,
+  fileIds: EntryIds['file'],
+  mf: ManifestFile,
+  md: IcebergMetadata,
+  v1: boolean,
+  facts: Pick<EntryFacts, 'partition' | 'dataSeq' | 'fileSeq' | 'snapshotId'>,
+): EntryFacts {
+  const path = String(fileIds.get(df, 100));
+  const format = fileFormat(String(fileIds.get(df, 101)), mf.path);
+  if (typeof fileIds.get(df, 100) !== 'string') throw new Error('an entry has no file_path');
+  const recordCount = exactCount(fileIds.get(df, 103), `record_count of ${path}`);
+  const sizeBytes = exactCount(fileIds.get(df, 104), `file_size_in_bytes of ${path}`);
+  const { dataSeq, fileSeq } = facts;
+  if (dataSeq < 0n || fileSeq < 0n) throw new Error(`entry for ${path} has a negative sequence number`);
+  if (!v1 && (dataSeq > md.lastSequenceNumber || fileSeq > md.lastSequenceNumber)) {
+    throw new Error(
+      `entry for ${path} has sequence number ${dataSeq > fileSeq ? dataSeq : fileSeq}, beyond the table's last-sequence-number ${md.lastSequenceNumber}`,
+    );
+  }
+  const all = facts as EntryFacts;
+  all.path = path;
+  all.format = format;
+  all.recordCount = recordCount;
+  all.sizeBytes = sizeBytes;
+  return all;
+}
+
+/** Stats stay packed, bounds undecoded until read (packed-stats.ts): ~3 KB less per file. */
+function packedStatsOf(
+  df: Record<string, unknown>,
+  fileIds: EntryIds['file'],
+  fieldsById: ManifestReadContext['fieldsById'],
+  packer: StatsPacker,
+): PackedColumnStats | undefined {
+  return PackedColumnStats.fromAvro(
+    {
+      columnSizes: fileIds.get(df, 108) as never,
+      valueCounts: fileIds.get(df, 109) as never,
+      nullValueCounts: fileIds.get(df, 110) as never,
+      nanValueCounts: fileIds.get(df, 137) as never,
+      lowerBounds: fileIds.get(df, 125) as never,
+      upperBounds: fileIds.get(df, 128) as never,
+    },
+    fieldsById,
+    undefined,
+    packer,
+  );
+}
+
+/** The content file of an entry by its content code: data, position deletes or a DV, equality deletes. */
+function contentFileOf(
+  df: Record<string, unknown>,
+  fileIds: EntryIds['file'],
+  mf: ManifestFile,
+  f: EntryFacts,
+  packed: PackedColumnStats | undefined,
+  offsetsOf: (raw: unknown[]) => number[],
+): ContentFile {
+  const { path, format, sizeBytes, recordCount, partition, dataSeq, fileSeq, snapshotId } = f;
+  const stats: ColumnStats = packed ?? {};
+  const hasStats = packed !== undefined;
+  const contentCode = num(fileIds.get(df, 134)) ?? 0;
+  // baseOf only where needed: the common case (one literal below) makes no intermediate object.
+  const base = () => baseOf(path, format, sizeBytes, recordCount, mf.specId, partition, dataSeq, fileSeq, snapshotId);
+  if (contentCode === 0) {
+    const rawOffsets = fileIds.get(df, 132);
+    const splitOffsets = Array.isArray(rawOffsets) ? offsetsOf(rawOffsets) : undefined;
+    const sortOrderId = num(fileIds.get(df, 140));
+    return snapshotId !== undefined && hasStats && splitOffsets && sortOrderId !== undefined
+      ? // What Java and floe write: one literal, every property in the object itself (~50 bytes less).
+        {
+          content: 'data',
+          path,
+          format,
+          sizeBytes,
+          recordCount,
+          specId: mf.specId,
+          partition,
+          dataSequenceNumber: dataSeq,
+          fileSequenceNumber: fileSeq,
+          snapshotId,
+          stats,
+          splitOffsets,
+          sortOrderId,
+        }
+      : {
+          content: 'data',
+          ...base(),
+          ...(hasStats ? { stats } : {}),
+          ...(splitOffsets ? { splitOffsets } : {}),
+          ...(sortOrderId !== undefined ? { sortOrderId } : {}),
+        };
+  }
+  const referenced = fileIds.get(df, 143);
+  if (contentCode === 1) {
+    const offset = num(fileIds.get(df, 144));
+    if (format === 'puffin' || offset !== undefined) {
+      if (typeof referenced !== 'string') throw new Error(`deletion vector ${path} has no referenced_data_file`);
+      return {
+        content: 'deletion-vector',
+        ...base(),
+        referencedDataFile: referenced,
+        contentOffset: optCount(offset, `content_offset of ${path}`) ?? 0,
+        contentSizeBytes: optCount(fileIds.get(df, 145), `content_size_in_bytes of ${path}`) ?? 0,
+      };
+    }
+    return {
+      content: 'position-deletes',
+      ...base(),
+      ...(typeof referenced === 'string' ? { referencedDataFile: referenced } : {}),
+      ...(hasStats ? { stats } : {}),
+    };
+  }
+  if (contentCode === 2) {
+    const eq = fileIds.get(df, 135);
+    if (!Array.isArray(eq) || eq.length === 0) throw new Error(`equality delete file ${path} has no equality_ids`);
+    return {
+      content: 'equality-deletes',
+      ...base(),
+      equalityFieldIds: eq.map(Number),
+      ...(hasStats ? { stats } : {}),
+    };
+  }
+  throw new Error(`file ${path} has unknown content type ${contentCode}`);
 }
 
 export interface SnapshotFiles {

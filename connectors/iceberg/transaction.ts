@@ -17,7 +17,7 @@ import type { FloeError } from '../../src/errors.js';
 import { icebergCommitRetryPolicy, runCommitLoop, type CommitRetryPolicy } from '../../src/util/commit-retry.js';
 import type { FileIO } from '../storage/file-io.js';
 import { assertCommittable, type RawMetadata } from './commit-metadata.js';
-import { isCommitStateUnknown } from './commit-state.js';
+import { isCommitStateUnknown } from '../commit-state.js';
 import { checkRequirements, type TableRequirement } from './table-requirement.js';
 import { applyUpdates, type TableUpdate } from './table-update.js';
 

@@ -26,7 +26,7 @@ import { runCommitLoop, isRetryableConflict, type CommitRetryPolicy } from '../.
 import { faultPoint } from '../../src/util/fault-points.js';
 import { parseDurationMs } from '../../src/util/units.js';
 import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
-import { commitStateUnknown, isCommitStateUnknown } from '../iceberg/commit-state.js';
+import { commitStateUnknown, isCommitStateUnknown } from '../commit-state.js';
 import { decodeSerializedRow } from './binary-row.js';
 import { joinPath, type PaimonWriteIO } from './io.js';
 import {

@@ -32,7 +32,7 @@ export function pairsOf(seed: number): { caseIndex: number; command: Command }[]
 }
 
 /**
- * Not table content: floe's table lease (src/distributed/lease.ts) is coordination state a write command takes
+ * Not table content: floe's table lease (src/lease/lease.ts) is coordination state a write command takes
  * before it opens the table, and a released lease record stays behind by design (it is never deleted).
  */
 const NOT_TABLE_CONTENT = new Set(['.floe/lease.json']);

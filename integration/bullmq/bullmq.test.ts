@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFloeWorkers, enqueueMaintenance } from '../../src/bindings/bullmq.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
-import { readTableLease } from '../../src/distributed/lease.js';
+import { readTableLease } from '../../src/lease/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { expectOneCommit } from '../support/one-commit.js';

@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { FloeError } from '../../src/errors.js';
 import { expireAction } from '../../src/cli/commands/expire.js';
 import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
-import type { MaintenanceReport } from '../../src/maintenance/report.js';
+import type { MaintenanceReport } from '../../src/app/maintenance-report.js';
 import {
   type CanonicalRow,
   type IcebergOp,

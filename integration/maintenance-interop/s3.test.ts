@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { expireAction } from '../../src/cli/commands/expire.js';
 import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
-import type { MaintenanceReport } from '../../src/maintenance/report.js';
+import type { MaintenanceReport } from '../../src/app/maintenance-report.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { type CanonicalRow, type IcebergTableInfo, diffRows, javaIceberg, javaMaintenance } from '../oracles/index.js';
 import { acquireS3, type S3Availability } from '../support/s3-server.js';

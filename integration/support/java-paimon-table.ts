@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { paimonRunUser } from '../../src/distributed/paimon-seam.js';
-import { readTableLease } from '../../src/distributed/lease.js';
+import { readTableLease } from '../../src/lease/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { listSnapshotIds, readSnapshot } from '../../connectors/paimon/metadata.js';

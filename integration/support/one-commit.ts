@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
-import { readTableLease } from '../../src/distributed/lease.js';
+import { readTableLease } from '../../src/lease/lease.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import type { SmallTable } from '../../test/distributed/small-table.js';
 import { canonicalRows, pyiceberg } from '../oracles/index.js';

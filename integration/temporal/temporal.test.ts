@@ -23,7 +23,7 @@ import {
   type MaintainTableProgress,
 } from '../../src/bindings/temporal.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
-import { readTableLease } from '../../src/distributed/lease.js';
+import { readTableLease } from '../../src/lease/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { expectOneCommit } from '../support/one-commit.js';

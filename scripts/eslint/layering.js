@@ -2,7 +2,7 @@
 //
 //   shells (src/cli, src/service, src/bindings)
 //     → application layer (src/app)
-//       → src/orchestration, src/maintenance, src/distributed (and src/simulate, src/demo)
+//       → src/orchestration, src/distributed, src/lease (and src/simulate, src/demo)
 //         → src/planning, src/execution, src/model, src/util, src/errors.ts, src/health.ts  ← connectors/
 //
 // Nothing imports a layer above its own; connectors/ import only the bottom layer; among the shells only the
@@ -24,6 +24,8 @@ export const AREAS = [
   ['src/orchestration/', 'middle'],
   ['src/maintenance/', 'middle'],
   ['src/distributed/', 'middle'],
+  // the table lease every job takes (the CLI, runMaintenanceJob and the engine bindings)
+  ['src/lease/', 'middle'],
   // the policy simulator and the demo seeder are used by their CLI commands only
   ['src/simulate/', 'middle'],
   ['src/demo/', 'middle'],

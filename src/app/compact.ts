@@ -1,18 +1,21 @@
 /**
  * The compact job on one table, whatever its format: Iceberg through compactIceberg (or, with `deletesOnly`,
- * rewritePositionDeletes), Paimon through compactPaimon. `floe compact` checks its flags and builds these
- * options; `floe serve` and the bindings (runMaintenanceJob) build them from a job spec. compactResult()
- * gives the same result fields for both formats, compactResultDocument() the floe-result/1 document.
+ * rewritePositionDeletes), Paimon through compactPaimon. Every entry point describes the compaction as a
+ * CompactSpec (src/orchestration/job-types.ts) — `floe compact` from its flags, runMaintenanceJob from a job
+ * spec, library callers directly — and resolveCompactSpec turns it into the format's options. runCompaction
+ * holds the table lease around it (src/lease/job-lease.ts); compactTable is the table work alone.
+ * compactResult() gives the same result fields for both formats, compactResultDocument() the floe-result/1
+ * document.
  *
  * Each format's modules are loaded when a table of that format is compacted, so compacting an Iceberg
  * table never loads the Paimon adapter (and the reverse).
  */
 import type { ProgressListener } from '../execution/events.js';
-import type { CompactOptions, CompactReport } from '../orchestration/compact-iceberg.js';
-import type { PaimonCompactOptions, PaimonCompactReport } from '../orchestration/compact-paimon.js';
-import type { PaimonSortRequest } from '../../connectors/paimon/sort-compact.js';
-import type { SortStrategyOptions } from '../planning/sort-planner.js';
-import type { TieredState } from '../planning/tiered/index.js';
+import type { CompactReport } from '../orchestration/compact-iceberg.js';
+import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { CompactSpec } from '../orchestration/job-types.js';
+import { icebergCompactOptions, paimonCompactOptions } from '../orchestration/compact-spec.js';
+import type { TieredStateJson } from '../planning/tiered/state-json.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { accessOptionsOf } from './access-options.js';
@@ -22,47 +25,22 @@ import { isPaimonCatalogSpec, splitCatalogOptions, withPaimonCatalogTable } from
 import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
+import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
+import { withLeaseSignal } from '../lease/table-lease.js';
 
-export interface CompactTableOptions extends AccessOptions {
+export interface CompactTableOptions extends CompactSpec, AccessOptions {
   /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
   format?: TableFormat;
-  /** Iceberg planner (default tiered). */
-  strategy?: NonNullable<CompactOptions['strategy']>;
-  /** Iceberg, strategy sort / zorder. */
-  sort?: SortStrategyOptions;
-  /** Paimon append tables: sort compaction (`--strategy sort|zorder|hilbert`, Paimon's sort_compact). */
-  paimonSort?: PaimonSortRequest;
-  /** Paimon: every bucket fully; Iceberg: bin-pack with rewrite-all. */
-  full?: boolean;
-  /** Planner / table properties (`-o key=value`), target size and filter already folded in. */
+  /** Planner / table properties (`-o key=value`); the spec's target size and filter are folded in. */
   options?: Record<string, string>;
-  /** Paimon: partition filter (Iceberg reads it from `self-optimizing.filter` in `options`). */
-  where?: string;
   dryRun?: boolean;
-  /** Paimon: keep every decision in the report. */
-  explain?: boolean;
-  /** Iceberg: commit groups as they are written; `'hot'`: only on a table with recent writer commits. */
-  partialProgress?: boolean | 'hot';
-  /** Iceberg: leave partitions a writer wrote to in its last N commits / within T ms alone. */
-  leaveNewest?: { commits?: number; withinMs?: number };
   /**
    * Re-plans of groups a concurrent commit invalidated before the conflict is reported (Iceberg:
    * compact-iceberg-replan.ts, default 3; Paimon: DV races, DEFAULT_PAIMON_REPLANS).
    */
   maxReplans?: number;
-  /** Iceberg: tasks rewritten at once (default 2). */
-  maxConcurrentGroups?: number;
-  /**
-   * Iceberg: worker threads for the rewrite step (`--parallelism`, compact-iceberg.ts); 1 runs it in this
-   * process. Default 'auto': os.availableParallelism() threads for runs that read 64 MiB or more.
-   */
-  parallelism?: number | 'auto';
-  onlyDanglingDeletes?: boolean;
-  removeDanglingDeletes?: boolean;
-  /** Iceberg: rewrite position delete files / deletion vectors only. */
-  deletesOnly?: boolean;
-  /** Iceberg tiered planner memory from the previous run. */
-  tieredState?: TieredState;
+  /** Iceberg tiered planner memory from the previous run (as a job spec carries it). */
+  tieredState?: TieredStateJson;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
   /** Called once the table is found and opened, just before the compaction starts (may throw to stop). */
@@ -71,31 +49,34 @@ export interface CompactTableOptions extends AccessOptions {
   commitLock?: PaimonCommitLock;
 }
 
-/**
- * The target size and partition filter of a compaction request, as Iceberg planner properties: a target
- * size fills `self-optimizing.target-size` and `target-file-size-bytes` unless `-o` set them; a filter is
- * `self-optimizing.filter`. (`floe compact --target-size/--where` and job specs mean the same.)
- */
-export function withIcebergTarget(
-  options: Record<string, string>,
-  targetBytes: number | undefined,
-  where: string | undefined,
-): Record<string, string> {
-  if (targetBytes !== undefined) {
-    options['self-optimizing.target-size'] ??= String(targetBytes);
-    options['target-file-size-bytes'] ??= String(targetBytes);
-  }
-  if (where) options['self-optimizing.filter'] = where;
-  return options;
-}
-
 /** `parquetCodec`: the Parquet codec this process decoded and encoded with (FLOE_PARQUET_CODEC, codec.ts). */
 export type CompactRun = (
   | { format: 'iceberg'; report: CompactReport; formatVersion: number }
   | { format: 'paimon'; report: PaimonCompactReport }
 ) & { parquetCodec?: 'native' | 'wasm' };
 
+/**
+ * A compaction holding the table's lease (unless a dry run or `lease: false`): what `floe compact` and
+ * runMaintenanceJob run. A lease lost mid-run aborts it through the signal compactTable gets.
+ */
+export async function runCompaction(ref: string, o: CompactTableOptions & JobLeaseOptions): Promise<CompactRun> {
+  return withJobLease(ref, o, 'compact', (scope) =>
+    compactUnleased(ref, {
+      ...o,
+      ...(withLeaseSignal(o.signal, scope) ? { signal: withLeaseSignal(o.signal, scope)! } : {}),
+    }),
+  );
+}
+
+/**
+ * The compaction alone, without the lease (library callers). One that gives no `partialProgress` gets an
+ * all-or-nothing commit, as `floe compact` without `--partial-progress` (a job spec's default is `'hot'`).
+ */
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
+  return compactUnleased(ref, { ...o, partialProgress: o.partialProgress ?? false });
+}
+
+async function compactUnleased(ref: string, o: CompactTableOptions): Promise<CompactRun> {
   const format = o.format ?? (await tableFormatOf(ref, o));
   const run = format === 'paimon' ? await compactPaimonTable(ref, o) : await compactIcebergTable(ref, o);
   const { parquetCodec } = await import('../../connectors/formats/parquet/codec.js');
@@ -119,17 +100,12 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
   const files = fileIOFromEnv(o.locationMap);
   try {
     o.beforeRun?.();
-    const popts: PaimonCompactOptions & { signal?: AbortSignal } = {
-      full: !!o.full,
-      dryRun: !!o.dryRun,
-      ...(o.explain !== undefined ? { explain: o.explain } : {}),
+    const popts = {
+      ...paimonCompactOptions(o, { properties: o.options, dryRun: o.dryRun }),
       ...(o.commitLock ? { commitLock: o.commitLock } : {}),
-      options: o.options ?? {},
       fileIO: files,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.where !== undefined ? { where: o.where } : {}),
-      ...(o.paimonSort ? { sort: o.paimonSort } : {}),
     };
     return { format: 'paimon', report: await compactPaimon(ref, popts) };
   } finally {
@@ -145,42 +121,30 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
     o.beforeRun?.();
     // a dry run commits nothing, so it also runs on catalogs floe cannot commit to yet
     const ops = o.dryRun ? opened.ops : requireCommitOps(opened);
-    const strategy = o.strategy ?? 'tiered';
+    const copts = icebergCompactOptions(o, {
+      properties: o.options,
+      dryRun: o.dryRun,
+      ...(o.tieredState ? { tieredState: o.tieredState } : {}),
+    });
     // the tiered input budget is per rewrite thread (planner-threads.ts); workers plan from these same options
-    const options =
-      strategy === 'tiered' && !o.full && !o.deletesOnly
-        ? withPlannerThreads(o.options ?? {}, opened.table.metadata.properties, o.parallelism ?? 'auto')
-        : (o.options ?? {});
+    if (copts.strategy === 'tiered' && !copts.full && !o.deletesOnly)
+      copts.options = withPlannerThreads(copts.options ?? {}, opened.table.metadata.properties, copts.parallelism!);
     let report: CompactReport;
     if (o.deletesOnly) {
       const { rewritePositionDeletes } = await import('../orchestration/rewrite-position-deletes.js');
       report = await rewritePositionDeletes(opened.table, opened.io, ops!, {
-        options,
+        options: copts.options ?? {},
         dryRun: !!o.dryRun,
         signal: o.signal,
       });
     } else {
-      const copts: CompactOptions & { signal?: AbortSignal } = {
-        strategy,
-        ...(o.sort ? { sort: o.sort } : {}),
-        ...(o.full ? { full: true } : {}),
-        options,
-        dryRun: !!o.dryRun,
-        partialProgress: o.partialProgress === 'hot' ? 'hot' : !!o.partialProgress,
-        ...(o.leaveNewest ? { leaveNewest: o.leaveNewest } : {}),
-        maxConcurrentGroups: o.maxConcurrentGroups ?? 2,
-        // worker threads open the table again the way it was opened here
-        parallelism: o.parallelism ?? 'auto',
-        source: { table: ref, access: accessOptionsOf(o) },
-        ...(o.onlyDanglingDeletes !== undefined ? { onlyDanglingDeletes: o.onlyDanglingDeletes } : {}),
-        ...(o.removeDanglingDeletes !== undefined ? { removeDanglingDeletes: o.removeDanglingDeletes } : {}),
-        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-        ...(o.tieredState ? { tieredState: o.tieredState } : {}),
-        ...(o.signal ? { signal: o.signal } : {}),
-      };
       // groups a concurrent commit invalidated (and that could not be carried over) are planned again
       report = await compactIcebergReplanning(opened.table, opened.io, ops!, {
         ...copts,
+        // worker threads open the table again the way it was opened here
+        source: { table: ref, access: accessOptionsOf(o) },
+        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
         ...(o.maxReplans !== undefined ? { maxReplans: o.maxReplans } : {}),
       });
     }

@@ -29,7 +29,7 @@ export function exitCodeForError(err: unknown): ExitCode {
   if (err instanceof FloeError) {
     if (err.kind === 'InvalidArgument') return EXIT.usage;
     if (err.context.busy === true) return EXIT.busy;
-    if (err.context.cancelled === true) return EXIT.cancelled;
+    if (err.kind === 'Cancelled' || err.context.cancelled === true) return EXIT.cancelled;
   }
   if (err instanceof Error && err.name === 'AbortError') return EXIT.cancelled;
   return EXIT.failed;

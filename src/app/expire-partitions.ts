@@ -3,15 +3,16 @@
  * `partition.expiration-time`, in one OVERWRITE snapshot, as Paimon's PartitionExpire does
  * (connectors/paimon/expire-partitions.ts). Files stay until expire finds no snapshot reading them.
  */
-import { newFileIO, type TableAccessCli } from '../maintenance/cli-support.js';
+import type { JobAccessOptions } from './job-arguments.js';
+import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { detectTableFormat, requireFormat } from './table-format.js';
 import { EXIT } from './exit-codes.js';
 import { resultDocument, type ResultDocument } from './result.js';
-import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
+import type { ExpirePartitionsSpec } from '../orchestration/job-types.js';
 import type { ExpirePartitionsReport } from '../../connectors/paimon/expire-partitions.js';
 
-export interface ExpirePartitionsTableOptions extends TableAccessCli, LeaseCliOptions {
-  expirationTime?: string;
+export interface ExpirePartitionsTableOptions extends ExpirePartitionsSpec, JobAccessOptions, JobLeaseOptions {
   json?: boolean;
   /** Tests: local wall-clock now (epoch ms read as UTC). */
   nowMs?: number;
@@ -25,9 +26,11 @@ export async function expireTablePartitions(
   ref: string,
   o: ExpirePartitionsTableOptions,
 ): Promise<ExpirePartitionsReport> {
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'expire-partitions', () => expireTablePartitions(ref, { ...o, lease: false }));
-  const io = newFileIO(o);
+  return withJobLease(ref, o, 'expire-partitions', () => expirePartitionsLeased(ref, o));
+}
+
+async function expirePartitionsLeased(ref: string, o: ExpirePartitionsTableOptions): Promise<ExpirePartitionsReport> {
+  const io = fileIOFromEnv(o.locationMap);
   try {
     requireFormat(
       'expire-partitions',

@@ -5,28 +5,19 @@
  */
 import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
 import { FloeError } from '../errors.js';
-import { parseCutoff } from '../maintenance/duration.js';
-import { parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../maintenance/cli-support.js';
+import { parseCutoff } from '../util/cutoff.js';
+import { parseNonNegativeInt, parseSnapshotIds, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
-import type { MaintenanceReport } from '../maintenance/report.js';
+import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
-import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
+import type { ExpireSpec } from '../orchestration/job-types.js';
 
-export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions {
-  /** A duration back from now (5d, 36h, 1d12h), an ISO time or epoch ms. */
-  olderThan?: string;
-  /** Keep at least this many snapshots (a number; the command line's text is accepted too). */
-  retainLast?: number | string;
-  /** Iceberg: comma-separated snapshot ids to expire as well. */
-  snapshotIds?: string;
-  cleanFiles?: boolean;
-  /** Delete batches in flight at once. */
-  maxConcurrentDeletes?: number | string;
-  allowOutsideTableLocation?: boolean;
+export interface ExpireTableOptions extends ExpireSpec, JobAccessOptions, JobLeaseOptions {
   /** Counts reads and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
@@ -48,14 +39,22 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
   });
   // every argument is checked before the table is read
   const checked = icebergOptions();
+  // the table lease (src/lease/job-lease.ts): a table another floe job holds is refused (exit 75)
+  return withJobLease(ref, o, 'expire', () => expireChecked(ref, o, now, concurrency, checked));
+}
+
+async function expireChecked(
+  ref: string,
+  o: ExpireTableOptions,
+  now: number,
+  concurrency: number | undefined,
+  checked: Parameters<typeof expireSnapshots>[1],
+): Promise<MaintenanceReport> {
   // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
   if (isPaimonCatalogSpec(o.catalog))
     return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
-      expireTable(t.location, { ...o, catalog: undefined }),
+      expireChecked(t.location, { ...o, catalog: undefined }, now, concurrency, checked),
     );
-  // the table lease (src/distributed/cli-lease.ts): a table another floe job holds is refused (exit 75)
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'expire', () => expireTable(ref, { ...o, lease: false }));
   if (o.catalog) {
     // a catalog names Iceberg tables only; reads and the commit go through it
     const opts = checked;

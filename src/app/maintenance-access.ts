@@ -3,15 +3,16 @@
  * or through a FileIO from the environment; either way the caller's progress display counts what they read,
  * list and delete.
  */
-import { newFileIO, type TableAccessCli } from '../maintenance/cli-support.js';
-import type { MaintenanceReport } from '../maintenance/report.js';
+import type { JobAccessOptions } from './job-arguments.js';
+import { fileIOFromEnv } from '../../connectors/storage/env.js';
+import type { MaintenanceReport } from './maintenance-report.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import type { MaintainedTable } from '../../connectors/iceberg/expire-table.js';
 import { openMaintainedViaCatalog } from './open-table.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
 
-type JobAccess = TableAccessCli & { progressSink?: StoreProgress };
+type JobAccess = JobAccessOptions & { progressSink?: StoreProgress };
 
 /** Runs `job` on the Iceberg table `ref` names in `o.catalog` (reads and the commit go through the catalog). */
 export async function onCatalogTable(
@@ -30,7 +31,7 @@ export async function onCatalogTable(
 
 /** A FileIO over storage from the environment and `o.locationMap`, counted by `o.progressSink`. */
 export function observedFileIO(o: JobAccess): FileIO {
-  const io = newFileIO(o);
+  const io = fileIOFromEnv(o.locationMap);
   if (o.progressSink) observeStoreIO(io, o.progressSink);
   return io;
 }

@@ -19,26 +19,27 @@ import {
 } from '../orchestration/job-types.js';
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
-import { parseDurationMs, parseSize } from '../util/units.js';
-import { totalBytes, type MaintenanceReport } from '../maintenance/report.js';
+import { totalBytes, type MaintenanceReport } from './maintenance-report.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
 import { advanceTieredState } from '../planning/tiered/index.js';
-import { decodeTieredState, encodeTieredState } from '../planning/tiered/state-json.js';
+import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../planning/tiered/state-json.js';
 import type { DecisionStep, Plan } from '../planning/plan.js';
-import { takeoverMessage, withCliLease } from '../distributed/cli-lease.js';
-import type { LeaseTakeover } from '../distributed/lease.js';
-import { withLeaseSignal } from '../distributed/table-lease.js';
+import { takeoverMessage, type JobLeaseOptions } from '../lease/job-lease.js';
+import type { LeaseTakeover } from '../lease/lease.js';
 import { expireTable } from './expire.js';
 import { removeTableOrphans } from './remove-orphans.js';
-import { compactTable, withIcebergTarget } from './compact.js';
+import { runCompaction } from './compact.js';
+import { icebergCompactOptions } from '../orchestration/compact-spec.js';
 
 export { JOB_KINDS } from '../orchestration/job-types.js';
 export type {
   JobKind,
   TableAccess,
-  CompactJobOptions,
-  ExpireJobOptions,
-  RemoveOrphansJobOptions,
+  CompactSpec,
+  ExpireSpec,
+  RemoveOrphansSpec,
+  RewriteManifestsSpec,
+  ExpirePartitionsSpec,
   MaintenanceJobSpec,
   MaintenanceJobResult,
   RunJobOptions,
@@ -55,33 +56,19 @@ export async function runMaintenanceJob(
   // a dead predecessor's lease taken over is said through the job's progress (floe serve logs it)
   const onLeaseTakeover = (t: LeaseTakeover) =>
     safeEmitter(opts.onProgress)({ type: 'message', level: 'warn', text: takeoverMessage(t) });
+  // the lease is the job's own (runCompaction, expireTable, removeTableOrphans take it: src/lease/job-lease.ts)
+  const lease = { onLeaseTakeover, ...(spec.lease === false ? { lease: false } : {}) };
   switch (spec.job) {
     case 'compact':
-      // the table lease around the whole job (expire and remove-orphans take it in their actions)
-      return finish(
-        await withCliLease(
-          spec.table,
-          { ...access, dryRun: !!spec.dryRun, onLeaseTakeover, ...(spec.lease === false ? { lease: false } : {}) },
-          'compact',
-          (scope) =>
-            compact(spec, access, {
-              ...opts,
-              ...(withLeaseSignal(opts.signal, scope) ? { signal: withLeaseSignal(opts.signal, scope)! } : {}),
-            }),
-        ),
-        startedAtMs,
-      );
+      return finish(await compact(spec, access, lease, opts), startedAtMs);
     case 'expire': {
       const format = await tableFormatOf(spec.table, access, { require: true });
       checkAborted(spec, opts.signal);
       const report = await expireTable(spec.table, {
         ...access,
+        ...(spec.expire ?? {}),
         dryRun: !!spec.dryRun,
-        ...(spec.expire?.olderThan !== undefined ? { olderThan: spec.expire.olderThan } : {}),
-        ...(spec.expire?.retainLast !== undefined ? { retainLast: spec.expire.retainLast } : {}),
-        ...(spec.expire?.cleanFiles === false ? { cleanFiles: false } : {}),
-        onLeaseTakeover,
-        ...(spec.lease === false ? { lease: false } : {}),
+        ...lease,
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
@@ -90,12 +77,9 @@ export async function runMaintenanceJob(
       checkAborted(spec, opts.signal);
       const report = await removeTableOrphans(spec.table, {
         ...access,
+        ...(spec.removeOrphans ?? {}),
         dryRun: !!spec.dryRun,
-        ...(spec.removeOrphans?.olderThan !== undefined ? { olderThan: spec.removeOrphans.olderThan } : {}),
-        ...(spec.removeOrphans?.force ? { force: true } : {}),
-        ...(spec.removeOrphans?.prefixMismatch ? { prefixMismatch: spec.removeOrphans.prefixMismatch } : {}),
-        onLeaseTakeover,
-        ...(spec.lease === false ? { lease: false } : {}),
+        ...lease,
       });
       return finish({ ...base, ...fromMaintenance(report, format) }, startedAtMs);
     }
@@ -142,10 +126,9 @@ function fromMaintenance(r: MaintenanceReport, format: TableFormat) {
 async function compact(
   spec: MaintenanceJobSpec,
   access: TableAccess,
+  lease: JobLeaseOptions,
   opts: RunJobOptions,
 ): Promise<Omit<MaintenanceJobResult, 'durationMs'>> {
-  const c = spec.compact ?? {};
-  const properties = { ...(spec.properties ?? {}) };
   const startedAtMs = Date.now();
   const base = {
     table: spec.table,
@@ -165,37 +148,19 @@ async function compact(
     };
   };
   const format = await tableFormatOf(spec.table, access);
-  // the same property layering as `floe compact --target-size/--where` (Paimon takes the spec's properties)
-  if (format === 'iceberg') withIcebergTarget(properties, c.targetSize ? parseSize(c.targetSize) : undefined, c.where);
-  const strategy = c.strategy ?? 'tiered';
-  const prev = format === 'iceberg' && spec.tieredState ? decodeTieredState(spec.tieredState) : undefined;
-  const run = await compactTable(spec.table, {
+  // the spec as it is: resolveCompactSpec (src/orchestration/compact-spec.ts) gives its defaults and folds
+  const run = await runCompaction(spec.table, {
     ...access,
+    ...lease,
+    ...(spec.compact ?? {}),
     format,
     dryRun: !!spec.dryRun,
-    options: properties,
+    options: { ...(spec.properties ?? {}) },
+    // `tieredState` feeds the planner's time triggers; `signal` is the service's wall-clock limit and shutdown
+    ...(format === 'iceberg' && spec.tieredState ? { tieredState: spec.tieredState } : {}),
     onProgress: warn(opts.onProgress),
     ...(opts.signal ? { signal: opts.signal } : {}),
     beforeRun: () => checkAborted(spec, opts.signal),
-    ...(format === 'paimon'
-      ? { full: !!c.full }
-      : {
-          // `tieredState` feeds the planner's time triggers; `signal` is the service's wall-clock limit and shutdown
-          strategy,
-          // unset: small commits for a table a writer is committing to (its conflict windows stay short)
-          partialProgress: c.partialProgress ?? 'hot',
-          ...(c.leaveNewestCommits !== undefined || c.leaveNewestWithin !== undefined
-            ? {
-                leaveNewest: {
-                  ...(c.leaveNewestCommits !== undefined ? { commits: c.leaveNewestCommits } : {}),
-                  ...(c.leaveNewestWithin !== undefined ? { withinMs: parseDurationMs(c.leaveNewestWithin) } : {}),
-                },
-              }
-            : {}),
-          maxConcurrentGroups: c.maxConcurrentGroups ?? 2,
-          ...(c.parallelism !== undefined ? { parallelism: c.parallelism } : {}),
-          ...(prev ? { tieredState: prev } : {}),
-        }),
   });
   if (run.format === 'paimon') {
     const r: PaimonCompactReport = run.report;
@@ -219,7 +184,9 @@ async function compact(
     };
   }
   const r: CompactReport = run.report;
-  const next = nextTieredState(prev, r, strategy);
+  // the tiered state follows runs of the tiered strategy (a full run with it too), as the spec resolves it
+  const next =
+    icebergCompactOptions(spec.compact ?? {}).strategy === 'tiered' ? nextTieredState(spec.tieredState, r) : undefined;
   return {
     ...base,
     format: 'iceberg',
@@ -298,8 +265,11 @@ function paimonPlanSummary(r: PaimonCompactReport): PlanSummary {
 }
 
 /** Stamps the partitions whose tasks committed; a dry run or a plan that committed nothing leaves the state. */
-function nextTieredState(prev: ReturnType<typeof decodeTieredState> | undefined, r: CompactReport, strategy: string) {
-  if (strategy !== 'tiered' || r.dryRun || r.committedTasks.length === 0) return undefined;
+function nextTieredState(prev: TieredStateJson | undefined, r: CompactReport) {
+  if (r.dryRun || r.committedTasks.length === 0) return undefined;
   const committed = new Set(r.committedTasks);
-  return advanceTieredState(prev, { ...r.plan, tasks: r.plan.tasks.filter((t) => committed.has(t.id)) });
+  return advanceTieredState(prev ? decodeTieredState(prev) : undefined, {
+    ...r.plan,
+    tasks: r.plan.tasks.filter((t) => committed.has(t.id)),
+  });
 }

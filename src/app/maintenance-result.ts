@@ -2,7 +2,7 @@
  * The result of the maintenance jobs (expire, remove-orphans, rewrite-manifests, expire-partitions): exit
  * code, the JSON result document (the report's fields and a summary), and the sizes the jobs did not know.
  */
-import { countByKind, totalBytes, type MaintenanceReport } from '../maintenance/report.js';
+import { countByKind, totalBytes, type MaintenanceReport } from './maintenance-report.js';
 import { EXIT } from './exit-codes.js';
 import { resultDocument, type ResultDocument } from './result.js';
 import { headSizes, knownSize } from './store-progress.js';

@@ -7,7 +7,7 @@
  * connectors/storage/env.ts) because src/distributed opens tables too and may only import downward; modules
  * below src/app import it from there, never from here.
  */
-import type { TableAccessCli } from '../maintenance/cli-support.js';
+import type { JobAccessOptions } from './job-arguments.js';
 import { parseLocationMapSpec, type LocationMapping } from '../../connectors/storage/location.js';
 import { storageConfigFromEnv } from '../../connectors/storage/env.js';
 import { openIcebergTable, type IcebergTable, type OpenOptions } from '../../connectors/iceberg/table.js';
@@ -32,7 +32,7 @@ export type TableReadOptions = AccessOptions;
  */
 export async function openMaintainedViaCatalog(
   ref: string,
-  o: TableAccessCli,
+  o: JobAccessOptions,
 ): Promise<{ table: MaintainedTable; close: () => void }> {
   const { openIcebergForWrite, requireCommitOps } = await import('../../connectors/iceberg/open-for-write.js');
   const opened = await openIcebergForWrite(ref, o);

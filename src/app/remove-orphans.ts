@@ -4,30 +4,32 @@
  */
 import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
 import { FloeError } from '../errors.js';
-import { parseCutoff } from '../maintenance/duration.js';
-import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
+import { parseCutoff } from '../util/cutoff.js';
+import { parseNonNegativeInt, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
 import type { PrefixMismatchMode } from '../../connectors/storage/orphan-scan.js';
-import type { MaintenanceReport } from '../maintenance/report.js';
+import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
-import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
+import type { RemoveOrphansSpec } from '../orchestration/job-types.js';
 
-export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptions {
-  olderThan?: string;
-  force?: boolean;
-  /** error (default), ignore or delete. */
-  prefixMismatch?: string;
-  /** Iceberg: scan only these locations inside the table. */
-  location?: string[];
-  /** Delete batches in flight at once (a number; the command line's text is accepted too). */
-  maxConcurrentDeletes?: number | string;
+export interface RemoveOrphansTableOptions extends RemoveOrphansSpec, JobAccessOptions, JobLeaseOptions {
   /** Counts reads, listings and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
+/** What both formats' orphan removal take, checked before the table is read. */
+interface CommonOptions {
+  nowMs: number;
+  dryRun: boolean;
+  force: boolean;
+  olderThanMs?: number;
+  deleteConcurrency?: number;
+}
+
 export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptions): Promise<MaintenanceReport> {
   const now = Date.now();
   const mode = (o.prefixMismatch ?? 'error').toLowerCase();
@@ -37,7 +39,7 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
       `--prefix-mismatch must be error, ignore or delete, got "${o.prefixMismatch}"`,
     );
   }
-  const common = {
+  const common: CommonOptions = {
     nowMs: now,
     dryRun: !!o.dryRun,
     force: !!o.force,
@@ -46,14 +48,21 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
       ? { deleteConcurrency: parseNonNegativeInt(o.maxConcurrentDeletes, '--max-concurrent-deletes') || 1 }
       : {}),
   };
+  // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
+  return withJobLease(ref, o, 'remove-orphans', () => removeChecked(ref, o, mode, common));
+}
+
+async function removeChecked(
+  ref: string,
+  o: RemoveOrphansTableOptions,
+  mode: string,
+  common: CommonOptions,
+): Promise<MaintenanceReport> {
   // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
   if (isPaimonCatalogSpec(o.catalog))
     return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
-      removeTableOrphans(t.location, { ...o, catalog: undefined }),
+      removeChecked(t.location, { ...o, catalog: undefined }, mode, common),
     );
-  // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'remove-orphans', () => removeTableOrphans(ref, { ...o, lease: false }));
   const icebergOptions = {
     ...common,
     prefixMismatch: mode as PrefixMismatchMode,

@@ -79,7 +79,7 @@ export function resultDocument(
 /** The document for a command that ended with an error (printed by main.ts in `--json` mode). */
 export function errorDocument(command: string, exitCode: number, err: unknown): ResultDocument {
   const e = err as { kind?: string; message?: string; name?: string; context?: Record<string, unknown> };
-  const cancelled = e?.context?.cancelled === true || e?.name === 'AbortError';
+  const cancelled = e?.kind === 'Cancelled' || e?.context?.cancelled === true || e?.name === 'AbortError';
   const kind = cancelled ? 'Cancelled' : typeof e?.kind === 'string' ? e.kind : 'Internal';
   const message = err instanceof Error ? err.message : typeof e?.message === 'string' ? e.message : String(err);
   const { reported: _reported, ...context } = e?.context ?? {};

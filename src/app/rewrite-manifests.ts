@@ -1,19 +1,17 @@
 /** The rewrite-manifests job: merge small Iceberg manifests into target-sized, partition-clustered ones. */
-import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-support.js';
+import { parseNonNegativeInt, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, requireFormat } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
 import { parseSizeBytes } from '../util/units.js';
-import type { MaintenanceReport } from '../maintenance/report.js';
+import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { rewriteManifests } from '../../connectors/iceberg/rewrite-manifests.js';
-import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
+import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
+import type { RewriteManifestsSpec } from '../orchestration/job-types.js';
 
-export interface RewriteManifestsTableOptions extends TableAccessCli, LeaseCliOptions {
-  specId?: string;
-  /** Target manifest size with a unit, e.g. 8MB. */
-  targetSize?: string;
+export interface RewriteManifestsTableOptions extends RewriteManifestsSpec, JobAccessOptions, JobLeaseOptions {
   /** Counts reads (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
@@ -23,8 +21,14 @@ export async function rewriteTableManifests(ref: string, o: RewriteManifestsTabl
     ...(o.specId !== undefined ? { specId: parseNonNegativeInt(o.specId, '--spec-id') } : {}),
     ...(o.targetSize !== undefined ? { targetSizeBytes: parseSizeBytes(o.targetSize, { what: '--target-size' }) } : {}),
   };
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'rewrite-manifests', () => rewriteTableManifests(ref, { ...o, lease: false }));
+  return withJobLease(ref, o, 'rewrite-manifests', () => rewriteChecked(ref, o, opts));
+}
+
+async function rewriteChecked(
+  ref: string,
+  o: RewriteManifestsTableOptions,
+  opts: Parameters<typeof rewriteManifests>[1],
+): Promise<MaintenanceReport> {
   if (o.catalog) {
     return onCatalogTable(ref, o, (table) => rewriteManifests(table, opts));
   }

@@ -29,7 +29,7 @@ import {
   type GroupOutput,
   type PlanRef,
 } from '../distributed/seam.js';
-import { readTableLease, type TableLease } from '../distributed/lease.js';
+import { readTableLease, type TableLease } from '../lease/lease.js';
 import {
   DEFAULT_RUN_LEASE_TTL_MS,
   compactionRunResult,

@@ -41,7 +41,7 @@ import {
   type GroupOutput,
   type PlanRef,
 } from '../distributed/seam.js';
-import { adoptTableLease } from '../distributed/lease.js';
+import { adoptTableLease } from '../lease/lease.js';
 import {
   compactionRunResult,
   DEFAULT_RUN_LEASE_TTL_MS,

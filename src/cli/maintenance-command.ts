@@ -4,9 +4,9 @@
  * report with the exit code it calls for.
  */
 import type { Command } from 'commander';
-import { collectOption } from '../maintenance/cli-support.js';
-import type { MaintenanceReport } from '../maintenance/report.js';
-import { NO_LEASE_HELP } from '../distributed/cli-lease.js';
+import { collectOption } from './collect-option.js';
+import type { MaintenanceReport } from '../app/maintenance-report.js';
+import { NO_LEASE_HELP } from '../lease/job-lease.js';
 import { createProgress, parseProgressMode, PROGRESS_HELP, type Progress } from './progress.js';
 import { printMaintenance } from './maintenance-output.js';
 

@@ -2,7 +2,7 @@
  * Output and exit code of the maintenance commands (expire, remove-orphans, rewrite-manifests): the text
  * report, or one JSON result document (src/app/maintenance-result.ts) with the report's fields and a summary.
  */
-import { reportToText, type MaintenanceReport } from '../maintenance/report.js';
+import { reportToText, type MaintenanceReport } from '../app/maintenance-report.js';
 import { maintenanceExitCode, maintenanceResult } from '../app/maintenance-result.js';
 import { renderResult, writeStdout } from './result.js';
 

@@ -22,15 +22,16 @@ import {
   type PaimonCompactOptions,
 } from '../orchestration/compact-paimon.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
+import { paimonCompactOptions } from '../orchestration/compact-spec.js';
 import { commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { normaliseLocation, openPaimonTable, type PaimonTable } from '../../connectors/paimon/table.js';
 import { latestSnapshotId, readSnapshot, snapshotPath } from '../../connectors/paimon/metadata.js';
 import { FILE_KIND_ADD } from '../../connectors/paimon/manifest.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
-import { fromTaggedJson, toTaggedJson } from './content-file-json.js';
-import { outputPrefix, runPattern } from './iceberg-steps.js';
+import { fromTaggedJson, toTaggedJson } from '../orchestration/content-file-json.js';
+import { outputPrefix, runPattern } from '../orchestration/iceberg-steps.js';
 import type { TableStats } from '../orchestration/compact-iceberg.js';
 import type { CommitOutcome, GroupOutput, PlanRef } from './seam.js';
 import { emptyCommitOutcome } from './commit-outcome.js';
@@ -47,7 +48,10 @@ function filesOf(spec: MaintenanceJobSpec): FileIO {
 
 /** The compaction options of a job spec, as runMaintenanceJob passes them for a Paimon table. */
 function optionsOf(spec: MaintenanceJobSpec, nowMs: number, fileIO: FileIO): PaimonCompactOptions {
-  return { full: !!spec.compact?.full, options: { ...(spec.properties ?? {}) }, nowMs, fileIO };
+  return {
+    ...paimonCompactOptions(spec.compact ?? {}, { ...(spec.properties ? { properties: spec.properties } : {}), nowMs }),
+    fileIO,
+  };
 }
 
 const statsOf = (table: PaimonTable): TableStats => ({

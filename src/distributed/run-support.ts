@@ -9,10 +9,10 @@
 import type { MaintenanceJobResult, MaintenanceJobSpec } from '../orchestration/job-types.js';
 import type { ObjectStore } from '../../connectors/storage/index.js';
 import { isFloeError } from '../errors.js';
-import { storageFromCli } from '../maintenance/cli-support.js';
-import { acquireTableLease, adoptTableLease, type TableLease } from './lease.js';
-import { leaseObject } from './table-lease.js';
-import { tableLocationOf } from './cli-lease.js';
+import { storageConfigFromSpecs } from '../../connectors/storage/env.js';
+import { acquireTableLease, adoptTableLease, type TableLease } from '../lease/lease.js';
+import { leaseObject } from '../lease/table-lease.js';
+import { tableLocationOf } from '../lease/job-lease.js';
 import type { CommitOutcome, GroupOutput, PlanRef } from './seam.js';
 
 export type FloeRunResult = MaintenanceJobResult & { runId: string };
@@ -30,7 +30,7 @@ export interface LeaseTarget {
 /** The lease object of the spec's table. Close it after use. */
 export async function leaseTarget(spec: MaintenanceJobSpec): Promise<LeaseTarget> {
   const location = await tableLocationOf(spec.table, spec.access ?? {});
-  return { location, ...leaseObject(location, storageFromCli(spec.access ?? {})) };
+  return { location, ...leaseObject(location, storageConfigFromSpecs(spec.access?.locationMap)) };
 }
 
 /**

@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { FloeError, isFloeError } from '../errors.js';
 import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
-import { decodeTieredState } from '../planning/tiered/state-json.js';
+import { icebergCompactOptions } from '../orchestration/compact-spec.js';
 import { planIceberg, statsOf, type CompactOptions, type TableStats } from '../orchestration/compact-iceberg.js';
 import type { ProgressListener } from '../execution/events.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
@@ -32,11 +32,10 @@ import {
   type AccessOptions,
   type OpenedIcebergTable,
 } from '../../connectors/iceberg/open-for-write.js';
-import { parseSize } from '../util/units.js';
 import { deleteFileId } from '../planning/deletes.js';
 import type { Plan, RewriteTask } from '../planning/plan.js';
 import type { RewriteGroup } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {
   RUN_ID_PROPERTY,
   RUN_TASKS_PROPERTY,
@@ -47,8 +46,8 @@ import {
   rewriteContext,
   rewritePlannedTask,
   runPattern,
-} from './iceberg-steps.js';
-import { decodeContentFile, encodeContentFile, type ContentFileJson } from './content-file-json.js';
+} from '../orchestration/iceberg-steps.js';
+import { decodeContentFile, encodeContentFile, type ContentFileJson } from '../orchestration/content-file-json.js';
 import {
   abandonPaimonCompaction,
   commitPaimonCompaction,
@@ -64,7 +63,7 @@ import { detectTableFormat } from '../../connectors/table-format.js';
 import { emptyCommitOutcome } from './commit-outcome.js';
 import { fileIOFromEnv as paimonFileIO } from '../../connectors/storage/env.js';
 
-export { RUN_ID_PROPERTY, outputPrefix } from './iceberg-steps.js';
+export { RUN_ID_PROPERTY, outputPrefix } from '../orchestration/iceberg-steps.js';
 
 export interface PlanRef {
   version: 1;
@@ -82,7 +81,7 @@ export interface PlanRef {
   before: TableStats;
 }
 
-export { encodeContentFile, decodeContentFile, type ContentFileJson } from './content-file-json.js';
+export { encodeContentFile, decodeContentFile, type ContentFileJson } from '../orchestration/content-file-json.js';
 
 export interface GroupOutput {
   runId: string;
@@ -129,23 +128,13 @@ function checkId(what: string, id: string): void {
     throw new FloeError('InvalidArgument', `${what} "${id}" must be 1–100 characters of A–Z, a–z, 0–9, '_', '.', '-'`);
 }
 
-/** CompactOptions from a job spec: the layering `floe compact --target-size/--where` and runMaintenanceJob use. */
+/** The planner's options of a job spec: the same resolution as floe compact and runMaintenanceJob. */
 function compactOptionsOf(spec: MaintenanceJobSpec, nowMs: number): CompactOptions {
-  const c = spec.compact ?? {};
-  const properties = { ...(spec.properties ?? {}) };
-  if (c.targetSize) {
-    const bytes = String(parseSize(c.targetSize));
-    properties['self-optimizing.target-size'] ??= bytes;
-    properties['target-file-size-bytes'] ??= bytes;
-  }
-  if (c.where) properties['self-optimizing.filter'] = c.where;
-  return {
-    strategy: c.strategy ?? 'tiered',
-    ...(c.full ? { full: true } : {}),
-    options: properties,
+  return icebergCompactOptions(spec.compact ?? {}, {
+    ...(spec.properties ? { properties: spec.properties } : {}),
     nowMs,
-    ...(spec.tieredState ? { tieredState: decodeTieredState(spec.tieredState) } : {}),
-  };
+    ...(spec.tieredState ? { tieredState: spec.tieredState } : {}),
+  });
 }
 
 async function openTable(spec: MaintenanceJobSpec): Promise<OpenedIcebergTable> {

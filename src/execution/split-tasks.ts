@@ -39,25 +39,34 @@ export function splitOversizedTasks(plan: Plan, options: SplitOptions = {}): Pla
   };
 }
 
+/**
+ * Files in order, cut into runs of at most `max` bytes (a file bigger than `max` is a run of its own): how a
+ * task is split and how delete files are grouped for one rewrite.
+ */
+export function chunksBySize<T extends { sizeBytes: number }>(files: readonly T[], max: number): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (cur.length > 0 && bytes + f.sizeBytes > max) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(f);
+    bytes += f.sizeBytes;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
 /** The task itself when it is not worth splitting, else its sub-tasks (ids `<id>.1`, `<id>.2`, …). */
 export function splitTask(task: RewriteTask, factor = 4): RewriteTask[] {
   const target = task.targetFileSizeBytes;
   if (!(target > 0) || task.inputBytes <= factor * target) return [task];
   if (task.order || task.kind === 'eq-to-pos' || task.bucket !== undefined || task.outputLevel !== undefined)
     return [task];
-  const runs: RewriteTask['inputs'][] = [];
-  let run: RewriteTask['inputs'] = [];
-  let bytes = 0;
-  for (const f of task.inputs) {
-    if (run.length > 0 && bytes + f.sizeBytes > target) {
-      runs.push(run);
-      run = [];
-      bytes = 0;
-    }
-    run.push(f);
-    bytes += f.sizeBytes;
-  }
-  if (run.length > 0) runs.push(run);
+  const runs = chunksBySize(task.inputs, target);
   if (runs.length <= 1) return [task];
   return runs.map((inputs, i) => {
     const inputBytes = inputs.reduce((n, f) => n + f.sizeBytes, 0);

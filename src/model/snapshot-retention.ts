@@ -11,6 +11,7 @@
  * 5. Everything else expires, and so do the explicitly named snapshots.
  */
 import { FloeError } from '../errors.js';
+import type { SnapshotRef } from './table.js';
 
 export interface RetentionSnapshot {
   id: bigint;
@@ -18,14 +19,8 @@ export interface RetentionSnapshot {
   timestampMs: number;
 }
 
-export interface RetentionRef {
-  name: string;
-  type: 'branch' | 'tag';
-  snapshotId: bigint;
-  maxRefAgeMs?: number;
-  maxSnapshotAgeMs?: number;
-  minSnapshotsToKeep?: number;
-}
+/** A branch or tag with its retention overrides: the table model's SnapshotRef. */
+export type RetentionRef = SnapshotRef;
 
 export interface RetentionPolicy {
   nowMs: number;

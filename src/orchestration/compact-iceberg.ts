@@ -4,7 +4,7 @@
  * group whose commit fails validation has its outputs deleted — they were never referenced, so a crash at
  * any point leaves only garbage for orphan cleanup, never a broken table.
  *
- * The rewrite and commit steps are the distributed seam's (src/distributed/iceberg-steps.ts, which
+ * The rewrite and commit steps are the distributed seam's (src/orchestration/iceberg-steps.ts, which
  * seam.ts wraps for workflow engines): outputs are named `floe-run-<runId>-<attemptId>-…` and every commit
  * carries `floe.run-id`. A single process keeps its plan in memory instead of storing plan.json: nothing
  * crosses a process boundary, and a run that is refused or cancelled early then leaves nothing under the
@@ -29,7 +29,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { REBASE_OPTION } from '../../connectors/iceberg/rebase-deletes.js';
 import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
@@ -50,10 +50,10 @@ import {
   rewritePlannedTask,
   type RewriteContext,
   type TaskOutput,
-} from '../distributed/iceberg-steps.js';
-import { groupPool, type GroupPool } from '../distributed/group-runner.js';
+} from './iceberg-steps.js';
+import { groupPool, type GroupPool } from './group-runner.js';
 import { splitOversizedTasks } from '../execution/split-tasks.js';
-import { planInputsOf, type TableSource } from '../distributed/group-job.js';
+import { planInputsOf, type TableSource } from './group-job.js';
 
 export interface CompactOptions {
   strategy?: 'tiered' | 'binpack' | 'sort' | 'zorder';
@@ -116,7 +116,7 @@ export interface CompactOptions {
   taskRunner?: TaskRunner;
   /**
    * Worker threads for the data tasks (`--parallelism`): above 1, and with `source` to open the table again
-   * in each worker, the tasks run on a worker-thread pool (src/distributed/group-runner.ts); 1 runs them
+   * in each worker, the tasks run on a worker-thread pool (src/orchestration/group-runner.ts); 1 runs them
    * in this process (the default). `'auto'` (the CLI's and runMaintenanceJob's default) uses
    * os.availableParallelism() threads when the data tasks read at least AUTO_PARALLEL_MIN_BYTES — below
    * that, starting the workers costs more than it saves.

@@ -18,7 +18,7 @@ import { parseMemorySize } from '../planning/universal/index.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { partitionFields, toTableModel, type PaimonTable } from '../../connectors/paimon/table.js';
-import { compileFilter, filterColumns } from '../planning/tiered/filter.js';
+import { compileFilter, filterColumns } from '../planning/predicate.js';
 import { formatTypedValue } from '../planning/partition-label.js';
 import type { FieldType } from '../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';

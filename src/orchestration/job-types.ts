@@ -7,6 +7,7 @@
 import type { ProgressListener } from '../execution/events.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import type { TieredStateJson } from '../planning/tiered/state-json.js';
+import type { SortStrategyOptions } from '../planning/sort-planner.js';
 
 export type JobKind = 'compact' | 'expire' | 'remove-orphans';
 export const JOB_KINDS: readonly JobKind[] = ['compact', 'expire', 'remove-orphans'];
@@ -14,33 +15,85 @@ export const JOB_KINDS: readonly JobKind[] = ['compact', 'expire', 'remove-orpha
 /** Where the table is and how to reach it (`catalog` → `<ns>.<table>`, Iceberg only; `locationMap` rewrites). */
 export type TableAccess = AccessOptions;
 
-export interface CompactJobOptions {
-  strategy?: 'tiered' | 'binpack';
+/**
+ * One compaction, whichever entry point asks for it: `floe compact`'s flags, a `floe serve` job, a
+ * runMaintenanceJob / BullMQ / Temporal spec and the distributed seam all parse into this, and
+ * resolveCompactSpec (compact-spec.ts) turns it into the planner's and the job's options in one place —
+ * defaults, the target-size / `--where` fold and the per-format options. Plain JSON.
+ */
+export interface CompactSpec {
+  /** Iceberg planner (default tiered; sort / zorder are sort strategies); Paimon: sort, zorder or hilbert. */
+  strategy?: 'tiered' | 'binpack' | 'sort' | 'zorder' | 'hilbert';
+  /** Target file size: `128MB`, or bytes as a bare number. */
   targetSize?: string;
+  /** Partition filter (Iceberg `self-optimizing.filter`; Paimon: partition columns only). */
   where?: string;
-  /** Iceberg; unset in `floe serve`: on for tables with writer commits in the last hour (compact-iceberg.ts). */
+  /**
+   * Iceberg: commit groups as they are written. Unset: `'hot'` — on only for tables with writer commits in
+   * the last hour (compact-iceberg.ts); `floe compact` says false unless `--partial-progress`.
+   */
   partialProgress?: boolean;
   /** Iceberg: leave partitions a writer wrote to in its last N commits alone (`leaveNewestCommits`). */
   leaveNewestCommits?: number;
   /** Iceberg: … or within this duration (`leaveNewestWithin`, e.g. 15m). */
   leaveNewestWithin?: string;
+  /** Iceberg: tasks rewritten at once (default 2). */
   maxConcurrentGroups?: number;
-  /** Iceberg: worker threads for the rewrite step (`floe compact --parallelism`); default auto. */
-  parallelism?: number;
-  /** Paimon: full compaction of every bucket. */
+  /**
+   * Iceberg: worker threads for the rewrite step (`floe compact --parallelism`); 1 runs it in this process.
+   * Default 'auto': os.availableParallelism() threads for runs that read 64 MiB or more.
+   */
+  parallelism?: number | 'auto';
+  /** Paimon: full compaction of every bucket; Iceberg: bin-pack with rewrite-all. */
   full?: boolean;
+  /** Sort strategies: the order, z-order columns, memory budget and spill directory (sort-planner.ts). */
+  sort?: SortStrategyOptions;
+  /** Iceberg: rewrite position delete files / deletion vectors only. */
+  deletesOnly?: boolean;
+  /** Iceberg: only drop delete files no live data file needs; rewrite nothing. */
+  onlyDanglingDeletes?: boolean;
+  /** Iceberg: drop dangling delete files after rewriting (default true). */
+  removeDanglingDeletes?: boolean;
+  /** Paimon: keep every decision in the report. */
+  explain?: boolean;
 }
 
-export interface ExpireJobOptions {
+/** One snapshot expiry (`floe expire`, the `expire` job). */
+export interface ExpireSpec {
+  /** A duration back from now (5d, 36h, 1d12h), an ISO time or epoch ms. */
   olderThan?: string;
-  retainLast?: number;
+  /** Keep at least this many snapshots (a number; the command line's text is accepted too). */
+  retainLast?: number | string;
+  /** Iceberg: comma-separated snapshot ids to expire as well. */
+  snapshotIds?: string;
   cleanFiles?: boolean;
+  /** Delete batches in flight at once. */
+  maxConcurrentDeletes?: number | string;
+  allowOutsideTableLocation?: boolean;
 }
 
-export interface RemoveOrphansJobOptions {
+/** One orphan-file removal (`floe remove-orphans`, the `remove-orphans` job). */
+export interface RemoveOrphansSpec {
   olderThan?: string;
   force?: boolean;
-  prefixMismatch?: 'error' | 'ignore' | 'delete';
+  /** error (default), ignore or delete. */
+  prefixMismatch?: string;
+  /** Iceberg: scan only these locations inside the table. */
+  location?: string[];
+  /** Delete batches in flight at once (a number; the command line's text is accepted too). */
+  maxConcurrentDeletes?: number | string;
+}
+
+/** One manifest rewrite (`floe rewrite-manifests`, Iceberg). */
+export interface RewriteManifestsSpec {
+  specId?: string;
+  /** Target manifest size with a unit, e.g. 8MB. */
+  targetSize?: string;
+}
+
+/** One partition expiry (`floe expire-partitions`, Paimon). */
+export interface ExpirePartitionsSpec {
+  expirationTime?: string;
 }
 
 export interface MaintenanceJobSpec {
@@ -51,13 +104,13 @@ export interface MaintenanceJobSpec {
   /** Planner / table property overrides, as `-o key=value`. */
   properties?: Record<string, string>;
   dryRun?: boolean;
-  compact?: CompactJobOptions;
-  expire?: ExpireJobOptions;
-  removeOrphans?: RemoveOrphansJobOptions;
+  compact?: CompactSpec;
+  expire?: ExpireSpec;
+  removeOrphans?: RemoveOrphansSpec;
   /** Tiered planner memory from the previous run (the result carries the next one). */
   tieredState?: TieredStateJson;
   /**
-   * false: run without the table lease (`<table>/.floe/lease.json`, src/distributed/lease.ts), for users who
+   * false: run without the table lease (`<table>/.floe/lease.json`, src/lease/lease.ts), for users who
    * keep two jobs off one table themselves. Default: the job holds the lease; a leased table fails with
    * `table busy …` (FloeError, context.busy) before anything is written.
    */

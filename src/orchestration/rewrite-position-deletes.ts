@@ -31,7 +31,8 @@ import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { discardFiles } from './discard-files.js';
-import { deleteIndexOf } from '../distributed/iceberg-steps.js';
+import { deleteIndexOf } from './iceberg-steps.js';
+import { chunksBySize } from '../execution/split-tasks.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,
@@ -39,7 +40,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {
   deleteFileWriter,
   distinctFileBytes,
@@ -84,23 +85,6 @@ export function positionDeleteOptionsFrom(props: Record<string, string>): Positi
 /** Below this share of live blob bytes (of all its blobs' bytes) a Puffin file counts as mostly dead (v3). */
 const PUFFIN_LIVE_RATIO = 0.5;
 
-function chunks<T extends { sizeBytes: number }>(files: T[], max: number): T[][] {
-  const out: T[][] = [];
-  let cur: T[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    if (cur.length > 0 && bytes + f.sizeBytes > max) {
-      out.push(cur);
-      cur = [];
-      bytes = 0;
-    }
-    cur.push(f);
-    bytes += f.sizeBytes;
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
 /** One partition's delete files that a rewrite may take: position delete files, and (v3) DVs of mostly dead Puffin files. */
 interface PartitionCandidates {
   specId: number;
@@ -135,7 +119,7 @@ export function planPositionDeleteRewrite(
           outcome: 'skip',
         });
     }
-    for (const group of chunks(inputs, o.maxFileGroupSizeBytes)) {
+    for (const group of chunksBySize(inputs, o.maxFileGroupSizeBytes)) {
       tasks.push({
         id: `pd-${tasks.length}`,
         kind: 'position-deletes',

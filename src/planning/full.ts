@@ -9,7 +9,7 @@ import type { TableModel } from '../model/index.js';
 import type { Plan } from './plan.js';
 import { planBinpack } from './binpack/index.js';
 import { binpackOptionsFrom } from './policy.js';
-import { compileFilter } from './tiered/filter.js';
+import { compileFilter } from './predicate.js';
 import { labelTasks } from './partition-label.js';
 
 export function planFull(model: TableModel, props: Record<string, string>, now: number): Plan {

@@ -7,16 +7,16 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FloeError, isFloeError } from '../errors.js';
-import { parseCutoff } from '../maintenance/duration.js';
+import { parseCutoff } from '../util/cutoff.js';
 import { parseSizeBytes, tryParseDurationMs } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
 import { catalogKindsText, parseCatalogSpec } from '../../connectors/catalog/catalog-spec.js';
 import {
   JOB_KINDS,
-  type CompactJobOptions,
-  type ExpireJobOptions,
+  type CompactSpec,
+  type ExpireSpec,
   type JobKind,
-  type RemoveOrphansJobOptions,
+  type RemoveOrphansSpec,
   type TableAccess,
 } from '../orchestration/job-types.js';
 
@@ -26,9 +26,9 @@ export interface JobConfig {
   dryRun: boolean;
   /** false: run without the table lease (`lease: false` in floe.yaml). */
   lease?: boolean;
-  compact?: CompactJobOptions;
-  expire?: ExpireJobOptions;
-  removeOrphans?: RemoveOrphansJobOptions;
+  compact?: CompactSpec;
+  expire?: ExpireSpec;
+  removeOrphans?: RemoveOrphansSpec;
 }
 
 export interface TableConfig {
@@ -607,7 +607,7 @@ function parseJob(
       v.fail(`${where}.strategy`, `must be tiered or binpack, got "${strategy}"`);
     const targetSize = v.optString(o.targetSize, `${where}.targetSize`, true);
     if (targetSize !== undefined) sizes.push({ at: `${where}.targetSize`, text: targetSize });
-    const c: CompactJobOptions = {};
+    const c: CompactSpec = {};
     if (strategy) c.strategy = strategy as 'tiered' | 'binpack';
     if (targetSize !== undefined) c.targetSize = targetSize;
     const w = v.optString(o.where, `${where}.where`);
@@ -630,7 +630,7 @@ function parseJob(
     }
     job.compact = c;
   } else if (kind === 'expire') {
-    const e: ExpireJobOptions = {};
+    const e: ExpireSpec = {};
     const olderThan = v.optOlderThan(o.olderThan, `${where}.olderThan`);
     if (olderThan !== undefined) e.olderThan = olderThan;
     const keep = v.optInt(o.retainLast, `${where}.retainLast`, 1);
@@ -639,7 +639,7 @@ function parseJob(
     if (clean !== undefined) e.cleanFiles = clean;
     job.expire = e;
   } else {
-    const r: RemoveOrphansJobOptions = {};
+    const r: RemoveOrphansSpec = {};
     const olderThan = v.optOlderThan(o.olderThan, `${where}.olderThan`);
     if (olderThan !== undefined) {
       // the CLI's safety rule, checked at load so the service does not fail every week at run time

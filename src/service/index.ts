@@ -7,9 +7,11 @@ export type {
   MaintenanceJobResult,
   RunJobOptions,
   TableAccess,
-  CompactJobOptions,
-  ExpireJobOptions,
-  RemoveOrphansJobOptions,
+  CompactSpec,
+  ExpireSpec,
+  RemoveOrphansSpec,
+  RewriteManifestsSpec,
+  ExpirePartitionsSpec,
   PlanSummary,
 } from '../orchestration/job-types.js';
 export { loadServiceConfig, parseServiceConfig } from './config.js';

@@ -7,7 +7,7 @@ import { EXIT, exitCodeForError } from '../../src/app/exit-codes.js';
 import { compactExitCode, type CompactResult } from '../../src/app/compact-result.js';
 import { maintenanceExitCode } from '../../src/app/maintenance-result.js';
 import { statusOf } from '../../src/app/result.js';
-import { newReport } from '../../src/maintenance/report.js';
+import { newReport } from '../../src/app/maintenance-report.js';
 import { FloeError } from '../../src/errors.js';
 
 const compact = (snapshots: string[], failed: number): CompactResult =>

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IcebergRewriteCommitter } from '../../connectors/iceberg/commit-rewrite.js';
 import { RestTableOperations, SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
 import { findSnapshot, parseMetadataBytes, parseMetadata } from '../../connectors/iceberg/metadata.js';
 import { readAvroContainer } from '../../connectors/formats/avro.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IcebergRewriteCommitter } from '../../connectors/iceberg/commit-rewrite.js';
 import { RestTableOperations, restChanges } from '../../connectors/iceberg/commit-catalog.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import { normalizeManifestFile } from '../../connectors/iceberg/write-manifest.js';
 import { isFloeError } from '../../src/errors.js';

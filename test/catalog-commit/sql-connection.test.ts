@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {
   describeSqlTarget,
   numberPlaceholders,

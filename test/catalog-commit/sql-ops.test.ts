@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IcebergRewriteCommitter, type TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { SqlTableOperations } from '../../connectors/iceberg/commit-catalog.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';
 import { findSnapshot, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { isFloeError } from '../../src/errors.js';

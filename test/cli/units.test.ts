@@ -11,7 +11,7 @@ import {
   tryParseDurationMs,
 } from '../../src/util/units.js';
 import { parseMemorySize } from '../../src/planning/universal/options.js';
-import { parseCutoff } from '../../src/maintenance/duration.js';
+import { parseCutoff } from '../../src/util/cutoff.js';
 import { parsePaimonDuration } from '../../connectors/paimon/expire.js';
 import { floe } from './support.js';
 import { copyFixture } from './support.js';

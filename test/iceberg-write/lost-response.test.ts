@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IcebergRewriteCommitter } from '../../connectors/iceberg/commit-rewrite.js';
 import { FilesystemTableOperations } from '../../connectors/iceberg/commit-ops.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { COMMIT_ID_PROPERTY } from '../../connectors/iceberg/commit-id.js';
 import { findSnapshot, parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { liveFilesOf } from '../../connectors/iceberg/manifests.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FloeError, isFloeError } from '../../src/errors.js';
 import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
 import type { RawMetadata } from '../../connectors/iceberg/commit-metadata.js';
-import { commitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { commitStateUnknown } from '../../connectors/commit-state.js';
 import { RestTableOperations } from '../../connectors/iceberg/commit-catalog.js';
 import { applyUpdates, type TableUpdate } from '../../connectors/iceberg/table-update.js';
 import { checkRequirements, type TableRequirement } from '../../connectors/iceberg/table-requirement.js';

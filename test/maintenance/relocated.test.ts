@@ -13,7 +13,7 @@ import { FloeError } from '../../src/errors.js';
 import { readManifestList } from '../../connectors/iceberg/manifests.js';
 import { fileIOWithMappings } from '../../connectors/storage/file-io.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
-import { reportToJson, reportToText } from '../../src/maintenance/report.js';
+import { reportToJson, reportToText } from '../../src/app/maintenance-report.js';
 import { expireAction } from '../../src/cli/commands/expire.js';
 import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
 import { T0, craftIceberg, craftPaimon, plant, tempRoot, walk } from './crafted.js';

@@ -14,7 +14,7 @@ import {
   isHiddenBelow,
   type OrphanCandidate,
 } from '../../connectors/storage/orphan-scan.js';
-import { parseCutoff } from '../../src/maintenance/duration.js';
+import { parseCutoff } from '../../src/util/cutoff.js';
 import { tryParseDurationMs as parseDurationMs } from '../../src/util/units.js';
 import { normalizeLocation } from '../../connectors/storage/index.js';
 import { isFloeError } from '../../src/errors.js';

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
-import { isCommitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { LocalObjectStore } from '../../connectors/storage/local-store.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';

@@ -45,7 +45,7 @@ describe('heavy dependencies load on first use only', () => {
     const file = path.join(dir, 'local.bin');
     const { packages, out } = loadedBy(`
 await import(${url('src/cli/commands/compact.ts')});
-await import(${url('src/distributed/group-worker.ts')});
+await import(${url('src/orchestration/group-worker.ts')});
 const { FileIO } = await import(${url('connectors/storage/file-io.ts')});
 const io = new FileIO();
 await io.createNew(${JSON.stringify(file)}, new Uint8Array([1, 2, 3]));

@@ -11,7 +11,7 @@ import {
   icebergCommitRetryPolicy,
   runCommitLoop,
 } from '../../src/util/commit-retry.js';
-import { commitStateUnknown } from '../../connectors/iceberg/commit-state.js';
+import { commitStateUnknown } from '../../connectors/commit-state.js';
 
 describe('icebergCommitRetryPolicy', () => {
   it("defaults to Iceberg's 4 / 100 / 60000 / 1800000", () => {

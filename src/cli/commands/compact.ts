@@ -6,17 +6,18 @@
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { Command } from 'commander';
 import { FloeError } from '../../errors.js';
-import type { CompactOptions, CompactReport } from '../../orchestration/compact-iceberg.js';
+import type { CompactReport } from '../../orchestration/compact-iceberg.js';
+import type { CompactSpec } from '../../orchestration/job-types.js';
 import type { AccessOptions } from '../../app/open-table.js';
-import { fileIOFromEnv } from '../../app/open-table.js';
 import { accessOptionsOf } from '../../app/access-options.js';
-import { compactResult, compactResultDocument, compactTable, withIcebergTarget } from '../../app/compact.js';
+import { compactResult, compactResultDocument, runCompaction } from '../../app/compact.js';
 import { createProgress, formatBytes, parseProgressMode, PROGRESS_HELP } from '../progress.js';
 import type { Plan } from '../../planning/plan.js';
 import type { SortStrategyOptions } from '../../planning/sort-planner.js';
 import { MIN_TARGET_SIZE_BYTES, parseSizeBytes, parseTargetSize } from '../../util/units.js';
 import { checkOptionKeys, SPARK_ACTION_KEYS } from '../known-options.js';
-import { detectTableFormat, refuseFlags } from '../../app/table-format.js';
+import { refuseFlags, tableFormatOf, type TableFormat } from '../../app/table-format.js';
+import type { ProgressListener } from '../../execution/events.js';
 import {
   compactExitCode,
   icebergCompactResult,
@@ -24,14 +25,12 @@ import {
   type CompactResult,
 } from '../../app/compact-result.js';
 import { writeStdout, renderResult } from '../result.js';
+import { collectOption } from '../collect-option.js';
 import { EXIT } from '../../app/exit-codes.js';
 import { onInterrupt } from '../cancel.js';
-import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
-import { withLeaseSignal } from '../../distributed/table-lease.js';
+import { NO_LEASE_HELP, type JobLeaseOptions } from '../../lease/job-lease.js';
 
-export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 'json' | 'dryRun'> {
-  /** Set inside the lease: aborts the job when the lease is lost. */
-  leaseSignal?: AbortSignal;
+export interface CompactCliOptions extends AccessOptions, Omit<JobLeaseOptions, 'dryRun'> {
   strategy?: string;
   where?: string;
   targetSize?: string;
@@ -57,10 +56,6 @@ export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 
   columns?: string;
   sortMemory?: string;
   spillDir?: string;
-}
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
 }
 
 /**
@@ -133,7 +128,7 @@ export function renderReport(r: CompactReport, result: CompactResult = icebergCo
 }
 
 /** What the flags and `-o` mean, checked before anything is read. */
-interface CompactRequest {
+interface CheckedFlags {
   options: Record<string, string>;
   targetBytes?: number;
   partialProgress: boolean;
@@ -150,9 +145,9 @@ interface CompactRequest {
 
 const STRATEGIES = ['tiered', 'binpack', 'sort', 'zorder', 'hilbert'];
 
-export function compactRequest(o: CompactCliOptions): CompactRequest {
+export function checkCompactFlags(o: CompactCliOptions): CheckedFlags {
   const options = parseOptions(o.option ?? []);
-  const req: CompactRequest = { options, partialProgress: !!o.partialProgress };
+  const req: CheckedFlags = { options, partialProgress: !!o.partialProgress };
   if (o.targetSize !== undefined) req.targetBytes = parseTargetSize(o.targetSize, '--target-size', !!o.force);
   if (o.strategy !== undefined && !STRATEGIES.includes(o.strategy))
     throw new FloeError(
@@ -223,7 +218,7 @@ export function compactRequest(o: CompactCliOptions): CompactRequest {
 }
 
 /** [sort] --sort-order / --columns / --sort-memory / --spill-dir: only with --strategy sort or zorder. */
-function sortRequest(o: CompactCliOptions, req: CompactRequest): void {
+function sortRequest(o: CompactCliOptions, req: CheckedFlags): void {
   const sorted = o.strategy === 'sort' || o.strategy === 'zorder' || o.strategy === 'hilbert';
   const given: [string, boolean][] = [
     ['--sort-order', o.sortOrder !== undefined],
@@ -279,6 +274,35 @@ function checkTargetFloor(options: Record<string, string>, keys: string[], force
   }
 }
 
+/** The compaction the flags ask for, as every entry point describes one (resolveCompactSpec resolves it). */
+function compactSpecOf(o: CompactCliOptions, req: CheckedFlags): CompactSpec {
+  return {
+    ...(o.strategy !== undefined ? { strategy: o.strategy as NonNullable<CompactSpec['strategy']> } : {}),
+    // bytes as a bare number: --target-size was checked (unit, floor) by checkCompactFlags
+    ...(req.targetBytes !== undefined ? { targetSize: String(req.targetBytes) } : {}),
+    ...(o.where !== undefined ? { where: o.where } : {}),
+    full: !!o.full,
+    ...(req.sort ? { sort: req.sort } : {}),
+    partialProgress: req.partialProgress,
+    ...(req.maxConcurrent !== undefined ? { maxConcurrentGroups: req.maxConcurrent } : {}),
+    ...(req.parallelism !== undefined ? { parallelism: req.parallelism } : {}),
+    onlyDanglingDeletes: !!o.onlyDanglingDeletes,
+    removeDanglingDeletes: o.danglingDeletes !== false,
+    deletesOnly: !!o.deletesOnly,
+    explain: !!o.explain,
+  };
+}
+
+/** The lease flags (`--no-lease`) and the holder/run/takeover options in-process callers give. */
+function leaseOptionsOf(o: CompactCliOptions): Omit<JobLeaseOptions, keyof AccessOptions> {
+  return {
+    ...(o.lease === false ? { lease: false } : {}),
+    ...(o.leaseHolder ? { leaseHolder: o.leaseHolder } : {}),
+    ...(o.runId ? { runId: o.runId } : {}),
+    ...(o.onLeaseTakeover ? { onLeaseTakeover: o.onLeaseTakeover } : {}),
+  };
+}
+
 /** What the action prints and the exit code it sets, for in-process callers (tests, the demo). */
 export interface CompactOutcome {
   result: CompactResult;
@@ -297,30 +321,43 @@ function throwAsWhere(e: unknown, where: string | undefined): void {
   });
 }
 
+type CompactOut = { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } };
+
 export async function compactAction(
   ref: string,
   o: CompactCliOptions,
-  out: { stdout: (t: string) => void; stderr: { write(t: string): unknown; isTTY?: boolean } } = {
-    stdout: writeStdout,
-    stderr: process.stderr,
-  },
+  out: CompactOut = { stdout: writeStdout, stderr: process.stderr },
 ): Promise<CompactOutcome> {
-  const req = compactRequest(o);
-  // the table lease (src/distributed/cli-lease.ts), taken once the arguments are known to be good
-  if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'compact', (scope) =>
-      compactAction(ref, { ...o, lease: false, ...(scope.signal ? { leaseSignal: scope.signal } : {}) }, out),
-    );
+  const req = checkCompactFlags(o);
   const progressMode = parseProgressMode(o.progress, out.stderr);
-  const files = fileIOFromEnv(o.locationMap);
-  let format;
+  const format = await tableFormatOf(ref, o);
+  checkFlagsForFormat(ref, o, req, format);
+  const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
+  // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
+  // passed for when it does): Ctrl-C says the job finishes what it started
+  const cancel = onInterrupt(out.stderr, { stoppable: format !== 'paimon' });
+  let done: { result: CompactResult; text: string };
   try {
-    format = await detectTableFormat(ref, files, o);
+    done = await runAndRender(ref, o, req, format, progress.listener, cancel.signal);
+  } catch (e) {
+    progress.abort();
+    throwAsWhere(e, o.where);
+    if (cancel.cancelled) throw reportCancelled(ref, e, cancel.by, out);
+    throw e;
   } finally {
-    files.destroy();
+    cancel.dispose();
   }
+  progress.finish();
+  const { result, text } = done;
+  const exitCode = cancel.cancelled || result.cancelled ? EXIT.cancelled : compactExitCode(result);
+  if (exitCode === EXIT.cancelled) out.stderr.write(cancelledAfterRun(result, cancel.by));
+  out.stdout(o.json ? renderResult(compactResultDocument(result, exitCode)) : `${text}\n`);
+  return { result, exitCode, cancelled: cancel.cancelled };
+}
+
+/** The flags and `-o` keys that apply to the table's format, or a usage error naming the format. */
+function checkFlagsForFormat(ref: string, o: CompactCliOptions, req: CheckedFlags, format: TableFormat): void {
   const { options } = req;
-  const spark = SPARK_ACTION_KEYS;
   if (format === 'paimon') {
     // [sort] Paimon sort compaction: --strategy sort|zorder|hilbert and its flags (compact-paimon-sort.ts)
     if (req.sortFlagWithoutStrategy)
@@ -345,97 +382,70 @@ export async function compactAction(
     );
     checkOptionKeys(options, 'paimon');
     checkTargetFloor(options, ['target-file-size'], !!o.force);
-    if (req.targetBytes !== undefined) options['target-file-size'] = String(req.targetBytes);
-  } else {
-    if (o.strategy === 'hilbert')
-      throw new FloeError(
-        'InvalidArgument',
-        `--strategy hilbert is Paimon's sort compaction (order_strategy=hilbert); Iceberg tables take --strategy sort or zorder`,
-      );
-    if (req.sortFlagWithoutStrategy)
-      throw new FloeError(
-        'InvalidArgument',
-        `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`,
-      );
-    for (const k of Object.values(spark)) delete options[k];
-    checkOptionKeys(options, 'iceberg');
-    checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
-    withIcebergTarget(options, req.targetBytes, o.where);
+    return;
   }
-
-  const progress = createProgress(out.stderr, { mode: progressMode, command: 'compact' });
-  // Paimon compaction does not take an AbortSignal yet (src/orchestration/compact-paimon.ts; the signal is
-  // passed for when it does): Ctrl-C says the job finishes what it started
-  const cancel = onInterrupt(out.stderr, { stoppable: format !== 'paimon' });
-  let result: CompactResult;
-  let text: string;
-  try {
-    const signal = withLeaseSignal(cancel.signal, { signal: o.leaseSignal });
-    const run = await compactTable(ref, {
-      ...accessOptionsOf(o),
-      format,
-      full: !!o.full,
-      options,
-      dryRun: !!o.dryRun,
-      ...(format === 'paimon'
-        ? {
-            explain: !!o.explain,
-            ...(req.sort ? { paimonSort: { strategy: o.strategy as 'sort' | 'zorder' | 'hilbert', ...req.sort } } : {}),
-          }
-        : {
-            strategy: (o.strategy ?? 'tiered') as NonNullable<CompactOptions['strategy']>,
-            ...(req.sort ? { sort: req.sort } : {}),
-            partialProgress: req.partialProgress,
-            maxConcurrentGroups: req.maxConcurrent ?? 2,
-            ...(req.parallelism !== undefined ? { parallelism: req.parallelism } : {}),
-            onlyDanglingDeletes: !!o.onlyDanglingDeletes,
-            removeDanglingDeletes: o.danglingDeletes !== false,
-            deletesOnly: !!o.deletesOnly,
-          }),
-      ...(format === 'paimon' && o.where !== undefined ? { where: o.where } : {}),
-      onProgress: progress.listener,
-      ...(signal ? { signal } : {}),
-    });
-    result = compactResult(run);
-    text =
-      run.format === 'paimon'
-        ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
-        : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
-  } catch (e) {
-    progress.abort();
-    throwAsWhere(e, o.where);
-    if (cancel.cancelled) {
-      const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
-      out.stderr.write(
-        `floe: cancelled, nothing committed (${cancel.by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
-      );
-      // reported: main.ts only sets the exit code (130)
-      const err = new FloeError('Internal', `compaction of ${ref} cancelled by ${cancel.by}; nothing committed`, {
-        cause: e,
-        context: { table: ref, cancelled: true, committed: false, reported: true },
-      });
-      err.name = 'AbortError';
-      throw err;
-    }
-    throw e;
-  } finally {
-    cancel.dispose();
-  }
-  progress.finish();
-  let exitCode: number = compactExitCode(result);
-  if (cancel.cancelled || result.cancelled) {
-    exitCode = EXIT.cancelled;
-    const said = (result.cancelled as { message?: string } | undefined)?.message;
-    out.stderr.write(
-      said
-        ? `floe: ${said}\n`
-        : result.snapshots.length
-          ? `floe: cancelled (${cancel.by ?? 'signal'}) — the commit had already finished: snapshot ${result.snapshots.join(', ')} is committed\n`
-          : `floe: cancelled (${cancel.by ?? 'signal'}), nothing committed\n`,
+  if (o.strategy === 'hilbert')
+    throw new FloeError(
+      'InvalidArgument',
+      `--strategy hilbert is Paimon's sort compaction (order_strategy=hilbert); Iceberg tables take --strategy sort or zorder`,
     );
-  }
-  out.stdout(o.json ? renderResult(compactResultDocument(result, exitCode)) : `${text}\n`);
-  return { result, exitCode, cancelled: cancel.cancelled };
+  if (req.sortFlagWithoutStrategy)
+    throw new FloeError('InvalidArgument', `${req.sortFlagWithoutStrategy} needs --strategy sort or --strategy zorder`);
+  // Spark action options given with -o were read by checkCompactFlags: they are not planner options
+  for (const k of Object.values(SPARK_ACTION_KEYS)) delete options[k];
+  checkOptionKeys(options, 'iceberg');
+  checkTargetFloor(options, ['self-optimizing.target-size', 'target-file-size-bytes'], !!o.force);
+}
+
+/** The compaction under the table lease (src/lease/job-lease.ts), and its text report. */
+async function runAndRender(
+  ref: string,
+  o: CompactCliOptions,
+  req: CheckedFlags,
+  format: TableFormat,
+  onProgress: ProgressListener,
+  signal: AbortSignal | undefined,
+): Promise<{ result: CompactResult; text: string }> {
+  const run = await runCompaction(ref, {
+    ...accessOptionsOf(o),
+    ...leaseOptionsOf(o),
+    ...compactSpecOf(o, req),
+    format,
+    options: req.options,
+    dryRun: !!o.dryRun,
+    onProgress,
+    ...(signal ? { signal } : {}),
+  });
+  const result = compactResult(run);
+  const text =
+    run.format === 'paimon'
+      ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
+      : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
+  return { result, text };
+}
+
+/** A run stopped before its commit: says so on stderr and returns the error main.ts maps to exit 130. */
+function reportCancelled(ref: string, e: unknown, by: string | undefined, out: CompactOut): FloeError {
+  const removed = Number((e as { context?: { removedFiles?: number } }).context?.removedFiles ?? 0);
+  out.stderr.write(
+    `floe: cancelled, nothing committed (${by})${removed > 0 ? `; the ${removed} file(s) this run wrote were removed` : ''}\n`,
+  );
+  // reported: main.ts only sets the exit code (130)
+  const err = new FloeError('Cancelled', `compaction of ${ref} cancelled by ${by}; nothing committed`, {
+    cause: e,
+    context: { table: ref, cancelled: true, committed: false, reported: true },
+  });
+  err.name = 'AbortError';
+  return err;
+}
+
+/** The line for a run cancelled once its commit had started: what was committed. */
+function cancelledAfterRun(result: CompactResult, by: string | undefined): string {
+  const said = (result.cancelled as { message?: string } | undefined)?.message;
+  if (said) return `floe: ${said}\n`;
+  return result.snapshots.length
+    ? `floe: cancelled (${by ?? 'signal'}) — the commit had already finished: snapshot ${result.snapshots.join(', ')} is committed\n`
+    : `floe: cancelled (${by ?? 'signal'}), nothing committed\n`;
 }
 
 export function register(program: Command): void {
@@ -467,7 +477,7 @@ export function register(program: Command): void {
     .option(
       '-o, --option <key=value>',
       'planner/table option override (repeatable): Amoro self-optimizing.*, Spark rewrite_data_files options (Iceberg), Paimon compaction options; unknown keys are refused',
-      collect,
+      collectOption,
       [],
     )
     .option('--dry-run', 'plan only; write nothing')
@@ -499,7 +509,7 @@ export function register(program: Command): void {
       '--full',
       'full compaction: Paimon — every bucket fully; Iceberg — rewrite every file of the selected partitions (bin-pack, rewrite-all)',
     )
-    .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collect, [])
+    .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collectOption, [])
     .option(
       '--catalog <spec>',
       'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> (Paimon); the table is then <ns>.<table>',

@@ -3,14 +3,14 @@
  * OVERWRITE snapshot. The job is src/app/expire-partitions.ts; this module parses and prints.
  */
 import type { Command } from 'commander';
-import { collectOption } from '../../maintenance/cli-support.js';
+import { collectOption } from '../collect-option.js';
 import {
   expirePartitionsResult,
   expireTablePartitions,
   type ExpirePartitionsTableOptions,
 } from '../../app/expire-partitions.js';
 import { renderResult, writeStdout } from '../result.js';
-import { NO_LEASE_HELP } from '../../distributed/cli-lease.js';
+import { NO_LEASE_HELP } from '../../lease/job-lease.js';
 
 export { expireTablePartitions as expirePartitionsAction } from '../../app/expire-partitions.js';
 

@@ -3,6 +3,7 @@
  * delete files, partitions, a health score); this module parses the command line and renders the report.
  */
 import type { Command } from 'commander';
+import { collectOption } from '../collect-option.js';
 import { explainHealth, type CountBytes } from '../../health.js';
 import { renderResult, writeStdout } from '../result.js';
 import { formatBytes, parseSizeBytes } from '../../util/units.js';
@@ -16,17 +17,13 @@ export { buildInspectReport, type InspectReport } from '../../app/inspect.js';
 
 export type TableCliOptions = TableReadOptions;
 
-export function collectRepeatable(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
 /** Adds the options every table-reading command shares. */
 export function addTableOptions(cmd: Command): Command {
   return cmd
     .option(
       '--location-map <FROM=TO>',
       'read locations starting with FROM from TO instead (repeatable)',
-      collectRepeatable,
+      collectOption,
       [],
     )
     .option(

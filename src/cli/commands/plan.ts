@@ -5,6 +5,7 @@
 import { renderResult, writeStdout } from '../result.js';
 import { resultDocument } from '../../app/result.js';
 import type { Command } from 'commander';
+import { collectOption } from '../collect-option.js';
 import { FloeError } from '../../errors.js';
 import { formatBytes, PAIMON_BYTES } from '../../util/units.js';
 import {
@@ -119,10 +120,6 @@ export function planUniversalAction(
   write(`${lines.join('\n')}\n`);
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function register(program: Command): void {
   const plan =
     program.commands.find((c) => c.name() === 'plan') ??
@@ -136,7 +133,7 @@ export function register(program: Command): void {
     .option(
       '-o, --option <key=value>',
       'Paimon option, dotted (num-sorted-run.compaction-trigger=5, compaction.size-ratio=1, compaction.offpeak.start.hour=2 …) or camelCase; repeatable. Threshold sizes without a unit are bytes, as in Paimon',
-      collect,
+      collectOption,
       [],
     )
     .option('--num-levels <n>', 'number of levels (default: num-levels, else trigger + 1)')

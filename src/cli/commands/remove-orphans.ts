@@ -3,7 +3,7 @@
  * src/app/remove-orphans.ts; this module parses the command line and prints the report.
  */
 import type { Command } from 'commander';
-import { collectOption } from '../../maintenance/cli-support.js';
+import { collectOption } from '../collect-option.js';
 import { removeTableOrphans, type RemoveOrphansTableOptions } from '../../app/remove-orphans.js';
 import { maintenanceAccessOptions, runMaintenanceCommand, type MaintenanceCliOptions } from '../maintenance-command.js';
 

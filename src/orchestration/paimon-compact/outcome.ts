@@ -5,7 +5,7 @@
  */
 import { isFloeError } from '../../errors.js';
 import type { ProgressListener } from '../../execution/events.js';
-import { isCommitStateUnknown } from '../../../connectors/iceberg/commit-state.js';
+import { isCommitStateUnknown } from '../../../connectors/commit-state.js';
 import type { PaimonCommitRequest, PaimonCommitResult } from '../../../connectors/paimon/commit-compact.js';
 import type { PaimonWriteIO } from '../../../connectors/paimon/io.js';
 import type { DataFileMeta } from '../../../connectors/paimon/manifest.js';

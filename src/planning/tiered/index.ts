@@ -1,7 +1,7 @@
 export { planTiered, estimatedOutputFiles, conversionReadBytes } from './planner.js';
 export { PartitionEvaluation, isCompactPositionDelete } from './evaluator.js';
 export type { FileWithDeletes, OptimizingType } from './evaluator.js';
-export { compileFilter, filterColumns } from './filter.js';
+export { compileFilter, filterColumns } from '../predicate.js';
 export { advanceTieredState, timesFor } from './state.js';
 export type { TieredState, OptimizeTimes, ResolvedTimes } from './state.js';
 export {

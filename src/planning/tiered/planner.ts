@@ -31,7 +31,7 @@ import { validateTieredPolicy } from '../policy.js';
 import { firstFitPack } from '../binpack/packing.js';
 import { PartitionEvaluation } from './evaluator.js';
 import { dataBytes, unionDeletes, type FileWithDeletes } from '../file-deletes.js';
-import { compileFilter } from './filter.js';
+import { compileFilter } from '../predicate.js';
 import { timesFor, type TieredState } from './state.js';
 import { partitionLabeler } from '../partition-label.js';
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
-import { acquireTableLease, readTableLease } from '../../src/distributed/lease.js';
+import { acquireTableLease, readTableLease } from '../../src/lease/lease.js';
 import { copyFixture, floe } from '../cli/support.js';
 
 const ice = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');

@@ -1,4 +1,8 @@
 /**
+ * The one predicate compiler of `--where` / `self-optimizing.filter`, shared by every planner that narrows
+ * files by it: the tiered, bin-pack, sort and full planners (Iceberg) and Paimon's bucket selection
+ * (src/orchestration/compact-paimon.ts, partition columns only).
+ *
  * `self-optimizing.filter`: a SQL-like predicate (Amoro: `op_time > '2007-12-03T10:15:30'`, `id > 8 AND
  * name = 'x'`) that limits which data files are optimized. Supported: comparisons (= == != <> < <= > >=),
  * IN / NOT IN, IS [NOT] NULL, AND / OR / NOT and parentheses; literals are quoted strings, numbers,
@@ -8,10 +12,10 @@
  * identity partition value when the column is identity-partitioned, else from column bounds and null
  * counts; unknown statistics never exclude a file.
  */
-import { didYouMean } from '../../util/did-you-mean.js';
-import { FloeError } from '../../errors.js';
-import type { DataFile, Field, FieldType, TableModel } from '../../model/index.js';
-import { currentSchema } from '../../model/index.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { FloeError } from '../errors.js';
+import type { DataFile, Field, FieldType, TableModel } from '../model/index.js';
+import { currentSchema } from '../model/index.js';
 
 type Value = string | number | bigint | boolean;
 type CmpOp = 'lt' | 'lte' | 'gt' | 'gte' | 'eq' | 'neq';

@@ -11,7 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
-import { acquireTableLease, readTableLease, type LeaseRecord } from '../../src/distributed/lease.js';
+import { acquireTableLease, readTableLease, type LeaseRecord } from '../../src/lease/lease.js';
 import { currentProcessIdentity, processStartTicks } from '../../src/util/process-identity.js';
 import { copyFixture, floe, spawnFloe } from '../cli/support.js';
 

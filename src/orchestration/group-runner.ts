@@ -8,7 +8,7 @@ import type { ProgressEvent } from '../execution/events.js';
 import { decodeContentFile, type ContentFileJson } from './content-file-json.js';
 import type { GroupJob, PlanInputsJson, TableSource } from './group-job.js';
 import type { TaskOutput } from './iceberg-steps.js';
-import type { TaskRunner } from '../orchestration/compact-iceberg.js';
+import type { TaskRunner } from './compact-iceberg.js';
 
 const workerModule = () =>
   new URL(/\.ts$/.test(import.meta.url) ? './group-worker.ts' : './group-worker.js', import.meta.url);

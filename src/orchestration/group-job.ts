@@ -3,7 +3,7 @@
  * how the caller turns the run's options into it. The plan itself does not travel: the worker plans again
  * from the same base metadata file, options and clock, and checks the task's inputs against the caller's.
  */
-import type { CompactOptions } from '../orchestration/compact-iceberg.js';
+import type { CompactOptions } from './compact-iceberg.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../planning/tiered/state-json.js';
 

@@ -12,7 +12,7 @@ import { FloeError } from '../errors.js';
 import type { JobContext, Json } from '../execution/worker-pool.js';
 import type { ProgressEvent } from '../execution/events.js';
 import type { Plan } from '../planning/plan.js';
-import { planIceberg } from '../orchestration/compact-iceberg.js';
+import { planIceberg } from './compact-iceberg.js';
 import { openIcebergForWrite, type OpenedIcebergTable } from '../../connectors/iceberg/open-for-write.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';

@@ -1,5 +1,5 @@
-export * from './duration.js';
-export * from './report.js';
+export * from '../util/cutoff.js';
+export * from './maintenance-report.js';
 export * from '../model/snapshot-retention.js';
 export * from '../../connectors/storage/delete-batches.js';
 export * from '../../connectors/storage/orphan-scan.js';

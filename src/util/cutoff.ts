@@ -3,7 +3,7 @@
  * ("3d", "36h", "90m", "1d12h", "45s", "2w"). Both become an absolute cutoff in epoch milliseconds.
  */
 import { FloeError } from '../errors.js';
-import { tryParseDurationMs } from '../util/units.js';
+import { tryParseDurationMs } from './units.js';
 
 /** Absolute cutoff for `--older-than`: durations count back from `nowMs`. */
 export function parseCutoff(text: string, nowMs: number, option = '--older-than'): number {

@@ -28,7 +28,7 @@ import { distinctFileBytes } from '../../connectors/iceberg/delete-writer.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';
 import type { IcebergTable } from '../../connectors/iceberg/table.js';
-import { convertEqualityDeletes } from '../orchestration/convert-equality-deletes.js';
+import { convertEqualityDeletes } from './convert-equality-deletes.js';
 
 /** The snapshot summary property that names the run a commit belongs to. */
 export const RUN_ID_PROPERTY = 'floe.run-id';

@@ -1,6 +1,6 @@
 /**
  * Issue 12.1 / 11: a single-process compaction runs its rewrite step on worker threads when `parallelism`
- * is above 1 (src/distributed/group-runner.ts → group-worker.ts), with the same plan, commit and rows as an
+ * is above 1 (src/orchestration/group-runner.ts → group-worker.ts), with the same plan, commit and rows as an
  * in-process run; a cancel reaches the workers and leaves no file of the run behind.
  */
 import { readdirSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { compactIceberg, type CompactOptions } from '../../src/orchestration/com
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
 import type { ProgressEvent } from '../../src/execution/events.js';
-import { smallTable, type SmallTable } from './small-table.js';
+import { smallTable, type SmallTable } from '../distributed/small-table.js';
 import { floe, resultOf } from '../cli/support.js';
 import { cleanup, copyFixture } from '../paimon-compact/helpers.js';
 
