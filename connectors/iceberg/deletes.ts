@@ -177,13 +177,24 @@ export class DeleteLoader {
         const fields = [this.fieldsById.get(FILE_PATH_ID)!, this.fieldsById.get(POS_ID)!];
         const rows = await readColumnsById(pq, fields);
         const out = new Map<string, number[]>();
+        // rows come sorted by file_path: its keys are worked out once per run of one path, not per row
+        let lastPath: string | undefined;
+        let lists: number[][] = [];
         for (const [fp, pos] of rows) {
           if (typeof fp !== 'string' || pos === null || pos === undefined) {
             throw new FloeError('Corrupt', `position delete file ${d.path} has a row without file_path/pos`, {
               context: { file: d.path },
             });
           }
-          for (const k of pathKeys(this.io, fp)) push(out, k, Number(pos));
+          if (fp !== lastPath) {
+            lastPath = fp;
+            lists = pathKeys(this.io, fp).map((k) => {
+              let l = out.get(k);
+              if (!l) out.set(k, (l = []));
+              return l;
+            });
+          }
+          for (const l of lists) l.push(Number(pos));
         }
         return out;
       })();
