@@ -156,6 +156,40 @@ class DeletesTable {
       if (f.version === GEN_VERSION) return f;
     }
     const t0 = Date.now();
+    const done = path.join(this.root, 'tables.done');
+    if (!existsSync(done)) await this.generate(log);
+    writeFileSync(done, GEN_VERSION);
+    const dataDir = path.join(this.pristine('base'), 'data');
+    const dataBytes = REGIONS.flatMap((r) => {
+      const d = path.join(dataDir, `region=${r}`);
+      return readdirSync(d).map((n) => readFileSync(path.join(d, n)).byteLength);
+    }).reduce((a, b) => a + b, 0);
+    const baseGlob = `read_parquet('${dataDir}/**/*.parquet', hive_partitioning=false)`;
+    const expected = {
+      base: await this.check(baseGlob),
+      eq: await this.check(baseGlob, 'WHERE id % 20 <> 0'),
+      pos: await this.check(baseGlob, 'WHERE id % 20 <> 0'),
+    };
+    // DuckDB's iceberg_scan crawls over this many equality deletes (it did not finish in 16 min): the eq
+    // table's rows are checked after floe's rewrite instead, when no delete is left
+    this.restore('pos'); // the table's paths are the work directory's
+    const got = await this.check(`iceberg_scan('${this.currentMetadata()}')`);
+    if (got.rows !== expected.pos.rows || got.checksum !== expected.pos.checksum)
+      throw new Error(`deletes bench: DuckDB reads ${got.rows} rows from the pos table, expected ${expected.pos.rows}`);
+    const facts: Facts & { version: string } = {
+      version: GEN_VERSION,
+      files: this.files,
+      rows: this.files * this.rows,
+      dataBytes,
+      deleteFiles: { base: 0, eq: 5 * REGIONS.length, pos: this.files },
+      expected,
+    };
+    writeFileSync(factsFile, JSON.stringify(facts, null, 2));
+    log(`deletes bench: table ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    return facts;
+  }
+
+  private async generate(log: (m: string) => void): Promise<void> {
     rmSync(this.root, { recursive: true, force: true });
     mkdirSync(this.work, { recursive: true });
     const io = new FileIO();
@@ -179,7 +213,6 @@ class DeletesTable {
       if (f % 16 === 15) log(`deletes bench: ${f + 1}/${this.files} data files written`);
     }
     this.save('base');
-    const dataBytes = byFile.reduce((n, b) => n + readFileSync(b.path).byteLength, 0);
     // eq: 5 commits, each a partition-scoped file per partition holding every 5th deleted id
     for (let c = 0; c < 5; c++) {
       const keys: unknown[][] = [];
@@ -200,30 +233,6 @@ class DeletesTable {
       byFile.map(({ path: p, f }) => ({ path: p, partition: { region: REGIONS[f % REGIONS.length] }, positions })),
     );
     this.save('pos');
-    const baseGlob = `read_parquet('${path.join(this.pristine('base'), 'data')}/**/*.parquet', hive_partitioning=false)`;
-    const expected = {
-      base: await this.check(baseGlob),
-      eq: await this.check(baseGlob, 'WHERE id % 20 <> 0'),
-      pos: await this.check(baseGlob, 'WHERE id % 20 <> 0'),
-    };
-    for (const v of ['eq', 'pos'] as const) {
-      const got = await this.check(`iceberg_scan('${this.currentMetadata(this.pristine(v))}')`);
-      if (got.rows !== expected[v].rows || got.checksum !== expected[v].checksum)
-        throw new Error(
-          `deletes bench: DuckDB reads ${got.rows} rows from the ${v} table, expected ${expected[v].rows}`,
-        );
-    }
-    const facts: Facts & { version: string } = {
-      version: GEN_VERSION,
-      files: this.files,
-      rows: this.files * this.rows,
-      dataBytes,
-      deleteFiles: { base: 0, eq: 5 * REGIONS.length, pos: this.files },
-      expected,
-    };
-    writeFileSync(factsFile, JSON.stringify(facts, null, 2));
-    log(`deletes bench: table generated in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    return facts;
   }
 }
 
@@ -335,7 +344,9 @@ const bench: Benchmark = {
           add(`floe-before|${v}`, b);
           ctx.log(`deletes rep ${rep} floe-before ${v}: ${b.cpu_s.toFixed(1)} CPU-s, ${b.wall_s.toFixed(1)} s`);
         }
-        const d = await duck(`iceberg_scan('${table.currentMetadata(table.pristine(v))}')`);
+        if (v === 'eq' && !ctx.flags['duckdb-eq']) continue; // see DeletesTable.ensure
+        table.restore(v);
+        const d = await duck(`iceberg_scan('${table.currentMetadata()}')`);
         d.rowsOk = d.rowsOut === facts.expected[v].rows;
         add(`duckdb|${v}`, d);
         ctx.log(`deletes rep ${rep} duckdb ${v}: ${d.cpu_s.toFixed(1)} CPU-s, ${d.wall_s.toFixed(1)} s`);
