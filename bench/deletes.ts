@@ -18,7 +18,7 @@
  * - duckdb-copy (base only): the same from `read_parquet` of the data files (the raw Parquet→Parquet bound).
  * After every floe case DuckDB checks the table's live rows (count + hash checksum) against the base
  * files' rows with id % 20 ≠ 0 (eq, pos) or all of them (base). `--profile` adds one floe run per variant
- * under `--cpu-prof` and prints its top self-time entries (all threads).
+ * under `--cpu-prof` and prints its top self-time entries (main thread only: workers start without it).
  * Needs the oracle venv (`bash scripts/setup-oracles.sh`: duckdb + its iceberg extension).
  */
 import { execFileSync } from 'node:child_process';
@@ -243,7 +243,10 @@ interface Sample {
   rowsOk: boolean;
 }
 
-/** Top self-time entries of every thread's CPU profile in `dir` (node --cpu-prof --cpu-prof-dir). */
+/**
+ * Top self-time entries (idle left out) of the CPU profiles in `dir` (node --cpu-prof --cpu-prof-dir). Only
+ * the main thread writes one: floe's worker threads start without --cpu-prof (worker-pool.ts execArgv).
+ */
 export function profileTop(dir: string, n = 12): { total_s: number; top: { name: string; self_s: number }[] } {
   const self = new Map<string, number>();
   let total = 0;
@@ -259,6 +262,7 @@ export function profileTop(dir: string, n = 12): { total_s: number; top: { name:
       const us = p.timeDeltas[i] ?? 0;
       const where = cf.url ? ` ${path.basename(cf.url)}:${cf.lineNumber + 1}` : '';
       const name = `${cf.functionName || '(anonymous)'}${where}`;
+      if (name === '(idle)') return; // a thread waiting (on its workers, on I/O) costs no CPU
       self.set(name, (self.get(name) ?? 0) + us);
       total += us;
     });
@@ -423,7 +427,7 @@ const bench: Benchmark = {
         .join(' ')}; ${os.availableParallelism()} cores; ${((Date.now() - t0) / 60_000).toFixed(1)} min`,
       ...verdicts,
       ...Object.entries(profiles).flatMap(([v, p]) => [
-        `profile floe ${v} (${p.total_s.toFixed(1)} s sampled, all threads), top self time:`,
+        `profile floe ${v} (${p.total_s.toFixed(1)} CPU-s sampled in the main thread; workers are not profiled), top self time:`,
         ...p.top.map((t) => `  ${t.self_s.toFixed(2)} s ${((100 * t.self_s) / p.total_s).toFixed(1)} %  ${t.name}`),
       ]),
     ];
