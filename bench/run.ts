@@ -14,6 +14,7 @@ import startup from './startup.js';
 import compact1gb from './compact-1gb.js';
 import bullmqWorkers from './bullmq-workers.js';
 import live from './live.js';
+import deletes from './deletes.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
@@ -27,6 +28,7 @@ const BENCHMARKS: Benchmark[] = [
   compact1gb,
   bullmqWorkers,
   live,
+  deletes,
   // (next benchmark here)
 ];
 

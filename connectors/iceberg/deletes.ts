@@ -22,6 +22,7 @@ import type {
 import { partitionKey } from '../../src/model/index.js';
 import type { IcebergIO } from './io.js';
 import { openParquet, readColumnsById } from './parquet-reader.js';
+import { forEachPositionRun } from './position-delete-rows.js';
 import { assertBlobListed, decodeDeletionVector, readPuffinFooterRanged, type PuffinFooter } from './puffin.js';
 import { isVoidTransform } from './schema.js';
 
@@ -173,17 +174,37 @@ export class DeleteLoader {
     if (!p) {
       p = (async () => {
         requireParquet(d.path, d.format);
-        const pq = await this.openDelete(d.path);
-        const fields = [this.fieldsById.get(FILE_PATH_ID)!, this.fieldsById.get(POS_ID)!];
-        const rows = await readColumnsById(pq, fields);
+        const bytes = await this.io.read(d.path);
+        const fields = [this.fieldsById.get(FILE_PATH_ID)!, this.fieldsById.get(POS_ID)!] as const;
         const out = new Map<string, number[]>();
+        const add = (fp: string, positions: readonly number[]) => {
+          for (const k of pathKeys(this.io, fp)) {
+            let l = out.get(k);
+            if (!l) out.set(k, (l = []));
+            for (const x of positions) l.push(x);
+          }
+        };
+        try {
+          await forEachPositionRun(bytes, d.path, fields, add);
+          return out;
+        } catch {
+          // whatever the columnar read trips over, the row reader below says it its own way (or reads it)
+          out.clear();
+        }
+        let pq: ReturnType<typeof openParquet>;
+        try {
+          pq = openParquet(bytes, d.path);
+        } catch (e) {
+          throw withRealLocation(this.io, d.path, e);
+        }
+        const rows = await readColumnsById(pq, [...fields]);
         for (const [fp, pos] of rows) {
           if (typeof fp !== 'string' || pos === null || pos === undefined) {
             throw new FloeError('Corrupt', `position delete file ${d.path} has a row without file_path/pos`, {
               context: { file: d.path },
             });
           }
-          for (const k of pathKeys(this.io, fp)) push(out, k, Number(pos));
+          add(fp, [Number(pos)]);
         }
         return out;
       })();

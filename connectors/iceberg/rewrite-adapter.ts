@@ -41,6 +41,7 @@ import { DeleteIndex, DeleteLoader } from './deletes.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata } from './metadata.js';
 import { encodeSingleValue } from './write-bounds.js';
+import { IntKeySet, intKeyable } from './equality-keys.js';
 import { dataDirOf } from './write-locations.js';
 import { faultPoint } from '../../src/util/fault-points.js';
 
@@ -219,6 +220,10 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
           });
         return f;
       });
+      if (intKeyable(fields)) {
+        const set = await this.intDeleteKeys(group, fields);
+        if (set && (await this.addIntKeyMatches(bytes, file.path, fields, set, into))) continue;
+      }
       const keySets = await Promise.all(group.map((d) => this.equalityDeleteKeys(d, fields)));
       const dataKeys = await this.exactKeys(bytes, file.path, fields);
       dataKeys.forEach((key, pos) => {
@@ -228,6 +233,63 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   }
 
   private readonly deleteKeyCache = new Map<string, Promise<Set<string>>>();
+  /** Per group of delete files (their paths joined): their keys as one IntKeySet, undefined if not integer. */
+  private readonly intKeyCache = new Map<string, Promise<IntKeySet | undefined>>();
+
+  /** The keys of a group of equality delete files with one integer-like key column, as one set. */
+  private intDeleteKeys(group: EqualityDeleteFile[], fields: Field[]): Promise<IntKeySet | undefined> {
+    const cacheKey = group.map((d) => d.path).join('\u0000');
+    let p = this.intKeyCache.get(cacheKey);
+    if (!p) {
+      p = (async () => {
+        const set = new IntKeySet();
+        for (const d of group) {
+          if (d.format !== 'parquet') return undefined; // the text path says why
+          const ok = await this.forEachKeyChunk(await this.ctx.io.read(d.path), d.path, fields, (c) => set.add(c));
+          if (!ok) return undefined;
+        }
+        return set;
+      })();
+      this.intKeyCache.set(cacheKey, p);
+    }
+    return p;
+  }
+
+  /** Adds to `into` the positions of `path`'s rows whose key is in `set`; false when a chunk is not integer. */
+  private addIntKeyMatches(
+    bytes: Uint8Array,
+    path: string,
+    fields: Field[],
+    set: IntKeySet,
+    into: Set<number>,
+  ): Promise<boolean> {
+    let at = 0;
+    return this.forEachKeyChunk(bytes, path, fields, (c) => {
+      const ok = set.match(c, at, (pos) => into.add(pos));
+      at += c.length;
+      return ok;
+    });
+  }
+
+  /**
+   * The key column of every row of a Parquet file, a chunk at a time in row order, read and cast exactly as
+   * exactKeys reads it; stops (false) when `each` says false.
+   */
+  private async forEachKeyChunk(
+    bytes: Uint8Array,
+    path: string,
+    fields: Field[],
+    each: (chunk: arrow.Data) => boolean,
+  ): Promise<boolean> {
+    for await (const rg of iterateRowGroups(bytes, path, {
+      fieldIds: fields.map((f) => f.id),
+      nameMapping: this.ctx.nameMapping,
+    })) {
+      const t = castToSchema(rg.table, fields, path);
+      for (const chunk of t.getChildAt(0)?.data ?? []) if (!each(chunk)) return false;
+    }
+    return true;
+  }
 
   /** Keys of an equality delete file, read the same exact way as the data side (see exactKeys). */
   private equalityDeleteKeys(d: EqualityDeleteFile, fields: Field[]): Promise<Set<string>> {
@@ -282,7 +344,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       } catch (e) {
         throw errorForFile('NotFound', file.path, 'cannot read data file', e);
       }
-      const deleted = await this.deletedPositions(file, bytes);
+      const mask = deletedMask(await this.deletedPositions(file, bytes), file.recordCount);
       stats.fileRead(file.path, bytes.byteLength, file.recordCount);
       const bytesPerRow = file.recordCount > 0 ? file.sizeBytes / file.recordCount : 0;
       let rowStart = 0;
@@ -299,12 +361,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
         let table = castToSchema(rg.table, this.outputFields, file.path);
         if (this.lineage) table = this.withLineage(table, file, rowStart);
         const start = rowStart;
-        const live = deleted.size === 0 ? table : dropRows(table, (i) => deleted.has(start + i));
+        const live = mask ? dropRows(table, (i) => mask[start + i] === 1) : table;
         rowStart += rg.numRows;
         yield {
           table: live,
           estimatedBytes: live.numRows * bytesPerRow,
-          rows: keptSpans(file.path, start, rg.numRows, deleted),
+          rows: keptSpans(file.path, start, rg.numRows, mask),
         };
       }
       if (rowStart !== file.recordCount) {
@@ -431,13 +493,30 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
   }
 }
 
+/**
+ * The deleted positions as one byte per row of the file (1 = deleted), undefined when none of its rows is:
+ * a typed-array read per row where a Set lookup cost ~10× more. Positions past the file's rows delete nothing.
+ */
+function deletedMask(deleted: ReadonlySet<number>, rows: number): Uint8Array | undefined {
+  if (deleted.size === 0) return undefined;
+  const mask = new Uint8Array(rows);
+  let any = false;
+  for (const p of deleted) {
+    if (p >= 0 && p < rows) {
+      mask[p] = 1;
+      any = true;
+    }
+  }
+  return any ? mask : undefined;
+}
+
 /** The positions [start, start + count) of `path` that `deleted` keeps, as ranges in order. */
-function keptSpans(path: string, start: number, count: number, deleted: ReadonlySet<number>): RowSpan[] {
-  if (deleted.size === 0) return [{ path, start, end: start + count }];
+function keptSpans(path: string, start: number, count: number, deleted: Uint8Array | undefined): RowSpan[] {
+  if (!deleted) return [{ path, start, end: start + count }];
   const spans: RowSpan[] = [];
   let from = -1;
   for (let p = start; p < start + count; p++) {
-    if (deleted.has(p)) {
+    if (deleted[p] === 1) {
       if (from >= 0) spans.push({ path, start: from, end: p });
       from = -1;
     } else if (from < 0) from = p;

@@ -102,7 +102,7 @@ export async function createIcebergTable(io: FileIO, location: string, o: Create
 }
 
 interface NewFile {
-  content: 0 | 2;
+  content: 0 | 1 | 2;
   rows: Record<string, unknown>[];
   fields: Field[];
   partition: Record<string, unknown>;
@@ -127,9 +127,16 @@ export function appendRows(io: FileIO, location: string, rows: Record<string, un
 
 /**
  * Deletes every row whose `columns` equal one of `keys`, with equality-delete files (one per partition
- * when the table is partitioned — the partition columns must then be among `columns`).
+ * when the table is partitioned — the partition columns must then be among `columns`, unless
+ * `partitions[i]` gives key i's partition: a partition-scoped delete on the key alone, as Flink upserts write).
  */
-export function deleteByEquality(io: FileIO, location: string, columns: string[], keys: unknown[][]): Promise<bigint> {
+export function deleteByEquality(
+  io: FileIO,
+  location: string,
+  columns: string[],
+  keys: unknown[][],
+  partitions?: Record<string, unknown>[],
+): Promise<bigint> {
   return commitFiles(io, location, 'delete', (_md, fields, partitionNames) => {
     const byName = new Map(fields.map((f) => [f.name, f]));
     const keyFields = columns.map((c) => {
@@ -138,16 +145,17 @@ export function deleteByEquality(io: FileIO, location: string, columns: string[]
       return f;
     });
     for (const p of partitionNames) {
-      if (!columns.includes(p))
+      if (!columns.includes(p) && !partitions)
         throw new FloeError(
           'InvalidArgument',
           `equality deletes on a partitioned table must include partition column ${p}`,
         );
     }
     const groups = new Map<string, NewFile>();
-    for (const k of keys) {
+    for (const [at, k] of keys.entries()) {
       const row = Object.fromEntries(columns.map((c, i) => [c, k[i]]));
-      const partition = Object.fromEntries(partitionNames.map((p) => [p, row[p] ?? null]));
+      const given = partitions?.[at];
+      const partition = Object.fromEntries(partitionNames.map((p) => [p, (given ?? row)[p] ?? null]));
       const key = stringifyJsonLossless(partition);
       const g = groups.get(key) ?? {
         content: 2 as const,
@@ -161,6 +169,33 @@ export function deleteByEquality(io: FileIO, location: string, columns: string[]
     }
     return [...groups.values()];
   });
+}
+
+/** The reserved columns of a position delete file (spec "Position Delete Files"). */
+const POSITION_DELETE_FIELDS: Field[] = [
+  { id: 2147483546, name: 'file_path', required: true, type: { kind: 'primitive', name: 'string' } },
+  { id: 2147483545, name: 'pos', required: true, type: { kind: 'primitive', name: 'long' } },
+];
+
+/**
+ * Deletes rows by position, as Spark's merge-on-read DELETE does: one position delete file per data file
+ * named (its partition given by the caller), rows sorted by position.
+ */
+export function deleteByPosition(
+  io: FileIO,
+  location: string,
+  deletes: { path: string; partition: Record<string, unknown>; positions: readonly number[] }[],
+): Promise<bigint> {
+  return commitFiles(io, location, 'delete', () =>
+    deletes
+      .filter((d) => d.positions.length > 0)
+      .map((d) => ({
+        content: 1 as const,
+        rows: [...d.positions].sort((a, b) => a - b).map((p) => ({ file_path: d.path, pos: BigInt(p) })),
+        fields: POSITION_DELETE_FIELDS,
+        partition: d.partition,
+      })),
+  );
 }
 
 async function commitFiles(
@@ -201,7 +236,7 @@ async function prepareFiles(
     const arrowSchema = arrowSchemaForIceberg(f.fields);
     const pq = await writeParquet(tableFromRows(arrowSchema, f.rows), 'new file', { codec: 'zstd' });
     const dir = `${loc}/data${spec.fields.length ? `/${partitionNames.map((p) => `${p}=${encodeURIComponent(String(f.partition[p]))}`).join('/')}` : ''}`;
-    const path = `${dir}/${randomUUID()}${f.content === 2 ? '-eq-delete' : ''}.parquet`;
+    const path = `${dir}/${randomUUID()}${['', '-pos-delete', '-eq-delete'][f.content]}.parquet`;
     await io.createNew(path, pq.bytes);
     ctx.written.push(path);
     const m = icebergMetricsFromFooter(pq.footer, f.fields, { fieldMetrics: pq.fieldMetrics });
@@ -235,6 +270,10 @@ async function prepareFiles(
     if (f.content === 0) {
       add('added-data-files', 1);
       add('added-records', pq.rowCount);
+    } else if (f.content === 1) {
+      add('added-delete-files', 1);
+      add('added-position-delete-files', 1);
+      add('added-position-deletes', pq.rowCount);
     } else {
       add('added-delete-files', 1);
       add('added-equality-delete-files', 1);
