@@ -23,10 +23,26 @@ function reviveNumber(value: string): number | bigint {
  * JSON strings cannot hold a raw NUL; a text that has the `\u0000` escape anywhere takes the JS parser.
  */
 export function parseJsonLossless(text: string): unknown {
+  return parseJsonLosslessTaking({ text });
+}
+
+/**
+ * parseJsonLossless of `box.text`, which it takes out of the box: when the box held the only reference, the
+ * text is garbage before the engine parses the marked copy (for a 100 MiB document, 100 MiB less at the peak).
+ */
+export function parseJsonLosslessTaking(box: { text?: string }): unknown {
+  let text = box.text ?? '';
+  box.text = undefined;
   if (text.includes('\\u0000')) return parse(text, undefined, reviveNumber);
-  const marked = markLongIntegers(text);
-  if (marked === text) return JSON.parse(text);
-  return restoreMarked(JSON.parse(marked));
+  let marked = markLongIntegers(text);
+  if (marked === text) {
+    text = '';
+    return JSON.parse(marked);
+  }
+  text = '';
+  const value = JSON.parse(marked);
+  marked = '';
+  return restoreMarked(value);
 }
 
 const isMarked = (v: unknown): v is string => typeof v === 'string' && v.charCodeAt(0) === 0;
