@@ -186,7 +186,21 @@ function parseSpecFields(fields: unknown[], where: string): PartitionSpec['field
   });
 }
 
+/**
+ * Typed views already built, by the parsed document they view (documents are never edited after parsing:
+ * commits build new ones), so the several steps of one command that parse the same document share one view.
+ */
+const parsedDocuments = new WeakMap<object, IcebergMetadata>();
+
 export function parseMetadata(rawIn: unknown, file: string): IcebergMetadata {
+  const known = rawIn && typeof rawIn === 'object' ? parsedDocuments.get(rawIn) : undefined;
+  if (known?.file === file) return known;
+  const md = parseUncached(rawIn, file);
+  parsedDocuments.set(md.raw, md);
+  return md;
+}
+
+function parseUncached(rawIn: unknown, file: string): IcebergMetadata {
   const where = `metadata file ${file}`;
   if (!rawIn || typeof rawIn !== 'object' || Array.isArray(rawIn)) {
     throw new FloeError('Corrupt', `${where} is not a JSON object`, { context: { file } });
