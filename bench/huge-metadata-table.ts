@@ -5,7 +5,7 @@
  * snapshots (≈93 MiB) takes a few seconds and little memory. Used by the huge-metadata benchmark and by
  * test/iceberg/long-history.test.ts (through test/support/huge-metadata.ts).
  */
-import { cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -15,6 +15,8 @@ export async function tableWithLongHistory(
   extra: number,
   /** The shared fixtures directory (../shared/fixtures beside the repository). */
   fixtures: string,
+  /** Give every synthetic snapshot its own copy of the manifest list (`copy-<i>-<name>`), as real histories have. */
+  o: { distinctLists?: boolean } = {},
 ): Promise<{ dir: string; metadataFile: string; bytes: number; cleanup: () => void }> {
   const base = mkdtempSync(path.join(tmpdir(), 'floe-long-history-'));
   const dir = path.join(base, 't');
@@ -31,6 +33,13 @@ export async function tableWithLongHistory(
   const first = snaps[0]!;
   const firstTs = Number(first['timestamp-ms']);
   const idOf = (i: number) => String(1_000_000_000_000 + i);
+  const list = String(first['manifest-list']);
+  const listName = list.slice(list.lastIndexOf('/') + 1);
+  const copyOfList = (i: number) => {
+    const name = `copy-${i}-${listName}`;
+    copyFileSync(path.join(md, listName), path.join(md, name));
+    return `${list.slice(0, list.lastIndexOf('/') + 1)}${name}`;
+  };
   const file = path.join(md, `v${version + 1}.metadata.json`);
   const out = createWriteStream(file);
   const write = (s: string) =>
@@ -48,7 +57,7 @@ export async function tableWithLongHistory(
       ...(i > 0 ? { 'parent-snapshot-id': idOf(i - 1) } : {}),
       'timestamp-ms': firstTs - (extra - i) * 1000,
       summary: { operation: 'append', 'added-data-files': '1', 'added-records': '1', 'total-records': '1' },
-      'manifest-list': first['manifest-list'],
+      'manifest-list': o.distinctLists ? copyOfList(i) : first['manifest-list'],
       'schema-id': 0,
     };
     await write(`${i ? ',' : ''}${unquoteIds(JSON.stringify(s))}`);

@@ -2,4 +2,5 @@
 import { tableWithLongHistory as generate } from '../../bench/huge-metadata-table.js';
 import { fixtures } from '../iceberg/helpers.js';
 
-export const tableWithLongHistory = (extra: number) => generate(extra, fixtures);
+export const tableWithLongHistory = (extra: number, o: { distinctLists?: boolean } = {}) =>
+  generate(extra, fixtures, o);
