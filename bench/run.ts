@@ -15,6 +15,7 @@ import compact1gb from './compact-1gb.js';
 import bullmqWorkers from './bullmq-workers.js';
 import live from './live.js';
 import deletes from './deletes.js';
+import hugeMetadata from './huge-metadata.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
@@ -29,6 +30,7 @@ const BENCHMARKS: Benchmark[] = [
   bullmqWorkers,
   live,
   deletes,
+  hugeMetadata,
   // (next benchmark here)
 ];
 

@@ -395,7 +395,7 @@ export class RestTableOperations implements TableOperations {
     const baseIds = new Set(snapshotsOf(base).map(idOf));
     const nextIds = new Set(snapshotsOf(next).map(idOf));
     const added = snapshotsOf(next).filter((s) => !baseIds.has(idOf(s)));
-    const removed = [...baseIds].filter((id) => !nextIds.has(id));
+    const removed = new Set([...baseIds].filter((id) => !nextIds.has(id)));
     const commitIdOf = (s: RawMetadata | undefined) =>
       (s?.summary as Record<string, string> | undefined)?.[COMMIT_ID_PROPERTY];
     const present = (s: RawMetadata) => {
@@ -407,8 +407,8 @@ export class RestTableOperations implements TableOperations {
     if (added.length > 0 && added.every(present)) return loaded.location;
     if (
       added.length === 0 &&
-      removed.length > 0 &&
-      !snapshotsOf(loaded.metadata).some((x) => removed.includes(idOf(x)))
+      removed.size > 0 &&
+      !snapshotsOf(loaded.metadata).some((x) => removed.has(idOf(x))) // a Set: an expiry can remove 200,000
     )
       return loaded.location;
     throw commitStateUnknown(`${why}; the reloaded table does not show this commit (yet)`, cause);

@@ -11,8 +11,10 @@
  * deletion of data and delete files but not of manifests and manifest lists; an unreadable *expired*
  * manifest list or manifest just leaves its files behind (remove-orphans finds them later).
  *
- * Manifests are read one at a time and only paths are kept (a Set/Map of strings), never whole entries.
+ * Manifest lists and manifests are read a bounded window at a time (16 concurrent reads) and only paths are
+ * kept (a Set/Map of strings), never whole entries; a manifest list several snapshots share is read once.
  */
+import pLimit from 'p-limit';
 import { FloeError } from '../../src/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
 import type { DeletionCandidate } from '../../src/model/maintenance-report.js';
@@ -86,6 +88,44 @@ export async function entryPathsOf(io: FileIO, manifestPath: string): Promise<En
   });
 }
 
+/** Snapshots in order, the first of each manifest list only (v1 inline manifests are kept: nothing to read). */
+function withDistinctLists(snaps: readonly IcebergSnapshot[], key: (loc: string) => string): IcebergSnapshot[] {
+  const seen = new Set<string>();
+  return snaps.filter((s) => {
+    if (!s.manifestList) return true;
+    const k = key(s.manifestList);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+/** Manifest lists and manifests read this many at a time (a long history is mostly waiting on small reads). */
+const READ_CONCURRENCY = 16;
+/** ... in windows of this many files, so that only one window's decoded contents are held at once. */
+const READ_WINDOW = 512;
+
+/**
+ * `use` called with what `read` gives for each item (or the error it threw), in the items' order, the reads
+ * running concurrently a window at a time: linear in the items, bounded in memory. `use` returning false
+ * stops before the next window.
+ */
+async function forEachRead<T, R>(
+  items: Iterable<T>,
+  read: (item: T) => Promise<R>,
+  use: (item: T, got: R | Error) => boolean | void,
+): Promise<void> {
+  const limit = pLimit(READ_CONCURRENCY);
+  const all = [...items];
+  for (let i = 0; i < all.length; i += READ_WINDOW) {
+    const window = all.slice(i, i + READ_WINDOW);
+    const got = await limit.map(window, (x) => read(x).catch(asError));
+    for (const [j, x] of window.entries()) if (use(x, got[j]!) === false) return;
+  }
+}
+
 const CONTENT_KIND = ['data', 'position-delete', 'equality-delete'];
 
 function contentKind(e: EntryPath): string {
@@ -116,83 +156,88 @@ export async function planExpiredFiles(
   // 1. retained manifest lists → retained manifests (any failure: abort, we cannot tell what is in use)
   const retainedLists = new Set<string>();
   const retainedManifests = new Map<string, string>(); // normalised → raw
-  for (const s of retained) {
-    if (s.manifestList) retainedLists.add(key(s.manifestList));
-    let ms;
-    try {
-      ms = await manifestsOfSnapshot(io, s);
-    } catch (e) {
-      throw new FloeError(
-        'Corrupt',
-        committed
-          ? `file cleanup skipped: ${(e as Error).message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`
-          : `file cleanup cannot be planned: ${(e as Error).message}; without it floe cannot tell which files are still in use (dry run: nothing was changed)`,
-        {
-          context: { snapshotId: s.snapshotId.toString() },
-          cause: e,
-        },
-      );
-    }
-    for (const m of ms) retainedManifests.set(key(m.path), m.path);
-  }
+  await forEachRead(
+    withDistinctLists(retained, key),
+    (s) => manifestsOfSnapshot(io, s),
+    (s, ms) => {
+      if (ms instanceof Error) {
+        throw new FloeError(
+          'Corrupt',
+          committed
+            ? `file cleanup skipped: ${ms.message}; without it floe cannot tell which files are still in use, so nothing was deleted (the expired snapshots are already removed from the metadata; run remove-orphans once the file is readable)`
+            : `file cleanup cannot be planned: ${ms.message}; without it floe cannot tell which files are still in use (dry run: nothing was changed)`,
+          {
+            context: { snapshotId: s.snapshotId.toString() },
+            cause: ms,
+          },
+        );
+      }
+      if (s.manifestList) retainedLists.add(key(s.manifestList));
+      for (const m of ms) retainedManifests.set(key(m.path), m.path);
+    },
+  );
 
-  // 2. manifests of expired snapshots that no retained snapshot lists
+  // 2. manifests of expired snapshots that no retained snapshot lists (a list several snapshots share is
+  // read once: it names the same manifests each time)
   const candidates: DeletionCandidate[] = [];
   const manifestsToDelete = new Map<string, ManifestRef>();
   const expiredLists: DeletionCandidate[] = [];
-  for (const s of expired) {
-    if (s.manifestList && !retainedLists.has(key(s.manifestList))) {
-      expiredLists.push({
-        location: s.manifestList,
-        kind: 'manifest-list',
-        reason: `manifest list of expired snapshot ${s.snapshotId}`,
-      });
-    }
-    let ms: ManifestRef[];
-    try {
-      ms = await manifestsOfSnapshot(io, s);
-    } catch (e) {
-      warnings.push(`${(e as Error).message}; its manifests are left for remove-orphans`);
-      continue;
-    }
-    for (const m of ms) {
-      const k = key(m.path);
-      if (!retainedManifests.has(k) && !manifestsToDelete.has(k)) manifestsToDelete.set(k, m);
-    }
-  }
+  await forEachRead(
+    withDistinctLists(expired, key),
+    (s) => manifestsOfSnapshot(io, s),
+    (s, ms) => {
+      if (s.manifestList && !retainedLists.has(key(s.manifestList))) {
+        expiredLists.push({
+          location: s.manifestList,
+          kind: 'manifest-list',
+          reason: `manifest list of expired snapshot ${s.snapshotId}`,
+        });
+      }
+      if (ms instanceof Error) {
+        warnings.push(`${ms.message}; its manifests are left for remove-orphans`);
+        return;
+      }
+      for (const m of ms) {
+        const k = key(m.path);
+        if (!retainedManifests.has(k) && !manifestsToDelete.has(k)) manifestsToDelete.set(k, m);
+      }
+    },
+  );
 
   // 3. content files live in the deletable manifests ...
   const contentCandidates = new Map<string, { raw: string; bytes: number; kind: string }>();
-  for (const m of manifestsToDelete.values()) {
-    let entries: EntryPath[];
-    try {
-      entries = await entryPathsOf(io, m.path);
-    } catch (e) {
-      warnings.push(`${(e as Error).message}; the files it lists are left for remove-orphans`);
-      continue;
-    }
-    for (const e of entries) {
-      if (e.status === 2) continue;
-      const k = key(e.path);
-      if (!contentCandidates.has(k)) contentCandidates.set(k, { raw: e.path, bytes: e.bytes, kind: contentKind(e) });
-    }
-  }
+  await forEachRead(
+    manifestsToDelete.values(),
+    (m) => entryPathsOf(io, m.path),
+    (_m, entries) => {
+      if (entries instanceof Error) {
+        warnings.push(`${entries.message}; the files it lists are left for remove-orphans`);
+        return;
+      }
+      for (const e of entries) {
+        if (e.status === 2) continue;
+        const k = key(e.path);
+        if (!contentCandidates.has(k)) contentCandidates.set(k, { raw: e.path, bytes: e.bytes, kind: contentKind(e) });
+      }
+    },
+  );
   // ... minus everything live in any retained manifest (unreadable → delete no content files at all)
   if (contentCandidates.size > 0) {
-    for (const raw of retainedManifests.values()) {
-      let entries: EntryPath[];
-      try {
-        entries = await entryPathsOf(io, raw);
-      } catch (e) {
-        warnings.push(
-          `${(e as Error).message}; it belongs to a retained snapshot, so no data or delete files are deleted in this run`,
-        );
-        contentCandidates.clear();
-        break;
-      }
-      for (const e of entries) if (e.status !== 2) contentCandidates.delete(key(e.path));
-      if (contentCandidates.size === 0) break;
-    }
+    await forEachRead(
+      retainedManifests.values(),
+      (raw) => entryPathsOf(io, raw),
+      (_raw, entries) => {
+        if (entries instanceof Error) {
+          warnings.push(
+            `${entries.message}; it belongs to a retained snapshot, so no data or delete files are deleted in this run`,
+          );
+          contentCandidates.clear();
+          return false;
+        }
+        for (const e of entries) if (e.status !== 2) contentCandidates.delete(key(e.path));
+        return contentCandidates.size > 0;
+      },
+    );
   }
   for (const c of contentCandidates.values()) {
     candidates.push({
@@ -210,7 +255,7 @@ export async function planExpiredFiles(
       reason: 'listed only by expired snapshots',
     });
   }
-  candidates.push(...expiredLists);
+  for (const l of expiredLists) candidates.push(l); // one by one: a spread of 200,000 overflows the stack
 
   // 4. statistics files the new metadata no longer names
   const keptStats = new Set([...after.statistics, ...after.partitionStatistics].map((s) => key(s.path)));

@@ -2,7 +2,8 @@
  * Opening an Iceberg filesystem table for maintenance (expire, remove-orphans, rewrite-manifests): the one
  * FileIO that reads, commits and deletes through the shared storage layer, the current metadata, and
  * TableOperations that find the current version the way Java's HadoopTableOperations does (hint, listing,
- * probing forward) and publish the next `v<N+1>.metadata.json` with create-if-absent.
+ * probing forward) and publish the next `v<N+1>.metadata.json` with create-if-absent; a refresh that finds the
+ * version it read last does not read it again (200,000 snapshots take seconds to parse).
  *
  * A table copied away from where it was written still names its old location in every path; unless a
  * --location-map rule already covers it, the old location is mapped to where the table was opened.
@@ -50,7 +51,10 @@ export async function openForMaintenance(ref: string, options: MaintenanceOpenOp
       io.config.locationMap = new LocationMap([...(map?.mappings ?? []), { from: own, to: opened }]);
     }
   }
-  const ops = filesystemOps(io, tableLocation, byFile ? metadataLocation : undefined);
+  const ops = filesystemOps(io, tableLocation, byFile ? metadataLocation : undefined, {
+    location: metadataLocation,
+    metadata,
+  });
   return { io, tableLocation, metadataLocation, metadata, ops };
 }
 
@@ -58,11 +62,21 @@ export async function openForMaintenance(ref: string, options: MaintenanceOpenOp
  * TableOperations for a filesystem table: refresh locates the newest version (tolerating a missing or empty
  * version hint), commit is FilesystemTableOperations' atomic create of the next version.
  */
-export function filesystemOps(io: FileIO, tableLocation: string, pinnedMetadata?: string): TableOperations {
+export function filesystemOps(
+  io: FileIO,
+  tableLocation: string,
+  pinnedMetadata?: string,
+  /** The version already read: a refresh that finds it current does not read and parse it again. */
+  known?: { location: string; metadata: IcebergMetadata },
+): TableOperations {
+  // a vN.metadata.json is created once and never rewritten, so the newest one read stands for its location
+  let last = known;
   return {
     async refresh(): Promise<{ metadata: RawMetadata; location: string }> {
       const location = pinnedMetadata ?? (await locateCurrentMetadata(io, tableLocation)).metadataLocation;
-      return { metadata: parseMetadataBytes(await io.read(location), location).raw, location };
+      if (last?.location !== location)
+        last = { location, metadata: parseMetadataBytes(await io.read(location), location) };
+      return { metadata: last.metadata.raw, location };
     },
     async commit(base, next): Promise<string> {
       if (pinnedMetadata !== undefined) {

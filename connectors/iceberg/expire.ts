@@ -141,11 +141,13 @@ export async function expireSnapshots(table: MaintainedTable, opts: ExpireOption
   const report = newReport('expire', name, opts.dryRun ?? false);
   assertGcEnabled(table.metadata, name, 'expire');
   const now = () => opts.nowMs ?? Date.now();
-  const unknown = (opts.snapshotIds ?? []).filter((sid) => !table.metadata.snapshots.some((s) => s.snapshotId === sid));
+  const present = new Set(table.metadata.snapshots.map((s) => s.snapshotId));
+  const unknown = (opts.snapshotIds ?? []).filter((sid) => !present.has(sid));
   for (const sid of unknown) report.warnings.push(`snapshot ${sid} is not in the table (already expired?); ignored`);
 
   const base = await table.ops.refresh();
-  let before = parseMetadata(base.metadata, base.location);
+  // the same document as the opened table's (refresh reuses it): no second parse
+  let before = base.metadata === table.metadata.raw ? table.metadata : parseMetadata(base.metadata, base.location);
   assertGcEnabled(before, name, 'expire');
   let decision = decideExpiry(before, { ...opts, nowMs: now() });
   transactionPolicy(base, name, opts.maxAttempts); // a non-numeric commit.retry.* is refused before anything is decided

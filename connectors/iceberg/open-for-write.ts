@@ -89,7 +89,10 @@ export async function openIcebergForWrite(ref: string, o: AccessOptions): Promis
     files = new FileIO(storageConfigFromEnv([...mappings, { from: recorded, to: opened }]));
     table = await openIcebergTable(ref, { io: files });
   }
-  const ops = new FilesystemTableOperations(files, `${table.metadata.location.replace(/\/$/, '')}/metadata`);
+  const ops = new FilesystemTableOperations(files, `${table.metadata.location.replace(/\/$/, '')}/metadata`, {
+    location: table.metadataLocation,
+    metadata: table.metadata.raw,
+  });
   return { table, io: files, files, ops };
 }
 

@@ -57,6 +57,7 @@ import {
   type ManifestWriteContext,
   type NewManifestEntry,
 } from './write-manifest.js';
+import { FLOE_COMMIT_USER_PREFIX } from './commit-user.js';
 
 /** `BatchWriteBuilder.COMMIT_IDENTIFIER`: what batch jobs (and Java's compact actions) use. */
 export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
@@ -329,7 +330,7 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
     });
   // snapshot-N is published by create-if-absent: refuse a store that does not honour it, before any manifest
   if (!req.lock) await storage.requireConditionalCreate?.(table.location, 'Paimon');
-  const commitUser = req.commitUser ?? `floe-${randomUUID()}`;
+  const commitUser = req.commitUser ?? `${FLOE_COMMIT_USER_PREFIX}${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const ctx: ManifestWriteContext = {
     table: table.location,

@@ -35,9 +35,10 @@ import { outputPrefix, runPattern } from '../orchestration/iceberg-steps.js';
 import type { TableStats } from '../orchestration/compact-iceberg.js';
 import type { CommitOutcome, GroupOutput, PlanRef } from './seam.js';
 import { emptyCommitOutcome } from './commit-outcome.js';
+import { FLOE_COMMIT_USER_PREFIX } from '../../connectors/paimon/commit-user.js';
 
 /** The commit user of a run's snapshot: how a retried commit finds it. */
-export const paimonRunUser = (runId: string) => `floe-run-${runId}`;
+export const paimonRunUser = (runId: string) => `${FLOE_COMMIT_USER_PREFIX}run-${runId}`;
 
 const planDir = (location: string, runId: string) => `${location.replace(/\/+$/, '')}/.floe/runs/${runId}`;
 const text = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;

@@ -1,13 +1,13 @@
 /**
  * Run records for commits whose process died before it could record them (SIGKILL, OOM, a node drain
- * between the commit and the history write). At start, each Iceberg table's snapshots that carry floe's
- * commit id (`floe.commit-id` in the summary) and were committed since the service first saw the table are
- * compared with the snapshot ids of the recorded runs; each one the state database does not know gets a
- * run row: outcome `ok`, reason `reconstructed`, the times and counts the snapshot summary gives.
+ * between the commit and the history write). At start, each table's snapshots that carry floe's commit
+ * identity (Iceberg: `floe.commit-id` in the summary; Paimon: floe's `commitUser`; src/app/floe-snapshots.ts)
+ * and were committed since the service first saw the table are compared with the snapshot ids of the
+ * recorded runs; each one the state database does not know gets a run row: outcome `ok`, reason
+ * `reconstructed`, the times and counts the snapshot gives.
  * A table that cannot be opened is skipped (and logged): reconciling never stops the service starting.
  */
-import { COMMIT_ID_PROPERTY } from '../../connectors/iceberg/commit-id.js';
-import { openTableForRead } from '../app/open-table.js';
+import { floeSnapshotsSince, type FloeSnapshot } from '../app/floe-snapshots.js';
 import type { TableConfig } from './config.js';
 import type { DbStateStore, RunRecord } from './state-db.js';
 import type { TableState } from './state.js';
@@ -27,27 +27,24 @@ const count = (summary: Record<string, string>, k: string): number | undefined =
 };
 
 /** The run row a floe snapshot stands for. */
-function reconstructedRun(
-  table: string,
-  snapshotId: string,
-  timestampMs: number,
-  summary: Record<string, string>,
-): RunRecord {
+function reconstructedRun(table: string, s: FloeSnapshot): RunRecord {
   const rec: RunRecord = {
     table,
     job: 'compact',
     reason: RECONSTRUCTED_REASON,
     dryRun: false,
-    startedAtMs: timestampMs,
-    finishedAtMs: timestampMs,
+    startedAtMs: s.timestampMs,
+    finishedAtMs: s.timestampMs,
     durationMs: 0,
     outcome: 'ok',
-    format: 'iceberg',
-    snapshotIds: [snapshotId],
+    format: s.format,
+    snapshotIds: [s.snapshotId],
     warnings: [
-      `reconstructed at start from snapshot ${snapshotId} (${COMMIT_ID_PROPERTY} ${summary[COMMIT_ID_PROPERTY]}): the process that committed it ended before recording its run`,
+      `reconstructed at start from snapshot ${s.snapshotId} (${s.identity}): the process that committed it ended before recording its run`,
     ],
   };
+  // Iceberg summaries count files; a Paimon snapshot states only records (no file counts without its manifests)
+  const { summary } = s;
   const removed = count(summary, 'deleted-data-files');
   const added = count(summary, 'added-data-files');
   const total = count(summary, 'total-data-files');
@@ -69,28 +66,27 @@ export async function reconcileRuns(
 ): Promise<number> {
   let added = 0;
   for (const { cfg, state } of tables) {
-    if (cfg.format === 'paimon') continue;
     const firstSeen = Math.min(...Object.values(state.jobs).map((j) => j?.firstSeenMs ?? Infinity));
     // first seen by this start: no earlier process of the service can have committed to it
     if (!Number.isFinite(firstSeen) || firstSeen >= startedAtMs) continue;
-    let snapshots;
+    let ours: FloeSnapshot[];
     try {
-      snapshots = (await openTableForRead(cfg.table, cfg.access ?? {})).metadata.snapshots;
+      ours = await floeSnapshotsSince(cfg.table, cfg.access ?? {}, firstSeen, cfg.format);
     } catch (e) {
-      // not an Iceberg table (a Paimon one found by its layout later), or unreachable now: nothing to add
+      // unreachable now, or not a table (yet): nothing to add
       log('info', 'reconcile-skipped', { table: cfg.name, reason: e instanceof Error ? e.message : String(e) });
       continue;
     }
-    const ours = snapshots.filter((s) => s.summary[COMMIT_ID_PROPERTY] !== undefined && s.timestampMs >= firstSeen);
     if (ours.length === 0) continue;
     const known = await db.recordedSnapshotIds(cfg.name);
     for (const s of ours) {
-      const id = s.snapshotId.toString();
+      const id = s.snapshotId;
       if (known.has(id)) continue;
-      await db.recordRun(reconstructedRun(cfg.name, id, s.timestampMs, s.summary));
+      await db.recordRun(reconstructedRun(cfg.name, s));
       added++;
       log('warn', 'run-reconstructed', {
         table: cfg.name,
+        format: s.format,
         snapshotId: id,
         committedAt: new Date(s.timestampMs).toISOString(),
       });

@@ -2,7 +2,7 @@
  * Issue 29.3: metadata with 200,000 snapshots (≈93 MiB, generated here by a streaming writer). Under a
  * 1 GB Node heap `scan --count` succeeds — it is parsed by the engine's JSON parser with 64-bit ids kept
  * exact — or, past the configured limit, exits 1 with an error naming the file and its size; never V8's
- * "JavaScript heap out of memory".
+ * "JavaScript heap out of memory". `expire --dry-run` plans the expiry of the whole history under the same limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnFloe } from '../cli/support.js';
@@ -26,6 +26,26 @@ describe('200,000 snapshots', () => {
     expect(r.stdout.trim()).toBe('6');
     console.log(`scan --count of ${(t.bytes / 1048576).toFixed(1)} MiB metadata: ${Date.now() - t0} ms`);
   }, 180_000);
+
+  it('expire --dry-run plans the expiry of 200,005 snapshots under the same heap limit, each file listed once', async () => {
+    // all synthetic ancestors share one manifest list: read once, listed once (it used to be pushed once per
+    // snapshot, and the 200,000-element spread of that list overflowed the stack)
+    const r = await spawnFloe(['expire', t.dir, '--dry-run', '--json', '--progress', 'none'], {
+      nodeArgs: ['--max-old-space-size=1024'],
+    });
+    expect(r.stderr).not.toMatch(/heap out of memory|Maximum call stack/);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      candidates: { location: string; kind: string }[];
+      details: { expiredSnapshots: string[]; retainedSnapshots: number };
+    };
+    expect(doc.details.expiredSnapshots.length).toBe(200_005);
+    expect(new Set(doc.details.expiredSnapshots).size).toBe(200_005);
+    expect(doc.details.retainedSnapshots).toBe(1);
+    const locations = doc.candidates.map((c) => c.location);
+    expect(new Set(locations).size).toBe(locations.length);
+    expect(doc.candidates.filter((c) => c.kind === 'manifest-list').length).toBeGreaterThan(0);
+  }, 300_000);
 
   it('past a configured limit it is refused, naming the file and its size (exit 1)', async () => {
     for (const [env, nodeArgs, by] of [
