@@ -80,7 +80,10 @@ MVN_VERSIONS=()
 if [ -n "${FLOE_ORACLE_ICEBERG:-}" ]; then
   MVN_VERSIONS+=("-Diceberg.version=$FLOE_ORACLE_ICEBERG"
     "-Diceberg.rest-fixture.version=${FLOE_ORACLE_ICEBERG_REST_FIXTURE:-$FLOE_ORACLE_ICEBERG}")
+  # parquet-column must match the Parquet release that iceberg-parquet was built on
+  case "$FLOE_ORACLE_ICEBERG" in 1.10.*) FLOE_ORACLE_PARQUET=${FLOE_ORACLE_PARQUET:-1.16.0} ;; esac
 fi
+[ -z "${FLOE_ORACLE_PARQUET:-}" ] || MVN_VERSIONS+=("-Dparquet.version=$FLOE_ORACLE_PARQUET")
 [ -z "${FLOE_ORACLE_PAIMON:-}" ] || MVN_VERSIONS+=("-Dpaimon.version=$FLOE_ORACLE_PAIMON")
 SRC_HASH=$( (cd "$JAVA_DIR" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum; printf '%s\n' "${MVN_VERSIONS[@]}") \
   | sha256sum | cut -c1-16)
