@@ -45,7 +45,8 @@ if (!versity)
   console.warn(
     `\n!!! SKIPPED: REST + vended credentials + Java need versitygw's admin API for a restricted user (S3 server: ${server?.kind ?? (s3.available ? '' : s3.reason)})\n`,
   );
-else if (!javaAvail.ok) throw new Error(`the vended-credentials must-show needs the Java catalog oracle: ${javaAvail.reason}`);
+else if (!javaAvail.ok)
+  throw new Error(`the vended-credentials must-show needs the Java catalog oracle: ${javaAvail.reason}`);
 
 const S3_IO = 'org.apache.iceberg.aws.s3.S3FileIO';
 const CLIENT_ID = 'floe-maintenance';
@@ -107,7 +108,12 @@ beforeAll(async () => {
     120_000,
     s3Props({ id: server!.accessKeyId, secret: server!.secretAccessKey }),
   );
-  proxy = await new AuthProxy({ upstream: rest.uri, clientId: CLIENT_ID, clientSecret: SECRET, ttlSeconds: 300 }).start();
+  proxy = await new AuthProxy({
+    upstream: rest.uri,
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    ttlSeconds: 300,
+  }).start();
   proxy.vend = () => ({
     'storage-credentials': [
       {

@@ -9,6 +9,7 @@ import { locateCurrentMetadata } from '../../connectors/iceberg/locate.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { withTableLease, type LeaseScope } from './table-lease.js';
 import type { LeaseTakeover } from './lease.js';
+import type { FileIO } from '../../connectors/storage/index.js';
 
 export interface LeaseCliOptions extends TableAccessCli {
   /** commander's `--no-lease` sets false. */
@@ -40,17 +41,23 @@ export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<s
     }
   }
   if (o.catalog) {
-    const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
-    const opened = await openIcebergForWrite(ref, o);
-    try {
-      return opened.table.metadata.location;
-    } finally {
-      opened.files.destroy();
-    }
+    const target = await icebergCatalogTarget(ref, o);
+    target.fileIO.destroy();
+    return target.location;
   }
   const stripped = ref.replace(/\/+$/, '');
   const m = /^(.*)\/metadata\/[^/]+\.metadata\.json(\.gz)?$/.exec(stripped);
   return m ? m[1]! : stripped;
+}
+
+/**
+ * An Iceberg catalog table's location with the FileIO the catalog gave for it: its vended credentials (if
+ * any) are the only ones that may reach the table's files, so the lease is written through it too.
+ */
+async function icebergCatalogTarget(ref: string, o: TableAccessCli): Promise<{ location: string; fileIO: FileIO }> {
+  const { openIcebergForWrite } = await import('../../connectors/iceberg/open-for-write.js');
+  const opened = await openIcebergForWrite(ref, o);
+  return { location: opened.table.metadata.location, fileIO: opened.files };
 }
 
 /**
@@ -77,19 +84,24 @@ export async function withCliLease<T>(
   fn: (scope: LeaseScope) => Promise<T>,
 ): Promise<T> {
   if (o.lease === false || o.dryRun) return fn({});
-  const location = await tableLocationOf(ref, o);
-  if (!o.catalog) await requireTableAt(location, o);
-  return withTableLease(
-    location,
-    {
-      job,
-      storage: storageFromCli(o),
-      ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
-      ...(o.runId ? { runId: o.runId } : {}),
-      onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
-    },
-    fn,
-  );
+  const iceberg = o.catalog && !isPaimonCatalogSpec(o.catalog) ? await icebergCatalogTarget(ref, o) : undefined;
+  try {
+    const location = iceberg?.location ?? (await tableLocationOf(ref, o));
+    if (!o.catalog) await requireTableAt(location, o);
+    return await withTableLease(
+      location,
+      {
+        job,
+        ...(iceberg ? { fileIO: iceberg.fileIO } : { storage: storageFromCli(o) }),
+        ...(o.leaseHolder ? { holder: o.leaseHolder } : {}),
+        ...(o.runId ? { runId: o.runId } : {}),
+        onTakeover: o.onLeaseTakeover ?? ((t) => void process.stderr.write(`floe: warning: ${takeoverMessage(t)}\n`)),
+      },
+      fn,
+    );
+  } finally {
+    iceberg?.fileIO.destroy();
+  }
 }
 
 export const NO_LEASE_HELP =

@@ -126,6 +126,7 @@ final class IcebergFiles {
     PositionDeleteWriter<Record> w =
         Parquet.writeDeletes(file)
             .forTable(table)
+            .rowSchema(null) // forTable() sets the table schema as the row schema; 1.12 writes no row data
             .withSpec(spec)
             .withPartition(partition)
             .withKeyMetadata(file.keyMetadata())
