@@ -4,7 +4,8 @@
  * An unavailable oracle, or a reader that cannot handle a table feature, is skipped LOUDLY
  * (console.warn 'SKIPPED: …' + vitest skip), never passed silently.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -19,7 +20,9 @@ import {
   duckdb,
   javaIceberg,
   javaPaimon,
+  oracleJar,
   pyiceberg,
+  repoRoot,
 } from './oracles/index.js';
 
 const avail: Record<'java' | 'pyiceberg' | 'duckdb', Availability> = {
@@ -368,5 +371,38 @@ describe('Java-written Paimon primary-key tables (merge engines)', () => {
       rows,
       'java paimon dedup@1',
     );
+  });
+});
+
+describe('oracle releases', () => {
+  it('the Java oracle runs the Iceberg and Paimon releases its build names (printed for the run)', (ctx) => {
+    if (!avail.java.ok) skipLoudly(ctx, `java unavailable: ${avail.java.reason}`);
+    const pom = readFileSync(path.join(repoRoot, 'integration/oracles/java/pom.xml'), 'utf8');
+    const prop = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(pom)?.[1];
+    const versions = JSON.parse(execFileSync('java', ['-jar', oracleJar, 'versions'], { encoding: 'utf8' })) as {
+      iceberg: string;
+      paimon: string;
+      icebergRestFixture: string;
+    };
+    const python = process.env.FLOE_ORACLE_PYTHON ?? path.join(repoRoot, '.venv/bin/python');
+    let py = 'unavailable';
+    try {
+      py = execFileSync(
+        python,
+        [
+          '-c',
+          'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("pyiceberg", "pypaimon", "duckdb")))',
+        ],
+        { encoding: 'utf8' },
+      ).trim();
+    } catch (e) {
+      py = `unavailable (${(e as Error).message.split('\n')[0]})`;
+    }
+    console.log(
+      `oracles: Java Iceberg ${versions.iceberg} (REST server classes ${versions.icebergRestFixture}), Java Paimon ${versions.paimon}; ${py}`,
+    );
+    // the previous-release matrix entry (scripts/setup-oracles.sh) names its own versions
+    expect(versions.iceberg).toBe(process.env.FLOE_ORACLE_ICEBERG ?? prop('iceberg.version'));
+    expect(versions.paimon).toBe(process.env.FLOE_ORACLE_PAIMON ?? prop('paimon.version'));
   });
 });

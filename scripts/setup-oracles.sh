@@ -2,7 +2,9 @@
 # Installs the reference engines ("oracles") that floe's interop tests compare against:
 #   - a Python venv: PyIceberg (+pyarrow, SQL catalog, pyiceberg-core), DuckDB with its iceberg/avro
 #     extensions from PyPI wheels (extensions.duckdb.org is not reachable here), pypaimon;
-#   - integration/oracles/java: the Iceberg + Paimon Java oracle (floe-oracle.jar + lib/).
+#   - integration/oracles/java: the Iceberg + Paimon Java oracle (floe-oracle.jar + lib/), on the releases
+#     pom.xml names (Iceberg 1.12, Paimon 1.4) or, for the previous-release matrix entry, on
+#     FLOE_ORACLE_ICEBERG=1.10.1 / FLOE_ORACLE_PAIMON=1.3.1 (each combination its own cache entry).
 # Both are built into the build cache outside the clone (scripts/cache-dir.sh: $FLOE_CACHE_DIR or
 # ~/.cache/floe), keyed by what they are built from — the venv by Python version + requirements, the jar by
 # a hash of pom.xml and the sources — so a fresh clone on the same machine reuses them and a new machine
@@ -72,7 +74,19 @@ else
 fi
 
 # ---------------------------------------------------------------- Java oracle
-SRC_HASH=$(cd "$JAVA_DIR" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+# Version overrides for the matrix: Iceberg's REST server classes come from its test jar, which the release
+# itself publishes up to 1.11 (pom.xml explains), so an override uses its own release's test jar.
+MVN_VERSIONS=()
+if [ -n "${FLOE_ORACLE_ICEBERG:-}" ]; then
+  MVN_VERSIONS+=("-Diceberg.version=$FLOE_ORACLE_ICEBERG"
+    "-Diceberg.rest-fixture.version=${FLOE_ORACLE_ICEBERG_REST_FIXTURE:-$FLOE_ORACLE_ICEBERG}")
+  # parquet-column must match the Parquet release that iceberg-parquet was built on
+  case "$FLOE_ORACLE_ICEBERG" in 1.10.*) FLOE_ORACLE_PARQUET=${FLOE_ORACLE_PARQUET:-1.16.0} ;; esac
+fi
+[ -z "${FLOE_ORACLE_PARQUET:-}" ] || MVN_VERSIONS+=("-Dparquet.version=$FLOE_ORACLE_PARQUET")
+[ -z "${FLOE_ORACLE_PAIMON:-}" ] || MVN_VERSIONS+=("-Dpaimon.version=$FLOE_ORACLE_PAIMON")
+SRC_HASH=$( (cd "$JAVA_DIR" && find pom.xml src -type f -print0 | sort -z | xargs -0 sha256sum; printf '%s\n' "${MVN_VERSIONS[@]}") \
+  | sha256sum | cut -c1-16)
 JAVA_OUT="$FLOE_CACHE/java-oracle-jdk$JAVA_MAJOR-$SRC_HASH"
 JAR="$JAVA_OUT/floe-oracle.jar"
 java_ok() { [ -f "$JAR" ] && [ -d "$JAVA_OUT/lib" ] && [ -f "$JAVA_OUT/.complete" ]; }
@@ -83,7 +97,8 @@ else
   if ! java_ok; then
     say "building java oracle into $JAVA_OUT (first run downloads Maven dependencies; may take minutes)"
     rm -rf "$JAVA_OUT/lib" "$JAVA_OUT/.complete"
-    (cd "$JAVA_DIR" && mvn -q -B -Dstyle.color=never package -Dmaven.test.skip=true "-Dfloe.oracle.target=$JAVA_OUT") \
+    (cd "$JAVA_DIR" && mvn -q -B -Dstyle.color=never package -Dmaven.test.skip=true "-Dfloe.oracle.target=$JAVA_OUT" \
+      ${MVN_VERSIONS[@]+"${MVN_VERSIONS[@]}"}) \
       || die "maven build of $JAVA_DIR failed"
     [ -f "$JAR" ] || die "maven finished but $JAR is missing"
     echo "$SRC_HASH" > "$JAVA_OUT/.src-hash"
@@ -92,5 +107,7 @@ else
   fi
 fi
 floe_link "$ROOT/.cache/oracles/java-target" "$JAVA_OUT"
+say "java oracle: $(java -jar "$JAR" versions)"
+say "python oracles: $("$VENV/bin/python" -c 'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("pyiceberg", "pypaimon", "duckdb", "pyarrow")))')"
 
 say "done in $(( $(date +%s) - T0 ))s"

@@ -100,6 +100,11 @@ export interface IndexManifestEntry {
   rowCount: bigint;
   dvRanges?: DeletionVectorRange[];
   externalPath?: string;
+  /**
+   * Paimon 1.4's `_GLOBAL_INDEX` (row range, indexed field, index meta) as read: floe writes no global index
+   * but carries an existing one into the index manifests it rewrites, unchanged.
+   */
+  globalIndex?: Record<string, unknown>;
   manifest: string;
 }
 
@@ -337,6 +342,7 @@ export async function readIndexManifest(io: PaimonIO, table: string, name: strin
         });
     }
     if (typeof r._EXTERNAL_PATH === 'string') e.externalPath = r._EXTERNAL_PATH;
+    if (r._GLOBAL_INDEX != null) e.globalIndex = rec(r._GLOBAL_INDEX, file, 'global index');
     return e;
   });
 }

@@ -1,7 +1,8 @@
 /**
  * Writing a Paimon index manifest (`index-manifest-<uuid>-<n>`, Avro, `_VERSION` 1): the full list of live
  * index files of a snapshot, ADD entries only (`IndexManifestFileHandler.write`). The schema is the one
- * Java 1.3 writes (`IndexManifestEntry.SCHEMA` with `DeletionVectorMeta`'s `_CARDINALITY`).
+ * Java 1.4 writes (`IndexManifestEntry.SCHEMA` with `DeletionVectorMeta`'s `_CARDINALITY` and 1.4's nullable
+ * `_GLOBAL_INDEX`); readers of 1.3 resolve by field name and skip the field they do not know.
  */
 import { randomUUID } from 'node:crypto';
 import { writeAvroContainer } from '../formats/avro.js';
@@ -17,7 +18,11 @@ export const INDEX_MANIFEST_ENTRY_SCHEMA =
   '{"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",{"type":"record",' +
   '"name":"record__DELETIONS_VECTORS_RANGES","fields":[{"name":"f0","type":"string"},{"name":"f1","type":"int"},' +
   '{"name":"f2","type":"int"},{"name":"_CARDINALITY","type":["null","long"],"default":null}]}]}],"default":null},' +
-  '{"name":"_EXTERNAL_PATH","type":["null","string"],"default":null}]}';
+  '{"name":"_EXTERNAL_PATH","type":["null","string"],"default":null},' +
+  '{"name":"_GLOBAL_INDEX","type":["null",{"type":"record","name":"record__GLOBAL_INDEX","fields":[' +
+  '{"name":"_ROW_RANGE_START","type":"long"},{"name":"_ROW_RANGE_END","type":"long"},' +
+  '{"name":"_INDEX_FIELD_ID","type":"int"},{"name":"_EXTRA_FIELD_IDS","type":["null",{"type":"array","items":"int"}],' +
+  '"default":null},{"name":"_INDEX_META","type":["null","bytes"],"default":null}]}],"default":null}]}';
 
 export type NewIndexEntry = Omit<IndexManifestEntry, 'manifest'>;
 
@@ -40,6 +45,7 @@ export async function writeIndexManifest(
       ? e.dvRanges.map((r) => ({ f0: r.dataFileName, f1: r.offset, f2: r.length, _CARDINALITY: r.cardinality ?? null }))
       : null,
     _EXTERNAL_PATH: e.externalPath ?? null,
+    _GLOBAL_INDEX: e.globalIndex ?? null,
   }));
   const bytes = await writeAvroContainer(INDEX_MANIFEST_ENTRY_SCHEMA, records, { codec: ctx.codec });
   await ctx.storage.createNew(joinPath(ctx.table, 'manifest', name), bytes);

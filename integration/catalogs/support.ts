@@ -155,10 +155,15 @@ export class OracleSession {
     private readonly cmd: string,
     private readonly args: string[],
     private readonly cwd?: string,
+    private readonly env?: NodeJS.ProcessEnv,
   ) {}
 
   private start(): ChildProcessWithoutNullStreams {
-    const child = spawn(this.cmd, this.args, { cwd: this.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.cmd, this.args, {
+      cwd: this.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(this.env ? { env: this.env } : {}),
+    });
     createInterface({ input: child.stdout }).on('line', (l) => this.waiting.shift()?.(l));
     child.stderr.on('data', (b: Buffer) => (this.stderr = (this.stderr + b.toString('utf8')).slice(-6000)));
     child.on('exit', () => {
@@ -203,20 +208,29 @@ export class OracleSession {
   }
 }
 
-export const javaSession = (): OracleSession => new OracleSession('java oracle', 'java', ['-jar', oracleJar, 'serve']);
+/** `env`: the JVM's whole environment (e.g. without AWS credentials); default: this process's. */
+export const javaSession = (env?: NodeJS.ProcessEnv): OracleSession =>
+  new OracleSession('java oracle', 'java', ['-jar', oracleJar, 'serve'], undefined, env);
 export const pythonSession = (): OracleSession =>
   new OracleSession('pyiceberg_catalog.py', python, ['-B', script, 'serve'], path.dirname(script));
 
 /** Java's JdbcCatalog (`jdbc:sqlite:FILE`) or RESTCatalog (`rest:URL`), catalog name "oracle" like PyIceberg's. */
 export class JavaCatalog {
+  /** `properties`: extra catalog properties (credential, io-impl, header.* …), sent over the session's stdin. */
   constructor(
     private readonly session: OracleSession,
     private readonly catalog: string,
     private readonly warehouse?: string,
+    private readonly properties?: Record<string, string>,
   ) {}
 
   private flags(): string[] {
-    return ['--catalog', this.catalog, ...(this.warehouse ? ['--warehouse', this.warehouse] : [])];
+    return [
+      '--catalog',
+      this.catalog,
+      ...(this.warehouse ? ['--warehouse', this.warehouse] : []),
+      ...(this.properties ? ['--catalog-properties', JSON.stringify(this.properties)] : []),
+    ];
   }
 
   async append(table: string, rows: InputRow[]): Promise<{ currentSnapshotId: string; metadataFile: string }> {
@@ -245,13 +259,26 @@ export interface RestServer {
   stop(): Promise<void>;
 }
 
-/** Starts the reference REST catalog on 127.0.0.1 over a JdbcCatalog on `backendDb`, warehouse `warehouse`. */
-export function startRestServer(warehouse: string, backendDb: string, timeoutMs = 120_000): Promise<RestServer> {
+/**
+ * Starts the reference REST catalog on 127.0.0.1 over a JdbcCatalog on `backendDb`, warehouse `warehouse`;
+ * `backendProperties` (e.g. S3FileIO and its keys for an S3 warehouse) reach it through the environment.
+ */
+export function startRestServer(
+  warehouse: string,
+  backendDb: string,
+  timeoutMs = 120_000,
+  backendProperties?: Record<string, string>,
+): Promise<RestServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       'java',
       ['-jar', oracleJar, 'rest-server', warehouse, '--backend', `jdbc:sqlite:${backendDb}`],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        ...(backendProperties
+          ? { env: { ...process.env, FLOE_ORACLE_BACKEND_PROPERTIES: JSON.stringify(backendProperties) } }
+          : {}),
+      },
     );
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-6000)));

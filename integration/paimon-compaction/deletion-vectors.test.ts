@@ -138,7 +138,7 @@ describe('Paimon deletion-vector compaction interop (Java Paimon oracle)', async
           ).toBe(true);
           expect(cl).toEqual(await changelogByKey(twinLoc));
         }
-        // floe's index manifest carries the schema text Java 1.3 writes
+        // floe's index manifest carries the schema text Java 1.4 writes
         const header = async (t: PaimonTable) =>
           readAvroContainer(
             await t.io.read(path.join(t.location, 'manifest', t.snapshot!.indexManifest!)),

@@ -39,10 +39,23 @@ final class CatalogOracle {
 
   static final String HADOOP_IO = "org.apache.iceberg.hadoop.HadoopFileIO";
 
+  static final String S3_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+
   static Catalog open(String spec, String warehouse, String name) {
+    return open(spec, warehouse, name, Map.of());
+  }
+
+  /**
+   * `extra` are catalog properties on top of the defaults (HadoopFileIO, the warehouse): e.g. {@code
+   * credential} for OAuth2 client credentials, {@code header.X-Iceberg-Access-Delegation} to ask for vended
+   * credentials, {@code io-impl} = {@link #S3_IO} with {@code s3.endpoint} / {@code client.region} for tables
+   * on S3 (keys from the catalog's vended credentials or the given {@code s3.*-key} properties).
+   */
+  static Catalog open(String spec, String warehouse, String name, Map<String, String> extra) {
     Map<String, String> props = new HashMap<>();
     props.put(CatalogProperties.FILE_IO_IMPL, HADOOP_IO);
     if (warehouse != null) props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+    props.putAll(extra);
     if (spec.startsWith("jdbc:")) {
       props.put(CatalogProperties.URI, spec);
       JdbcCatalog c = new JdbcCatalog();
@@ -76,11 +89,13 @@ final class CatalogOracle {
 
   /**
    * Serves the REST catalog protocol on 127.0.0.1 (ephemeral port), backed by a JdbcCatalog on `jdbcUri`
-   * with its warehouse at `warehouse`. Prints {"port": N, "uri": "..."} once listening; stops when stdin
+   * with its warehouse at `warehouse` (and `backendProps`, e.g. S3FileIO for an S3 warehouse). Prints {"port": N, "uri": "..."} once listening; stops when stdin
    * reaches EOF (the test closes it, or the process is killed).
    */
-  static void serveRest(String warehouse, String jdbcUri, PrintStream out, InputStream stdin) throws Exception {
-    Catalog backend = open(jdbcUri, warehouse, "rest_backend");
+  static void serveRest(
+      String warehouse, String jdbcUri, Map<String, String> backendProps, PrintStream out, InputStream stdin)
+      throws Exception {
+    Catalog backend = open(jdbcUri, warehouse, "rest_backend", backendProps);
     RESTCatalogAdapter adapter = new RESTCatalogAdapter(backend);
     ServletContextHandler ctx = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     ctx.addServlet(new ServletHolder(new RESTCatalogServlet(adapter)), "/*");

@@ -6,6 +6,7 @@ import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -16,7 +17,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
@@ -26,20 +26,14 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.BaseDeleteLoader;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
@@ -318,19 +312,15 @@ public final class IcebergLiveWriter {
       }
       for (List<String> paths : byPartition.values()) {
         DataFile first = taskByPath.get(paths.get(0)).file();
-        PartitionSpec spec = table.specs().get(first.specId());
-        GenericAppenderFactory factory = new GenericAppenderFactory(schema, spec);
-        factory.setAll(table.properties());
-        PositionDeleteWriter<Record> pw =
-            factory.newPosDeleteWriter(
-                files(FileFormat.PARQUET).newOutputFile(spec, first.partition()),
-                FileFormat.PARQUET,
-                first.partition());
-        try (PositionDeleteWriter<Record> closing = pw) {
-          PositionDelete<Record> pd = PositionDelete.create();
-          for (String path : paths) for (long p : hits.get(path)) closing.write(pd.set(path, p, null));
-        }
-        delta.addDeletes(pw.toDeleteFile());
+        Map<String, List<Long>> group = new LinkedHashMap<>();
+        for (String path : paths) group.put(path, hits.get(path));
+        delta.addDeletes(
+            IcebergFiles.writePositionDeletes(
+                table,
+                files(FileFormat.PARQUET),
+                table.specs().get(first.specId()),
+                first.partition(),
+                group));
       }
     }
     delta.commit();
@@ -367,51 +357,12 @@ public final class IcebergLiveWriter {
     return OutputFileFactory.builderFor(table, 7, ++fileCounter).format(format).build();
   }
 
-  private Map<PartitionKey, List<Record>> byPartition(List<Record> records) {
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    Map<PartitionKey, List<Record>> groups = new java.util.LinkedHashMap<>();
-    for (Record r : records) {
-      PartitionKey key = new PartitionKey(table.spec(), table.schema());
-      key.partition(wrapper.wrap(r));
-      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
-    }
-    return groups;
-  }
-
   private List<DataFile> writeData(List<Record> records) throws IOException {
-    List<DataFile> out = new ArrayList<>();
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-    OutputFileFactory files = files(FileFormat.PARQUET);
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(records).entrySet()) {
-      DataWriter<Record> w =
-          factory.newDataWriter(files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (DataWriter<Record> closing = w) {
-        for (Record r : g.getValue()) closing.write(r);
-      }
-      out.add(w.toDataFile());
-    }
-    return out;
+    return IcebergFiles.writeData(table, files(FileFormat.PARQUET), records);
   }
 
+  /** Equality deletes on (id, part), the live table's key. */
   private List<DeleteFile> writeEqDeletes(List<Record> rows) throws IOException {
-    int[] eqIds = {1, 2};
-    Schema eqSchema = TypeUtil.select(table.schema(), Set.of(1, 2));
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec(), eqIds, eqSchema, null);
-    OutputFileFactory files = files(FileFormat.PARQUET);
-    List<DeleteFile> out = new ArrayList<>();
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(rows).entrySet()) {
-      EqualityDeleteWriter<Record> w =
-          factory.newEqDeleteWriter(files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (EqualityDeleteWriter<Record> closing = w) {
-        for (Record full : g.getValue()) {
-          GenericRecord k = GenericRecord.create(eqSchema);
-          k.setField("id", full.getField("id"));
-          k.setField("part", full.getField("part"));
-          closing.write(k);
-        }
-      }
-      out.add(w.toDeleteFile());
-    }
-    return out;
+    return IcebergFiles.writeEqDeletes(table, files(FileFormat.PARQUET), new int[] {1, 2}, rows);
   }
 }

@@ -23,7 +23,6 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
@@ -36,29 +35,22 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.data.BaseDeleteLoader;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.expressions.Term;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /** Iceberg writer/reader built on the Java reference library with a Hadoop (filesystem) catalog. */
@@ -420,39 +412,13 @@ final class IcebergOracle {
 
   // ---- partitioning helpers
 
-  private static Map<PartitionKey, List<Record>> byPartition(Table table, List<Record> records) {
-    PartitionSpec spec = table.spec();
-    Schema schema = table.schema();
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    Map<PartitionKey, List<Record>> groups = new LinkedHashMap<>();
-    for (Record r : records) {
-      PartitionKey key = new PartitionKey(spec, schema);
-      key.partition(wrapper.wrap(r));
-      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
-    }
-    return groups;
-  }
-
   private OutputFileFactory files(Table table, FileFormat format) {
     // Distinct task ids keep file names unique across ops within one process.
     return OutputFileFactory.builderFor(table, 1, ++fileCounter).format(format).build();
   }
 
   private List<DataFile> writeData(Table table, List<Record> records) throws IOException {
-    List<DataFile> out = new ArrayList<>();
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-    factory.setAll(table.properties());
-    OutputFileFactory files = files(table, FileFormat.PARQUET);
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(table, records).entrySet()) {
-      DataWriter<Record> w =
-          factory.newDataWriter(
-              files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (DataWriter<Record> closing = w) {
-        for (Record r : g.getValue()) closing.write(r);
-      }
-      out.add(w.toDataFile());
-    }
-    return out;
+    return IcebergFiles.writeData(table, files(table, FileFormat.PARQUET), records);
   }
 
   private void append(Table table, JsonNode rows, String branch) throws IOException {
@@ -501,29 +467,7 @@ final class IcebergOracle {
   /** Equality-delete files, one per partition; key rows must carry partition source columns. */
   private List<DeleteFile> writeEqDeletes(Table table, int[] eqIds, List<Record> keyRows)
       throws IOException {
-    Schema schema = table.schema();
-    Set<Integer> idSet = new HashSet<>();
-    for (int i : eqIds) idSet.add(i);
-    Schema eqSchema = TypeUtil.select(schema, idSet);
-    GenericAppenderFactory factory =
-        new GenericAppenderFactory(schema, table.spec(), eqIds, eqSchema, null);
-    factory.setAll(table.properties());
-    OutputFileFactory files = files(table, FileFormat.PARQUET);
-    List<DeleteFile> out = new ArrayList<>();
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(table, keyRows).entrySet()) {
-      EqualityDeleteWriter<Record> w =
-          factory.newEqDeleteWriter(
-              files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (EqualityDeleteWriter<Record> closing = w) {
-        for (Record full : g.getValue()) {
-          GenericRecord k = GenericRecord.create(eqSchema);
-          for (Types.NestedField f : eqSchema.columns()) k.setField(f.name(), full.getField(f.name()));
-          closing.write(k);
-        }
-      }
-      out.add(w.toDeleteFile());
-    }
-    return out;
+    return IcebergFiles.writeEqDeletes(table, files(table, FileFormat.PARQUET), eqIds, keyRows);
   }
 
   private void deleteEq(Table table, JsonNode op) throws IOException {
@@ -625,19 +569,11 @@ final class IcebergOracle {
       OutputFileFactory files = files(table, FileFormat.PARQUET);
       for (List<String> paths : groups.values()) {
         DataFile first = taskByPath.get(paths.get(0)).file();
-        PartitionSpec spec = table.specs().get(first.specId());
-        GenericAppenderFactory factory = new GenericAppenderFactory(schema, spec);
-        factory.setAll(table.properties());
-        PositionDeleteWriter<Record> pw =
-            factory.newPosDeleteWriter(
-                files.newOutputFile(spec, first.partition()), FileFormat.PARQUET, first.partition());
-        try (PositionDeleteWriter<Record> closing = pw) {
-          PositionDelete<Record> pd = PositionDelete.create();
-          for (String path : paths) { // TreeMap order: sorted by path, positions ascending
-            for (long p : hits.get(path)) closing.write(pd.set(path, p, null));
-          }
-        }
-        delta.addDeletes(pw.toDeleteFile());
+        Map<String, List<Long>> group = new LinkedHashMap<>(); // TreeMap order: sorted by path
+        for (String path : paths) group.put(path, hits.get(path));
+        delta.addDeletes(
+            IcebergFiles.writePositionDeletes(
+                table, files, table.specs().get(first.specId()), first.partition(), group));
       }
     }
     delta.commit();

@@ -34,11 +34,14 @@ import java.util.Map;
  *   paimon-info    WAREHOUSE      spec {database, table}: snapshots and tags with the files each reaches
  *   paimon-expire  WAREHOUSE      spec {database, table, retainMin, retainMax?, timeRetainMs?, maxDeletes?}
  *   rest-server    WAREHOUSE      --backend jdbc:sqlite:FILE: REST catalog server on 127.0.0.1; prints
- *                                 {"port","uri"}, serves until stdin closes (not available under `serve`)
+ *                                 {"port","uri"}, serves until stdin closes (not available under `serve`);
+ *                                 $FLOE_ORACLE_BACKEND_PROPERTIES: JSON catalog properties of its backend
+ *   versions                      {"iceberg","paimon","icebergRestFixture"}: the engines this build runs
  * </pre>
  *
  * The iceberg-* commands take {@code --catalog jdbc:sqlite:FILE|rest:URL [--warehouse DIR]
- * [--catalog-name NAME]} to go through a catalog; the table argument is then {@code ns.table}.
+ * [--catalog-name NAME] [--catalog-properties JSON]} to go through a catalog; the table argument is then
+ * {@code ns.table}.
  *
  * Write commands print one JSON object; read commands print sorted canonical JSON lines (or {"count":N}).
  * Failures print {"error": ...} on stderr and exit 1.
@@ -55,13 +58,19 @@ public final class Main {
         serve(out);
         System.exit(0);
       }
+      if (argv.length > 0 && argv[0].equals("versions")) {
+        out.println(Versions.describe());
+        System.exit(0);
+      }
       if (argv.length > 0 && argv[0].equals("rest-server")) {
         Map<String, String> f = new HashMap<>();
         for (int i = 2; i + 1 < argv.length; i += 2) f.put(argv[i], argv[i + 1]);
         if (argv.length < 2 || !f.containsKey("--backend")) {
           throw new IllegalArgumentException("usage: rest-server WAREHOUSE --backend jdbc:sqlite:FILE");
         }
-        CatalogOracle.serveRest(argv[1], f.get("--backend"), out, System.in);
+        // backend catalog properties come from the environment: they may hold the S3 keys of the catalog
+        CatalogOracle.serveRest(
+            argv[1], f.get("--backend"), jsonProps(System.getenv("FLOE_ORACLE_BACKEND_PROPERTIES")), out, System.in);
         System.exit(0);
       }
       run(argv, out, null);
@@ -137,7 +146,11 @@ public final class Main {
 
     if (flags.containsKey("catalog") && cmd.startsWith("iceberg-")) {
       org.apache.iceberg.catalog.Catalog catalog =
-          CatalogOracle.open(flags.get("catalog"), flags.get("warehouse"), flags.getOrDefault("catalog-name", "oracle"));
+          CatalogOracle.open(
+              flags.get("catalog"),
+              flags.get("warehouse"),
+              flags.getOrDefault("catalog-name", "oracle"),
+              jsonProps(flags.get("catalog-properties")));
       try {
         runIceberg(cmd, location, flags, inline, out, new IcebergOracle(catalog), snapshot, count);
       } finally {
@@ -274,6 +287,14 @@ public final class Main {
     StringBuilder sb = new StringBuilder();
     for (String l : lines) sb.append(l).append('\n');
     out.print(sb);
+  }
+
+  /** A JSON object of string properties (null or empty: none). */
+  static Map<String, String> jsonProps(String json) throws Exception {
+    Map<String, String> out = new HashMap<>();
+    if (json == null || json.isBlank()) return out;
+    Canon.JSON.readTree(json).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    return out;
   }
 
   private static JsonNode spec(Map<String, String> flags, JsonNode inline) throws Exception {
