@@ -10,7 +10,7 @@
  * Time comes from an injected clock and jobs from an injected runner, so the policy is testable without
  * waiting or touching tables; the defaults are the system clock and `runMaintenanceJob`.
  */
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError } from '../errors.js';
 import { failedOutcome, isTableBusy, iso, runRecord, summary } from './run-record.js';
 import { BUDGET_DEFAULTS, flatPriceOf, SpendLedger, spendOf, type PriceOf, type Spend } from './budget.js';
 import { estimateFromPlan, measuredBenefit, measuredUsage, type RunEstimate } from './run-value.js';
