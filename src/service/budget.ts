@@ -76,6 +76,11 @@ export type Admission =
   { ok: true } | { ok: false; code: 'budget-spent' | 'cap-reached'; reason: string; freesAtMs: number };
 
 const UNITS = ['bytes', 'cpuSeconds', 'money'] as const;
+const ZERO: Spend = { bytes: 0, cpuSeconds: 0, money: 0 };
+
+export function plus(a: Spend, b: Spend): Spend {
+  return { bytes: a.bytes + b.bytes, cpuSeconds: a.cpuSeconds + b.cpuSeconds, money: a.money + b.money };
+}
 
 export class SpendLedger {
   private entries: Entry[] = [];
@@ -112,13 +117,22 @@ export class SpendLedger {
     return s;
   }
 
-  /** Whether a run estimated at `est` may start now, given the global limits and the table's cap. */
-  admit(table: string, est: Spend, cap: Limits | undefined, now: number): Admission {
-    const global = this.check(this.cfg.limits, this.spent(now), est, now, undefined);
+  /**
+   * Whether a run estimated at `est` may start now, given the global limits and the table's cap.
+   * `pending`: what was admitted earlier in the same pass and is not in the ledger yet.
+   */
+  admit(
+    table: string,
+    est: Spend,
+    cap: Limits | undefined,
+    now: number,
+    pending: { total: Spend; table?: Spend } = { total: ZERO },
+  ): Admission {
+    const global = this.check(this.cfg.limits, plus(this.spent(now), pending.total), est, now, undefined);
     if (global)
       return { ok: false, code: 'budget-spent', reason: `budget spent: ${global.text}`, freesAtMs: global.at };
     if (cap) {
-      const own = this.check(cap, this.spent(now, table), est, now, table);
+      const own = this.check(cap, plus(this.spent(now, table), pending.table ?? ZERO), est, now, table);
       if (own) return { ok: false, code: 'cap-reached', reason: `table cap reached: ${own.text}`, freesAtMs: own.at };
     }
     return { ok: true };

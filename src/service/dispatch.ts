@@ -7,7 +7,7 @@
  * work slipping past would otherwise keep the budget from ever freeing enough for it.
  */
 import type { JobKind } from '../orchestration/job-types.js';
-import type { Limits, SpendLedger, Spend } from './budget.js';
+import { plus, type Limits, type SpendLedger, type Spend } from './budget.js';
 import { costFor, priority, type RunEstimate } from './run-value.js';
 import type { WhyCode } from './why.js';
 
@@ -56,6 +56,9 @@ export function dispatch<T>(due: readonly DueJob<T>[], ctx: DispatchContext): De
   }
   const ranked = rank(due, b, ctx.now);
   let heldBy: string | undefined;
+  // admitted in this pass, not in the ledger until the service starts them
+  let pending: Spend = ZERO;
+  const pendingByTable = new Map<string, Spend>();
   for (const { job, score } of ranked) {
     if (!job.manual && job.kind === 'compact' && !job.estimate) {
       out.push({
@@ -84,6 +87,7 @@ export function dispatch<T>(due: readonly DueJob<T>[], ctx: DispatchContext): De
     if (job.manual) {
       // an operator's run is not held back by the budget; it is still charged to it
       free--;
+      pending = plus(pending, spend);
       out.push({ job, start: true, spend, why: 'started by an operator' });
       continue;
     }
@@ -91,13 +95,18 @@ export function dispatch<T>(due: readonly DueJob<T>[], ctx: DispatchContext): De
       out.push({ job, start: false, code: 'budget-spent', why: `budget spent: kept for ${heldBy}, ranked higher` });
       continue;
     }
-    const adm = b.ledger.admit(job.table, spend, job.cap, ctx.now);
+    const adm = b.ledger.admit(job.table, spend, job.cap, ctx.now, {
+      total: pending,
+      table: pendingByTable.get(job.table) ?? ZERO,
+    });
     if (!adm.ok) {
       if (adm.code === 'budget-spent') heldBy = `${job.kind} of ${job.table}`;
       out.push({ job, start: false, code: adm.code, why: adm.reason, freesAtMs: adm.freesAtMs });
       continue;
     }
     free--;
+    pending = plus(pending, spend);
+    pendingByTable.set(job.table, plus(pendingByTable.get(job.table) ?? ZERO, spend));
     const est = job.estimate;
     out.push({
       job,
