@@ -17,6 +17,8 @@ export interface DueJob<T = unknown> {
   table: string;
   kind: JobKind;
   dueAt: number;
+  /** Since when it has been waiting to run (aging counts from here; a never-run job: since first seen). */
+  waitingSinceMs?: number;
   manual: boolean;
   /** A compaction's estimate from a dry-run plan; undefined: not estimated yet. */
   estimate?: RunEstimate;
@@ -55,6 +57,8 @@ export function dispatch<T>(due: readonly DueJob<T>[], ctx: DispatchContext): De
     return out;
   }
   const ranked = rank(due, b, ctx.now);
+  // ranking needs every due compaction's estimate: none starts while one is still being planned
+  const estimating = due.some((j) => !j.manual && j.kind === 'compact' && !j.estimate);
   let heldBy: string | undefined;
   // admitted in this pass, not in the ledger until the service starts them
   let pending: Spend = ZERO;
@@ -82,6 +86,10 @@ export function dispatch<T>(due: readonly DueJob<T>[], ctx: DispatchContext): De
     const spend = job.kind === 'compact' && job.estimate ? b.spendOf(job.estimate) : (job.spend ?? ZERO);
     if (free <= 0) {
       out.push({ job, start: false, code: 'waiting', why: slotWhy });
+      continue;
+    }
+    if (estimating && !job.manual && job.kind === 'compact') {
+      out.push({ job, start: false, code: 'estimating', why: 'waiting for the other due compactions to be estimated' });
       continue;
     }
     if (job.manual) {
@@ -136,7 +144,10 @@ function rank<T>(
       const e = job.estimate;
       // a planned rewrite of equal file count still merges or sorts something: never rank it at zero
       const benefit = e.tasks > 0 ? Math.max(1, e.fileOpensSaved) : 0;
-      return { job, score: priority(benefit, costFor(b.spendOf(e), b.unit), now - job.dueAt, b.agingMs) };
+      return {
+        job,
+        score: priority(benefit, costFor(b.spendOf(e), b.unit), now - (job.waitingSinceMs ?? job.dueAt), b.agingMs),
+      };
     })
     .sort(
       (x, y) =>

@@ -682,12 +682,17 @@ export class MaintenanceService {
 
   private dueJob(t: TableRuntime, j: JobConfig, dueAt: number, manual: boolean, now: number): DueJob<TableRuntime> {
     const fresh = t.estimate && now - t.estimate.atMs < ESTIMATE_TTL_MS ? t.estimate : undefined;
-    const last = t.state.jobs[j.kind]?.lastResult;
+    const s = t.state.jobs[j.kind];
+    const last = s?.lastResult;
+    // a job that never succeeded is "due now" at every look: it has been waiting since it was first seen
+    const waitingSinceMs =
+      s?.lastSuccessStartMs === undefined && s?.firstSeenMs !== undefined ? Math.min(dueAt, s.firstSeenMs) : dueAt;
     return {
       ref: t,
       table: t.cfg.name,
       kind: j.kind,
       dueAt,
+      waitingSinceMs,
       manual,
       ...(j.kind === 'compact' && fresh ? { estimate: fresh } : {}),
       ...(j.kind !== 'compact' && last && !('error' in last) ? { spend: this.spendOfRun(last) } : {}),
