@@ -12,8 +12,9 @@
  */
 import { FloeError } from '../errors.js';
 import { failedOutcome, isTableBusy, iso, runRecord, summary } from './run-record.js';
-import { BUDGET_DEFAULTS, flatPriceOf, SpendLedger, spendOf, type PriceOf, type Spend } from './budget.js';
-import { estimateFromPlan, measuredBenefit, measuredUsage, type RunEstimate } from './run-value.js';
+import { BUDGET_DEFAULTS, type PriceOf, type Spend } from './budget.js';
+import { BudgetKeeper } from './budget-keeper.js';
+import { estimateFromPlan, type RunEstimate } from './run-value.js';
 import { dispatch, type DueJob } from './dispatch.js';
 import { whyNow, type Why, type WhyCode } from './why.js';
 import type { ProgressEvent } from '../execution/events.js';
@@ -25,6 +26,7 @@ import { DbStateStore, type RunRecord } from './state-db.js';
 import { budgetMetricLines, MetricsRegistry } from './metrics.js';
 import { WebhookNotifier } from './webhook.js';
 import { reconcileRuns } from './reconcile-runs.js';
+import { jobSpecFor } from './job-spec.js';
 
 export interface Clock {
   now(): number;
@@ -158,9 +160,8 @@ export class MaintenanceService {
   private startedAtMs = 0;
   /** The state database had no table when this process opened it: nothing has run, every job is due. */
   private firstStart = false;
-  /** What runs spent in the budget's window (absent without `budget:`). */
-  readonly ledger: SpendLedger | undefined;
-  readonly priceOf: PriceOf;
+  /** What runs may spend and did (budget-keeper.ts). */
+  private readonly budget: BudgetKeeper;
 
   constructor(
     readonly config: ServiceConfig,
@@ -173,10 +174,7 @@ export class MaintenanceService {
     this.log = options.log ?? stdoutLog;
     this.store = options.store;
     this.maxSleepMs = options.maxSleepMs ?? 60_000;
-    const prices = config.budget?.prices ?? BUDGET_DEFAULTS.prices;
-    this.priceOf = options.priceOf ?? flatPriceOf(prices);
-    this.ledger = config.budget ? new SpendLedger(config.budget, prices.currency) : undefined;
-    this.metrics.setCurrency(prices.currency);
+    this.budget = new BudgetKeeper(config, this.metrics, options.priceOf);
     this.webhook = config.webhook
       ? new WebhookNotifier(config.webhook, (level, event, fields) => this.emit(level, event, fields), options.fetch)
       : undefined;
@@ -216,30 +214,13 @@ export class MaintenanceService {
         this.emit('warn', 'reconcile-failed', { error: e instanceof Error ? e.message : String(e) }),
       );
     }
-    await this.seedLedger();
+    await this.budget.seed(this.db, this.tables.keys(), this.clock.now());
     this.mode = 'ready';
   }
 
-  /** A restart keeps counting what the runs of the current window spent (from the run history). */
-  private async seedLedger(): Promise<void> {
-    const ledger = this.ledger;
-    if (!ledger || !this.db) return;
-    const from = this.clock.now() - ledger.cfg.windowMs;
-    for (const name of this.tables.keys()) {
-      const runs = await this.db.runs(name, 1000).catch(() => [] as RunRecord[]);
-      for (const r of runs) {
-        if (r.dryRun || r.finishedAtMs <= from || r.outcome === 'busy') continue;
-        ledger.add(name, r.finishedAtMs, this.spendOfRun(r));
-      }
-    }
-  }
-
-  /** What a recorded run spent, priced. */
+  /** What a recorded or finished run spent, priced like the budget. */
   spendOfRun(r: Pick<RunRecord, 'bytesRead' | 'bytesWritten' | 'durationMs'>): Spend {
-    return spendOf(
-      measuredUsage({ bytesRead: r.bytesRead ?? 0, bytesWritten: r.bytesWritten ?? 0, durationMs: r.durationMs }),
-      this.priceOf,
-    );
+    return this.budget.spendOfRun(r);
   }
 
   /** Closes the state database (after `stop`). */
@@ -553,38 +534,15 @@ export class MaintenanceService {
     const waiting = [...this.tables.values()].flatMap((t) =>
       t.cfg.jobs.map((j) => ({ table: t.cfg.name, job: j.kind, code: this.whyOf(t.cfg.name, j.kind)!.code })),
     );
-    const budget =
-      this.ledger && this.config.budget
-        ? { limits: this.config.budget.limits, spent: this.ledger.spent(now) }
-        : undefined;
-    return this.metrics.render() + budgetMetricLines(budget, waiting);
+    return this.metrics.render() + budgetMetricLines(this.budget.metricsView(now), waiting);
   }
 
   /** `GET /api/budget`: the window, its limits, what was spent and what is left (undefined without `budget:`). */
   budgetStatus(): Record<string, unknown> | undefined {
-    const b = this.config.budget;
-    if (!b || !this.ledger) return undefined;
-    const now = this.clock.now();
-    const spent = this.ledger.spent(now);
-    const remaining = Object.fromEntries(
-      (Object.entries(b.limits) as [keyof Spend, number][]).map(([k, l]) => [k, Math.max(0, l - spent[k])]),
+    return this.budget.status(
+      this.clock.now(),
+      [...this.tables.values()].map((t) => ({ name: t.cfg.name, ...(t.cfg.cap ? { cap: t.cfg.cap } : {}) })),
     );
-    return {
-      per: b.per,
-      windowMs: b.windowMs,
-      currency: b.prices.currency,
-      prices: b.prices,
-      agingMs: b.agingMs,
-      limits: b.limits,
-      spent,
-      remaining,
-      perTable: Object.fromEntries(
-        [...this.tables.values()].map((t) => [
-          t.cfg.name,
-          { spent: this.ledger!.spent(now, t.cfg.name), ...(t.cfg.cap ? { cap: t.cfg.cap } : {}) },
-        ]),
-      ),
-    };
   }
 
   /** The table's state as held in memory (tests, `/health`). */
@@ -612,22 +570,13 @@ export class MaintenanceService {
     if (this.mode !== 'serving' && this.mode !== 'once') return;
     const now = this.clock.now();
     this.noteSkips(now);
-    const ledger = this.ledger;
+    const budget = this.budget.dispatchBudget();
     const decisions = dispatch(this.dueJobs(now), {
       now,
       freeSlots: this.config.concurrency - this.runningJobs().length,
       concurrency: this.config.concurrency,
       running: this.runningJobs().length,
-      ...(ledger && this.config.budget
-        ? {
-            budget: {
-              ledger,
-              spendOf: (e: RunEstimate) => spendOf(e.usage, this.priceOf),
-              unit: leadingUnit(this.config.budget.limits),
-              agingMs: this.config.budget.agingMs,
-            },
-          }
-        : {}),
+      ...(budget ? { budget } : {}),
     });
     for (const d of decisions) {
       const t = d.job.ref;
@@ -828,7 +777,8 @@ export class MaintenanceService {
       why: t.ranBecause.get(j.kind) ?? reason,
     };
     // the estimate holds its place in the budget while it runs; a dry run spends nothing worth budgeting
-    if (this.ledger && charge && !dryRun) running.charge = this.ledger.add(name, now, charge);
+    const charged = this.budget.charge(name, now, charge, dryRun);
+    if (charged !== undefined) running.charge = charged;
     t.running = running;
     if (t.cfg.jobTimeoutMs !== undefined) {
       running.timeoutTimer = this.clock.setTimer(() => {
@@ -951,33 +901,7 @@ export class MaintenanceService {
   }
 
   private buildSpec(t: TableRuntime, j: JobConfig): MaintenanceJobSpec {
-    const properties = { ...t.cfg.properties };
-    if (t.cfg.maxBytesPerRun !== undefined) {
-      // the tiered planner's input budget is max-input-file-size-per-thread × available-cores
-      properties['self-optimizing.max-input-file-size-per-thread'] ??= String(t.cfg.maxBytesPerRun);
-      properties['self-optimizing.available-cores'] ??= '1';
-    }
-    const compact =
-      j.kind === 'compact'
-        ? {
-            ...(j.compact ?? {}),
-            ...(t.cfg.concurrency !== undefined && j.compact?.maxConcurrentGroups === undefined
-              ? { maxConcurrentGroups: t.cfg.concurrency }
-              : {}),
-          }
-        : undefined;
-    return {
-      table: t.cfg.table,
-      job: j.kind,
-      access: t.cfg.access,
-      properties,
-      dryRun: j.dryRun,
-      ...(j.lease === false ? { lease: false } : {}),
-      ...(compact ? { compact } : {}),
-      ...(j.expire ? { expire: j.expire } : {}),
-      ...(j.removeOrphans ? { removeOrphans: j.removeOrphans } : {}),
-      ...(t.state.tiered ? { tieredState: t.state.tiered } : {}),
-    };
+    return jobSpecFor(t.cfg, j, t.state.tiered);
   }
 
   private async finishJob(
@@ -1039,8 +963,16 @@ export class MaintenanceService {
       else if (failuresBefore > 0)
         this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
     }
+    await this.recordFinished(t, record, true);
+  }
+
+  /**
+   * The last steps of every ended run: state (unless only a busy skip) and the history row land, listeners
+   * (the HTTP layer's caches) hear of it, a retiring table goes, and the scheduler looks again.
+   */
+  private async recordFinished(t: TableRuntime, record: RunRecord, saveState: boolean): Promise<void> {
     try {
-      await this.store!.save(t.cfg.name, t.state);
+      if (saveState) await this.store!.save(t.cfg.name, t.state);
       await this.db?.recordRun(record);
     } catch (e) {
       this.emit('error', 'state-write-failed', {
@@ -1062,25 +994,15 @@ export class MaintenanceService {
     if (this.mode === 'serving') this.tick();
   }
 
-  /**
-   * A finished run's charge becomes what it measured (a failed run keeps its estimate: it may have read
-   * most of it); its table's estimate is stale now. Spend and savings go to the metrics.
-   */
+  /** A finished run: its charge settled with what it measured; its table's estimate is stale now. */
   private chargeMeasured(t: TableRuntime, r: Running, result: MaintenanceJobResult | undefined, now: number): void {
     delete t.estimate;
     t.held.delete(r.job);
-    if (!this.ledger || r.charge === undefined) return;
-    if (result) {
-      const spend = this.spendOfRun(result);
-      this.ledger.replace(r.charge, now, spend);
-      this.metrics.recordSpend(t.cfg.name, spend, r.job === 'compact' ? measuredBenefit(result) : 0);
-    }
+    this.budget.settle(r.charge, t.cfg.name, r.job, result, now);
   }
 
-  /** A run that did not happen after all gives its charge back. */
   private refund(r: Running): void {
-    if (this.ledger && r.charge !== undefined)
-      this.ledger.replace(r.charge, r.startedAtMs, { bytes: 0, cpuSeconds: 0, money: 0 });
+    this.budget.refund(r.charge, r.startedAtMs);
   }
 
   /**
@@ -1117,23 +1039,7 @@ export class MaintenanceService {
       error: error.message,
       snapshotIds: [],
     };
-    try {
-      await this.db?.recordRun(record);
-    } catch (e) {
-      this.emit('error', 'state-write-failed', { table: name, error: e instanceof Error ? e.message : String(e) });
-    }
-    for (const l of this.onRunFinished) {
-      try {
-        l({ table: name, record });
-      } catch {
-        // listeners are caches
-      }
-    }
-    if (t.retiring) {
-      this.tables.delete(name);
-      this.metrics.forget(name);
-    }
-    if (this.mode === 'serving') this.tick();
+    await this.recordFinished(t, record, false);
   }
 
   private onProgress(table: string, job: JobKind, e: ProgressEvent): void {
@@ -1165,7 +1071,7 @@ export class MaintenanceService {
       }
     }
     // spend leaving the budget's window can admit a held job
-    const release = this.ledger?.nextRelease(now);
+    const release = this.budget.nextRelease(now);
     if (release !== undefined && slotsFree) earliest = Math.min(earliest, release);
     const delay = Math.min(this.maxSleepMs, Math.max(50, earliest - now));
     this.timer = this.clock.setTimer(() => {
@@ -1186,11 +1092,6 @@ export class MaintenanceService {
       // a failing log sink must not stop maintenance
     }
   }
-}
-
-/** The unit priorities divide by: money when money is limited, else bytes, else CPU-seconds. */
-function leadingUnit(l: { bytes?: number; cpuSeconds?: number; money?: number }): keyof Spend {
-  return l.money !== undefined ? 'money' : l.bytes !== undefined || l.cpuSeconds === undefined ? 'bytes' : 'cpuSeconds';
 }
 
 /** The table's target file size when its properties name one (the estimate's count of files written). */
