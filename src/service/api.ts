@@ -92,6 +92,7 @@ export class ServiceApi {
           lastSuccessAt: string | null;
           lastResult: { ok: boolean; error?: string } | null;
           lastRunAt: string | null;
+          nextRunAt: string | null;
           why?: Why;
           ranBecause?: string;
         }
@@ -115,7 +116,7 @@ export class ServiceApi {
               lastOk: j.lastResult ? j.lastResult.ok : null,
               lastError: j.lastResult?.error ?? null,
               lastRunAt: j.lastRunAt,
-              nextRunAt: j.nextDueAt,
+              nextRunAt: j.nextRunAt,
               why: j.why ?? null,
               ranBecause: j.ranBecause ?? null,
             },

@@ -56,7 +56,7 @@ svg .tick { font-size:10.5px; fill:#6b7686; } svg .value { font-size:10.5px; fil
 svg .legend { font-size:11.5px; fill:#3c4656; } svg .empty { font-size:13px; fill:#8a94a3; }
 .login { max-width:420px; margin:80px auto; } .login input { width:100%; font:inherit; padding:8px 10px; border:1px solid #c9d2e0; border-radius:7px; margin:10px 0; }
 .error { color:#b02a2a; } .nowrap { white-space:nowrap; }
-.loc { max-width:280px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
+.loc { max-width:240px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
 `;
 
 function layout(title: string, body: string, opts: { signedIn?: boolean } = {}): string {
@@ -145,7 +145,7 @@ export function renderTableListPage(tables: TableListEntry[], health: Record<str
   const rows = sorted.map((t) => {
     const compact = t.jobs.compact;
     const nextDue = Object.values(t.jobs)
-      .map((j) => j.nextDueAt)
+      .map((j) => j.nextRunAt ?? j.nextDueAt)
       .filter((x): x is string => !!x && x !== 'never')
       .sort()[0];
     return `<tr data-table="${e(t.name)}">
@@ -160,7 +160,7 @@ ${healthCell(t.health?.score)}
 <td class="num nowrap" data-v="${t.health?.dataBytes ?? -1}">${t.health ? formatBytes(t.health.dataBytes) : '—'}</td>
 <td class="nowrap" data-v="${e(compact?.lastSuccessAt ?? '')}" title="${e(compact?.lastSuccessAt ?? '')}">${compact?.lastSuccessAt ? e(compactTime(compact.lastSuccessAt)) : '<span class="muted">never</span>'}</td>
 <td class="nowrap" data-v="${e(nextDue ?? '~')}" title="${e(nextDue ?? '')}">${nextDue ? e(compactTime(nextDue)) : '—'}</td>
-<td class="why" data-v="${e(compact?.why?.code ?? '')}" title="${e(compact?.why?.reason ?? '')}">${compact?.why ? `<span class="badge ${WHY_BADGE[compact.why.code] ?? 'b-muted'}">${e(compact.why.code)}</span>` : '—'}</td></tr>`;
+<td class="why nowrap" data-v="${e(compact?.why?.code ?? '')}" title="${e(compact?.why?.reason ?? '')}">${compact?.why ? `<span class="badge ${WHY_BADGE[compact.why.code] ?? 'b-muted'}">${e(compact.why.code)}</span>` : '—'}</td></tr>`;
   });
   const totalFiles = tables.reduce((n, t) => n + (t.health?.dataFiles ?? 0), 0);
   const totalDeletes = tables.reduce((n, t) => n + (t.health?.deleteFiles ?? 0), 0);
@@ -175,7 +175,7 @@ ${healthCell(t.health?.score)}
 <div class="stat"><div class="k">Failing</div><div class="v" style="color:${failing ? 'var(--red)' : 'inherit'}">${failing}</div></div>
 </div>
 <div class="card" style="padding:0;overflow:auto"><table class="list" id="tables" data-sortable>
-<thead><tr><th data-sort="num" class="sorted-asc">Health</th><th data-sort="text">Table</th><th data-sort="num">Status</th><th data-sort="text">Format</th><th data-sort="text">Source</th><th data-sort="num" class="num">Files</th><th data-sort="num" class="num">Small</th><th data-sort="num" class="num">Deletes</th><th data-sort="num" class="num">Size</th><th data-sort="text">Last compaction</th><th data-sort="text">Next run</th><th data-sort="text">Compaction now</th></tr></thead>
+<thead><tr><th data-sort="num" class="sorted-asc">Health</th><th data-sort="text">Table</th><th data-sort="num">Status</th><th data-sort="text">Format</th><th data-sort="text">Source</th><th data-sort="num" class="num">Files</th><th data-sort="num" class="num">Small</th><th data-sort="num" class="num">Deletes</th><th data-sort="num" class="num">Size</th><th data-sort="text">Last compaction</th><th data-sort="text">Next run</th><th data-sort="text" title="why the compaction runs or waits now">Why</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>`;
   return layout('Tables', body);
 }
@@ -240,7 +240,7 @@ export function renderTablePage(
   const jobsCard = `<div class="card"><h2>Jobs</h2><table class="list"><thead><tr><th>Job</th><th>Schedule</th><th>Last run</th><th>Next run</th><th>Last success</th><th>Failures</th><th>Why (not) now</th><th></th></tr></thead><tbody>${jobs
     .map(
       ([k, j]) =>
-        `<tr><td><b>${e(k)}</b></td><td class="mono">${e(j.schedule)}</td><td>${j.lastRunAt ? e(shortTime(j.lastRunAt)) : '<span class="muted">never</span>'}${j.ranBecause ? `<div class="muted" style="font-size:12px">${e(j.ranBecause)}</div>` : ''}</td><td>${j.nextDueAt ? e(shortTime(j.nextDueAt)) : t.running?.job === k ? 'running' : '—'}</td><td>${j.lastSuccessAt ? e(shortTime(j.lastSuccessAt)) : '<span class="muted">never</span>'}</td><td>${j.consecutiveFailures}</td><td id="why-${e(k)}">${whyCell(j.why)}</td><td>${
+        `<tr><td><b>${e(k)}</b></td><td class="mono">${e(j.schedule)}</td><td>${j.lastRunAt ? e(shortTime(j.lastRunAt)) : '<span class="muted">never</span>'}${j.ranBecause ? `<div class="muted" style="font-size:12px">${e(j.ranBecause)}</div>` : ''}</td><td>${(j.nextRunAt ?? j.nextDueAt) ? e(shortTime((j.nextRunAt ?? j.nextDueAt)!)) : t.running?.job === k ? 'running' : '—'}</td><td>${j.lastSuccessAt ? e(shortTime(j.lastSuccessAt)) : '<span class="muted">never</span>'}</td><td>${j.consecutiveFailures}</td><td id="why-${e(k)}">${whyCell(j.why)}</td><td>${
           t.jobs[k] && k !== 'compact'
             ? `<button data-post="/api/tables/${name}/run/${e(k)}?dryRun=true" data-reload>Dry run</button>`
             : ''
@@ -330,13 +330,17 @@ function whyCell(w: Why | null | undefined): string {
 /** Cost and benefit of the table's runs over time (two charts: what each run spent, what it saved) and per day. */
 function valueCard(v: RunValues | undefined, budget: Record<string, unknown> | undefined): string {
   if (!v) return '';
-  const cost: Series = { name: 'MiB read + written', color: '#e0894a', points: [] };
-  const money: Series = { name: `cost (${v.currency} × 1000)`, color: '#7a52c7', points: [] };
+  // bytes in the unit that suits the largest run; money is in the per-day table
+  const maxBytes = Math.max(0, ...v.runs.map((r) => r.bytes));
+  const [unit, div] =
+    maxBytes >= 1024 ** 3 ? ['GiB', 1024 ** 3] : maxBytes >= 1024 ** 2 ? ['MiB', 1024 ** 2] : ['KiB', 1024];
+  const cost: Series = { name: `${unit} read + written`, color: '#e0894a', points: [] };
+  const cpu: Series = { name: 'CPU-s', color: '#7a52c7', points: [] };
   const saved: Series = { name: 'file opens saved', color: '#2f9e66', points: [] };
   for (const r of v.runs) {
     const x = Date.parse(r.at);
-    cost.points.push({ x, y: r.bytes / 1048576 });
-    money.points.push({ x, y: r.money * 1000 });
+    cost.points.push({ x, y: r.bytes / div });
+    cpu.points.push({ x, y: r.cpuSeconds });
     if (r.job === 'compact') saved.points.push({ x, y: r.fileOpensSaved });
   }
   const days = v.perDay
@@ -351,7 +355,7 @@ function valueCard(v: RunValues | undefined, budget: Record<string, unknown> | u
   const budgetLine = spent
     ? `<p class="muted" id="budget-line">Service budget this ${e(String(budget!.per))}: ${formatBytes(spent.bytes)}, ${spent.cpuSeconds.toFixed(1)} CPU-s, ${spent.money.toFixed(4)} ${e(v.currency)} spent of ${e(limitsText(budget!.limits as Record<string, number>, v.currency))}.</p>`
     : '';
-  return `<div class="card" id="value-card" style="margin-top:18px"><h2>Cost and benefit</h2>${budgetLine}<div class="grid2"><div>${lineChart([cost, money], { title: 'What each run spent', empty: 'no run has finished yet' })}</div><div>${lineChart([saved], { title: 'Full-scan file opens each compaction saved', empty: 'no compaction has finished yet' })}</div></div>
+  return `<div class="card" id="value-card" style="margin-top:18px"><h2>Cost and benefit</h2>${budgetLine}<div class="grid2"><div>${lineChart([cost, cpu], { title: 'What each run spent', empty: 'no run has finished yet' })}</div><div>${lineChart([saved], { title: 'Full-scan file opens each compaction saved', empty: 'no compaction has finished yet' })}</div></div>
 <table class="list" id="value-days"><thead><tr><th>Day (UTC)</th><th class="num">Runs</th><th class="num">Read + written</th><th class="num">CPU-s</th><th class="num">Cost</th><th class="num">File opens saved</th></tr></thead><tbody>${days || '<tr><td colspan="6" class="muted">No runs yet.</td></tr>'}</tbody></table></div>`;
 }
 

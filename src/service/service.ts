@@ -515,6 +515,7 @@ export class MaintenanceService {
                 schedule: j.schedule.text,
                 nextDueAt: t.running?.job === j.kind ? null : iso(this.dueAt(t, j, now)),
                 lastRunAt: s?.lastStartMs !== undefined ? iso(s.lastStartMs) : null,
+                nextRunAt: t.running?.job === j.kind ? null : iso(this.nextRunAt(t, j, now)),
                 why: this.whyOf(t.cfg.name, j.kind),
                 ...(t.ranBecause.has(j.kind) ? { ranBecause: t.ranBecause.get(j.kind) } : {}),
                 consecutiveFailures: s?.consecutiveFailures ?? 0,
@@ -721,6 +722,13 @@ export class MaintenanceService {
       ...(t.held.get(kind) ? { held: t.held.get(kind)! } : {}),
       dueAt: this.dueAt(t, j, now),
     });
+  }
+
+  /** When the job can next start: its due time, or a below-trigger hold's re-check if that is later. */
+  private nextRunAt(t: TableRuntime, j: JobConfig, now: number): number {
+    const held = t.held.get(j.kind);
+    const due = this.dueAt(t, j, now);
+    return held?.code === 'below-trigger' && held.untilMs !== undefined ? Math.max(due, held.untilMs) : due;
   }
 
   /** Why the job's last run (in this process) started. */
