@@ -5,7 +5,9 @@
  * cancels a job at its wall-clock limit; persists each table's state and a history row after every job in
  * the state database (state-db.ts), where replicas sharing PostgreSQL lease a table before working on it;
  * and logs one JSON line per job start, finish, failure and skipped occurrence. Tables come from the config
- * and from discovery (discovery.ts), which calls `syncTables`.
+ * and from discovery (discovery.ts), which calls `syncTables`. With `budget:` each pass estimates due
+ * compactions by a dry-run plan, ranks them by benefit per cost with aging and admits what the budget and
+ * the table caps allow (dispatch.ts, budget-keeper.ts); every job can say why it runs or waits (why.ts).
  *
  * Time comes from an injected clock and jobs from an injected runner, so the policy is testable without
  * waiting or touching tables; the defaults are the system clock and `runMaintenanceJob`.
