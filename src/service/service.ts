@@ -936,19 +936,7 @@ export class MaintenanceService {
     const fields = { table: t.cfg.name, location: t.cfg.table, job: j.kind, reason: r.reason, ...summary(outcome) };
     const failuresBefore = s.consecutiveFailures;
     // a manual dry run of a committing job is history, not a scheduled run: the schedule state stays
-    if (!r.dryRunOverride) {
-      s.lastFinishMs = now;
-      if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
-      s.lastResult = outcome;
-      if (outcome.ok) {
-        s.lastSuccessStartMs = r.startedAtMs;
-        s.consecutiveFailures = 0;
-        delete s.retryAtMs;
-      } else {
-        s.consecutiveFailures += 1;
-        s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
-      }
-    }
+    if (!r.dryRunOverride) this.noteOutcome(s, r, outcome, now);
     if (outcome.ok) this.emit('info', 'job-finish', fields);
     else
       this.emit('error', 'job-failed', {
@@ -961,19 +949,46 @@ export class MaintenanceService {
     if (this.mode === 'once') this.onceOutcomes.push(outcome);
     t.running = undefined;
     const record = runRecord(t.cfg.name, r, outcome, now, !!result?.dryRun || r.dryRunOverride || j.dryRun);
-    if (this.webhook && !r.dryRunOverride) {
-      const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
-      if (!outcome.ok)
-        this.webhook.notify({
-          event: 'job-failed',
-          ...base,
-          consecutiveFailures: s.consecutiveFailures,
-          error: record.error ?? 'failed',
-        });
-      else if (failuresBefore > 0)
-        this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
-    }
+    if (!r.dryRunOverride) this.notifyWebhook(t, j, s, outcome.ok, record, failuresBefore, now);
     await this.recordFinished(t, record, true);
+  }
+
+  /** The schedule state after a run: the last result, and the success base or the failure streak with its backoff. */
+  private noteOutcome(s: JobState, r: Running, outcome: JobOutcome, now: number): void {
+    s.lastFinishMs = now;
+    if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
+    s.lastResult = outcome;
+    if (outcome.ok) {
+      s.lastSuccessStartMs = r.startedAtMs;
+      s.consecutiveFailures = 0;
+      delete s.retryAtMs;
+    } else {
+      s.consecutiveFailures += 1;
+      s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
+    }
+  }
+
+  /** A failure, or the first success after failures, is POSTed to the webhook. */
+  private notifyWebhook(
+    t: TableRuntime,
+    j: JobConfig,
+    s: JobState,
+    ok: boolean,
+    record: RunRecord,
+    failuresBefore: number,
+    now: number,
+  ): void {
+    if (!this.webhook) return;
+    const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
+    if (!ok)
+      this.webhook.notify({
+        event: 'job-failed',
+        ...base,
+        consecutiveFailures: s.consecutiveFailures,
+        error: record.error ?? 'failed',
+      });
+    else if (failuresBefore > 0)
+      this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
   }
 
   /**
