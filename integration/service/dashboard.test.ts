@@ -4,11 +4,15 @@
  * table in a SQL catalog). It signs in with the token, sorts the table list, opens a table page, checks
  * the charts, plan and history, clicks "Dry-run compaction" and "Pause", and saves screenshots under
  * .cache/screenshots (test artifacts, gitignored). Without chromium the test fails and says how to get it.
+ * The service runs under a budget, so the pages also show why each job runs or waits and what the runs
+ * cost and saved; the API answers are checked against schema/floe-service-api.schema.json.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../oracles/index.js';
 import { api, buildWarehouse, startServe, until, type ServeProcess } from './support.js';
@@ -36,6 +40,7 @@ beforeAll(async () => {
     [
       'state: state/floe.db',
       'concurrency: 2',
+      'budget: { per: day, bytes: 10GiB, money: 5, prices: { currency: USD, perGB: 0.02, perVcpuHour: 0.05 } }',
       'defaults:',
       '  jobs:',
       '    compact: every 1h',
@@ -48,17 +53,22 @@ beforeAll(async () => {
     ].join('\n'),
   );
   serve = await startServe(config, { FLOE_API_TOKEN: TOKEN });
-  // the first scheduled compactions, so there is history to show
+  // the first scheduled compactions, so there is history to show; under the budget a table whose plan finds
+  // nothing to do is not run at all (below trigger: the Paimon table's levels need no compaction yet)
   await until('first compactions', async () => {
     const t = (
-      await api<{ tables: { jobs: { compact: { lastSuccessAt: string | null } } }[] }>(
+      await api<{ tables: { jobs: { compact: { lastSuccessAt: string | null; why: { code: string } | null } } }[] }>(
         serve!.port,
         TOKEN,
         'GET',
         '/api/tables',
       )
     ).body.tables;
-    return t.length === 3 && t.every((x) => x.jobs.compact.lastSuccessAt) ? true : undefined;
+    return t.length === 3 &&
+      t.every((x) => x.jobs.compact.lastSuccessAt || x.jobs.compact.why?.code === 'below-trigger') &&
+      t.filter((x) => x.jobs.compact.lastSuccessAt).length === 2
+      ? true
+      : undefined;
   });
   // a fresh profile (--user-data-dir) per run: playwright passes it for a persistent context
   context = await chromium.launchPersistentContext(path.join(work, 'chromium-profile'), {
@@ -155,6 +165,53 @@ describe('dashboard in chromium', () => {
     ).body.tables;
     expect(listed.find((t) => t.name === 'wh.db.orders')!.paused).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-table-orders-paused.png'), fullPage: true });
+  });
+
+  it('says why each job runs or waits, and what the runs cost and saved; the API matches its schema', async () => {
+    await page.goto(`${base()}/`);
+    const codes = await page
+      .locator('table#tables tbody td.why')
+      .evaluateAll((tds) => tds.map((td) => td.getAttribute('data-v')));
+    // wh.db.orders paused above; lake.sales.events compacted, next in an hour; the Paimon table below trigger
+    expect([...codes].sort()).toEqual(['below-trigger', 'not-due', 'paused']);
+    await page.goto(`${base()}/tables/wh.db.orders`);
+    expect(await page.locator('#why-compact').textContent()).toMatch(/paused: no scheduled or retried runs/);
+    expect(await page.locator('#why-expire').textContent()).toMatch(/paused/);
+    const card = page.locator('#value-card');
+    expect(await card.locator('svg.chart').count()).toBe(2);
+    expect(
+      await card.locator('svg[aria-label="Full-scan file opens each compaction saved"] circle').count(),
+    ).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#budget-line').textContent()).toMatch(
+      /^Service budget this day: .* spent of 10\.0 GiB, 5 USD\.$/,
+    );
+    // today's totals: the scheduled compaction (20 → 2 files) saved 18 file opens
+    const today = page.locator('table#value-days tbody tr').first();
+    expect(await today.locator('td').first().textContent()).toBe(new Date().toISOString().slice(0, 10));
+    expect(Number(await today.locator('td').nth(5).textContent())).toBeGreaterThanOrEqual(18);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-table-orders-value.png'), fullPage: true });
+
+    const schema = JSON.parse(
+      readFileSync(path.join(repoRoot, 'schema/floe-service-api.schema.json'), 'utf8'),
+    ) as object;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const tables = (await api(serve!.port, TOKEN, 'GET', '/api/tables')).body;
+    const budget = (
+      await api<{ budget: { spent: { bytes: number; money: number } } }>(serve!.port, TOKEN, 'GET', '/api/budget')
+    ).body;
+    const value = (
+      await api<{ perDay: { fileOpensSaved: number }[] }>(serve!.port, TOKEN, 'GET', '/api/tables/wh.db.orders/value')
+    ).body;
+    for (const doc of [tables, budget, value]) expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    expect(budget.budget.spent.bytes).toBeGreaterThan(0);
+    expect(budget.budget.spent.money).toBeGreaterThan(0);
+    expect(value.perDay.at(-1)!.fileOpensSaved).toBeGreaterThanOrEqual(18);
+    const metrics = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) =>
+      r.text(),
+    );
+    expect(metrics).toMatch(/^floe_spend_bytes_total\{table="wh\.db\.orders"\} [1-9]/m);
+    expect(metrics).toMatch(/^floe_savings_file_opens_total\{table="wh\.db\.orders"\} (1[89]|[2-9]\d)/m);
+    expect(metrics).toContain('floe_job_waiting{table="wh.db.orders",job="compact",reason="paused"} 1');
   });
 
   it('shows the Paimon table too', async () => {

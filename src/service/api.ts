@@ -16,6 +16,8 @@ import {
   type TableHealthSummary,
 } from './table-detail.js';
 import type { MaintenanceJobResult } from '../orchestration/job-types.js';
+import type { Why } from './why.js';
+import { runValues, type RunValues } from './run-history-value.js';
 
 export interface TableListEntry {
   name: string;
@@ -33,6 +35,13 @@ export interface TableListEntry {
       lastSuccessAt: string | null;
       lastOk: boolean | null;
       lastError: string | null;
+      /** Start of the last run (any outcome), and when the next is due. */
+      lastRunAt?: string | null;
+      nextRunAt?: string | null;
+      /** Why it is or is not running now. */
+      why?: Why | null;
+      /** Why its last run started (this process). */
+      ranBecause?: string | null;
     }
   >;
   health: TableHealthSummary | null;
@@ -82,6 +91,10 @@ export class ServiceApi {
           consecutiveFailures: number;
           lastSuccessAt: string | null;
           lastResult: { ok: boolean; error?: string } | null;
+          lastRunAt: string | null;
+          nextRunAt: string | null;
+          why?: Why;
+          ranBecause?: string;
         }
       >;
       const cached = this.health.get(name);
@@ -102,6 +115,10 @@ export class ServiceApi {
               lastSuccessAt: j.lastSuccessAt,
               lastOk: j.lastResult ? j.lastResult.ok : null,
               lastError: j.lastResult?.error ?? null,
+              lastRunAt: j.lastRunAt,
+              nextRunAt: j.nextRunAt,
+              why: j.why ?? null,
+              ranBecause: j.ranBecause ?? null,
             },
           ]),
         ),
@@ -160,6 +177,13 @@ export class ServiceApi {
     }
     const detail = await c.value;
     return { ...detail, paused: this.service.isPaused(name) ?? false, source: cfg.source };
+  }
+
+  /** Cost and benefit of the table's runs over time, and totals per day (from the run history). */
+  async values(name: string, limit = 500): Promise<RunValues | undefined> {
+    const runs = await this.runs(name, limit);
+    if (!runs) return undefined;
+    return runValues(runs, (r) => this.service.spendOfRun(r), this.service.config.budget?.prices.currency ?? 'USD');
   }
 
   async runs(name: string, limit: number): Promise<RunRecord[] | undefined> {

@@ -10,6 +10,8 @@ import { FloeError, isFloeError } from '../errors.js';
 import { parseCutoff } from '../util/cutoff.js';
 import { parseSizeBytes, tryParseDurationMs } from '../util/units.js';
 import { parseSchedule, type Schedule } from './schedule.js';
+import type { BudgetConfig, Limits } from './budget.js';
+import { parseBudget, parseLimits } from './budget-config.js';
 import { catalogKindsText, parseCatalogSpec } from '../../connectors/catalog/catalog-spec.js';
 import {
   JOB_KINDS,
@@ -49,6 +51,8 @@ export interface TableConfig {
   maxBytesPerRun?: number;
   /** Wall-clock limit of one job; the job is then cancelled. */
   jobTimeoutMs?: number;
+  /** What this table's runs may spend in the budget's window (`cap:`). */
+  cap?: Limits;
 }
 
 /** One layer of job settings: a job, or `false` to switch it off. Layers stack: defaults < catalog < override < table. */
@@ -61,6 +65,7 @@ export interface TableKnobs {
   concurrency?: number;
   maxBytesPerRun?: number;
   jobTimeoutMs?: number;
+  cap?: Limits;
 }
 
 export interface CatalogConfig extends TableKnobs {
@@ -132,6 +137,8 @@ export interface ServiceConfig {
   discoveryIntervalMs: number;
   http: HttpConfig;
   webhook?: WebhookConfig;
+  /** What maintenance may spend per hour or day, and how due work is ranked against it. */
+  budget?: BudgetConfig;
 }
 
 export const DEFAULTS = {
@@ -179,23 +186,70 @@ export async function parseServiceConfig(
 ): Promise<ServiceConfig> {
   const v = new Validator(source);
   const top = v.object(raw, '');
-  v.keys(top, '', [
-    'state',
-    'stateDir',
-    'concurrency',
-    'timezone',
-    'backoff',
-    'shutdownTimeout',
-    'defaults',
-    'tables',
-    'catalogs',
-    'overrides',
-    'discovery',
-    'http',
-    'webhook',
-  ]);
+  v.keys(top, '', TOP_KEYS);
   const timezone = v.optString(top.timezone, 'timezone') ?? DEFAULTS.timezone;
   checkTimezone(v, timezone);
+  const { state, stateDir } = parseStateLocation(v, top, baseDir);
+  const concurrency = v.optInt(top.concurrency, 'concurrency', 1) ?? DEFAULTS.concurrency;
+  const backoff = parseBackoff(v, top.backoff);
+  const shutdownTimeoutMs = v.optDuration(top.shutdownTimeout, 'shutdownTimeout') ?? DEFAULTS.shutdownTimeoutMs;
+  const ctx: Ctx = { v, timezone, sizes: [], baseDir, env };
+  const defaultsRaw = top.defaults === undefined ? {} : v.object(top.defaults, 'defaults');
+  v.keys(defaultsRaw, 'defaults', KNOB_KEYS);
+  const defaults = parseKnobs(ctx, defaultsRaw, 'defaults');
+  const discoveryIntervalMs = parseDiscovery(v, top.discovery);
+  const catalogs = parseCatalogs(ctx, top.catalogs);
+  const overrides =
+    top.overrides === undefined
+      ? []
+      : v.list(top.overrides, 'overrides').map((o, i) => parseOverride(ctx, o, `overrides[${i}]`));
+  const tables = parseListedTables(ctx, top.tables, defaults, overrides, catalogs.length > 0);
+  const http = parseHttp(v, top.http, env);
+  const webhook = top.webhook === undefined ? undefined : parseWebhook(v, top.webhook);
+  const budget = top.budget === undefined ? undefined : parseBudget(v, top.budget);
+  await checkSizes(v, ctx.sizes);
+  return {
+    source,
+    state,
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    concurrency,
+    timezone,
+    backoff,
+    shutdownTimeoutMs,
+    tables,
+    defaults,
+    catalogs,
+    overrides,
+    discoveryIntervalMs,
+    http,
+    ...(webhook ? { webhook } : {}),
+    ...(budget ? { budget } : {}),
+  };
+}
+
+const TOP_KEYS = [
+  'state',
+  'stateDir',
+  'concurrency',
+  'timezone',
+  'backoff',
+  'shutdownTimeout',
+  'defaults',
+  'tables',
+  'catalogs',
+  'overrides',
+  'discovery',
+  'http',
+  'webhook',
+  'budget',
+];
+
+/** `state:` (SQLite file or PostgreSQL URL) and the legacy `stateDir:`; at least one is required. */
+function parseStateLocation(
+  v: Validator,
+  top: Record<string, unknown>,
+  baseDir: string,
+): { state: string; stateDir?: string } {
   const stateText = v.optString(top.state, 'state');
   const stateDirText = v.optString(top.stateDir, 'stateDir');
   if (stateText === undefined && stateDirText === undefined)
@@ -207,110 +261,108 @@ export async function parseServiceConfig(
       : /^postgres(ql)?:\/\//i.test(stateText)
         ? stateText
         : path.resolve(baseDir, stateText.replace(/^sqlite:(\/\/)?/i, ''));
-  const concurrency = v.optInt(top.concurrency, 'concurrency', 1) ?? DEFAULTS.concurrency;
-  const backoffRaw = top.backoff === undefined ? {} : v.object(top.backoff, 'backoff');
-  v.keys(backoffRaw, 'backoff', ['initial', 'max']);
-  const initialMs = v.optDuration(backoffRaw.initial, 'backoff.initial') ?? DEFAULTS.backoffInitialMs;
-  const maxMs = v.optDuration(backoffRaw.max, 'backoff.max') ?? Math.max(DEFAULTS.backoffMaxMs, initialMs);
+  return { state, ...(stateDir !== undefined ? { stateDir } : {}) };
+}
+
+function parseBackoff(v: Validator, raw: unknown): { initialMs: number; maxMs: number } {
+  const o = raw === undefined ? {} : v.object(raw, 'backoff');
+  v.keys(o, 'backoff', ['initial', 'max']);
+  const initialMs = v.optDuration(o.initial, 'backoff.initial') ?? DEFAULTS.backoffInitialMs;
+  const maxMs = v.optDuration(o.max, 'backoff.max') ?? Math.max(DEFAULTS.backoffMaxMs, initialMs);
   if (maxMs < initialMs) v.fail('backoff.max', `must not be shorter than backoff.initial`);
-  const shutdownTimeoutMs = v.optDuration(top.shutdownTimeout, 'shutdownTimeout') ?? DEFAULTS.shutdownTimeoutMs;
-  const sizes: { at: string; text: string }[] = [];
-  const ctx: Ctx = { v, timezone, sizes, baseDir, env };
+  return { initialMs, maxMs };
+}
 
-  const defaultsRaw = top.defaults === undefined ? {} : v.object(top.defaults, 'defaults');
-  v.keys(defaultsRaw, 'defaults', KNOB_KEYS);
-  const defaults = parseKnobs(ctx, defaultsRaw, 'defaults');
+function parseDiscovery(v: Validator, raw: unknown): number {
+  const o = raw === undefined ? {} : v.object(raw, 'discovery');
+  v.keys(o, 'discovery', ['interval']);
+  return v.optDuration(o.interval, 'discovery.interval') ?? DEFAULTS.discoveryIntervalMs;
+}
 
-  const discoveryRaw = top.discovery === undefined ? {} : v.object(top.discovery, 'discovery');
-  v.keys(discoveryRaw, 'discovery', ['interval']);
-  const discoveryIntervalMs =
-    v.optDuration(discoveryRaw.interval, 'discovery.interval') ?? DEFAULTS.discoveryIntervalMs;
-
+function parseCatalogs(ctx: Ctx, raw: unknown): CatalogConfig[] {
+  const { v } = ctx;
   const catalogs =
-    top.catalogs === undefined
-      ? []
-      : v.list(top.catalogs, 'catalogs').map((c, i) => parseCatalog(ctx, c, `catalogs[${i}]`));
-  const catalogNames = new Set<string>();
+    raw === undefined ? [] : v.list(raw, 'catalogs').map((c, i) => parseCatalog(ctx, c, `catalogs[${i}]`));
+  const names = new Set<string>();
   for (const [i, c] of catalogs.entries()) {
-    if (catalogNames.has(c.name))
+    if (names.has(c.name))
       v.fail(`catalogs[${i}].name`, `"${c.name}" is used by another catalog; names must be unique`);
-    catalogNames.add(c.name);
+    names.add(c.name);
   }
-  const overrides =
-    top.overrides === undefined
-      ? []
-      : v.list(top.overrides, 'overrides').map((o, i) => parseOverride(ctx, o, `overrides[${i}]`));
+  return catalogs;
+}
 
-  const tablesRaw: unknown = top.tables === undefined ? [] : top.tables;
-  if (!Array.isArray(tablesRaw)) v.fail('tables', 'must be a list of tables');
-  if ((tablesRaw as unknown[]).length === 0 && catalogs.length === 0)
+/** `tables:`: each entry checked, named uniquely and stacked onto defaults and matching overrides. */
+function parseListedTables(
+  ctx: Ctx,
+  raw: unknown,
+  defaults: TableKnobs,
+  overrides: OverrideConfig[],
+  haveCatalogs: boolean,
+): TableConfig[] {
+  const { v } = ctx;
+  const list: unknown = raw === undefined ? [] : raw;
+  if (!Array.isArray(list)) v.fail('tables', 'must be a list of tables');
+  if ((list as unknown[]).length === 0 && !haveCatalogs)
     v.fail('tables', 'must be a non-empty list of tables (or give catalogs: to discover them)');
   const names = new Set<string>();
-  const tables = (tablesRaw as unknown[])
-    .map((t, i) => {
-      const where = `tables[${i}]`;
-      const o = v.object(t, where);
-      v.keys(o, where, [
-        'name',
-        'location',
-        'id',
-        'catalog',
-        'catalogName',
-        'warehouse',
-        'token',
-        ...CATALOG_PROPERTY_KEYS,
-        'locationMap',
-        ...KNOB_KEYS,
-      ]);
-      const location = v.optString(o.location, `${where}.location`);
-      const id = v.optString(o.id, `${where}.id`);
-      const catalog = v.optString(o.catalog, `${where}.catalog`);
-      if ((location === undefined) === (id === undefined))
-        v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
-      if (id !== undefined && catalog === undefined)
-        v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
-      if (catalog !== undefined && catalogSpecProblem(catalog))
-        v.fail(`${where}.catalog`, catalogSpecProblem(catalog)!);
-      if (location !== undefined && catalog !== undefined)
-        v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
-      const table = id ?? resolveLocation(location!, baseDir);
-      const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);
-      checkName(v, name, `${where}.name`);
-      if (names.has(name)) v.fail(`${where}.name`, `"${name}" is used by another table; names must be unique`);
-      names.add(name);
-      const access: TableAccess = {
-        ...parseAccess(ctx, o, where),
-        ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
-      };
-      paimonWarehouse(access, baseDir);
-      const own = parseKnobs(ctx, o, where);
-      const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
-      if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
-      const t2 = resolveTable({ name, table, access, source: 'config' }, layers);
-      if (t2.jobs.length === 0)
-        v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
-      return t2;
-    })
+  return (list as unknown[])
+    .map((t, i) => parseListedTable(ctx, t, `tables[${i}]`, names, defaults, overrides))
     .filter((t): t is TableConfig => t !== undefined);
-  const http = parseHttp(v, top.http, env);
-  const webhook = top.webhook === undefined ? undefined : parseWebhook(v, top.webhook);
-  await checkSizes(v, sizes);
-  return {
-    source,
-    state,
-    ...(stateDir !== undefined ? { stateDir } : {}),
-    concurrency,
-    timezone,
-    backoff: { initialMs, maxMs },
-    shutdownTimeoutMs,
-    tables,
-    defaults,
-    catalogs,
-    overrides,
-    discoveryIntervalMs,
-    http,
-    ...(webhook ? { webhook } : {}),
+}
+
+/** A function: the key lists it joins are declared further down. */
+const listedTableKeys = () => [
+  'name',
+  'location',
+  'id',
+  'catalog',
+  'catalogName',
+  'warehouse',
+  'token',
+  ...CATALOG_PROPERTY_KEYS,
+  'locationMap',
+  ...KNOB_KEYS,
+];
+
+function parseListedTable(
+  ctx: Ctx,
+  raw: unknown,
+  where: string,
+  names: Set<string>,
+  defaults: TableKnobs,
+  overrides: OverrideConfig[],
+): TableConfig | undefined {
+  const { v, baseDir } = ctx;
+  const o = v.object(raw, where);
+  v.keys(o, where, listedTableKeys());
+  const location = v.optString(o.location, `${where}.location`);
+  const id = v.optString(o.id, `${where}.id`);
+  const catalog = v.optString(o.catalog, `${where}.catalog`);
+  if ((location === undefined) === (id === undefined))
+    v.fail(where, 'give exactly one of location (a table path or URL) or id (<ns>.<table> with catalog)');
+  if (id !== undefined && catalog === undefined)
+    v.fail(`${where}.catalog`, 'is required with id (sql:<sqlite-path|postgresql-url> or rest:<url>)');
+  if (catalog !== undefined && catalogSpecProblem(catalog)) v.fail(`${where}.catalog`, catalogSpecProblem(catalog)!);
+  if (location !== undefined && catalog !== undefined)
+    v.fail(`${where}.catalog`, 'a catalog table is named by id, not location');
+  const table = id ?? resolveLocation(location!, baseDir);
+  const name = v.optString(o.name, `${where}.name`) ?? defaultName(id ?? location!);
+  checkName(v, name, `${where}.name`);
+  if (names.has(name)) v.fail(`${where}.name`, `"${name}" is used by another table; names must be unique`);
+  names.add(name);
+  const access: TableAccess = {
+    ...parseAccess(ctx, o, where),
+    ...(catalog ? { catalog: resolveCatalog(catalog, baseDir) } : {}),
   };
+  paimonWarehouse(access, baseDir);
+  const own = parseKnobs(ctx, o, where);
+  const layers = [defaults, ...overrides.filter((ov) => globMatch(ov.match, name)), own];
+  if (overrides.some((ov) => !ov.enabled && globMatch(ov.match, name))) return undefined;
+  const resolved = resolveTable({ name, table, access, source: 'config' }, layers);
+  if (resolved.jobs.length === 0)
+    v.fail(`${where}.jobs`, 'no job is enabled for this table (and defaults.jobs gives none)');
+  return resolved;
 }
 
 interface Ctx {
@@ -321,7 +373,7 @@ interface Ctx {
   env: NodeJS.ProcessEnv;
 }
 
-const KNOB_KEYS = ['properties', 'jobs', 'concurrency', 'maxBytesPerRun', 'jobTimeout'];
+const KNOB_KEYS = ['properties', 'jobs', 'concurrency', 'maxBytesPerRun', 'jobTimeout', 'cap'];
 
 function parseKnobs(ctx: Ctx, o: Record<string, unknown>, where: string): TableKnobs {
   const { v } = ctx;
@@ -347,6 +399,7 @@ function parseKnobs(ctx: Ctx, o: Record<string, unknown>, where: string): TableK
   }
   const timeout = v.optDuration(o.jobTimeout, at('jobTimeout'));
   if (timeout !== undefined) k.jobTimeoutMs = timeout;
+  if (o.cap !== undefined) k.cap = parseLimits(v, o.cap, at('cap'));
   return k;
 }
 
@@ -360,7 +413,9 @@ export function resolveTable(
   let concurrency: number | undefined;
   let maxBytesPerRun: number | undefined;
   let jobTimeoutMs: number | undefined;
+  let cap: Limits | undefined;
   for (const l of layers) {
+    cap = l.cap ?? cap;
     Object.assign(properties, l.properties);
     Object.assign(jobs, l.jobs);
     concurrency = l.concurrency ?? concurrency;
@@ -375,6 +430,7 @@ export function resolveTable(
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(maxBytesPerRun !== undefined ? { maxBytesPerRun } : {}),
     ...(jobTimeoutMs !== undefined ? { jobTimeoutMs } : {}),
+    ...(cap !== undefined ? { cap } : {}),
   };
 }
 
@@ -719,7 +775,7 @@ function defaultName(ref: string): string {
 }
 
 /** Small typed readers that report the offending key. */
-class Validator {
+export class Validator {
   constructor(readonly source: string) {}
 
   fail(key: string, message: string): never {

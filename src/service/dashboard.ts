@@ -7,6 +7,8 @@ import { formatBytes } from '../util/units.js';
 import type { TableListEntry } from './api.js';
 import type { RunRecord } from './state-db.js';
 import type { TableDetail } from './table-detail.js';
+import type { RunValues } from './run-history-value.js';
+import type { Why } from './why.js';
 import type { PlanSummary } from '../orchestration/job-types.js';
 import { barChart, escapeHtml as e, lineChart, type Series } from './svg-charts.js';
 
@@ -54,7 +56,7 @@ svg .tick { font-size:10.5px; fill:#6b7686; } svg .value { font-size:10.5px; fil
 svg .legend { font-size:11.5px; fill:#3c4656; } svg .empty { font-size:13px; fill:#8a94a3; }
 .login { max-width:420px; margin:80px auto; } .login input { width:100%; font:inherit; padding:8px 10px; border:1px solid #c9d2e0; border-radius:7px; margin:10px 0; }
 .error { color:#b02a2a; } .nowrap { white-space:nowrap; }
-.loc { max-width:280px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
+.loc { max-width:240px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
 `;
 
 function layout(title: string, body: string, opts: { signedIn?: boolean } = {}): string {
@@ -143,7 +145,7 @@ export function renderTableListPage(tables: TableListEntry[], health: Record<str
   const rows = sorted.map((t) => {
     const compact = t.jobs.compact;
     const nextDue = Object.values(t.jobs)
-      .map((j) => j.nextDueAt)
+      .map((j) => j.nextRunAt ?? j.nextDueAt)
       .filter((x): x is string => !!x && x !== 'never')
       .sort()[0];
     return `<tr data-table="${e(t.name)}">
@@ -157,7 +159,8 @@ ${healthCell(t.health?.score)}
 <td class="num" data-v="${t.health?.deleteFiles ?? -1}">${t.health ? t.health.deleteFiles : '—'}</td>
 <td class="num nowrap" data-v="${t.health?.dataBytes ?? -1}">${t.health ? formatBytes(t.health.dataBytes) : '—'}</td>
 <td class="nowrap" data-v="${e(compact?.lastSuccessAt ?? '')}" title="${e(compact?.lastSuccessAt ?? '')}">${compact?.lastSuccessAt ? e(compactTime(compact.lastSuccessAt)) : '<span class="muted">never</span>'}</td>
-<td class="nowrap" data-v="${e(nextDue ?? '~')}" title="${e(nextDue ?? '')}">${nextDue ? e(compactTime(nextDue)) : '—'}</td></tr>`;
+<td class="nowrap" data-v="${e(nextDue ?? '~')}" title="${e(nextDue ?? '')}">${nextDue ? e(compactTime(nextDue)) : '—'}</td>
+<td class="why nowrap" data-v="${e(compact?.why?.code ?? '')}" title="${e(compact?.why?.reason ?? '')}">${compact?.why ? `<span class="badge ${WHY_BADGE[compact.why.code] ?? 'b-muted'}">${e(compact.why.code)}</span>` : '—'}</td></tr>`;
   });
   const totalFiles = tables.reduce((n, t) => n + (t.health?.dataFiles ?? 0), 0);
   const totalDeletes = tables.reduce((n, t) => n + (t.health?.deleteFiles ?? 0), 0);
@@ -172,7 +175,7 @@ ${healthCell(t.health?.score)}
 <div class="stat"><div class="k">Failing</div><div class="v" style="color:${failing ? 'var(--red)' : 'inherit'}">${failing}</div></div>
 </div>
 <div class="card" style="padding:0;overflow:auto"><table class="list" id="tables" data-sortable>
-<thead><tr><th data-sort="num" class="sorted-asc">Health</th><th data-sort="text">Table</th><th data-sort="num">Status</th><th data-sort="text">Format</th><th data-sort="text">Source</th><th data-sort="num" class="num">Files</th><th data-sort="num" class="num">Small</th><th data-sort="num" class="num">Deletes</th><th data-sort="num" class="num">Size</th><th data-sort="text">Last compaction</th><th data-sort="text">Next run</th></tr></thead>
+<thead><tr><th data-sort="num" class="sorted-asc">Health</th><th data-sort="text">Table</th><th data-sort="num">Status</th><th data-sort="text">Format</th><th data-sort="text">Source</th><th data-sort="num" class="num">Files</th><th data-sort="num" class="num">Small</th><th data-sort="num" class="num">Deletes</th><th data-sort="num" class="num">Size</th><th data-sort="text">Last compaction</th><th data-sort="text">Next run</th><th data-sort="text" title="why the compaction runs or waits now">Why</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>`;
   return layout('Tables', body);
 }
@@ -215,6 +218,8 @@ export function renderTablePage(
   t: TableListEntry,
   detail: (TableDetail & { paused: boolean }) | { error: string },
   runs: RunRecord[],
+  values?: RunValues,
+  budget?: Record<string, unknown>,
 ): string {
   const name = encodeURIComponent(t.name);
   const ok = !('error' in detail);
@@ -232,10 +237,10 @@ export function renderTablePage(
   }${t.paused ? `<button data-post="/api/tables/${name}/resume" data-reload id="btn-resume">Resume</button>` : `<button class="warn" data-post="/api/tables/${name}/pause" data-reload id="btn-pause">Pause</button>`}</div>
 <div id="action-status" class="muted"></div><div class="muted" style="font-size:12px;margin-top:4px">Runs wait for a free slot of the service's concurrency. A paused table gets no scheduled runs; dry runs still work.</div></div></div>`;
 
-  const jobsCard = `<div class="card"><h2>Jobs</h2><table class="list"><thead><tr><th>Job</th><th>Schedule</th><th>Next run</th><th>Last success</th><th>Failures</th><th></th></tr></thead><tbody>${jobs
+  const jobsCard = `<div class="card"><h2>Jobs</h2><table class="list"><thead><tr><th>Job</th><th>Schedule</th><th>Last run</th><th>Next run</th><th>Last success</th><th>Failures</th><th>Why (not) now</th><th></th></tr></thead><tbody>${jobs
     .map(
       ([k, j]) =>
-        `<tr><td><b>${e(k)}</b></td><td class="mono">${e(j.schedule)}</td><td>${j.nextDueAt ? e(shortTime(j.nextDueAt)) : t.running?.job === k ? 'running' : '—'}</td><td>${j.lastSuccessAt ? e(shortTime(j.lastSuccessAt)) : '<span class="muted">never</span>'}</td><td>${j.consecutiveFailures}</td><td>${
+        `<tr><td><b>${e(k)}</b></td><td class="mono">${e(j.schedule)}</td><td>${j.lastRunAt ? e(shortTime(j.lastRunAt)) : '<span class="muted">never</span>'}${j.ranBecause ? `<div class="muted" style="font-size:12px">${e(j.ranBecause)}</div>` : ''}</td><td>${(j.nextRunAt ?? j.nextDueAt) ? e(shortTime((j.nextRunAt ?? j.nextDueAt)!)) : t.running?.job === k ? 'running' : '—'}</td><td>${j.lastSuccessAt ? e(shortTime(j.lastSuccessAt)) : '<span class="muted">never</span>'}</td><td>${j.consecutiveFailures}</td><td id="why-${e(k)}">${whyCell(j.why)}</td><td>${
           t.jobs[k] && k !== 'compact'
             ? `<button data-post="/api/tables/${name}/run/${e(k)}?dryRun=true" data-reload>Dry run</button>`
             : ''
@@ -304,7 +309,62 @@ export function renderTablePage(
           )
           .join('')}</tbody></table>`
   }</div>`;
-  return layout(t.name, header + stats + charts + plans + history + jobsCard);
+  return layout(t.name, header + stats + charts + valueCard(values, budget) + plans + history + jobsCard);
+}
+
+const WHY_BADGE: Partial<Record<string, string>> = {
+  running: 'b-info',
+  due: 'b-info',
+  'budget-spent': 'b-warn',
+  'cap-reached': 'b-warn',
+  paused: 'b-warn',
+  'backing-off': 'b-fail',
+  busy: 'b-muted',
+};
+
+function whyCell(w: Why | null | undefined): string {
+  if (!w) return '—';
+  return `<span class="badge ${WHY_BADGE[w.code] ?? 'b-muted'}">${e(w.code)}</span> <span style="font-size:12px">${e(w.reason)}</span>`;
+}
+
+/** Cost and benefit of the table's runs over time (two charts: what each run spent, what it saved) and per day. */
+function valueCard(v: RunValues | undefined, budget: Record<string, unknown> | undefined): string {
+  if (!v) return '';
+  // bytes in the unit that suits the largest run; money is in the per-day table
+  const maxBytes = Math.max(0, ...v.runs.map((r) => r.bytes));
+  const [unit, div] =
+    maxBytes >= 1024 ** 3 ? ['GiB', 1024 ** 3] : maxBytes >= 1024 ** 2 ? ['MiB', 1024 ** 2] : ['KiB', 1024];
+  const cost: Series = { name: `${unit} read + written`, color: '#e0894a', points: [] };
+  const cpu: Series = { name: 'CPU-s', color: '#7a52c7', points: [] };
+  const saved: Series = { name: 'file opens saved', color: '#2f9e66', points: [] };
+  for (const r of v.runs) {
+    const x = Date.parse(r.at);
+    cost.points.push({ x, y: r.bytes / div });
+    cpu.points.push({ x, y: r.cpuSeconds });
+    if (r.job === 'compact') saved.points.push({ x, y: r.fileOpensSaved });
+  }
+  const days = v.perDay
+    .slice(-14)
+    .reverse()
+    .map(
+      (d) =>
+        `<tr><td class="nowrap">${e(d.day)}</td><td class="num">${d.runs}</td><td class="num">${formatBytes(d.bytes)}</td><td class="num">${d.cpuSeconds.toFixed(1)}</td><td class="num">${d.money.toFixed(4)} ${e(v.currency)}</td><td class="num">${d.fileOpensSaved}</td></tr>`,
+    )
+    .join('');
+  const spent = budget?.spent as { bytes: number; cpuSeconds: number; money: number } | undefined;
+  const budgetLine = spent
+    ? `<p class="muted" id="budget-line">Service budget this ${e(String(budget!.per))}: ${formatBytes(spent.bytes)}, ${spent.cpuSeconds.toFixed(1)} CPU-s, ${spent.money.toFixed(4)} ${e(v.currency)} spent of ${e(limitsText(budget!.limits as Record<string, number>, v.currency))}.</p>`
+    : '';
+  return `<div class="card" id="value-card" style="margin-top:18px"><h2>Cost and benefit</h2>${budgetLine}<div class="grid2"><div>${lineChart([cost, cpu], { title: 'What each run spent', empty: 'no run has finished yet' })}</div><div>${lineChart([saved], { title: 'Full-scan file opens each compaction saved', empty: 'no compaction has finished yet' })}</div></div>
+<table class="list" id="value-days"><thead><tr><th>Day (UTC)</th><th class="num">Runs</th><th class="num">Read + written</th><th class="num">CPU-s</th><th class="num">Cost</th><th class="num">File opens saved</th></tr></thead><tbody>${days || '<tr><td colspan="6" class="muted">No runs yet.</td></tr>'}</tbody></table></div>`;
+}
+
+function limitsText(l: Record<string, number>, currency: string): string {
+  const parts: string[] = [];
+  if (l.bytes !== undefined) parts.push(formatBytes(l.bytes));
+  if (l.cpuSeconds !== undefined) parts.push(`${l.cpuSeconds} CPU-s`);
+  if (l.money !== undefined) parts.push(`${l.money} ${currency}`);
+  return parts.join(', ');
 }
 
 const arrow = (a?: number, b?: number) => (a === undefined ? '—' : `${a} → ${b ?? '—'}`);

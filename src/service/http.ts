@@ -10,6 +10,8 @@
  *   GET  /api/tables                         tables with health
  *   GET  /api/tables/<name>[?plan=false]     snapshots, file-size histogram per partition, delete files, pending plan
  *   GET  /api/tables/<name>/runs[?limit=N]   run history, newest first
+ *   GET  /api/tables/<name>/value[?limit=N]  cost and benefit of its runs over time, totals per day
+ *   GET  /api/budget                         the budget's window: limits, spent, remaining, per table
  *   POST /api/tables/<name>/run/<job>[?dryRun=true|false]   and the older POST /run/<table>/<job>[?dryRun=…]
  *   POST /api/tables/<name>/pause | /resume
  *
@@ -174,15 +176,22 @@ const ROUTES: Route[] = [
     query: [],
     run: async (ctx) => {
       const name = known(ctx);
-      const [detail, runs] = await Promise.all([
+      const [detail, runs, values] = await Promise.all([
         ctx.api.tableDetail(name).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
         ctx.api.runs(name, 200),
+        ctx.api.values(name),
       ]);
       const entry = (await ctx.api.listTables()).find((t) => t.name === name)!;
       html(
         ctx.res,
         200,
-        renderTablePage(entry, detail instanceof Error ? { error: detail.message } : detail!, runs ?? []),
+        renderTablePage(
+          entry,
+          detail instanceof Error ? { error: detail.message } : detail!,
+          runs ?? [],
+          values,
+          ctx.service.budgetStatus(),
+        ),
       );
     },
   },
@@ -222,6 +231,25 @@ const ROUTES: Route[] = [
       const plan = boolParam(ctx.query, 'plan');
       const d = await ctx.api.tableDetail(known(ctx), plan === undefined ? {} : { plan });
       json(ctx.res, 200, d);
+    },
+  },
+  {
+    method: 'GET',
+    pattern: ['api', 'budget'],
+    mutating: false,
+    query: [],
+    run: (ctx) => json(ctx.res, 200, { budget: ctx.service.budgetStatus() ?? null }),
+  },
+  {
+    method: 'GET',
+    pattern: ['api', 'tables', ':name', 'value'],
+    mutating: false,
+    query: ['limit'],
+    run: async (ctx) => {
+      const name = known(ctx);
+      const v = await ctx.api.values(name, intParam(ctx.query, 'limit', 1, 10_000) ?? 500);
+      if (!v) throw new HttpError(503, 'no run history: this service runs without a state database');
+      json(ctx.res, 200, { table: name, ...v });
     },
   },
   {

@@ -41,3 +41,7 @@ export { parseSchedule, nextDueMs, backoffMs } from './schedule.js';
 export type { Schedule } from './schedule.js';
 export { encodeTieredState, decodeTieredState } from '../planning/tiered/state-json.js';
 export type { TieredStateJson } from '../planning/tiered/state-json.js';
+export { WHY_CODES } from './why.js';
+export type { Why, WhyCode } from './why.js';
+export { flatPriceOf } from './budget.js';
+export type { BudgetConfig, Limits, Spend, Usage, PriceOf, FlatPrices } from './budget.js';

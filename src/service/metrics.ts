@@ -6,6 +6,8 @@
  */
 import type { JobKind } from '../orchestration/job-types.js';
 import type { JobOutcome, JobState } from './state.js';
+import type { Limits, Spend } from './budget.js';
+import type { WhyCode } from './why.js';
 
 /** Run-duration histogram buckets in seconds: 1 s … 6 h (compactions take seconds to hours). */
 export const DURATION_BUCKETS_S = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21600];
@@ -37,11 +39,18 @@ export interface TableGauges {
   smallFiles: number;
 }
 
+interface TableSeries {
+  paused: boolean;
+  gauges?: TableGauges;
+  spend?: Spend & { opensSaved: number };
+}
+
 const key = (table: string, job: string) => `${table}\u0000${job}`;
 
 export class MetricsRegistry {
   private readonly jobs = new Map<string, { table: string; job: JobKind; c: JobCounters }>();
-  private readonly tables = new Map<string, { paused: boolean; gauges?: TableGauges }>();
+  private readonly tables = new Map<string, TableSeries>();
+  private currency = 'USD';
 
   /**
    * Registers a configured job so its series exist (at 0) before it first runs; seeds gauges from state.
@@ -82,6 +91,21 @@ export class MetricsRegistry {
   setRunning(table: string, job: JobKind, running: boolean): void {
     const s = this.jobs.get(key(table, job));
     if (s) s.c.running = running;
+  }
+
+  /** What a finished run spent and the full-scan file opens it saved (budgeted services). */
+  recordSpend(table: string, spend: Spend, opensSaved: number): void {
+    const t = this.tables.get(table) ?? { paused: false };
+    const s = (t.spend ??= { bytes: 0, cpuSeconds: 0, money: 0, opensSaved: 0 });
+    s.bytes += spend.bytes;
+    s.cpuSeconds += spend.cpuSeconds;
+    s.money += spend.money;
+    s.opensSaved += opensSaved;
+    this.tables.set(table, t);
+  }
+
+  setCurrency(currency: string): void {
+    this.currency = currency;
   }
 
   setTableGauges(table: string, g: TableGauges): void {
@@ -189,11 +213,7 @@ export class MetricsRegistry {
       true,
     );
     family('floe_data_files_after', 'gauge', 'Live data files after the last compaction.', (c) => c.filesAfter, true);
-    const tableFamily = (
-      name: string,
-      help: string,
-      value: (t: { paused: boolean; gauges?: TableGauges }) => number | undefined,
-    ) => {
+    const tableFamily = (name: string, help: string, value: (t: TableSeries) => number | undefined) => {
       head(name, 'gauge', help);
       for (const [table, t] of this.tables) {
         const v = value(t);
@@ -218,8 +238,60 @@ export class MetricsRegistry {
       'Live data files below the undersized threshold, as last read.',
       (t) => t.gauges?.smallFiles,
     );
+    tableFamily(
+      'floe_spend_bytes_total',
+      'Bytes read and written by budgeted runs since start.',
+      (t) => t.spend?.bytes,
+    );
+    tableFamily(
+      'floe_spend_cpu_seconds_total',
+      'CPU-seconds of budgeted runs since start (wall time, one core).',
+      (t) => (t.spend === undefined ? undefined : round(t.spend.cpuSeconds)),
+    );
+    head('floe_spend_money_total', 'counter', 'Money budgeted runs cost since start, at the configured prices.');
+    for (const [table, t] of this.tables)
+      if (t.spend)
+        out.push(`floe_spend_money_total{table="${esc(table)}",currency="${esc(this.currency)}"} ${t.spend.money}`);
+    tableFamily(
+      'floe_savings_file_opens_total',
+      'Full-scan file opens compactions saved since start.',
+      (t) => t.spend?.opensSaved,
+    );
     return `${out.join('\n')}\n`;
   }
+}
+
+/**
+ * The budget's window as gauges (limit, spent, per unit) and, per job, the reason it waits
+ * (`floe_job_waiting{reason}` is 1 for the current reason).
+ */
+export function budgetMetricLines(
+  budget: { limits: Limits; spent: Spend } | undefined,
+  waiting: { table: string; job: string; code: WhyCode }[],
+): string {
+  const out: string[] = [];
+  if (budget) {
+    out.push('# HELP floe_budget_limit What the budget allows per window, by unit (bytes, cpu_seconds, money).');
+    out.push('# TYPE floe_budget_limit gauge');
+    const units = [
+      ['bytes', 'bytes'],
+      ['cpuSeconds', 'cpu_seconds'],
+      ['money', 'money'],
+    ] as const;
+    for (const [k, name] of units) {
+      const l = budget.limits[k];
+      if (l !== undefined) out.push(`floe_budget_limit{unit="${name}"} ${l}`);
+    }
+    out.push('# HELP floe_budget_spent What runs spent in the current window, by unit.');
+    out.push('# TYPE floe_budget_spent gauge');
+    for (const [k, name] of units) out.push(`floe_budget_spent{unit="${name}"} ${round(budget.spent[k])}`);
+  }
+  out.push('# HELP floe_job_waiting 1 for the reason a job is not running (below-trigger, budget-spent, paused, ...).');
+  out.push('# TYPE floe_job_waiting gauge');
+  for (const w of waiting)
+    if (w.code !== 'running')
+      out.push(`floe_job_waiting{table="${esc(w.table)}",job="${esc(w.job)}",reason="${w.code}"} 1`);
+  return `${out.join('\n')}\n`;
 }
 
 function gaugesFrom(c: JobCounters, o: JobOutcome): void {

@@ -5,21 +5,30 @@
  * cancels a job at its wall-clock limit; persists each table's state and a history row after every job in
  * the state database (state-db.ts), where replicas sharing PostgreSQL lease a table before working on it;
  * and logs one JSON line per job start, finish, failure and skipped occurrence. Tables come from the config
- * and from discovery (discovery.ts), which calls `syncTables`.
+ * and from discovery (discovery.ts), which calls `syncTables`. With `budget:` each pass estimates due
+ * compactions by a dry-run plan, ranks them by benefit per cost with aging and admits what the budget and
+ * the table caps allow (dispatch.ts, budget-keeper.ts); every job can say why it runs or waits (why.ts).
  *
  * Time comes from an injected clock and jobs from an injected runner, so the policy is testable without
  * waiting or touching tables; the defaults are the system clock and `runMaintenanceJob`.
  */
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError } from '../errors.js';
+import { failedOutcome, isTableBusy, iso, runRecord, summary } from './run-record.js';
+import { BUDGET_DEFAULTS, type PriceOf, type Spend } from './budget.js';
+import { BudgetKeeper } from './budget-keeper.js';
+import { estimateFromPlan, type RunEstimate } from './run-value.js';
+import { dispatch, type DueJob } from './dispatch.js';
+import { whyNow, type Why, type WhyCode } from './why.js';
 import type { ProgressEvent } from '../execution/events.js';
 import type { JobConfig, ServiceConfig, TableConfig } from './config.js';
 import type { JobKind, MaintenanceJobResult, MaintenanceJobSpec, RunJobOptions } from '../orchestration/job-types.js';
 import { backoffMs, nextDueMs } from './schedule.js';
 import { emptyTableState, type JobOutcome, type JobState, type TableState, type TableStateStore } from './state.js';
-import { DbStateStore, type RunOutcome, type RunRecord } from './state-db.js';
-import { MetricsRegistry } from './metrics.js';
+import { DbStateStore, type RunRecord } from './state-db.js';
+import { budgetMetricLines, MetricsRegistry } from './metrics.js';
 import { WebhookNotifier } from './webhook.js';
 import { reconcileRuns } from './reconcile-runs.js';
+import { jobSpecFor } from './job-spec.js';
 
 export interface Clock {
   now(): number;
@@ -53,6 +62,11 @@ export interface ServiceOptions {
   maxSleepMs?: number;
   /** false: do not add run rows for floe snapshots the state database lacks at start (reconcile-runs.ts). */
   reconcile?: boolean;
+  /**
+   * Prices a run's usage for `budget.money` (a price sheet, src/app/cost, plugs in here); default: the
+   * config's flat `budget.prices`.
+   */
+  priceOf?: PriceOf;
 }
 
 export type StartReason = 'scheduled' | 'retry' | 'manual';
@@ -68,6 +82,10 @@ interface Running {
   timedOut?: boolean;
   timeoutTimer?: unknown;
   done: Promise<void>;
+  /** The ledger entry charged with this run's estimate while it runs (budget). */
+  charge?: number;
+  /** Why it started, in words (shown until the next run). */
+  why: string;
   /** Latest schedule occurrence that passed while this run was going (and was therefore skipped). */
   skippedThroughMs?: number;
 }
@@ -84,7 +102,19 @@ interface TableRuntime {
   retiring?: boolean;
   /** Another replica holds the table's lease: not before this time. */
   leaseBlockedUntilMs?: number;
+  /** The compaction's cost and benefit from a dry-run plan (budget); dropped when a run of the table ends. */
+  estimate?: RunEstimate;
+  estimating?: Promise<void>;
+  /** Why each job did not start at the last scheduling pass (budget spent, below trigger, …). */
+  held: Map<JobKind, { code: WhyCode; reason: string; atMs: number; untilMs?: number }>;
+  /** Why each job's last run started. */
+  ranBecause: Map<JobKind, string>;
 }
+
+/** A plan that found nothing is looked at again after this long (or at the job's next occurrence, if later). */
+const BELOW_TRIGGER_RECHECK_MS = 15 * 60_000;
+/** An estimate older than this is planned again before it is trusted. */
+const ESTIMATE_TTL_MS = 15 * 60_000;
 
 /** A replica's hold on a table (shared PostgreSQL state): renewed every third of it while a job runs. */
 const LEASE_TTL_MS = 120_000;
@@ -132,6 +162,8 @@ export class MaintenanceService {
   private startedAtMs = 0;
   /** The state database had no table when this process opened it: nothing has run, every job is due. */
   private firstStart = false;
+  /** What runs may spend and did (budget-keeper.ts). */
+  private readonly budget: BudgetKeeper;
 
   constructor(
     readonly config: ServiceConfig,
@@ -144,6 +176,7 @@ export class MaintenanceService {
     this.log = options.log ?? stdoutLog;
     this.store = options.store;
     this.maxSleepMs = options.maxSleepMs ?? 60_000;
+    this.budget = new BudgetKeeper(config, this.metrics, options.priceOf);
     this.webhook = config.webhook
       ? new WebhookNotifier(config.webhook, (level, event, fields) => this.emit(level, event, fields), options.fetch)
       : undefined;
@@ -183,7 +216,13 @@ export class MaintenanceService {
         this.emit('warn', 'reconcile-failed', { error: e instanceof Error ? e.message : String(e) }),
       );
     }
+    await this.budget.seed(this.db, this.tables.keys(), this.clock.now());
     this.mode = 'ready';
+  }
+
+  /** What a recorded or finished run spent, priced like the budget. */
+  spendOfRun(r: Pick<RunRecord, 'bytesRead' | 'bytesWritten' | 'durationMs'>): Spend {
+    return this.budget.spendOfRun(r);
   }
 
   /** Closes the state database (after `stop`). */
@@ -209,7 +248,14 @@ export class MaintenanceService {
       let t = this.tables.get(cfg.name);
       if (!t) {
         const state = (await this.store!.load(cfg.name)) ?? emptyTableState(cfg.table);
-        t = { cfg, state, forced: new Map(), paused: rows.get(cfg.name)?.paused ?? false };
+        t = {
+          cfg,
+          state,
+          forced: new Map(),
+          paused: rows.get(cfg.name)?.paused ?? false,
+          held: new Map(),
+          ranBecause: new Map(),
+        };
         this.tables.set(cfg.name, t);
         if (this.mode !== 'new')
           this.emit('info', 'table-added', { table: cfg.name, location: cfg.table, source: cfg.source });
@@ -357,9 +403,9 @@ export class MaintenanceService {
     this.onceOutcomes = [];
     for (;;) {
       this.pump();
-      const running = this.runningJobs();
-      if (running.length === 0) break;
-      await Promise.race(running.map((r) => r.done));
+      const waits = [...this.runningJobs().map((r) => r.done), ...this.pendingEstimates()];
+      if (waits.length === 0) break;
+      await Promise.race(waits);
     }
     await this.store!.flush();
     this.mode = 'ready';
@@ -470,6 +516,10 @@ export class MaintenanceService {
               {
                 schedule: j.schedule.text,
                 nextDueAt: t.running?.job === j.kind ? null : iso(this.dueAt(t, j, now)),
+                lastRunAt: s?.lastStartMs !== undefined ? iso(s.lastStartMs) : null,
+                nextRunAt: t.running?.job === j.kind ? null : iso(this.nextRunAt(t, j, now)),
+                why: this.whyOf(t.cfg.name, j.kind),
+                ...(t.ranBecause.has(j.kind) ? { ranBecause: t.ranBecause.get(j.kind) } : {}),
                 consecutiveFailures: s?.consecutiveFailures ?? 0,
                 lastSuccessAt: s?.lastSuccessStartMs !== undefined ? iso(s.lastSuccessStartMs) : null,
                 lastResult: s?.lastResult ?? null,
@@ -483,7 +533,19 @@ export class MaintenanceService {
 
   /** `GET /metrics` (Prometheus text exposition format). */
   metricsText(): string {
-    return this.metrics.render();
+    const now = this.clock.now();
+    const waiting = [...this.tables.values()].flatMap((t) =>
+      t.cfg.jobs.map((j) => ({ table: t.cfg.name, job: j.kind, code: this.whyOf(t.cfg.name, j.kind)!.code })),
+    );
+    return this.metrics.render() + budgetMetricLines(this.budget.metricsView(now), waiting);
+  }
+
+  /** `GET /api/budget`: the window, its limits, what was spent and what is left (undefined without `budget:`). */
+  budgetStatus(): Record<string, unknown> | undefined {
+    return this.budget.status(
+      this.clock.now(),
+      [...this.tables.values()].map((t) => ({ name: t.cfg.name, ...(t.cfg.cap ? { cap: t.cfg.cap } : {}) })),
+    );
   }
 
   /** The table's state as held in memory (tests, `/health`). */
@@ -511,10 +573,48 @@ export class MaintenanceService {
     if (this.mode !== 'serving' && this.mode !== 'once') return;
     const now = this.clock.now();
     this.noteSkips(now);
-    const candidates: { t: TableRuntime; j: JobConfig; dueAt: number; reason: StartReason }[] = [];
+    const budget = this.budget.dispatchBudget();
+    const decisions = dispatch(this.dueJobs(now), {
+      now,
+      freeSlots: this.config.concurrency - this.runningJobs().length,
+      concurrency: this.config.concurrency,
+      running: this.runningJobs().length,
+      ...(budget ? { budget } : {}),
+    });
+    for (const d of decisions) {
+      const t = d.job.ref;
+      const kind = d.job.kind;
+      const j = t.cfg.jobs.find((x) => x.kind === kind)!;
+      if (d.start) {
+        t.held.delete(kind);
+        t.ranBecause.set(kind, d.why);
+        this.startJob(t, j, d.job.manual ? 'manual' : this.startReason(t, kind), now, d.spend);
+        continue;
+      }
+      const untilMs =
+        d.code === 'below-trigger'
+          ? Math.max(now + BELOW_TRIGGER_RECHECK_MS, this.nextOccurrence(t, j, now))
+          : d.freesAtMs;
+      const before = t.held.get(kind);
+      t.held.set(kind, {
+        code: d.code,
+        reason: d.why,
+        atMs: before?.code === d.code ? before.atMs : now,
+        ...(untilMs !== undefined ? { untilMs } : {}),
+      });
+      if (before?.code !== d.code && d.code !== 'estimating')
+        this.emit('info', 'job-held', { table: t.cfg.name, job: kind, code: d.code, reason: d.why });
+      if (d.code === 'below-trigger') delete t.estimate;
+      if (d.needsEstimate) this.estimate(t, j);
+    }
+  }
+
+  /** Every job that may start now (due or asked for), at most one per table: the most overdue of its jobs. */
+  private dueJobs(now: number): DueJob<TableRuntime>[] {
+    const out: DueJob<TableRuntime>[] = [];
     for (const t of this.tables.values()) {
       if (t.running || t.retiring || (t.leaseBlockedUntilMs ?? 0) > now) continue;
-      let best: (typeof candidates)[number] | undefined;
+      let best: DueJob<TableRuntime> | undefined;
       for (const j of t.cfg.jobs) {
         if (this.mode === 'once' && this.onceStarted.has(`${t.cfg.name}/${j.kind}`)) continue;
         const forced = t.forced.has(j.kind);
@@ -522,23 +622,120 @@ export class MaintenanceService {
         if (t.paused && !forced) continue;
         const dueAt = forced ? -Infinity : this.dueAt(t, j, now);
         if (dueAt > now) continue;
-        const reason: StartReason = forced
-          ? 'manual'
-          : (t.state.jobs[j.kind]?.consecutiveFailures ?? 0) > 0
-            ? 'retry'
-            : 'scheduled';
-        if (!best || dueAt < best.dueAt) best = { t, j, dueAt, reason };
+        // a plan that found nothing waits for its re-check
+        const held = t.held.get(j.kind);
+        if (!forced && held?.code === 'below-trigger' && (held.untilMs ?? 0) > now) continue;
+        if (!best || dueAt < best.dueAt) best = this.dueJob(t, j, dueAt, forced, now);
       }
-      if (best) candidates.push(best);
+      if (best) out.push(best);
     }
-    // most overdue first (manual triggers before all); ties keep config order
-    candidates.sort((a, b) => a.dueAt - b.dueAt);
-    let free = this.config.concurrency - this.runningJobs().length;
-    for (const c of candidates) {
-      if (free <= 0) break;
-      this.startJob(c.t, c.j, c.reason, now);
-      free--;
-    }
+    return out;
+  }
+
+  private dueJob(t: TableRuntime, j: JobConfig, dueAt: number, manual: boolean, now: number): DueJob<TableRuntime> {
+    const fresh = t.estimate && now - t.estimate.atMs < ESTIMATE_TTL_MS ? t.estimate : undefined;
+    const s = t.state.jobs[j.kind];
+    const last = s?.lastResult;
+    // a job that never succeeded is "due now" at every look: it has been waiting since it was first seen
+    const waitingSinceMs =
+      s?.lastSuccessStartMs === undefined && s?.firstSeenMs !== undefined ? Math.min(dueAt, s.firstSeenMs) : dueAt;
+    return {
+      ref: t,
+      table: t.cfg.name,
+      kind: j.kind,
+      dueAt,
+      waitingSinceMs,
+      manual,
+      ...(j.kind === 'compact' && fresh ? { estimate: fresh } : {}),
+      ...(j.kind !== 'compact' && last && !('error' in last) ? { spend: this.spendOfRun(last) } : {}),
+      ...(t.cfg.cap ? { cap: t.cfg.cap } : {}),
+    };
+  }
+
+  private startReason(t: TableRuntime, kind: JobKind): StartReason {
+    return (t.state.jobs[kind]?.consecutiveFailures ?? 0) > 0 ? 'retry' : 'scheduled';
+  }
+
+  /** The job's next schedule occurrence after now (a below-trigger re-check waits at least for it). */
+  private nextOccurrence(t: TableRuntime, j: JobConfig, now: number): number {
+    return nextDueMs(j.schedule, now, now);
+  }
+
+  /**
+   * Plans the table's compaction as a dry run to learn its cost and benefit (budget only); one plan per
+   * table at a time. The scheduler looks again when it lands.
+   */
+  private estimate(t: TableRuntime, j: JobConfig): void {
+    if (t.estimating) return;
+    const spec = { ...this.buildSpec(t, j), dryRun: true };
+    const bytesPerCpuSecond = this.config.budget?.bytesPerCpuSecond ?? BUDGET_DEFAULTS.bytesPerCpuSecond;
+    t.estimating = this.runJob(spec, {})
+      .then((r) => {
+        t.estimate = estimateFromPlan(r.plan, bytesPerCpuSecond, this.clock.now(), targetBytes(t));
+        this.emit('info', 'job-estimated', {
+          table: t.cfg.name,
+          job: j.kind,
+          tasks: t.estimate.tasks,
+          bytesRead: t.estimate.usage.bytesRead,
+          bytesWritten: t.estimate.usage.bytesWritten,
+          cpuSeconds: t.estimate.usage.cpuSeconds,
+          fileOpensSaved: t.estimate.fileOpensSaved,
+        });
+      })
+      .catch((e: unknown) => {
+        // no estimate: the job runs unranked rather than never (its measured spend still counts)
+        t.estimate = {
+          usage: { bytesRead: 0, bytesWritten: 0, cpuSeconds: 0 },
+          fileOpensSaved: 1,
+          tasks: 1,
+          atMs: this.clock.now(),
+        };
+        this.emit('warn', 'job-estimate-failed', {
+          table: t.cfg.name,
+          job: j.kind,
+          error: e instanceof Error ? e.message : String(e),
+        });
+      })
+      .finally(() => {
+        t.estimating = undefined;
+        if (this.mode === 'serving') this.tick();
+      });
+  }
+
+  private pendingEstimates(): Promise<void>[] {
+    return [...this.tables.values()].flatMap((t) => (t.estimating ? [t.estimating] : []));
+  }
+
+  /** Why a job of a table is or is not running now (`/api/tables`, the dashboard, `floe_job_waiting`). */
+  whyOf(tableName: string, kind: JobKind): Why | undefined {
+    const t = this.tables.get(tableName);
+    const j = t?.cfg.jobs.find((x) => x.kind === kind);
+    if (!t || !j) return undefined;
+    const now = this.clock.now();
+    const s = t.state.jobs[kind];
+    return whyNow({
+      now,
+      ...(t.running?.job === kind ? { runningThis: { since: t.running.startedAtMs, reason: t.running.reason } } : {}),
+      ...(t.running && t.running.job !== kind ? { runningOther: `${t.running.job} of ${t.cfg.name}` } : {}),
+      paused: t.paused,
+      failures: s?.consecutiveFailures ?? 0,
+      ...(s?.retryAtMs !== undefined ? { retryAtMs: s.retryAtMs } : {}),
+      ...(t.leaseBlockedUntilMs !== undefined ? { leaseBlockedUntilMs: t.leaseBlockedUntilMs } : {}),
+      ...(t.held.get(kind) ? { held: t.held.get(kind)! } : {}),
+      dueAt: this.dueAt(t, j, now),
+    });
+  }
+
+  /** When the job can next start: its due time, or a below-trigger hold's re-check if that is later. */
+  private nextRunAt(t: TableRuntime, j: JobConfig, now: number): number {
+    const held = t.held.get(j.kind);
+    const due = this.dueAt(t, j, now);
+    return held?.code === 'below-trigger' && held.untilMs !== undefined ? Math.max(due, held.untilMs) : due;
+  }
+
+  /** Why the job's last run (in this process) started. */
+  ranBecause(tableName: string, kind: JobKind): string | undefined {
+    return this.tables.get(tableName)?.ranBecause.get(kind);
   }
 
   /** A running job whose next occurrence has come: that occurrence is skipped, and logged once. */
@@ -569,7 +766,7 @@ export class MaintenanceService {
     }
   }
 
-  private startJob(t: TableRuntime, j: JobConfig, reason: StartReason, now: number): void {
+  private startJob(t: TableRuntime, j: JobConfig, reason: StartReason, now: number, charge?: Spend): void {
     const name = t.cfg.name;
     const forced = t.forced.get(j.kind);
     t.forced.delete(j.kind);
@@ -580,7 +777,18 @@ export class MaintenanceService {
     if (!dryRunOverride) s.lastStartMs = now;
     const abort = new AbortController();
     const spec = { ...this.buildSpec(t, j), dryRun };
-    const running: Running = { job: j.kind, startedAtMs: now, reason, dryRunOverride, abort, done: Promise.resolve() };
+    const running: Running = {
+      job: j.kind,
+      startedAtMs: now,
+      reason,
+      dryRunOverride,
+      abort,
+      done: Promise.resolve(),
+      why: t.ranBecause.get(j.kind) ?? reason,
+    };
+    // the estimate holds its place in the budget while it runs; a dry run spends nothing worth budgeting
+    const charged = this.budget.charge(name, now, charge, dryRun);
+    if (charged !== undefined) running.charge = charged;
     t.running = running;
     if (t.cfg.jobTimeoutMs !== undefined) {
       running.timeoutTimer = this.clock.setTimer(() => {
@@ -678,6 +886,7 @@ export class MaintenanceService {
   /** A job that did not start after all (leased elsewhere, or already done there): tried again later. */
   private defer(t: TableRuntime, j: JobConfig, r: Running, forced: { dryRun: boolean } | undefined, why: string): void {
     if (r.timeoutTimer !== undefined) this.clock.clearTimer(r.timeoutTimer);
+    this.refund(r);
     this.metrics.setRunning(t.cfg.name, j.kind, false);
     t.running = undefined;
     t.leaseBlockedUntilMs = this.clock.now() + LEASE_RETRY_MS;
@@ -702,33 +911,7 @@ export class MaintenanceService {
   }
 
   private buildSpec(t: TableRuntime, j: JobConfig): MaintenanceJobSpec {
-    const properties = { ...t.cfg.properties };
-    if (t.cfg.maxBytesPerRun !== undefined) {
-      // the tiered planner's input budget is max-input-file-size-per-thread × available-cores
-      properties['self-optimizing.max-input-file-size-per-thread'] ??= String(t.cfg.maxBytesPerRun);
-      properties['self-optimizing.available-cores'] ??= '1';
-    }
-    const compact =
-      j.kind === 'compact'
-        ? {
-            ...(j.compact ?? {}),
-            ...(t.cfg.concurrency !== undefined && j.compact?.maxConcurrentGroups === undefined
-              ? { maxConcurrentGroups: t.cfg.concurrency }
-              : {}),
-          }
-        : undefined;
-    return {
-      table: t.cfg.table,
-      job: j.kind,
-      access: t.cfg.access,
-      properties,
-      dryRun: j.dryRun,
-      ...(j.lease === false ? { lease: false } : {}),
-      ...(compact ? { compact } : {}),
-      ...(j.expire ? { expire: j.expire } : {}),
-      ...(j.removeOrphans ? { removeOrphans: j.removeOrphans } : {}),
-      ...(t.state.tiered ? { tieredState: t.state.tiered } : {}),
-    };
+    return jobSpecFor(t.cfg, j, t.state.tiered);
   }
 
   private async finishJob(
@@ -748,39 +931,12 @@ export class MaintenanceService {
       const { tieredState, ...rest } = result;
       outcome = rest;
       if (tieredState && !r.dryRunOverride) t.state.tiered = tieredState;
-    } else {
-      const cancelled = r.timedOut || r.abort.signal.aborted;
-      const message = error instanceof Error ? error.message : String(error);
-      outcome = {
-        ok: false,
-        table: t.cfg.table,
-        job: j.kind,
-        startedAtMs: r.startedAtMs,
-        durationMs: now - r.startedAtMs,
-        error: r.timedOut
-          ? `cancelled: exceeded the wall-clock limit of ${t.cfg.jobTimeoutMs} ms (${message})`
-          : cancelled
-            ? `cancelled (${message})`
-            : message,
-        ...(isFloeError(error) ? { errorKind: error.kind, retryable: error.retryable } : {}),
-      };
-    }
+    } else outcome = failedOutcome(t.cfg.table, j.kind, r, now, error, t.cfg.jobTimeoutMs);
+    this.chargeMeasured(t, r, result, now);
     const fields = { table: t.cfg.name, location: t.cfg.table, job: j.kind, reason: r.reason, ...summary(outcome) };
     const failuresBefore = s.consecutiveFailures;
     // a manual dry run of a committing job is history, not a scheduled run: the schedule state stays
-    if (!r.dryRunOverride) {
-      s.lastFinishMs = now;
-      if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
-      s.lastResult = outcome;
-      if (outcome.ok) {
-        s.lastSuccessStartMs = r.startedAtMs;
-        s.consecutiveFailures = 0;
-        delete s.retryAtMs;
-      } else {
-        s.consecutiveFailures += 1;
-        s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
-      }
-    }
+    if (!r.dryRunOverride) this.noteOutcome(s, r, outcome, now);
     if (outcome.ok) this.emit('info', 'job-finish', fields);
     else
       this.emit('error', 'job-failed', {
@@ -793,20 +949,55 @@ export class MaintenanceService {
     if (this.mode === 'once') this.onceOutcomes.push(outcome);
     t.running = undefined;
     const record = runRecord(t.cfg.name, r, outcome, now, !!result?.dryRun || r.dryRunOverride || j.dryRun);
-    if (this.webhook && !r.dryRunOverride) {
-      const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
-      if (!outcome.ok)
-        this.webhook.notify({
-          event: 'job-failed',
-          ...base,
-          consecutiveFailures: s.consecutiveFailures,
-          error: record.error ?? 'failed',
-        });
-      else if (failuresBefore > 0)
-        this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
+    if (!r.dryRunOverride) this.notifyWebhook(t, j, s, outcome.ok, record, failuresBefore, now);
+    await this.recordFinished(t, record, true);
+  }
+
+  /** The schedule state after a run: the last result, and the success base or the failure streak with its backoff. */
+  private noteOutcome(s: JobState, r: Running, outcome: JobOutcome, now: number): void {
+    s.lastFinishMs = now;
+    if (r.skippedThroughMs !== undefined) s.skippedThroughMs = r.skippedThroughMs;
+    s.lastResult = outcome;
+    if (outcome.ok) {
+      s.lastSuccessStartMs = r.startedAtMs;
+      s.consecutiveFailures = 0;
+      delete s.retryAtMs;
+    } else {
+      s.consecutiveFailures += 1;
+      s.retryAtMs = now + backoffMs(s.consecutiveFailures, this.config.backoff.initialMs, this.config.backoff.maxMs);
     }
+  }
+
+  /** A failure, or the first success after failures, is POSTed to the webhook. */
+  private notifyWebhook(
+    t: TableRuntime,
+    j: JobConfig,
+    s: JobState,
+    ok: boolean,
+    record: RunRecord,
+    failuresBefore: number,
+    now: number,
+  ): void {
+    if (!this.webhook) return;
+    const base = { table: t.cfg.name, location: t.cfg.table, job: j.kind, at: iso(now) };
+    if (!ok)
+      this.webhook.notify({
+        event: 'job-failed',
+        ...base,
+        consecutiveFailures: s.consecutiveFailures,
+        error: record.error ?? 'failed',
+      });
+    else if (failuresBefore > 0)
+      this.webhook.notify({ event: 'job-recovered', ...base, consecutiveFailures: 0, failuresBefore });
+  }
+
+  /**
+   * The last steps of every ended run: state (unless only a busy skip) and the history row land, listeners
+   * (the HTTP layer's caches) hear of it, a retiring table goes, and the scheduler looks again.
+   */
+  private async recordFinished(t: TableRuntime, record: RunRecord, saveState: boolean): Promise<void> {
     try {
-      await this.store!.save(t.cfg.name, t.state);
+      if (saveState) await this.store!.save(t.cfg.name, t.state);
       await this.db?.recordRun(record);
     } catch (e) {
       this.emit('error', 'state-write-failed', {
@@ -828,6 +1019,17 @@ export class MaintenanceService {
     if (this.mode === 'serving') this.tick();
   }
 
+  /** A finished run: its charge settled with what it measured; its table's estimate is stale now. */
+  private chargeMeasured(t: TableRuntime, r: Running, result: MaintenanceJobResult | undefined, now: number): void {
+    delete t.estimate;
+    t.held.delete(r.job);
+    this.budget.settle(r.charge, t.cfg.name, r.job, result, now);
+  }
+
+  private refund(r: Running): void {
+    this.budget.refund(r.charge, r.startedAtMs);
+  }
+
   /**
    * Another floe job holds the table's lease (a CLI run, another service): this occurrence is skipped, not
    * failed — no backoff, no webhook — and recorded as `busy`. The job is tried again when the lease can have
@@ -840,6 +1042,7 @@ export class MaintenanceService {
       ? Math.min(LEASE_RETRY_MS, Math.max(1_000, expiresAt - now))
       : LEASE_RETRY_MS;
     t.leaseBlockedUntilMs = now + wait;
+    this.refund(r);
     this.metrics.setRunning(name, j.kind, false);
     t.running = undefined;
     this.emit('info', 'job-busy', {
@@ -861,23 +1064,7 @@ export class MaintenanceService {
       error: error.message,
       snapshotIds: [],
     };
-    try {
-      await this.db?.recordRun(record);
-    } catch (e) {
-      this.emit('error', 'state-write-failed', { table: name, error: e instanceof Error ? e.message : String(e) });
-    }
-    for (const l of this.onRunFinished) {
-      try {
-        l({ table: name, record });
-      } catch {
-        // listeners are caches
-      }
-    }
-    if (t.retiring) {
-      this.tables.delete(name);
-      this.metrics.forget(name);
-    }
-    if (this.mode === 'serving') this.tick();
+    await this.recordFinished(t, record, false);
   }
 
   private onProgress(table: string, job: JobKind, e: ProgressEvent): void {
@@ -902,10 +1089,15 @@ export class MaintenanceService {
         earliest = Math.min(earliest, nextDueMs(j.schedule, t.running.skippedThroughMs ?? t.running.startedAtMs, now));
       } else if (slotsFree && !t.paused) {
         // with every slot busy, only a finishing job can start another: it ticks itself
-        for (const j of t.cfg.jobs)
-          earliest = Math.min(earliest, Math.max(this.dueAt(t, j, now), t.leaseBlockedUntilMs ?? 0));
+        for (const j of t.cfg.jobs) {
+          const heldUntil = t.held.get(j.kind)?.untilMs ?? 0;
+          earliest = Math.min(earliest, Math.max(this.dueAt(t, j, now), t.leaseBlockedUntilMs ?? 0, heldUntil));
+        }
       }
     }
+    // spend leaving the budget's window can admit a held job
+    const release = this.budget.nextRelease(now);
+    if (release !== undefined && slotsFree) earliest = Math.min(earliest, release);
     const delay = Math.min(this.maxSleepMs, Math.max(50, earliest - now));
     this.timer = this.clock.setTimer(() => {
       this.timer = undefined;
@@ -927,74 +1119,9 @@ export class MaintenanceService {
   }
 }
 
-/** The `table busy` error of a table lease held by another job (src/distributed/lease.ts). */
-function isTableBusy(e: unknown): e is FloeError {
-  return isFloeError(e) && e.context.busy === true;
-}
-
-function summary(o: JobOutcome): Record<string, unknown> {
-  if ('error' in o)
-    return { ok: false, durationMs: o.durationMs, error: o.error, ...(o.errorKind ? { errorKind: o.errorKind } : {}) };
-  return {
-    ok: o.ok,
-    format: o.format,
-    dryRun: o.dryRun,
-    durationMs: o.durationMs,
-    bytesRead: o.bytesRead,
-    bytesWritten: o.bytesWritten,
-    bytesDeleted: o.bytesDeleted,
-    filesDeleted: o.filesDeleted,
-    ...(o.filesBefore !== undefined ? { filesBefore: o.filesBefore } : {}),
-    ...(o.filesAfter !== undefined ? { filesAfter: o.filesAfter } : {}),
-    snapshotIds: o.snapshotIds,
-    ...(o.expiredSnapshotIds.length ? { expiredSnapshotIds: o.expiredSnapshotIds } : {}),
-    ...(o.failures.length ? { failures: o.failures.slice(0, 20) } : {}),
-    ...(o.warnings.length ? { warnings: o.warnings.slice(0, 20) } : {}),
-  };
-}
-
-function runRecord(table: string, r: Running, o: JobOutcome, finishedAtMs: number, dryRun: boolean): RunRecord {
-  const base = {
-    table,
-    job: r.job,
-    reason: r.reason,
-    dryRun,
-    startedAtMs: r.startedAtMs,
-    finishedAtMs,
-    durationMs: o.durationMs,
-  };
-  if ('error' in o) {
-    const outcome: RunOutcome = r.timedOut || r.abort.signal.aborted ? 'cancelled' : 'failed';
-    return { ...base, outcome, error: o.error, snapshotIds: [] };
-  }
-  const rec: RunRecord = {
-    ...base,
-    outcome: o.ok ? 'ok' : 'partial',
-    format: o.format,
-    bytesRead: o.bytesRead,
-    bytesWritten: o.bytesWritten,
-    bytesDeleted: o.bytesDeleted,
-    filesDeleted: o.filesDeleted,
-    snapshotIds: o.snapshotIds,
-    ...(o.failures.length ? { error: o.failures.slice(0, 5).join('; ') } : {}),
-    ...(o.warnings.length ? { warnings: o.warnings } : {}),
-  };
-  for (const k of [
-    'filesBefore',
-    'filesAfter',
-    'bytesBefore',
-    'bytesAfter',
-    'deleteFilesBefore',
-    'deleteFilesAfter',
-    'rowsIn',
-    'rowsOut',
-  ] as const) {
-    if (o[k] !== undefined) rec[k] = o[k];
-  }
-  if (o.plan) rec.plan = o.plan;
-  return rec;
-}
-
-function iso(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : 'never';
+/** The table's target file size when its properties name one (the estimate's count of files written). */
+function targetBytes(t: TableRuntime): number | undefined {
+  const v = t.cfg.properties['write.target-file-size-bytes'] ?? t.cfg.properties['target-file-size'];
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
