@@ -46,7 +46,15 @@ export default tseslint.config(
   typeAware
     ? {
         // the files tsconfig.check.json type-checks (scripts/*.ts are outside that program)
-        files: ['src/**/*.ts', 'connectors/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts', 'integration/**/*.ts'],
+        files: [
+          'src/**/*.ts',
+          'connectors/**/*.ts',
+          'model/**/*.ts',
+          'util/**/*.ts',
+          'bench/**/*.ts',
+          'test/**/*.ts',
+          'integration/**/*.ts',
+        ],
         languageOptions: {
           parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname },
         },

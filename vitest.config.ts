@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers: fast unit tests (test/) and the integration tier (integration/) that runs against a real
-// S3-compatible server and the reference engines. `npm test` runs both; CI runs both.
+// Three tiers: fast unit tests (test/), the property tests (test/**/*-property.test.ts: generated histories
+// checked against a model, slower), and the integration tier (integration/) that runs against a real
+// S3-compatible server and the reference engines. `npm test` runs all three; CI runs all three.
 export default defineConfig({
   test: {
     // 2 cores: two test files at a time (the integration tier's JVMs and Python processes are heavy)
@@ -11,7 +12,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*-property.test.ts'],
           testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: 'forks',
+          globalSetup: ['test/support/require-fixtures.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'property',
+          include: ['test/**/*-property.test.ts'],
+          testTimeout: 120_000,
           hookTimeout: 60_000,
           pool: 'forks',
           globalSetup: ['test/support/require-fixtures.ts'],

@@ -2,7 +2,7 @@
  * One floe BullMQ worker process for the `bullmq-workers` benchmark (concurrency 1: one rewrite at a time).
  * Env: REDIS_PORT, QUEUE. Prints `ready`, and on SIGTERM one JSON line with its own CPU and peak RSS.
  */
-import { createFloeWorkers } from '../src/bindings/bullmq.js';
+import { createFloeWorkers } from '../src/shells/bindings/bullmq.js';
 import { ownPeakRssBytes } from './peak-rss.js';
 
 const workers = createFloeWorkers({

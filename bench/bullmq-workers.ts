@@ -121,7 +121,7 @@ const bench: Benchmark = {
   name: 'bullmq-workers',
   description: 'the ~1 GB small-files table compacted through floe/bullmq with 1 and with 2 worker processes',
   async run(ctx: BenchContext): Promise<BenchResult> {
-    const { enqueueMaintenance } = await import('../src/bindings/bullmq.js');
+    const { enqueueMaintenance } = await import('../src/shells/bindings/bullmq.js');
     const scale = numberFlag(ctx.flags, 'scale', Number(process.env.FLOE_BENCH_SCALE ?? 1));
     const reps = numberFlag(ctx.flags, 'reps', 3);
     const table = new BenchTable(scaleFiles(scale));

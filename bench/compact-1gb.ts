@@ -68,7 +68,7 @@ export type { Cost } from './compact-rounds.js';
 const MiB = 1024 * 1024;
 /** The build this module belongs to (dist/ or a snapshot of it): its CLI is the floe that is measured. */
 const buildRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const floeCli = path.join(buildRoot, 'src/cli/main.js');
+const floeCli = path.join(buildRoot, 'src/shells/cli/main.js');
 /** Iceberg's default write.target-file-size-bytes (the table sets none): bin-pack's and Spark's target. */
 const TARGET_FILE_BYTES = 512 * MiB;
 /** Amoro's (and floe tiered's) default self-optimizing.target-size. */
@@ -114,7 +114,7 @@ export function treeState(): string {
     execFileSync('git', ['-C', repoRoot, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     const head = git('rev-parse', '--short', 'HEAD');
-    const dirty = git('status', '--porcelain', '--', 'src', 'connectors', 'native')
+    const dirty = git('status', '--porcelain', '--', 'src', 'connectors', 'model', 'util', 'native')
       .split('\n')
       .filter((l) => l.trim()).length;
     return dirty

@@ -13,7 +13,7 @@
  * Cases, each a child process under bench/rusage.py (CPU = user + sys of the process tree, wall includes
  * process start), `--reps` (3) interleaved rounds, medians:
  * - floe: `floe compact --strategy binpack -o min-input-files=2 --parallelism 2`, native codec;
- * - floe-before (with `--floe-before <dist/src/cli/main.js of another build>`): the same with that build;
+ * - floe-before (with `--floe-before <dist/src/shells/cli/main.js of another build>`): the same with that build;
  * - duckdb: threads=2, `COPY (SELECT * FROM iceberg_scan(<metadata>)) TO … (zstd, PARTITION_BY region)`;
  * - duckdb-copy (base only): the same from `read_parquet` of the data files (the raw Parquet→Parquet bound).
  * After every floe case DuckDB checks the table's live rows (count + hash checksum) against the base
@@ -26,7 +26,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Field } from '../src/model/index.js';
+import type { Field } from '../model/index.js';
 import { FileIO } from '../connectors/storage/file-io.js';
 import {
   appendRows,
@@ -41,7 +41,7 @@ import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from 
 const MiB = 1024 * 1024;
 const GEN_VERSION = 'deletes/1';
 const buildRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const floeCli = path.join(buildRoot, 'src/cli/main.js');
+const floeCli = path.join(buildRoot, 'src/shells/cli/main.js');
 const REGIONS = ['east', 'west', 'north', 'south'];
 type Variant = 'base' | 'eq' | 'pos';
 const VARIANTS: Variant[] = ['base', 'eq', 'pos'];

@@ -3,7 +3,7 @@
  * table whose `vN+1.metadata.json` adds `extra` synthetic ancestors (appends that all list the oldest
  * real snapshot's manifest list) before its real snapshots. Written as a stream, so generating 200,000
  * snapshots (≈93 MiB) takes a few seconds and little memory. Used by the huge-metadata benchmark and by
- * test/iceberg/long-history.test.ts (through test/support/huge-metadata.ts).
+ * test/connectors/iceberg/long-history.test.ts (through test/support/huge-metadata.ts).
  */
 import { copyFileSync, cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -21,7 +21,7 @@ import { numberFlag, type Benchmark, type BenchResult } from './types.js';
 
 const MiB = 1024 * 1024;
 const buildRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const floeCli = path.join(buildRoot, 'src/cli/main.js');
+const floeCli = path.join(buildRoot, 'src/shells/cli/main.js');
 const floeParse = path.join(buildRoot, 'bench/huge-metadata-parse.js');
 const javaLib = path.join(repoRoot, '.cache/oracles/java-target/lib');
 const javaReader = path.join(repoRoot, 'bench/java/ReadMetadata.java');

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- live`: the seed scenarios (src/simulate/presets.ts: append, upsert), scaled down and
+ * `npm run bench -- live`: the seed scenarios (src/core/simulate/presets.ts: append, upsert), scaled down and
  * live. A real Java writer (IcebergStreamWriter) commits through a SQLite JDBC catalog every few seconds
  * for a few minutes while floe maintains the same table through the same catalog, one regime per case:
  * - `serve`: `floe serve`, self-optimizing (tiered planner), compact job every --every seconds;
@@ -16,8 +16,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatBytes } from '../src/util/units.js';
-import type { PolicyResult, TimelinePoint } from '../src/simulate/index.js';
+import { formatBytes } from '../util/units.js';
+import type { PolicyResult, TimelinePoint } from '../src/core/simulate/index.js';
 import { JavaReader, javaAvailable, startWriter, type WriterCommit, type WriterResult } from './live/java.js';
 import { startFixedBinpack, startServe, type MaintenanceTally, type Target } from './live/maintainers.js';
 import { predict, streamOf, type StreamShape } from './live/predict.js';

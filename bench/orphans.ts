@@ -5,7 +5,7 @@
  * to build the valid set and to list + classify, and peak RSS.
  */
 import { FileIO, type ListEntry, type ObjectStore } from '../connectors/storage/index.js';
-import { FloeError } from '../src/errors.js';
+import { FloeError } from '../util/errors.js';
 import { ValidIndex, classifyListing, newStats } from '../connectors/storage/orphan-scan.js';
 import { forceGc, RssSampler } from './measure.js';
 import { numberFlag, type Benchmark } from './types.js';

@@ -39,8 +39,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
   const install = await freshInstall(dir);
-  const installed = path.join(install.project, 'node_modules', 'floe', 'dist', 'src', 'cli', 'main.js');
-  const checkout = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+  const installed = path.join(install.project, 'node_modules', 'floe', 'dist', 'src', 'shells', 'cli', 'main.js');
+  const checkout = path.join(repoRoot, 'dist', 'src', 'shells', 'cli', 'main.js');
   const ms = { installed: [], checkout: [] };
   for (let i = 0; i < reps; i++) {
     for (const [name, cli, cwd] of [

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Field } from '../src/model/index.js';
+import type { Field } from '../model/index.js';
 import {
   STATUS_ADDED,
   writeManifest,
@@ -27,7 +27,7 @@ import {
   type RawManifestFile,
 } from '../connectors/iceberg/write-manifest.js';
 import { encodeSingleValue } from '../connectors/iceberg/write-bounds.js';
-import { stringifyJsonLossless } from '../src/util/json.js';
+import { stringifyJsonLossless } from '../util/json.js';
 import { ownPeakRssBytes } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 
@@ -222,7 +222,7 @@ async function child(step: string, metadataPath: string): Promise<void> {
   c = cpu();
   let tasks: number | undefined;
   if (step === 'tiered') {
-    const { planTiered, tieredPolicyFromProperties } = await import('../src/planning/tiered/index.js');
+    const { planTiered, tieredPolicyFromProperties } = await import('../src/core/planning/tiered/index.js');
     tasks = planTiered(model, tieredPolicyFromProperties({}), Date.UTC(2025, 0, 2)).tasks.length;
   } else {
     const sorted = model.dataFiles

@@ -5,11 +5,11 @@
  *
  * Flags: --files N (default 1,000,000), --partitions N (2,000), --repeat N (1; the median is reported).
  */
-import { planBinpack } from '../src/planning/binpack/index.js';
-import { binpackOptionsFrom, tieredPolicyFromProperties } from '../src/planning/policy.js';
-import { planTiered } from '../src/planning/tiered/index.js';
-import type { Plan } from '../src/planning/plan.js';
-import type { DataFile } from '../src/model/index.js';
+import { planBinpack } from '../src/core/planning/binpack/index.js';
+import { binpackOptionsFrom, tieredPolicyFromProperties } from '../src/core/planning/policy.js';
+import { planTiered } from '../src/core/planning/tiered/index.js';
+import type { Plan } from '../src/core/planning/plan.js';
+import type { DataFile } from '../model/index.js';
 import { measure, RssSampler, type Measurement } from './measure.js';
 import { buildSyntheticTable, DEFAULT_SYNTHETIC } from './synthetic-table.js';
 import { numberFlag, type Benchmark, type BenchResult } from './types.js';

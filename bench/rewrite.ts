@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Field } from '../src/model/index.js';
+import type { Field } from '../model/index.js';
 import type { CompactOptions } from '../src/orchestration/compact-iceberg.js';
 import { arrowSchemaForIceberg, tableFromRows, writeParquet } from '../connectors/formats/parquet/index.js';
 import {
@@ -31,7 +31,7 @@ import {
   writeManifestList,
   type RawManifestEntry,
 } from '../connectors/iceberg/write-manifest.js';
-import { stringifyJsonLossless } from '../src/util/json.js';
+import { stringifyJsonLossless } from '../util/json.js';
 import { ownPeakRssBytes, PY_OWN_PEAK_RSS } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 

@@ -3,7 +3,7 @@
  * name is given) and prints one table each, or everything as JSON with --json.
  * To add a benchmark: write bench/<name>.ts exporting a default `Benchmark`, and add one line below.
  */
-import { renderTable } from '../src/simulate/report.js';
+import { renderTable } from '../src/core/simulate/report.js';
 import planTiered from './plan-tiered.js';
 import planRealMetadata from './plan-real-metadata.js';
 import rewrite from './rewrite.js';

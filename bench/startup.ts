@@ -1,5 +1,5 @@
 /**
- * CLI start-up cost: `floe --version`, `floe --help` and `floe compact --help` (dist/src/cli/main.js),
+ * CLI start-up cost: `floe --version`, `floe --help` and `floe compact --help` (dist/src/shells/cli/main.js),
  * each a fresh `node` process, next to the peer `node -e 0` in the same run, interleaved (every repetition
  * runs every case once, in order), `--reps` (7) repetitions; medians of wall time, CPU time (user + sys of
  * the child) and peak RSS, with the ratio to the peer.
@@ -26,7 +26,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FloeError } from '../src/errors.js';
+import { FloeError } from '../util/errors.js';
 import { numberFlag, type Benchmark, type BenchResult } from './types.js';
 
 // dist/bench/startup.js → the checkout root
@@ -160,7 +160,7 @@ const bench: Benchmark = {
     const beforeFlag = ctx.flags.before;
     if (beforeFlag === true)
       throw new FloeError('InvalidArgument', '--before needs a directory (a checkout with dist/ built)');
-    const cliFor = (root: string) => path.join(root, 'dist', 'src', 'cli', 'main.js');
+    const cliFor = (root: string) => path.join(root, 'dist', 'src', 'shells', 'cli', 'main.js');
     const builds: { build: 'after' | 'before'; cli: string }[] = [{ build: 'after', cli: cliFor(ROOT) }];
     if (typeof beforeFlag === 'string') builds.push({ build: 'before', cli: cliFor(path.resolve(beforeFlag)) });
     for (const b of builds)

@@ -18,7 +18,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Field } from '../src/model/index.js';
+import type { Field } from '../model/index.js';
 import { ownPeakRssBytes } from './peak-rss.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 

@@ -3,7 +3,7 @@
  * number of files each, a mix of fragment / undersized / target-sized files, equality deletes in some
  * partitions and file-scoped position deletes on some files. Deterministic for a given seed.
  */
-import type { DataFile, DeleteFile, PartitionSpec, TableModel } from '../src/model/index.js';
+import type { DataFile, DeleteFile, PartitionSpec, TableModel } from '../model/index.js';
 
 const MiB = 1024 * 1024;
 const LOCATION = 's3://bench/warehouse/db/events';

@@ -4,7 +4,7 @@
  * that did commit. Format-neutral: the Iceberg catalogs and the Paimon committer both throw it. The error
  * kind says it (`CommitStateUnknown`); `context.commitStateUnknown` stays for readers of the context.
  */
-import { FloeError, isFloeError } from '../src/errors.js';
+import { FloeError, isFloeError } from '../util/errors.js';
 
 export function commitStateUnknown(detail: string, cause?: unknown): FloeError {
   return new FloeError('CommitStateUnknown', `commit state unknown: ${detail}`, {

@@ -5,7 +5,7 @@
  * that must name the format of an existing table asks with `require`: Iceberg needs a non-empty
  * `metadata/`, neither layout is NotFound, and listing errors propagate. Loads no format module.
  */
-import { FloeError } from '../src/errors.js';
+import { FloeError } from '../util/errors.js';
 import type { FileIO } from './storage/file-io.js';
 
 export type TableFormat = 'iceberg' | 'paimon';

@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildNative } from './build-native.mjs';
 
-/** The roots tsconfig.json compiles (its "include": src, connectors, bench). */
-export const SOURCE_ROOTS = ['src', 'connectors', 'bench'];
+/** The roots tsconfig.json compiles (its "include": src, connectors, model, util, bench). */
+export const SOURCE_ROOTS = ['src', 'connectors', 'model', 'util', 'bench'];
 export const STAMP = path.join('dist', '.build-stamp');
 
 function sources(root) {

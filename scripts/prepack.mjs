@@ -39,7 +39,7 @@ function restore() {
 
 function build() {
   if (!existsSync(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'))) {
-    if (existsSync(path.join(root, 'dist', 'src', 'cli', 'main.js'))) return 0;
+    if (existsSync(path.join(root, 'dist', 'src', 'shells', 'cli', 'main.js'))) return 0;
     process.stderr.write(
       `floe: cannot build dist/ in ${root}: TypeScript (a devDependency) is not installed — run \`npm install\` there first\n`,
     );

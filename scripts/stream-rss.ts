@@ -6,7 +6,7 @@
  *   npx tsx scripts/stream-rss.ts build <dir> <files> <rowsPerFile>
  *   npx tsx scripts/stream-rss.ts run <dir> stream|buffer <targetBytes> [rowGroupBytes]   (on a fresh copy)
  */
-import type { Field } from '../src/model/index.js';
+import type { Field } from '../model/index.js';
 import { ownPeakRssBytes } from '../bench/peak-rss.js';
 
 const FIELDS: Field[] = [

@@ -1,10 +1,10 @@
 /** floe library API. */
-export * from './errors.js';
-export * from './model/index.js';
-export * from './planning/plan.js';
-export * as universal from './planning/universal/index.js';
-export * from './planning/tiered/index.js';
-export * from './planning/binpack/index.js';
+export * from '../util/errors.js';
+export * from '../model/index.js';
+export * from './core/planning/plan.js';
+export * as universal from './core/planning/universal/index.js';
+export * from './core/planning/tiered/index.js';
+export * from './core/planning/binpack/index.js';
 export { findDanglingDeletes } from './orchestration/dangling-deletes.js';
 
 // Jobs: plan → rewrite → commit, and maintenance
@@ -15,8 +15,8 @@ export {
   type CompactReport,
 } from './orchestration/compact-iceberg.js';
 export { compactPaimon, type PaimonCompactOptions, type PaimonCompactReport } from './orchestration/compact-paimon.js';
-export { executeTasks, type RewriteAdapter, type ExecuteResult } from './execution/executor.js';
-export type { ProgressEvent, ProgressListener } from './execution/events.js';
+export { executeTasks, type RewriteAdapter, type ExecuteResult } from './core/execution/executor.js';
+export type { ProgressEvent, ProgressListener } from './core/execution/events.js';
 export * as maintenance from './app/maintenance-exports.js';
 export { expireSnapshots, type ExpireOptions } from '../connectors/iceberg/expire.js';
 export { removeOrphanFiles, type RemoveOrphansOptions } from '../connectors/iceberg/orphans.js';
@@ -35,10 +35,10 @@ export { LocationMap } from '../connectors/storage/location.js';
 export type { ObjectStore } from '../connectors/storage/object-store.js';
 
 // Simulation
-export * as simulate from './simulate/index.js';
+export * as simulate from './core/simulate/index.js';
 
 // Scheduled maintenance: the service, and the one function hosts (Temporal, BullMQ, Airflow) call
-export * from './service/index.js';
+export * from './shells/service/index.js';
 
 // Results: the versioned JSON documents `--json` prints (schema/floe-result.schema.json), for library callers
 export {
@@ -56,7 +56,7 @@ export {
 } from './app/compact-result.js';
 export { maintenanceResultBody } from './app/maintenance-result.js';
 export { EXIT as EXIT_CODES } from './app/exit-codes.js';
-export { parseDurationMs, parseSizeBytes, formatBytes } from './util/units.js';
+export { parseDurationMs, parseSizeBytes, formatBytes } from '../util/units.js';
 
 // The application layer (src/app): what `floe`, `floe serve` and the bindings run — open a table by path, URI
 // or catalog, detect its format, run a job with typed options, get the floe-result/1 document

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/bench/live → repository root. */
 const root = path.resolve(here, '..', '..', '..');
-const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
+const cli = path.join(root, 'dist', 'src', 'shells', 'cli', 'main.js');
 const rusage = path.join(root, 'bench', 'rusage.py');
 
 export interface MaintenanceRun {

@@ -1,6 +1,6 @@
 /**
  * The simulator's prediction for the stream a live run actually committed: the writer's own log (commit
- * times, files and bytes) becomes a commit stream (src/simulate's format), replayed against the policy the
+ * times, files and bytes) becomes a commit stream (src/core/simulate's format), replayed against the policy the
  * run's maintenance used, on the same schedule. Same planner code, modelled files instead of real ones.
  */
 import {
@@ -10,7 +10,7 @@ import {
   type CommitSpec,
   type PolicyResult,
   type PolicySpec,
-} from '../../src/simulate/index.js';
+} from '../../src/core/simulate/index.js';
 import type { WriterCommit, WriterResult } from './java.js';
 
 export interface StreamShape {

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export interface CatalogKind {
   /** `--catalog <kind>:…`. */

@@ -2,7 +2,7 @@
  * What floe needs from an Iceberg catalog to read a table: the current metadata location (and, for REST,
  * the metadata itself). Identifiers on the CLI are `ns.table` (multi-level namespaces: `a.b.table`).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { parseCatalogSpec, resolveCatalogProperties, type CatalogPropertySources } from './catalog-spec.js';
 
 export interface TableIdentifier {

@@ -7,7 +7,7 @@
  *
  * @aws-sdk/client-glue is an optional peer dependency, imported on first use.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { IcebergCatalog, LoadedTable, TableIdentifier } from './catalog.js';
 import { identifierToString } from './catalog.js';
 

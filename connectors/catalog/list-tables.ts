@@ -5,7 +5,7 @@
  * - REST and Glue catalogs: their own `listTables` (rest.ts, glue.ts), with the same authentication and
  *   properties as loading a table.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { openCatalog, type CatalogOptions, type TableIdentifier } from './catalog.js';
 import { parseCatalogSpec } from './catalog-spec.js';
 import { openSqlConnection, parseSqlTarget } from './sql-connection.js';

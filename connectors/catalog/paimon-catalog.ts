@@ -4,7 +4,7 @@
  * `<database>.<table>`; `--warehouse` is the Java catalog's warehouse, `--catalog-name` its catalog-key.
  * A Paimon filesystem catalog needs no spec: its tables are opened by location, as before.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { PaimonJdbcCatalog, PaimonJdbcOptions } from './paimon-jdbc.js';
 
 export const PAIMON_CATALOG_KINDS = ['paimon-jdbc'] as const;

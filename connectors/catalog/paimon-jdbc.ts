@@ -13,8 +13,8 @@
  * since a holder past its expiry can be displaced by the next acquirer.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FloeError } from '../../src/errors.js';
-import { parseDurationMs } from '../../src/util/units.js';
+import { FloeError } from '../../util/errors.js';
+import { parseDurationMs } from '../../util/units.js';
 import type { HeldCommitLock, PaimonCommitLock } from '../paimon/commit-lock.js';
 import { parseTableIdentifier, type TableIdentifier } from './catalog.js';
 import { openSqlConnection, parseSqlTarget, type SqlConnection } from './sql-connection.js';

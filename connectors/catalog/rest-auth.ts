@@ -10,7 +10,7 @@
  *   client credentials.
  * Messages name the catalog and the token endpoint, never a secret.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export interface AuthDeps {
   /** `rest:<uri>` or the catalog's name, for messages. */

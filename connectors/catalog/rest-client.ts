@@ -13,8 +13,8 @@
  * Every message names the catalog and is scrubbed of the secrets among its properties.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
-import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
+import { FloeError } from '../../util/errors.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../../util/json.js';
 import { DEFAULT_RETRY_POLICY, isTransientNetworkError, withRetry, type RetryPolicy } from '../storage/retry.js';
 import { redact, secretValues } from './catalog-spec.js';
 import { causeText, RestAuth } from './rest-auth.js';

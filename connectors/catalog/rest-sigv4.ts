@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Checksum, SourceData } from '@smithy/types';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 /** node:crypto behind the Checksum interface SignatureV4 hashes with (sha256, or HMAC-sha256 with a key). */
 export class NodeSha256 implements Checksum {

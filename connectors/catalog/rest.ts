@@ -7,7 +7,7 @@
  *   GET /v1/{prefix}/namespaces[?parent=…] and …/namespaces/{ns}/tables, following `next-page-token`.
  * Bodies are parsed losslessly (snapshot ids > 2^53).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   identifierToString,
   type IcebergCatalog,

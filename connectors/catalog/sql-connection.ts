@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export type SqlParam = string | number | bigint | null;
 

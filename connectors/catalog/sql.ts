@@ -4,7 +4,7 @@
  * [, iceberg_type]), namespace levels joined with '.'. Rows whose iceberg_type is 'VIEW' are views.
  * SQLite files and PostgreSQL servers are reached through the SqlConnection seam (sql-connection.ts).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   identifierToString,
   type CatalogOptions,

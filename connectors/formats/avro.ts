@@ -7,7 +7,7 @@
  */
 import avro from 'avsc';
 import { randomBytes } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { compressAvroBlock, decompressAvroBlock, ensureZstdEncoder, type AvroCodec } from './compression.js';
 
 const MAGIC = [0x4f, 0x62, 0x6a, 0x01]; // "Obj" 1

@@ -11,12 +11,12 @@
  * cleaned up. SQL: a lost answer to the UPDATE is settled by re-reading the pointer (afterLostUpdate).
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { commitStateUnknown } from '../commit-state.js';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { faultPoint } from '../../util/fault-points.js';
 import { createVerified } from '../storage/create-verified.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
-import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
+import { stringifyJsonLossless, toBigInt } from '../../util/json.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
 import type { RestClient } from '../catalog/rest-client.js';
 import { restClientFor, tablePath } from '../catalog/rest.js';

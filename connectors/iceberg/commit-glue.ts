@@ -6,10 +6,10 @@
  * A lost answer to UpdateTable is settled from the table as it stands (settleLostSwap); the pointer still
  * at the base is unknown then, since Glue may yet apply the request.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { TableIdentifier } from '../catalog/catalog.js';
 import { glueDatabase, GlueSession } from '../catalog/glue.js';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { faultPoint } from '../../util/fault-points.js';
 import { settleLostSwap, writeNextMetadata } from './commit-catalog.js';
 import type { RawMetadata } from './commit-metadata.js';
 import { parseMetadataBytes } from './metadata.js';

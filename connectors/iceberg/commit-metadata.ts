@@ -3,8 +3,8 @@
  * field floe does not understand (encryption keys, statistics, vendor extensions) is carried over untouched.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
+import { FloeError } from '../../util/errors.js';
+import { toBigInt } from '../../util/json.js';
 import { parseMetadata } from './metadata.js';
 import { applyUpdates } from './table-update.js';
 import { refSnapshotId, tableUuidRequirement } from './table-requirement.js';

@@ -9,11 +9,11 @@
  * bytes there mean we committed, another writer's mean a conflict, and anything undecidable is "commit state
  * unknown", on which every caller keeps the files the new metadata references.
  */
-import { FloeError, isFloeError } from '../../src/errors.js';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
+import { faultPoint } from '../../util/fault-points.js';
 import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
 import { commitStateUnknown } from '../commit-state.js';
-import { stringifyJsonLossless } from '../../src/util/json.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 import { parseMetadataBytes } from './metadata.js';
 import { metadataVersionOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableOperations } from './transaction.js';

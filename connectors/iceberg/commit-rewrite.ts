@@ -12,8 +12,8 @@
  * - manifests holding replaced files are rewritten (replaced → DELETED, others → EXISTING with explicit
  *   sequence numbers); all other manifests are reused as they are.
  */
-import { FloeError, isFloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
+import { toBigInt } from '../../util/json.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { currentSnapshotIdOf, snapshotById, snapshotsSince, withTotals, type RawMetadata } from './commit-metadata.js';
 import {
@@ -45,7 +45,7 @@ import { cannotCarry, deletedPositionsIn, toOutputPositions, writeCarriedDeletes
 
 /** Snapshot summary property: how many deleted rows the commit carried over to rewritten files. */
 export const CARRIED_DELETES_PROPERTY = 'floe.carried-deletes';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { faultPoint } from '../../util/fault-points.js';
 import {
   commitTransaction,
   type AttemptContext,
@@ -116,7 +116,7 @@ interface LiveEntry {
 /**
  * The identity of a manifest entry: its path, except for a deletion vector (an entry with a
  * `content_offset`), which is one blob of a Puffin file that may hold the DVs of other data files too.
- * Same shape as `deleteFileId` in src/planning/deletes.ts.
+ * Same shape as `deleteFileId` in src/core/planning/deletes.ts.
  */
 export function deleteEntryKey(df: RawDataFile): string {
   const offset = df.content_offset as bigint | number | null | undefined;

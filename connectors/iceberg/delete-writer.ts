@@ -5,7 +5,7 @@
  * describes them for the commit. Callers give the name (their run prefix and task); the directory and the
  * extension are the writer's.
  */
-import type { DataFile } from '../../src/model/index.js';
+import type { DataFile } from '../../model/index.js';
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
 import type { IcebergMetadata } from './metadata.js';
 import { storeDeletionVectors } from './puffin-dv-file.js';

@@ -9,7 +9,7 @@
  * Paths are compared after the location remap, so `hdfs://nn/x` and `/x` match when both map to one place.
  */
 import { withRealLocation } from '../storage/located-error.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type {
   DataFile,
   DeleteFile,
@@ -18,8 +18,8 @@ import type {
   Field,
   PartitionSpec,
   PositionDeleteFile,
-} from '../../src/model/index.js';
-import { partitionKey } from '../../src/model/index.js';
+} from '../../model/index.js';
+import { partitionKey } from '../../model/index.js';
 import type { IcebergIO } from './io.js';
 import { openParquet, readColumnsById } from './parquet-reader.js';
 import { forEachPositionRun } from './position-delete-rows.js';

@@ -9,7 +9,7 @@
  * NULL, as in the text keys (rewrite-adapter.ts exactKeyPart). Other key shapes keep the text keys.
  */
 import type * as arrow from 'apache-arrow';
-import type { Field } from '../../src/model/index.js';
+import type { Field } from '../../model/index.js';
 
 const INTEGER_LIKE: ReadonlySet<string> = new Set([
   'int',

@@ -15,9 +15,9 @@
  * kept (a Set/Map of strings), never whole entries; a manifest list several snapshots share is read once.
  */
 import pLimit from 'p-limit';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
-import type { DeletionCandidate } from '../../src/model/maintenance-report.js';
+import type { DeletionCandidate } from '../../model/maintenance-report.js';
 import type { FileIO } from '../storage/file-io.js';
 import { normalizeManifestFile } from './write-manifest.js';
 import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';

@@ -8,7 +8,7 @@
  * A table copied away from where it was written still names its old location in every path; unless a
  * --location-map rule already covers it, the old location is mapped to where the table was opened.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { FileIO, LocationMap, normalizeLocation, type StorageConfig } from '../storage/index.js';
 import { FilesystemTableOperations } from './commit-ops.js';
 import type { RawMetadata } from './commit-metadata.js';

@@ -10,18 +10,18 @@
  * Only files inside the table's locations are deleted (connectors/storage/confine.ts); files the metadata
  * places elsewhere are reported as skipped unless `allowOutsideTableLocation` is set.
  */
-import { FloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
-import { describeDuration } from '../../src/util/units.js';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { FloeError } from '../../util/errors.js';
+import { toBigInt } from '../../util/json.js';
+import { describeDuration } from '../../util/units.js';
+import { faultPoint } from '../../util/fault-points.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
-import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import { newReport, type MaintenanceReport } from '../../model/maintenance-report.js';
 import {
   decideRetention,
   retentionDefaults,
   type RetentionDecision,
   type RetentionRef,
-} from '../../src/model/snapshot-retention.js';
+} from '../../model/snapshot-retention.js';
 import { snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import { commitTimestampMs } from './snapshot-producer.js';
 import { tableUuidRequirement } from './table-requirement.js';

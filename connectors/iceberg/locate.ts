@@ -13,7 +13,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { IcebergIO } from './io.js';
 import { joinPath as joinLocation } from '../storage/location.js';
 

@@ -10,7 +10,7 @@
  * spec id, partition index, data and file sequence number indexes, then the optional parts the flags name.
  * Numbers are `num` (a non-negative safe integer as an unsigned varint of 2v, anything else 1 + a float64).
  */
-import type { ContentFile, Field, PartitionTuple } from '../../src/model/index.js';
+import type { ContentFile, Field, PartitionTuple } from '../../model/index.js';
 import { PackedColumnStats, type Layout, type Slab } from './packed-stats.js';
 import { baseOf } from './manifests.js';
 

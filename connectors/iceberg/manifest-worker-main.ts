@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { ManifestFilesWriter, transferList, type WireManifest } from './manifest-wire.js';
 import { decodeManifestBytes, type ManifestFile, type ManifestReadContext } from './manifests.js';
 import type { DecodeJob, FromManifestWorker, ManifestWorkerData } from './manifest-workers.js';

@@ -7,7 +7,7 @@
  * clone of a million objects in either direction. Errors come back as the same FloeError kind, message
  * and context the in-thread reader gives.
  *
- * A dedicated pool, not src/execution/worker-pool.ts: that one carries JSON payloads; this one moves
+ * A dedicated pool, not src/core/execution/worker-pool.ts: that one carries JSON payloads; this one moves
  * ArrayBuffers. Small tables never get here (manifests.ts `liveFilesOf` decodes them in-thread).
  */
 import { createRequire } from 'node:module';
@@ -15,8 +15,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pLimit from 'p-limit';
-import { FloeError, type FloeErrorKind } from '../../src/errors.js';
-import type { ContentFile, Field } from '../../src/model/index.js';
+import { FloeError, type FloeErrorKind } from '../../util/errors.js';
+import type { ContentFile, Field } from '../../model/index.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata } from './metadata.js';
 import { decodeManifestFiles, SlabArena, type WireManifest } from './manifest-wire.js';

@@ -7,7 +7,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import pLimit from 'p-limit';
 import { openAvroContainer, readAvroContainer } from '../formats/avro.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { normalizeLocation } from '../storage/location.js';
 import type {
   ColumnStats,
@@ -18,14 +18,14 @@ import type {
   PartitionSpec,
   PartitionTuple,
   Schema,
-} from '../../src/model/index.js';
+} from '../../model/index.js';
 import type { IcebergIO } from './io.js';
 import type { IcebergMetadata, IcebergSnapshot } from './metadata.js';
 import { indexFields, partitionResultType } from './schema.js';
 import { fromAvroValue } from './values.js';
 import { PackedColumnStats, StatsPacker } from './packed-stats.js';
 import { compileEntryDecoder, type EntryCursor } from './manifest-decoder.js';
-import { partitionKey } from '../../src/model/index.js';
+import { partitionKey } from '../../model/index.js';
 
 export interface ManifestFile {
   path: string;
@@ -688,8 +688,8 @@ function contentFileOf(
 
 export interface SnapshotFiles {
   manifests: ManifestFile[];
-  dataFiles: import('../../src/model/index.js').DataFile[];
-  deleteFiles: import('../../src/model/index.js').DeleteFile[];
+  dataFiles: import('../../model/index.js').DataFile[];
+  deleteFiles: import('../../model/index.js').DeleteFile[];
 }
 
 export interface LiveFilesOptions {

@@ -1,12 +1,12 @@
 /**
  * Table metadata JSON (format v1/v2/v3, spec §"Table Metadata Fields") → a typed view. 64-bit ids come through
- * src/util/json.ts as bigint; the parsed JSON object is kept as `raw` so a commit can rewrite it faithfully.
+ * util/json.ts as bigint; the parsed JSON object is kept as `raw` so a commit can rewrite it faithfully.
  */
 import { getHeapStatistics } from 'node:v8';
 import { gunzipSync } from 'node:zlib';
-import { FloeError } from '../../src/errors.js';
-import type { PartitionSpec, Schema, Snapshot, SnapshotRef } from '../../src/model/index.js';
-import { parseJsonLosslessTaking, toBigInt } from '../../src/util/json.js';
+import { FloeError } from '../../util/errors.js';
+import type { PartitionSpec, Schema, Snapshot, SnapshotRef } from '../../model/index.js';
+import { parseJsonLosslessTaking, toBigInt } from '../../util/json.js';
 import { parseSchema } from './schema.js';
 import { validateMetadata } from './validate-metadata.js';
 

@@ -7,7 +7,7 @@
  * This is plumbing shared by every layer that opens tables (src/app for the shells, src/distributed for the
  * seam), so it lives with the Iceberg connector; library users reach it through src/app/open-table.ts.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { FileIO } from '../storage/file-io.js';
 import { normalizeLocation, parseLocationMapSpec } from '../storage/location.js';
 import { storageConfigFromEnv } from '../storage/env.js';

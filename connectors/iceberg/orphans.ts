@@ -14,7 +14,7 @@
  * Leftover `.<name>.floe-tmp-*` files of killed floe writes (hidden from readers' listings) are orphans too,
  * past the same safety window; every delete passes the table's DeleteScope (connectors/storage/confine.ts).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { isTempName, parseLocation } from '../storage/index.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import {
@@ -26,7 +26,7 @@ import {
   type ClassifyStats,
   type PrefixMismatchMode,
 } from '../storage/orphan-scan.js';
-import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import { newReport, type MaintenanceReport } from '../../model/maintenance-report.js';
 import type { FileIO } from '../storage/file-io.js';
 import { icebergDeleteScope } from './delete-scope.js';
 import { entryPathsOf, manifestsOfSnapshot } from './expire-files.js';

@@ -7,7 +7,7 @@
  * The getters build a fresh Map on every access (read-only use: planners, filters and metrics call
  * `.get(id)`); a caller that wants to mutate stats should copy them into its own maps.
  */
-import type { ColumnStats, Field, FieldType } from '../../src/model/index.js';
+import type { ColumnStats, Field, FieldType } from '../../model/index.js';
 import { decodeSingleValue } from './values.js';
 
 type AvroPairs<V> = readonly { key: number; value: V }[] | null | undefined;

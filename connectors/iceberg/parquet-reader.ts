@@ -9,9 +9,9 @@
  */
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { checkParquetFrame, parquetCorrupt } from '../formats/parquet/footer.js';
-import type { Field, FieldType } from '../../src/model/index.js';
+import type { Field, FieldType } from '../../model/index.js';
 import { bigIntFromTwosComplement, decimalToString, fromJsonDefault, uuidFromBytes } from './values.js';
 
 interface SchemaElement {

@@ -4,8 +4,8 @@
  * and turned into text once per run of one path (writers sort by path, so a file holds a few runs).
  */
 import type * as arrow from 'apache-arrow';
-import { FloeError } from '../../src/errors.js';
-import type { Field } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field } from '../../model/index.js';
 import { castToSchema, iterateRowGroups } from '../formats/parquet/index.js';
 
 const TWO_32 = 4294967296;

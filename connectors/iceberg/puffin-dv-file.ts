@@ -4,7 +4,7 @@
  * and size, the blob's `content_offset` / `content_size_in_bytes`, `referenced_data_file`, and the DV's
  * cardinality as the record count; no column metrics.
  */
-import type { DeletionVectorFile } from '../../src/model/index.js';
+import type { DeletionVectorFile } from '../../model/index.js';
 import type { CommitIO, NewContentFile } from './commit-rewrite.js';
 import type { DataFileDeletes } from './delete-writer.js';
 import type { IcebergIO } from './io.js';

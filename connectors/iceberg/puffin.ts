@@ -5,7 +5,7 @@
  * 32 bits) followed by a standard portable 32-bit Roaring bitmap (RoaringFormatSpec).
  */
 import { crc32 } from '../formats/compression.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 const PUFFIN_MAGIC = [0x50, 0x46, 0x41, 0x31]; // "PFA1"
 const DV_MAGIC = [0xd1, 0xd3, 0x39, 0x64];

@@ -11,8 +11,8 @@
  * positions) maps to nothing, as it should. A group whose outputs do not account for every row they hold
  * (no source rows: sorted, stitched, or written elsewhere) is not carried over; the caller fails it.
  */
-import { FloeError } from '../../src/errors.js';
-import type { Field } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field } from '../../model/index.js';
 import type { DataFileDeletes, DeleteFileWriter } from './delete-writer.js';
 import { DELETE_FILE_PATH_FIELD_ID, DELETE_POS_FIELD_ID } from './position-delete-writer.js';
 import { openParquet, readColumnsById } from './parquet-reader.js';

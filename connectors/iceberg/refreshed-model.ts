@@ -2,7 +2,7 @@
  * The table model as the catalog has it now — after a commit, say: its metadata refreshed through the
  * table operations and its live files loaded again.
  */
-import type { TableModel } from '../../src/model/index.js';
+import type { TableModel } from '../../model/index.js';
 import type { TableOperations } from './commit-rewrite.js';
 import { parseMetadata } from './metadata.js';
 import { loadTableModel, type IcebergTable } from './table.js';

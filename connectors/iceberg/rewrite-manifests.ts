@@ -9,9 +9,9 @@
  *
  * Limitation: the entries of the rewritten spec are held in memory together (to sort them by partition).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
-import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import { newReport, type MaintenanceReport } from '../../model/maintenance-report.js';
 import { currentSnapshotIdOf, snapshotById } from './commit-metadata.js';
 import { removeWithin } from '../storage/confine.js';
 import { icebergDeleteScope, rawTableLocations } from './delete-scope.js';

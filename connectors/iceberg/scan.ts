@@ -7,8 +7,8 @@
  *    field's v3 `initial-default`, else null;
  *  - type promotion (int→long, float→double, decimal widening) happens on conversion.
  */
-import { FloeError } from '../../src/errors.js';
-import type { DataFile, Field, PartitionSpec, Schema } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { DataFile, Field, PartitionSpec, Schema } from '../../model/index.js';
 import { DeleteIndex, DeleteLoader, equalityKey, requireParquet } from './deletes.js';
 import { allFieldsById, liveFilesOf } from './manifests.js';
 import { findSnapshot, schemaForSnapshot } from './metadata.js';

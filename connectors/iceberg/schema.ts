@@ -2,8 +2,8 @@
  * Iceberg schema JSON ↔ the neutral model's Field/FieldType, plus the lookups readers need
  * (field by id, partition field result types).
  */
-import { FloeError } from '../../src/errors.js';
-import type { Field, FieldType, PartitionField, PrimitiveTypeName, Schema } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field, FieldType, PartitionField, PrimitiveTypeName, Schema } from '../../model/index.js';
 
 const PRIMITIVES: ReadonlySet<string> = new Set([
   'boolean',

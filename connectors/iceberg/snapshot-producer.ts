@@ -5,9 +5,9 @@
  * commit timestamp. Each written path is recorded so a failed attempt can remove what it wrote.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
-import type { PartitionSpec, Schema } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import { toBigInt } from '../../util/json.js';
+import type { PartitionSpec, Schema } from '../../model/index.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { newSnapshotChange, newSnapshotId, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import {

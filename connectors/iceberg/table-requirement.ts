@@ -4,8 +4,8 @@
  * fails); for filesystem and SQL tables `checkRequirements` checks them against the base floe is about to
  * replace (whose atomic create / compare-and-swap then makes "the base is still current" true at publish).
  */
-import { FloeError } from '../../src/errors.js';
-import { toBigInt } from '../../src/util/json.js';
+import { FloeError } from '../../util/errors.js';
+import { toBigInt } from '../../util/json.js';
 import type { RawMetadata } from './commit-metadata.js';
 
 export interface AssertTableUuid {

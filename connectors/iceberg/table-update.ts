@@ -7,8 +7,8 @@
  * moving a ref, removing snapshots and refs (expire), and setting table properties (advise --apply).
  * Everything else in the document — fields floe does not understand included — is carried over untouched.
  */
-import { toBigInt } from '../../src/util/json.js';
-import { trimSnapshotLog } from '../../src/model/snapshot-retention.js';
+import { toBigInt } from '../../util/json.js';
+import { trimSnapshotLog } from '../../model/snapshot-retention.js';
 import type { RawMetadata } from './commit-metadata.js';
 
 export interface AddSnapshotUpdate {

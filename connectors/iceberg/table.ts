@@ -2,8 +2,8 @@
  * Opening an Iceberg table from what a user types — a table directory, an object-store location, a
  * metadata file, or a catalog identifier — and turning it into the neutral TableModel.
  */
-import { FloeError } from '../../src/errors.js';
-import type { TableModel } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { TableModel } from '../../model/index.js';
 import { openCatalog, parseTableIdentifier, type CatalogOptions } from '../catalog/index.js';
 import type { IcebergIO } from './io.js';
 import { fileIOWithMappings, type FileIO, type StorageConfig } from '../storage/file-io.js';

@@ -7,14 +7,14 @@
  *
  *   refresh base → check the action's standing requirements → action.validate(base) → action.prepare(base)
  *   → check the prepared requirements → applyUpdates → publish through TableOperations → on a lost race,
- *   wait (one retry policy: commit.retry.*, src/util/commit-retry.ts), refresh and run the action again.
+ *   wait (one retry policy: commit.retry.*, util/commit-retry.ts), refresh and run the action again.
  *
  * Filesystem and SQL tables publish the `applyUpdates` document; a REST catalog is sent the updates and
  * requirements themselves. Files an attempt wrote are removed when it fails — except when the commit's state
  * is unknown (the catalog may have taken it): then everything stays and orphan cleanup decides later.
  */
-import type { FloeError } from '../../src/errors.js';
-import { icebergCommitRetryPolicy, runCommitLoop, type CommitRetryPolicy } from '../../src/util/commit-retry.js';
+import type { FloeError } from '../../util/errors.js';
+import { icebergCommitRetryPolicy, runCommitLoop, type CommitRetryPolicy } from '../../util/commit-retry.js';
 import type { FileIO } from '../storage/file-io.js';
 import { assertCommittable, type RawMetadata } from './commit-metadata.js';
 import { isCommitStateUnknown } from '../commit-state.js';

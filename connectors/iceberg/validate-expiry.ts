@@ -5,8 +5,8 @@
  * and writes nothing, naming the list. Unreadable lists of *expired* snapshots stay a warning (their
  * files are left for remove-orphans), as in Java.
  */
-import { FloeError } from '../../src/errors.js';
-import type { RetentionDecision } from '../../src/model/snapshot-retention.js';
+import { FloeError } from '../../util/errors.js';
+import type { RetentionDecision } from '../../model/snapshot-retention.js';
 import type { IcebergIO } from './io.js';
 import { readManifestList } from './manifests.js';
 import type { IcebergMetadata } from './metadata.js';

@@ -6,8 +6,8 @@
  *
  * Every failure is a Corrupt FloeError naming the metadata file and the broken invariant.
  */
-import { FloeError } from '../../src/errors.js';
-import type { Field } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field } from '../../model/index.js';
 import type { IcebergMetadata } from './metadata.js';
 import { indexFields } from './schema.js';
 

@@ -6,8 +6,8 @@
  * Sources: the single-value binary form (bounds, spec App. D), Avro-decoded partition values, v3 JSON
  * defaults (spec App. D "JSON single-value serialization") and Parquet values.
  */
-import { FloeError } from '../../src/errors.js';
-import type { Field, FieldType } from '../../src/model/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field, FieldType } from '../../model/index.js';
 import { valueFromJsonDefault } from '../formats/parquet/defaults.js';
 
 function prim(t: FieldType): string | undefined {

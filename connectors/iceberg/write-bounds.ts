@@ -3,8 +3,8 @@
  * partition summaries in manifest lists. Values arrive in floe's decoded form: bigint for longs/timestamps,
  * number for ints/dates/floats, string for strings and exact decimals ("12.3400"), Uint8Array for binary.
  */
-import type { FieldType } from '../../src/model/index.js';
-import { FloeError } from '../../src/errors.js';
+import type { FieldType } from '../../model/index.js';
+import { FloeError } from '../../util/errors.js';
 
 export function encodeSingleValue(type: FieldType, value: unknown): Buffer {
   if (type.kind !== 'primitive') throw new FloeError('Unsupported', `no single-value form for ${type.kind}`);

@@ -3,8 +3,8 @@
  * files hold), so entries carried over from an existing manifest are written back unchanged.
  */
 import { writeAvroContainer, type AvroWriteOptions } from '../formats/avro.js';
-import type { FieldType } from '../../src/model/index.js';
-import { stringifyJsonLossless } from '../../src/util/json.js';
+import type { FieldType } from '../../model/index.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 import { manifestEntrySchema, manifestListSchema, type PartitionTypeField } from './write-schemas.js';
 import { encodeSingleValue, unscaledToMinimalBytes } from './write-bounds.js';
 

@@ -3,8 +3,8 @@
  * them: record names (manifest_entry, r2, r102, k117_v118, r508), field ids, field order, docs, and the
  * `iceberg.schema` header. Readers such as Java fail on other record names, so none of this is free-form.
  */
-import type { Field, FieldType, PartitionSpec, Schema } from '../../src/model/index.js';
-import { FloeError } from '../../src/errors.js';
+import type { Field, FieldType, PartitionSpec, Schema } from '../../model/index.js';
+import { FloeError } from '../../util/errors.js';
 
 type IType =
   | string

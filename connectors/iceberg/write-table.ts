@@ -6,10 +6,10 @@
  * commit whose state is unknown are kept.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { COMMIT_ID_PROPERTY } from './commit-id.js';
-import type { Field } from '../../src/model/index.js';
-import { stringifyJsonLossless } from '../../src/util/json.js';
+import type { Field } from '../../model/index.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 import {
   arrowSchemaForIceberg,
   icebergMetricsFromFooter,

@@ -6,7 +6,7 @@
  * last_non_null_value, primary-key) or when `fields.<f>.ignore-retract=true`; otherwise it is an error,
  * as in Paimon. Anything else (collect, merge_map, sketches, bitmaps, nested_update …) is refused.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { decimalToString, decimalToUnscaled } from './binary-row.js';
 import type { PaimonType } from './types.js';
 import { comparatorFor } from './values.js';

@@ -18,7 +18,7 @@
  * (Nested values the Parquet scan reads are shaped differently — arrays, `Map`s, ROW objects keyed by member
  * name, members in the file's units — see write-nested.ts; they never occur in BinaryRows: not keys, no stats.)
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, type PaimonType } from './types.js';
 
 export function nullBitsSizeInBytes(arity: number): number {

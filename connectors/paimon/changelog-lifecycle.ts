@@ -14,10 +14,10 @@
  *   compaction removed stays until the compaction's changelog expires, as in Java).
  * Index manifests and statistics go with the snapshot, as in Java.
  */
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { FileIO } from '../storage/file-io.js';
 import { createVerified } from '../storage/create-verified.js';
-import { parseDurationMs } from '../../src/util/units.js';
+import { parseDurationMs } from '../../util/units.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import { readManifestList, namedBy } from './manifest.js';
 import { parseSnapshot, type PaimonSnapshot } from './metadata.js';

@@ -5,7 +5,7 @@
  * expired snapshot: it writes `changelog/changelog-N` and leaves its files to ExpireChangelogImpl. floe
  * does the same (connectors/paimon/changelog-lifecycle.ts).
  */
-import { parseDurationMs } from '../../src/util/units.js';
+import { parseDurationMs } from '../../util/units.js';
 
 /** The effective snapshot retention of one expire run (table options, overridden by the run's flags). */
 export interface SnapshotRetention {

@@ -21,10 +21,10 @@
  *   wrote is deleted (by us or by the caller). Retries follow Paimon's commit.max-retries / min/max-retry-wait.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../../src/errors.js';
-import { runCommitLoop, isRetryableConflict, type CommitRetryPolicy } from '../../src/util/commit-retry.js';
-import { faultPoint } from '../../src/util/fault-points.js';
-import { parseDurationMs } from '../../src/util/units.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
+import { runCommitLoop, isRetryableConflict, type CommitRetryPolicy } from '../../util/commit-retry.js';
+import { faultPoint } from '../../util/fault-points.js';
+import { parseDurationMs } from '../../util/units.js';
 import { createVerified, isOutcomeUnknown } from '../storage/create-verified.js';
 import { commitStateUnknown, isCommitStateUnknown } from '../commit-state.js';
 import { decodeSerializedRow } from './binary-row.js';
@@ -315,7 +315,7 @@ export function paimonCommitRetryPolicy(
 /**
  * The one way floe publishes a Paimon snapshot — compaction (COMPACT), sort compaction and partition
  * expiry (OVERWRITE) alike: manifests written once, then attempts under Paimon's retry options
- * (paimonCommitRetryPolicy, src/util/commit-retry.ts), each rebasing onto the newest snapshot.
+ * (paimonCommitRetryPolicy, util/commit-retry.ts), each rebasing onto the newest snapshot.
  */
 export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<PaimonCommitResult> {
   const { table, storage, changes } = req;

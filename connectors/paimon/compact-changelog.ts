@@ -15,7 +15,7 @@
  * max level). Changelog files are written like data files (prefix `changelog-`, level = output level,
  * file source APPEND) and committed in the snapshot's changelog manifest list.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   isRetract,
   ROW_KIND_DELETE,

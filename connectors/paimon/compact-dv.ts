@@ -14,7 +14,7 @@
  * Memory: the lookup holds one decoded file per level (keys arrive in ascending order).
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { readDeletionVector } from './deletion-vector.js';
 import { buildDvIndexFile } from './dv-write.js';
 import { joinPath, type PaimonWriteIO } from './io.js';

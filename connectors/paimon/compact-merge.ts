@@ -9,7 +9,7 @@
  * which a batch read drops. Values are projected onto the current schema by field id, so
  * compaction also migrates files of older schemas to the current one, as Java's rewriter does.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { createMergeFunction, sequenceFields, type KeyValue, type MergeFunction } from './merge-engines.js';
 import { DeletionVectors, RunCursor, mergeRuns, readKeyValues, recordOrder } from './scan.js';
 import type { BucketDeletionVectors, LookupLevels } from './compact-dv.js';

@@ -10,8 +10,8 @@
  * single run is upgraded file by file instead. Files with deletes are rewritten, not upgraded, into the
  * max level; `compaction.force-rewrite-all-files` rewrites everything.
  */
-import { FloeError } from '../../src/errors.js';
-import type { DecisionStep } from '../../src/planning/plan.js';
+import { FloeError } from '../../util/errors.js';
+import type { DecisionStep } from '../../src/core/planning/plan.js';
 import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
 import { hasLevel0, mergeContext, mergeSections, type LookupMerge } from './compact-merge.js';

@@ -5,11 +5,11 @@
  * binary-row.ts (timestamps as bigint micros for precision ≤ 6 / nanos above, TIME as millis).
  */
 import * as arrow from 'apache-arrow';
-import { FloeError, errorForFile } from '../../src/errors.js';
-import { fieldIdOf } from '../formats/parquet/field-id.js';
+import { FloeError, errorForFile } from '../../util/errors.js';
+import { fieldIdOf } from '../../model/arrow/field-id.js';
 import { readParquetFooter } from '../formats/parquet/footer.js';
 import { readParquetTable } from '../formats/parquet/read.js';
-import { valueFromArrow } from '../formats/parquet/rows.js';
+import { valueFromArrow } from '../../model/arrow/rows.js';
 import type { PaimonIO } from './io.js';
 
 export interface DataFileColumns {

@@ -8,7 +8,7 @@
  *  - 64-bit DV (`deletion-vectors.bitmap64`): magic 1681511377 as a little-endian int, then a
  *    little-endian long bitmap count and per bitmap a little-endian int high key + a portable RoaringBitmap.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export const DV_MAGIC_32 = 1581511376;
 export const DV_MAGIC_64 = 1681511377;

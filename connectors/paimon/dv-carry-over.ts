@@ -11,7 +11,7 @@
  *
  * `-o floe.rebase-concurrent-deletes=false` (the Iceberg option, same meaning) turns this off.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { REBASE_OPTION } from '../iceberg/rebase-deletes.js';
 import { readDeletionVector } from './deletion-vector.js';
 import { buildDvIndexFile } from './dv-write.js';

@@ -6,7 +6,7 @@
  * gives the DV byte count (`f2`) and the cardinality.
  */
 import { crc32 } from '../formats/compression.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { DV_MAGIC_32 } from './deletion-vector.js';
 import type { DeletionVectorRange } from './manifest.js';
 

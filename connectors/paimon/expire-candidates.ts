@@ -4,7 +4,7 @@
  * retained long-lived changelogs — matched by name as Paimon does. Data files are located by one listing
  * of the bucket directories; the rest by the names the metadata gives them.
  */
-import type { DeletionCandidate } from '../../src/model/maintenance-report.js';
+import type { DeletionCandidate } from '../../model/maintenance-report.js';
 import { absoluteLocation } from '../storage/location.js';
 import type { FileIO } from '../storage/file-io.js';
 import { addChangelogNeeds, addDeltaAppendRemovals, type ChangelogRetention } from './changelog-lifecycle.js';

@@ -15,8 +15,8 @@
  *   (commit-compact.ts: create-if-absent, read-back, rebase); a file appended to an expired partition
  *   meanwhile abandons the commit rather than leave the partition half dropped.
  */
-import { FloeError } from '../../src/errors.js';
-import { parseDurationMs } from '../../src/util/units.js';
+import { FloeError } from '../../util/errors.js';
+import { parseDurationMs } from '../../util/units.js';
 import { decodeSerializedRow } from './binary-row.js';
 import { commitPaimonSnapshot } from './commit-compact.js';
 import { FILE_KIND_DELETE, assertManifestWritable, type ManifestEntry } from './manifest.js';

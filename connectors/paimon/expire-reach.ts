@@ -4,7 +4,7 @@
  * files, the index manifest and its index files, and the statistics file. Paimon matches files by name
  * (names carry UUIDs), as its OrphanFilesClean does. External paths are kept as full locations.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import {
   FILE_KIND_ADD,

@@ -12,15 +12,15 @@
  * Only files inside the table directory and its `data-file.external-paths` are deleted
  * (connectors/storage/confine.ts); anything else the metadata names is reported as skipped.
  */
-import { describeDuration } from '../../src/util/units.js';
-import { FloeError } from '../../src/errors.js';
+import { describeDuration } from '../../util/units.js';
+import { FloeError } from '../../util/errors.js';
 import { confineCandidates, confinementWarnings, deleteCandidates } from '../storage/delete-batches.js';
 import type { DeleteScope } from '../storage/confine.js';
 import { absoluteLocation } from '../storage/location.js';
 import { paimonDeleteScope } from './delete-scope.js';
-import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import { newReport, type DeletionCandidate, type MaintenanceReport } from '../../model/maintenance-report.js';
 import type { FileIO } from '../storage/file-io.js';
-import { parseDurationMs } from '../../src/util/units.js';
+import { parseDurationMs } from '../../util/units.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import { assertManifestFormat } from './manifest.js';
 import {
@@ -63,7 +63,7 @@ export interface PaimonExpireOptions {
   allowOutsideTableLocation?: boolean;
 }
 
-/** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms (one grammar: src/util/units.ts). */
+/** Paimon durations: "1 h", "1h", "30 min", "2 d", "100 ms", plain numbers = ms (one grammar: util/units.ts). */
 export function parsePaimonDuration(text: string, option: string): number {
   return parseDurationMs(text, { bare: 'ms', what: `table option ${option}` });
 }

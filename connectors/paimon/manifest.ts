@@ -5,7 +5,7 @@
  * the ≤0.8 shape (every record wrapped in a ["null", record] union) and the ≥0.9 plain shape read, and
  * fields a version does not have come back undefined (`DataFileMeta` grew from 13 to 21 fields over time).
  */
-import { FloeError, errorForFile } from '../../src/errors.js';
+import { FloeError, errorForFile } from '../../util/errors.js';
 import { readAvroContainer } from '../formats/avro.js';
 import { readOrcFile } from '../formats/orc/index.js';
 import { joinPath, type PaimonIO } from './io.js';

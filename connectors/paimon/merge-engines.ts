@@ -4,7 +4,7 @@
  * aggregate/AggregateMergeFunction). As in `ReducerMergeFunctionWrapper`, a key with a single record
  * passes through untouched. A result whose kind is a retraction (-U/-D) is not visible to a batch read.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { createAggregator, type FieldAggregator } from './aggregates.js';
 import type { PaimonField } from './types.js';
 

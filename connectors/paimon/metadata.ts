@@ -3,8 +3,8 @@
  * hint files. Hints may be stale or missing (`HintFileUtils`), so they are verified and, failing that,
  * replaced by a directory listing.
  */
-import { FloeError, errorForFile } from '../../src/errors.js';
-import { parseJsonLossless, toBigInt } from '../../src/util/json.js';
+import { FloeError, errorForFile } from '../../util/errors.js';
+import { parseJsonLossless, toBigInt } from '../../util/json.js';
 import { joinPath, listDir, type PaimonIO } from './io.js';
 import { parsePaimonField, type PaimonField } from './types.js';
 import { validatePaimonSnapshot } from './validate-snapshot.js';

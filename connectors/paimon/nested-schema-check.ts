@@ -5,7 +5,7 @@
  * writes the current layout, so such a value cannot be carried over faithfully; the writer would refuse it
  * too (write-nested.ts), but only after having written files.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { PaimonTable } from './table.js';
 import { typeToString, type PaimonType } from './types.js';
 import { isNestedPaimonType } from './write-nested.js';

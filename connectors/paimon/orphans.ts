@@ -11,10 +11,10 @@ import { confineCandidates, confinementWarnings, deleteCandidates } from '../sto
 import { TEMP_REASON } from '../storage/orphan-scan.js';
 import { isTempName } from '../storage/index.js';
 import { paimonDeleteScope } from './delete-scope.js';
-import { newReport, type MaintenanceReport } from '../../src/model/maintenance-report.js';
+import { newReport, type MaintenanceReport } from '../../model/maintenance-report.js';
 import type { FileIO } from '../storage/file-io.js';
 import { orphanCutoff } from '../iceberg/orphans.js';
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import { addSnapshotReach, emptyReach, readTags, refuseBranches, type ManifestCache } from './expire-reach.js';
 import { longLivedChangelogIds, readChangelog } from './changelog-lifecycle.js';
 import { assertManifestFormat } from './manifest.js';

@@ -10,8 +10,8 @@
  * first-row engine, level-0 files are invisible to batch reads, as in Paimon (`batchScanSkipLevel0`).
  * Memory: one bucket at a time, and within a run only the file under the merge cursor is held.
  */
-import { FloeError } from '../../src/errors.js';
-import type { TableModel } from '../../src/model/table.js';
+import { FloeError } from '../../util/errors.js';
+import type { TableModel } from '../../model/table.js';
 import { readDataFile } from './data-file.js';
 import { readDeletionVector } from './deletion-vector.js';
 import type { PaimonIO } from './io.js';

@@ -4,7 +4,7 @@
  * (schemas, one identity partition spec, data files with LSM facts, DVs as deletion-vector files, and the
  * LSM view per partition and bucket).
  */
-import { FloeError, errorForFile } from '../../src/errors.js';
+import { FloeError, errorForFile } from '../../util/errors.js';
 import type {
   ColumnStats,
   DataFile,
@@ -16,7 +16,7 @@ import type {
   Snapshot,
   SortedRun,
   TableModel,
-} from '../../src/model/table.js';
+} from '../../model/table.js';
 import { decodeSerializedRow, serializedRowArity } from './binary-row.js';
 import { readDeletionVector } from './deletion-vector.js';
 import { fileFormatOf } from './data-file.js';

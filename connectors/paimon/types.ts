@@ -3,8 +3,8 @@
  * atomic types ("INT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP(3) WITH LOCAL TIME ZONE") and JSON objects for
  * ARRAY / MAP / MULTISET / ROW. Parsed into a small tagged union and mapped onto the neutral model.
  */
-import { FloeError } from '../../src/errors.js';
-import type { Field, FieldType } from '../../src/model/table.js';
+import { FloeError } from '../../util/errors.js';
+import type { Field, FieldType } from '../../model/table.js';
 
 export type PaimonAtomicRoot =
   | 'BOOLEAN'

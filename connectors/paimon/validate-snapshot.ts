@@ -5,7 +5,7 @@
  * otherwise carry into its own commit (negative totals). That the id matches the file name and the schema
  * exists is checked where the file is read (metadata.ts readSnapshot).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { PaimonSnapshot } from './metadata.js';
 
 const INT64_MAX = (1n << 63n) - 1n;

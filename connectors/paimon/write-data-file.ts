@@ -11,9 +11,9 @@
  */
 import * as arrow from 'apache-arrow';
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
-import { buildData } from '../formats/parquet/build.js';
-import { withFieldId } from '../formats/parquet/field-id.js';
+import { FloeError } from '../../util/errors.js';
+import { buildData } from '../../model/arrow/build.js';
+import { withFieldId } from '../../model/arrow/field-id.js';
 import { ParquetWriter } from '../formats/parquet/writer.js';
 import type { ParquetCodec } from '../formats/parquet/types.js';
 import { encodeSerializedRow } from './binary-row.js';
@@ -28,7 +28,7 @@ import { KEY_FIELD_ID_START, SEQUENCE_NUMBER_FIELD_ID, VALUE_KIND_FIELD_ID } fro
 import { trimmedPrimaryKeyFields } from './table.js';
 import type { PaimonField, PaimonType } from './types.js';
 import { KEY_STATS_MODE, RowStatsCollector, emptyStats, valueStatsModes, type StatsMode } from './write-stats.js';
-import { faultPoint } from '../../src/util/fault-points.js';
+import { faultPoint } from '../../util/fault-points.js';
 
 export { assertNestedLayoutsMatch } from './nested-schema-check.js';
 

@@ -13,8 +13,8 @@
  * nothing else (BINARY(n) maps to Arrow Binary, DECIMAL to Decimal).
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../src/errors.js';
-import { fieldIdOf } from '../formats/parquet/field-id.js';
+import { FloeError } from '../../util/errors.js';
+import { fieldIdOf } from '../../model/arrow/field-id.js';
 import { isList, readThriftStruct, T, TStruct, writeThriftStruct } from '../formats/parquet/stitch-thrift.js';
 import type { PaimonType } from './types.js';
 

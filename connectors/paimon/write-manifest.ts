@@ -5,7 +5,7 @@
  * 1.3.1 table carries exactly this text. Newer readers match by field name and read absent fields as null.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { writeAvroContainer } from '../formats/avro.js';
 import type { AvroCodec } from '../formats/compression.js';
 import { encodeSerializedRow } from './binary-row.js';

@@ -17,8 +17,8 @@
  * an array stays epoch millis), so they are written back unchanged.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../src/errors.js';
-import { withFieldId } from '../formats/parquet/field-id.js';
+import { FloeError } from '../../util/errors.js';
+import { withFieldId } from '../../model/arrow/field-id.js';
 import type { PaimonType } from './types.js';
 
 /** `SpecialFields.STRUCTURED_TYPE_FIELD_ID_BASE` = Integer.MAX_VALUE / 4. */

@@ -6,7 +6,7 @@
  * past `metadata.stats-keep-first-n-columns` get `none`. Dense storage (`metadata.stats-dense-store`,
  * default true) leaves `none` columns out and names the kept ones in `_VALUE_STATS_COLS`.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { encodeSerializedRow } from './binary-row.js';
 import type { SimpleStats } from './manifest.js';
 import type { PaimonField, PaimonType } from './types.js';

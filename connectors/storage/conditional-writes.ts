@@ -17,7 +17,7 @@
  * writer ever commits to. Local files and in-memory stores enforce create-if-absent themselves.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { ObjectStore } from './object-store.js';
 import type { ResolvedLocation } from './file-io.js';
 

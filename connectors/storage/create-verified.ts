@@ -16,7 +16,7 @@
  *   and the caller must keep every file the object would reference.
  */
 import { createHash } from 'node:crypto';
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { ObjectStore } from './object-store.js';
 
 /** How a verified create ended when it did not throw. */

@@ -4,7 +4,7 @@
  * flight. Deleting a missing object succeeds, so re-running after an interruption is safe.
  */
 import pLimit from 'p-limit';
-import type { DeletionCandidate, SkippedDeletion } from '../../src/model/maintenance-report.js';
+import type { DeletionCandidate, SkippedDeletion } from '../../model/maintenance-report.js';
 import type { DeleteScope } from './confine.js';
 import type { FileIO } from './file-io.js';
 import { isAbsoluteLocation, normalizeLocation } from './location.js';

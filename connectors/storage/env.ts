@@ -3,7 +3,7 @@
  * credential chain, plus an endpoint (and path-style addressing) for S3-compatible servers, plus the
  * caller's location-map rules (`--location-map from=to`).
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { CONDITIONAL_WRITE_MODES, type ConditionalWriteMode } from './conditional-writes.js';
 import { FileIO, type StorageConfig } from './file-io.js';
 import { LocationMap, parseLocationMapSpec, type LocationMapping } from './location.js';

@@ -11,7 +11,7 @@
  * Stores are cached: one local store, one S3 client per endpoint/credentials, one S3 store per bucket. The
  * S3 SDK itself is imported by the first s3:// request (s3-store.ts), so local-only runs never load it.
  */
-import { FloeError, errorForFile, isFloeError } from '../../src/errors.js';
+import { FloeError, errorForFile, isFloeError } from '../../util/errors.js';
 import { LocalObjectStore, type LocalStoreOptions } from './local-store.js';
 import { LocationMap, normalizeLocation, parseLocation, relativeLocation } from './location.js';
 import {

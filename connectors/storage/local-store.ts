@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fs, type BigIntStats } from 'node:fs';
 import * as path from 'node:path';
 import pLimit from 'p-limit';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { compareKeys } from './memory-store.js';
 import {
   type Body,

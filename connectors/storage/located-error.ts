@@ -4,7 +4,7 @@
  * adds the real place to such an error, beside the metadata's spelling, as FileIO.describe does for I/O
  * errors: "Parquet file /tmp/t/data/x.parquet (metadata names s3a://lake/t/data/x.parquet) is corrupt".
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { normalizeLocation } from './location.js';
 
 /** Where `location` really is, when that is not just its normal form (undefined: it is where it says). */

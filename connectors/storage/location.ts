@@ -9,7 +9,7 @@
  * filesystem-like paths are normalised (`//`, `.`, `..`).
  */
 import * as path from 'node:path';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export interface Location {
   /** Lower case; s3a/s3n become s3, plain paths become file. */

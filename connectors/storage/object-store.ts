@@ -10,7 +10,7 @@
  * - `delete`/`deleteMany` of a missing key succeeds (idempotent).
  * - `list(prefix)` is a plain string-prefix listing in byte order, not a directory walk.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 /** A byte range: `offset`/`length` (length omitted = to the end) or the last `suffixLength` bytes. */
 export type ByteRange = { offset: number; length?: number } | { suffixLength: number };

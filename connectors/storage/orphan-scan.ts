@@ -8,7 +8,7 @@
  * scheme/authority is a *prefix mismatch*, handled by `prefixMismatch`: `error` (default — abort and list
  * them), `ignore` (keep the file) or `delete`. A valid location written without any scheme matches any.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { ListedFile } from './file-io.js';
 import { isTempName } from './local-store.js';
 import { parseLocation } from './location.js';

@@ -3,7 +3,7 @@
  * transient (throttling, 5xx, connection resets, timeouts), and a per-attempt timeout that aborts the
  * request. Anything else (404, 403, 412 …) fails on the first attempt.
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export interface RetryPolicy {
   /** Total attempts including the first. */

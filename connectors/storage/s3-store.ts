@@ -22,7 +22,7 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   type Body,
   type ByteRange,

@@ -12,7 +12,7 @@
  * to other credentials. The credentials never appear in a message: stores describe them as "vended
  * credentials from <catalog>".
  */
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { StorageConfig } from './file-io.js';
 import type { S3ConnectionConfig, S3CredentialSource, S3Credentials } from './s3-store.js';
 

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { javaIceberg, pyiceberg, repoRoot } from '../oracles/index.js';
 import { skipLoudly } from '../iceberg-compaction/helpers.js';
-import { floe, resultOf } from '../../test/cli/support.js';
-import { writeUpsertHistory } from '../../test/advise/history-table.js';
+import { floe, resultOf } from '../../test/shells/cli/support.js';
+import { writeUpsertHistory } from '../../test/app/advise/history-table.js';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'floe-advise-int-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
  * data or delete file fails the task that reads it; other tasks may still commit, exit 3, by design.)
  *
  * The pairs run in a child process (worker.ts) that the test can kill when one hangs; a sample also runs
- * through the real CLI entry point (src/cli/main.ts) to check that its exit codes and output match.
+ * through the real CLI entry point (src/shells/cli/main.ts) to check that its exit codes and output match.
  */
 import { spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -127,7 +127,7 @@ describe('bad-input corpus', () => {
   it('the real CLI entry point gives the same exit codes and prints no stack trace (sample)', async () => {
     const corpus = buildCorpus(SEED);
     const pairs = pairsOf(SEED);
-    const main = path.join(repoRoot, 'src/cli/main.ts');
+    const main = path.join(repoRoot, 'src/shells/cli/main.ts');
     const sample = pairs.filter((_, i) => i % Math.ceil(pairs.length / 12) === 0);
     const problems: string[] = [];
     for (const p of sample) {

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
-import { parseJsonLossless } from '../../src/util/json.js';
+import { parseJsonLossless } from '../../util/json.js';
 import {
   avroBadCodec,
   avroBadHeaderSync,

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readAvroContainer, writeAvroContainer } from '../../connectors/formats/avro.js';
-import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../../util/json.js';
 
 /** mulberry32: small, fast, good enough to pick offsets. */
 export function rng(seed: number): () => number {

@@ -1,14 +1,14 @@
 /**
- * Runs one floe command in this process as src/cli/main.ts does (the same command modules, the same
+ * Runs one floe command in this process as src/shells/cli/main.ts does (the same command modules, the same
  * mapping of errors to exit codes) while capturing what it prints. A thrown value that is not a FloeError is
  * what main.ts would print with a stack trace: reported as a crash.
  */
 import { Command, CommanderError } from 'commander';
-import { FloeError } from '../../src/errors.js';
-import { register as registerCompact } from '../../src/cli/commands/compact.js';
-import { register as registerExpire } from '../../src/cli/commands/expire.js';
-import { register as registerInspect } from '../../src/cli/commands/inspect.js';
-import { register as registerScan } from '../../src/cli/commands/scan.js';
+import { FloeError } from '../../util/errors.js';
+import { register as registerCompact } from '../../src/shells/cli/commands/compact.js';
+import { register as registerExpire } from '../../src/shells/cli/commands/expire.js';
+import { register as registerInspect } from '../../src/shells/cli/commands/inspect.js';
+import { register as registerScan } from '../../src/shells/cli/commands/scan.js';
 
 export interface FloeRun {
   code: number;
@@ -26,7 +26,7 @@ export async function runFloeInProcess(args: string[]): Promise<FloeRun> {
     .name('floe')
     .exitOverride()
     .configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
-  // the commands the corpus runs, registered as src/cli/commands/index.ts registers them
+  // the commands the corpus runs, registered as src/shells/cli/commands/index.ts registers them
   for (const register of [registerInspect, registerScan, registerCompact, registerExpire]) register(program);
   const out = process.stdout.write;
   const err = process.stderr.write;

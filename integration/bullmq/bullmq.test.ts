@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFloeWorkers, enqueueMaintenance } from '../../src/bindings/bullmq.js';
+import { createFloeWorkers, enqueueMaintenance } from '../../src/shells/bindings/bullmq.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/lease/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore, createS3Client } from '../../connectors/storage/s3-store.js';
 import { acquireTableLease, readTableLease } from '../../src/lease/lease.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';
 
 const s3 = await acquireS3();

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueMaintenance } from '../../src/bindings/bullmq.js';
+import { enqueueMaintenance } from '../../src/shells/bindings/bullmq.js';
 import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { javaPaimon, repoRoot } from '../oracles/index.js';
 import {

@@ -3,7 +3,7 @@
  * `mid-group` — SIGKILL itself at a rewrite job's first progress update (rows read, nothing returned);
  * `after-commit` — SIGKILL itself after the commit, before the commit job is acknowledged.
  */
-import { createFloeWorkers } from '../../src/bindings/bullmq.js';
+import { createFloeWorkers } from '../../src/shells/bindings/bullmq.js';
 
 const die = process.env.FLOE_TEST_DIE ?? '';
 const workers = createFloeWorkers({

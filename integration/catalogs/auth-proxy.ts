@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../../util/json.js';
 
 export interface AuthProxyOptions {
   upstream: string;

@@ -31,7 +31,7 @@ import { RowModel } from '../iceberg-compaction/helpers.js';
 import { GlueTableOperations } from '../../connectors/iceberg/commit-glue.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { listCatalogTables } from '../../connectors/catalog/list-tables.js';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { floeCli, javaCatalogAvailable } from './support.js';
 import { freePort } from '../support/s3-binaries.js';
 

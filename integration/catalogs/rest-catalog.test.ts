@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
 import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
 import type { TableOperations } from '../../connectors/iceberg/commit-rewrite.js';

@@ -20,9 +20,9 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRows, type InputRow } from '../oracles/index.js';
 import { RowModel } from '../iceberg-compaction/helpers.js';
-import { parseServiceConfig } from '../../src/service/config.js';
-import { MaintenanceService } from '../../src/service/service.js';
-import { Discovery } from '../../src/service/discovery.js';
+import { parseServiceConfig } from '../../src/shells/service/config.js';
+import { MaintenanceService } from '../../src/shells/service/service.js';
+import { Discovery } from '../../src/shells/service/discovery.js';
 import { AuthProxy } from './auth-proxy.js';
 import {
   JavaCatalog,

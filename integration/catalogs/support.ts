@@ -15,10 +15,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
-import { register as registerCompact } from '../../src/cli/commands/compact.js';
-import { register as registerExpire } from '../../src/cli/commands/expire.js';
-import { register as registerRemoveOrphans } from '../../src/cli/commands/remove-orphans.js';
-import { register as registerRewriteManifests } from '../../src/cli/commands/rewrite-manifests.js';
+import { register as registerCompact } from '../../src/shells/cli/commands/compact.js';
+import { register as registerExpire } from '../../src/shells/cli/commands/expire.js';
+import { register as registerRemoveOrphans } from '../../src/shells/cli/commands/remove-orphans.js';
+import { register as registerRewriteManifests } from '../../src/shells/cli/commands/rewrite-manifests.js';
 import { oracleJar, repoRoot, type Availability, type CanonicalRow, type InputRow } from '../oracles/index.js';
 
 const python = process.env.FLOE_ORACLE_PYTHON ?? path.join(repoRoot, '.venv/bin/python');

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { storageConfigFromEnv } from '../../connectors/storage/env.js';
 import { vendedStorageConfig, type VendedStorage } from '../../connectors/storage/vended-credentials.js';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { acquireS3, buildServerBinary, type S3TestServer } from '../support/s3-server.js';
 
 const s3 = await acquireS3();

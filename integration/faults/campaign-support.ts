@@ -1,6 +1,6 @@
 /**
  * Pieces of the fault campaign (./campaign.test.ts):
- * - `runFloe`: the real `floe` command tree (src/cli/commands) run in-process, with the exit code and the
+ * - `runFloe`: the real `floe` command tree (src/shells/cli/commands) run in-process, with the exit code and the
  *   way it ended — a FloeError (clean) or anything else (a crash: never acceptable);
  * - `liveDigest`: sha256 over the sorted canonical lines of a table's live rows;
  * - in-memory table images uploaded/downloaded with floe's storage layer (every run starts from the same
@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { FloeError } from '../../src/errors.js';
-import { registerAll } from '../../src/cli/commands/index.js';
+import { FloeError } from '../../util/errors.js';
+import { registerAll } from '../../src/shells/cli/commands/index.js';
 import { EXIT, exitCodeForError } from '../../src/app/exit-codes.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { canonicalLine, type CanonicalRow } from '../oracles/index.js';
@@ -29,7 +29,7 @@ export interface FloeRun {
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * `floe <args>` through the real command definitions, mapped to exit codes as src/cli/main.ts does
+ * `floe <args>` through the real command definitions, mapped to exit codes as src/shells/cli/main.ts does
  * (src/app/exit-codes.ts), but keeping what was thrown so a crash is told apart from a FloeError. Runs are
  * serialised: stdout/stderr are captured process-wide. `env` is set for the duration of the run.
  */

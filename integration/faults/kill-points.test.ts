@@ -1,6 +1,6 @@
 /**
  * Kill points (issue 9): `floe compact` (Iceberg, Paimon) and `floe expire` (Iceberg) are run as real
- * processes with FLOE_FAULT_KILL_AT=<point> (src/util/fault-points.ts), which SIGKILLs the process at that
+ * processes with FLOE_FAULT_KILL_AT=<point> (util/fault-points.ts), which SIGKILLs the process at that
  * named step — after the first data file, after the manifests, right before and right after the commit
  * write, before expire's file cleanup. After each kill:
  *   1. the table reads back with the same live rows, by floe (`floe scan`) and by the reference engine
@@ -28,11 +28,11 @@ import {
   type PaimonChange,
 } from '../oracles/index.js';
 import { digestLines, liveDigest, runFloe } from './campaign-support.js';
-import type { FaultPoint } from '../../src/util/fault-points.js';
+import type { FaultPoint } from '../../util/fault-points.js';
 
 const java = await javaIceberg.available();
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-kill-points-'));
-const main = path.join(repoRoot, 'src/cli/main.ts');
+const main = path.join(repoRoot, 'src/shells/cli/main.ts');
 
 const ICE_TYPES = { id: 'long', region: 'string', amount: 'decimal(12,2)', tag: 'string' };
 const iceRow = (id: number, v = 0): InputRow => ({

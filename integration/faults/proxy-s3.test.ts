@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { S3ObjectStore, createS3Client } from '../../connectors/storage/s3-store.js';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';
 import { startFaultProxy, type FaultProxy } from '../support/s3-fault-proxy.js';

@@ -22,7 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
-import type { ProgressEvent } from '../../src/execution/events.js';
+import type { ProgressEvent } from '../../src/core/execution/events.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import type { CommitIO, TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { type Availability, type IcebergOp, type InputRow, diffRows, duckdb, javaIceberg } from '../oracles/index.js';

@@ -11,8 +11,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { register as registerCompact } from '../../src/cli/commands/compact.js';
-import type { DataFile, DeleteFile, Field, FieldType, TableModel } from '../../src/model/index.js';
+import { register as registerCompact } from '../../src/shells/cli/commands/compact.js';
+import type { DataFile, DeleteFile, Field, FieldType, TableModel } from '../../model/index.js';
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   type Availability,
   type CanonicalRow,

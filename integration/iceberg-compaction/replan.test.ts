@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import { compactIceberg, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import { compactIcebergReplanning, DEFAULT_ICEBERG_REPLANS } from '../../src/orchestration/compact-iceberg-replan.js';
-import type { ProgressEvent } from '../../src/execution/events.js';
+import type { ProgressEvent } from '../../src/core/execution/events.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import type { CommitIO } from '../../connectors/iceberg/commit-rewrite.js';
 import { type Availability, type IcebergOp, type InputRow, diffRows, javaIceberg } from '../oracles/index.js';

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import {
   type Availability,
   type CanonicalRow,
@@ -25,7 +25,7 @@ import {
   pyiceberg,
   repoRoot,
 } from '../oracles/index.js';
-import type { Field, FieldType } from '../../src/model/index.js';
+import type { Field, FieldType } from '../../model/index.js';
 import { floeCompactCli, skipLoudly, tableModel } from '../iceberg-compaction/helpers.js';
 import { icebergMetricsFromFooter, readParquetFooter } from '../../connectors/formats/parquet/index.js';
 import { readFileSync } from 'node:fs';

@@ -8,10 +8,10 @@
  */
 import { Command } from 'commander';
 import type { TestContext } from 'vitest';
-import { FloeError } from '../../src/errors.js';
-import { parseJsonLossless } from '../../src/util/json.js';
-import { writeScan } from '../../src/cli/commands/scan.js';
-import { register as registerInspect } from '../../src/cli/commands/inspect.js';
+import { FloeError } from '../../util/errors.js';
+import { parseJsonLossless } from '../../util/json.js';
+import { writeScan } from '../../src/shells/cli/commands/scan.js';
+import { register as registerInspect } from '../../src/shells/cli/commands/inspect.js';
 import { type Availability, type CanonicalRow, canonicalValue } from '../oracles/index.js';
 import { skipLoudly } from '../iceberg-compaction/helpers.js';
 

@@ -21,7 +21,7 @@ import {
   repoRoot,
 } from '../oracles/index.js';
 import { RowModel } from '../iceberg-compaction/helpers.js';
-import { parseJsonLossless } from '../../src/util/json.js';
+import { parseJsonLossless } from '../../util/json.js';
 import { floeCount, floeInspect, floeScan, readOrSkip, skipLoudly, summaryCounts, type ReaderName } from './helpers.js';
 import { ALL_TYPES, rows } from './tables.js';
 

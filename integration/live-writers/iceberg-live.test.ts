@@ -26,7 +26,7 @@ import { writeTableScan } from '../../src/app/scan.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import type { TableOperations } from '../../connectors/iceberg/transaction.js';
 import { compactIceberg } from '../../src/orchestration/compact-iceberg.js';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 
 const avail = await javaCatalogAvailable();
 if (!avail.ok) console.warn(`\n!!! SKIPPED: iceberg live writers: ${avail.reason}\n`);

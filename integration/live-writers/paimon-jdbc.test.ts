@@ -26,7 +26,7 @@ import { FileIO } from '../../connectors/storage/file-io.js';
 import { compactTable } from '../../src/app/compact.js';
 import { expireTable } from '../../src/app/expire.js';
 import { removeTableOrphans } from '../../src/app/remove-orphans.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { diffRows, javaPaimon, oracleJar, type CanonicalRow } from '../oracles/index.js';
 
 const SECONDS = Number(process.env.FLOE_LIVE_WRITER_SECONDS ?? 60);

@@ -23,9 +23,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { FloeError } from '../../src/errors.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
-import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
+import { FloeError } from '../../util/errors.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
+import { removeOrphansAction } from '../../src/shells/cli/commands/remove-orphans.js';
 import type { MaintenanceReport } from '../../src/app/maintenance-report.js';
 import {
   type CanonicalRow,

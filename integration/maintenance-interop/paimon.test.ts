@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { expireAction } from '../../src/cli/commands/expire.js';
-import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
+import { removeOrphansAction } from '../../src/shells/cli/commands/remove-orphans.js';
 import type { MaintenanceReport } from '../../src/app/maintenance-report.js';
 import {
   type CanonicalRow,

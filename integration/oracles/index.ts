@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { CanonicalRow } from './canonical.js';
 
 export * from './canonical.js';

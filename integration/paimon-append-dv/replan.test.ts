@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { compactPaimon, DEFAULT_PAIMON_REPLANS } from '../../src/orchestration/compact-paimon.js';
-import { isFloeError, type FloeError } from '../../src/errors.js';
+import { isFloeError, type FloeError } from '../../util/errors.js';
 import { javaPaimon } from '../oracles/index.js';
 import { lines } from '../paimon-compaction/model.js';
 import { AppendModel, FIELDS, allFiles } from './support.js';

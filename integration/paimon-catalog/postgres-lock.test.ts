@@ -16,8 +16,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { PaimonJdbcCatalog } from '../../connectors/catalog/paimon-jdbc.js';
 import { compactTable } from '../../src/app/compact.js';
-import { isFloeError, type FloeError } from '../../src/errors.js';
-import { cleanup, copyFixture, hasFixtures, rowsOf, tempDir } from '../../test/paimon-compact/helpers.js';
+import { isFloeError, type FloeError } from '../../util/errors.js';
+import { cleanup, copyFixture, hasFixtures, rowsOf, tempDir } from '../../test/connectors/paimon-compact/helpers.js';
 import { startPostgres } from '../service/support.js';
 
 // PostgresqlDistributedLockDialect / JdbcUtils (Paimon 1.3.1)

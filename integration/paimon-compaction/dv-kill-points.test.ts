@@ -1,7 +1,7 @@
 /**
  * Kill points on a deletion-vector table with `changelog-producer=lookup`: `floe compact` (the lookup
  * compaction writing data, changelog and DV index files) is SIGKILLed at each Paimon kill point
- * (src/util/fault-points.ts). After the kill Java Paimon reads what it read before (a DV table's batch
+ * (util/fault-points.ts). After the kill Java Paimon reads what it read before (a DV table's batch
  * read skips level 0, so the new writes show only once a compaction lands; nothing the table referenced
  * was deleted, nothing half-committed is visible) — or the compacted model when the kill came after publishing; an operator's re-run and `remove-orphans`
  * leave the table correct, and a fresh streaming consumer reads a consistent changelog.
@@ -18,7 +18,7 @@ import { apply } from './changelog-support.js';
 
 const java = await javaPaimon.available();
 if (!java.ok) console.warn(`SKIPPED: Java Paimon oracle unavailable: ${java.reason}`);
-const main = path.join(repoRoot, 'src/cli/main.ts');
+const main = path.join(repoRoot, 'src/shells/cli/main.ts');
 const POINTS = [
   'paimon.data.after-first-file',
   'paimon.commit.after-manifests',

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalLine, canonicalRow, javaPaimon, type PaimonChange } from '../oracles/index.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 import { decodeKeys, groupByBucket, sortedRuns, trimmedPrimaryKeyFields } from '../../connectors/paimon/table.js';
-import { decide, optionsFromProperties } from '../../src/planning/universal/index.js';
+import { decide, optionsFromProperties } from '../../src/core/planning/universal/index.js';
 import { compactPaimon, renderPaimonPlan } from '../../src/orchestration/compact-paimon.js';
 import { Model, TYPES, commits, floeLines, lines, pypaimonLines, python, spec, type Engine } from './model.js';
 

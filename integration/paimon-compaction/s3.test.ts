@@ -13,7 +13,7 @@ import { acquireS3, type S3Availability } from '../support/s3-server.js';
 import { downloadDir, s3FileIO, uploadDir } from '../iceberg-compaction/helpers.js';
 import { openPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
-import { parseJsonLossless, stringifyJsonLossless } from '../../src/util/json.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../../util/json.js';
 
 const TYPES = { id: 'int', p: 'string', v: 'string', n: 'long' };
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { javaMaintenance, javaPaimon, type PaimonChange } from '../oracles/index.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
 import { copyDir } from '../maintenance-interop/helpers.js';
 
 const javaOk = await javaPaimon.available();

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { javaPaimon, type PaimonChange } from '../oracles/index.js';
-import { expirePartitionsAction } from '../../src/cli/commands/expire-partitions.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
+import { expirePartitionsAction } from '../../src/shells/cli/commands/expire-partitions.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
 import { openPaimonTable } from '../../connectors/paimon/table.js';
 import { readSnapshot } from '../../connectors/paimon/metadata.js';
 

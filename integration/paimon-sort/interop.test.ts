@@ -20,7 +20,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalLine, canonicalRow, javaPaimon, repoRoot, type PaimonChange } from '../oracles/index.js';
 import { openPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
-import type { PaimonSortRequest } from '../../connectors/paimon/sort-compact.js';
+import type { PaimonSortRequest } from '../../src/orchestration/paimon-compact/sort-compact.js';
 import { compactPaimon, renderPaimonPlan } from '../../src/orchestration/compact-paimon.js';
 
 const TYPES = { id: 'int', p: 'string', x: 'int', y: 'int', s: 'string', n: 'long' };

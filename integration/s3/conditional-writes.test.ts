@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { S3ObjectStore } from '../../connectors/storage/s3-store.js';
 import { conditionalWriteSupport, forgetConditionalWriteSupport } from '../../connectors/storage/conditional-writes.js';
@@ -16,7 +16,7 @@ import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-t
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';
 import { startFaultProxy, type FaultProxy } from '../support/s3-fault-proxy.js';
-import { fixtures, spawnFloe } from '../../test/cli/support.js';
+import { fixtures, spawnFloe } from '../../test/shells/cli/support.js';
 import { uploadDir } from '../iceberg-compaction/helpers.js';
 
 const s3 = await acquireS3();

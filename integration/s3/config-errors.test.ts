@@ -1,11 +1,11 @@
 /**
  * A missing bucket on a real S3 server (issue 28 item 2): `floe inspect` / `floe compact` as a process exit 2
  * saying the bucket does not exist at that endpoint — not "no table at s3://…". The cases that need no
- * server (region, endpoint, scheme) are in test/storage/s3-config-errors.test.ts.
+ * server (region, endpoint, scheme) are in test/connectors/storage/s3-config-errors.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';
-import { spawnFloe } from '../../test/cli/support.js';
+import { spawnFloe } from '../../test/shells/cli/support.js';
 
 const s3 = await acquireS3();
 afterAll(() => s3.release());

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFloeError, type FloeError } from '../../src/errors.js';
+import { isFloeError, type FloeError } from '../../util/errors.js';
 import { S3ObjectStore, createS3Client, type S3ConnectionConfig } from '../../connectors/storage/s3-store.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';

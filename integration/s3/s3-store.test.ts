@@ -4,10 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { S3ObjectStore, createS3Client } from '../../connectors/storage/s3-store.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
-import { runObjectStoreContract } from '../../test/storage/contract.js';
+import { runObjectStoreContract } from '../../test/connectors/storage/contract.js';
 import { acquireS3, type S3TestServer } from '../support/s3-server.js';
 
 const s3 = await acquireS3();

@@ -19,9 +19,9 @@ import {
   startRestServer,
   type RestServer,
 } from '../catalogs/support.js';
-import { parseServiceConfig } from '../../src/service/config.js';
-import { MaintenanceService } from '../../src/service/service.js';
-import { Discovery } from '../../src/service/discovery.js';
+import { parseServiceConfig } from '../../src/shells/service/config.js';
+import { MaintenanceService } from '../../src/shells/service/service.js';
+import { Discovery } from '../../src/shells/service/discovery.js';
 
 const avail = { python: await pythonCatalogAvailable(), java: await javaCatalogAvailable() };
 const work = mkdtempSync(path.join(os.tmpdir(), 'floe-rest-discovery-'));

@@ -8,13 +8,13 @@ import { readdirSync, readFileSync, statSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Field } from '../../src/model/index.js';
+import type { Field } from '../../model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { storageConfigFromEnv } from '../../connectors/storage/env.js';
-import { parseServiceConfig } from '../../src/service/config.js';
-import { MaintenanceService } from '../../src/service/service.js';
-import { Discovery } from '../../src/service/discovery.js';
+import { parseServiceConfig } from '../../src/shells/service/config.js';
+import { MaintenanceService } from '../../src/shells/service/service.js';
+import { Discovery } from '../../src/shells/service/discovery.js';
 import { acquireS3 } from '../support/s3-server.js';
 import { FIXTURES, icebergRows, paimonRows } from './support.js';
 

@@ -61,7 +61,7 @@ async function snapshotUsers(): Promise<{ id: string; user: string }[]> {
 function killedServe(): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'serve', '--config', config, '--http-port', '0'],
+    ['--import', 'tsx', path.join(repoRoot, 'src/shells/cli/main.ts'), 'serve', '--config', config, '--http-port', '0'],
     {
       cwd: repoRoot,
       env: { ...process.env, FLOE_API_TOKEN: TOKEN, FLOE_FAULT_KILL_AT: 'paimon.commit.after-publish' },

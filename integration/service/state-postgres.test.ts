@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DbStateStore } from '../../src/service/state-db.js';
-import { SCHEMA_VERSION } from '../../src/service/state-sql.js';
-import { parseServiceConfig } from '../../src/service/config.js';
-import { MaintenanceService } from '../../src/service/service.js';
-import { FakeClock, FakeRunner, LogCollector, waitFor } from '../../test/service/fakes.js';
+import { DbStateStore } from '../../src/shells/service/state-db.js';
+import { SCHEMA_VERSION } from '../../src/shells/service/state-sql.js';
+import { parseServiceConfig } from '../../src/shells/service/config.js';
+import { MaintenanceService } from '../../src/shells/service/service.js';
+import { FakeClock, FakeRunner, LogCollector, waitFor } from '../../test/shells/service/fakes.js';
 import { pgQuery, startPostgres, withDatabase, type PgServer } from './support.js';
 
 let server: PgServer | undefined;

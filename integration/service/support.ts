@@ -9,7 +9,7 @@ import pg from 'pg';
 import { repoRoot } from '../oracles/index.js';
 import Database from 'better-sqlite3';
 import { cpSync, mkdirSync } from 'node:fs';
-import type { Field } from '../../src/model/index.js';
+import type { Field } from '../../model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
@@ -72,7 +72,7 @@ export interface ServeProcess {
 
 /** `floe serve --config <file> --http-port 0` from source; resolves once it prints its port. */
 export function startServe(config: string, env: Record<string, string>): Promise<ServeProcess> {
-  const main = path.join(repoRoot, 'src/cli/main.ts');
+  const main = path.join(repoRoot, 'src/shells/cli/main.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', config, '--http-port', '0'], {
     cwd: repoRoot,
     env: { ...process.env, ...env },

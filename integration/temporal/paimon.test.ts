@@ -14,7 +14,7 @@ import {
   startMaintainTable,
   workflowBundle,
   type FloeActivities,
-} from '../../src/bindings/temporal.js';
+} from '../../src/shells/bindings/temporal.js';
 import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { javaPaimon } from '../oracles/index.js';
 import {

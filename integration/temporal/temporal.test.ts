@@ -21,7 +21,7 @@ import {
   workflowBundle,
   type FloeActivities,
   type MaintainTableProgress,
-} from '../../src/bindings/temporal.js';
+} from '../../src/shells/bindings/temporal.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { readTableLease } from '../../src/lease/lease.js';
 import { LocalObjectStore } from '../../connectors/storage/index.js';

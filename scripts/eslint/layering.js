@@ -1,42 +1,43 @@
-// ESLint rule `floe/layering`: the one-way dependencies between folders (docs/how-it-works.md "Layers", issue 10).
+// ESLint rule `floe/layering`: the one-way dependencies between folders (docs/how-it-works.md "Layers").
 //
-//   shells (src/cli, src/service, src/bindings)
+//   shells (src/shells/cli, src/shells/service, src/shells/bindings)
 //     → application layer (src/app)
-//       → src/orchestration, src/distributed, src/lease (and src/simulate, src/demo)
-//         → src/planning, src/execution, src/model, src/util, src/errors.ts, src/health.ts  ← connectors/
+//       → src/orchestration, src/distributed, src/lease, src/demo
+//         → the pure core (src/core: planning, execution, health, simulate)   connectors/
+//           → the neutral model and utilities (model/, util/) ←──────────────────┘
 //
-// Nothing imports a layer above its own; connectors/ import only the bottom layer; among the shells only the
-// CLI may import the service (`floe serve` starts it); nothing imports the CLI. The same policy as
-// test/layering.test.ts, which checks the whole tree; this rule says it in the editor, file by file.
-// Every relative import is resolved against the importing file: static, `export … from`, dynamic `import()`
-// and type-only ones. Files outside src/ and connectors/ (tests, benchmarks) may import anything.
+// Nothing imports a layer above its own. The pure core and connectors/ are side by side and never import
+// each other: the core sees tables only through the model, connectors only turn storage and table formats
+// into the model. model/ and util/ import nothing else of ours. Among the shells only the CLI may import the
+// service (`floe serve` starts it); nothing imports the CLI, and the package root (src/index.ts) exports the
+// library without loading the CLI. The same policy as test/layering.test.ts, which checks the whole tree;
+// this rule says it in the editor, file by file. Every relative import is resolved against the importing
+// file: static, `export … from`, dynamic `import()` and type-only ones. Files outside the layered folders
+// (tests, benchmarks, scripts) may import anything.
 import path from 'node:path';
 
-/** Rank of each layer: a file may import its own rank or lower (connectors are a side branch, below). */
-export const RANK = { root: 5, shell: 4, app: 3, middle: 2, connectors: 1, bottom: 1 };
+/** Rank of each layer: a file may import its own rank or lower (core and connectors share a rank, apart). */
+export const RANK = { root: 6, shell: 5, app: 4, middle: 3, core: 2, connectors: 2, base: 1 };
+
+/** The folders that hold layered code. */
+export const LAYERED_ROOTS = ['src/', 'connectors/', 'model/', 'util/'];
 
 /** @type {[prefix: string, layer: keyof typeof RANK][]} */
 export const AREAS = [
-  ['src/cli/', 'shell'],
-  ['src/service/', 'shell'],
-  ['src/bindings/', 'shell'],
+  ['src/shells/cli/', 'shell'],
+  ['src/shells/service/', 'shell'],
+  ['src/shells/bindings/', 'shell'],
   ['src/app/', 'app'],
   ['src/orchestration/', 'middle'],
-  ['src/maintenance/', 'middle'],
   ['src/distributed/', 'middle'],
   // the table lease every job takes (the CLI, runMaintenanceJob and the engine bindings)
   ['src/lease/', 'middle'],
-  // the policy simulator and the demo seeder are used by their CLI commands only
-  ['src/simulate/', 'middle'],
   ['src/demo/', 'middle'],
-  ['src/planning/', 'bottom'],
-  ['src/execution/', 'bottom'],
-  ['src/model/', 'bottom'],
-  ['src/util/', 'bottom'],
-  ['src/errors.ts', 'bottom'],
-  ['src/health.ts', 'bottom'],
+  ['src/core/', 'core'],
   ['src/index.ts', 'root'],
   ['connectors/', 'connectors'],
+  ['model/', 'base'],
+  ['util/', 'base'],
 ];
 
 /** @param {string} file a repository path with `/` separators */
@@ -44,14 +45,14 @@ export function layerOf(file) {
   return AREAS.find(([prefix]) => file === prefix || file.startsWith(prefix))?.[1];
 }
 
-/** @param {string} file */
-function areaOf(file) {
-  return /^(src\/[^/]+|connectors)/.exec(file)?.[1] ?? file;
+/** The folder a file belongs to for "same area" purposes: src/shells/cli, src/core/planning, connectors, … */
+export function areaOf(file) {
+  return /^(src\/(?:shells|core)\/[^/]+|src\/[^/]+|connectors|model|util)/.exec(file)?.[1] ?? file;
 }
 
 /**
  * Why importing `to` from `from` breaks the layering, or undefined when it is allowed. Both are repository
- * paths of .ts sources ("src/cli/main.ts").
+ * paths of .ts sources ("src/shells/cli/main.ts").
  * @param {string} from
  * @param {string} to
  * @returns {string | undefined}
@@ -59,16 +60,21 @@ function areaOf(file) {
 export function layerViolation(from, to) {
   const fromLayer = layerOf(from);
   const toLayer = layerOf(to);
-  if (!toLayer)
-    return to.startsWith('src/') || to.startsWith('connectors/') ? 'imports an unlayered module' : undefined;
+  if (!toLayer) return LAYERED_ROOTS.some((r) => to.startsWith(r)) ? 'imports an unlayered module' : undefined;
   if (!fromLayer) return 'is in no layer';
   const fromArea = areaOf(from);
   const toArea = areaOf(to);
   if (fromArea === toArea) return undefined;
-  if (toArea === 'src/cli') return 'imports the CLI (nothing but the CLI itself may)';
-  if (fromLayer === 'connectors' && toLayer !== 'connectors' && toLayer !== 'bottom')
+  if (toArea === 'src/shells/cli') return 'imports the CLI (nothing but the CLI itself may)';
+  if (fromLayer === 'connectors' && toLayer !== 'connectors' && toLayer !== 'base')
     return `connectors import the ${toLayer} layer`;
-  if (fromLayer === 'shell' && toLayer === 'shell' && !(fromArea === 'src/cli' && toArea === 'src/service'))
+  if (fromLayer === 'core' && toLayer === 'connectors') return 'the pure core imports a connector';
+  if (fromLayer === 'base' && toLayer !== 'base') return `model/ and util/ import the ${toLayer} layer`;
+  if (
+    fromLayer === 'shell' &&
+    toLayer === 'shell' &&
+    !(fromArea === 'src/shells/cli' && toArea === 'src/shells/service')
+  )
     return 'one shell imports another (only the CLI may start the service)';
   if (RANK[toLayer] > RANK[fromLayer]) return `the ${fromLayer} layer imports the ${toLayer} layer above it`;
   return undefined;
@@ -87,7 +93,7 @@ const rule = {
   create(context) {
     const root = context.cwd;
     const file = toPosix(path.relative(root, context.filename));
-    if (!file.startsWith('src/') && !file.startsWith('connectors/')) return {};
+    if (!LAYERED_ROOTS.some((r) => file.startsWith(r))) return {};
     function check(source) {
       if (!source || source.type !== 'Literal' || typeof source.value !== 'string') return;
       if (!source.value.startsWith('.')) return; // packages are not a layering matter

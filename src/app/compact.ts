@@ -10,12 +10,12 @@
  * Each format's modules are loaded when a table of that format is compacted, so compacting an Iceberg
  * table never loads the Paimon adapter (and the reverse).
  */
-import type { ProgressListener } from '../execution/events.js';
+import type { ProgressListener } from '../core/execution/events.js';
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
 import type { CompactSpec } from '../orchestration/job-types.js';
 import { icebergCompactOptions, paimonCompactOptions } from '../orchestration/compact-spec.js';
-import type { TieredStateJson } from '../planning/tiered/state-json.js';
+import type { TieredStateJson } from '../core/planning/tiered/state-json.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { accessOptionsOf } from './access-options.js';

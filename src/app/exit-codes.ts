@@ -2,7 +2,7 @@
  * floe's exit codes — a contract pipelines branch on (docs/usage.md "Exit codes"). The JSON result carries the
  * same number as `exitCode`.
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export const EXIT = Object.freeze({
   /** Done (including "nothing to do" and dry runs). */

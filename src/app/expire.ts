@@ -4,8 +4,8 @@
  * `floe serve` and the bindings run this function; maintenanceResult() turns its report into the result document.
  */
 import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
-import { FloeError } from '../errors.js';
-import { parseCutoff } from '../util/cutoff.js';
+import { FloeError } from '../../util/errors.js';
+import { parseCutoff } from '../../util/cutoff.js';
 import { parseNonNegativeInt, parseSnapshotIds, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';

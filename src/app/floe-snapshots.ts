@@ -1,6 +1,6 @@
 /**
  * The snapshots floe committed to a table since a moment, whatever the format, as `floe serve` compares them
- * with its run records at start (src/service/reconcile-runs.ts, issue 29.2): Iceberg snapshots carrying
+ * with its run records at start (src/shells/service/reconcile-runs.ts, issue 29.2): Iceberg snapshots carrying
  * `floe.commit-id` in their summary, Paimon snapshots whose `commitUser` is floe's (connectors/paimon/commit-user.ts).
  */
 import { COMMIT_ID_PROPERTY } from '../../connectors/iceberg/commit-id.js';

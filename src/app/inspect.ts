@@ -1,12 +1,12 @@
 /**
  * The inspect job: what a table is (format, version, snapshots), what its live files look like (size classes,
- * delete files by kind, per partition) and a health score (formula in src/health.ts). Paimon tables add the
+ * delete files by kind, per partition) and a health score (formula in src/core/health.ts). Paimon tables add the
  * LSM picture (src/app/paimon-view.ts, loaded only for Paimon tables). The text views are the CLI's.
  */
-import { FloeError } from '../errors.js';
-import { holdsLiveFiles, tableHealth, sizePolicyFromProperties, type HealthReport } from '../health.js';
+import { FloeError } from '../../util/errors.js';
+import { holdsLiveFiles, tableHealth, sizePolicyFromProperties, type HealthReport } from '../core/health.js';
 import { realPlaceOf } from '../../connectors/storage/located-error.js';
-import { formatPartitionValue } from '../planning/partition-label.js';
+import { formatPartitionValue } from '../core/planning/partition-label.js';
 import { loadTableModel, requireSnapshot, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { displayValue } from '../../connectors/iceberg/values.js';
 import { indexFields, partitionResultType, typeToString } from '../../connectors/iceberg/schema.js';

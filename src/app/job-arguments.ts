@@ -2,7 +2,7 @@
  * The arguments the maintenance jobs share, checked the same way whether they come from the command line
  * (text) or from the library and job specs (numbers).
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 
 /** A job's table access options (connectors/iceberg/open-for-write.ts) plus the flags every job shares. */

@@ -7,8 +7,8 @@
  * removeTableOrphans and compactTable; this module only builds their options from the spec and summarises
  * their reports.
  */
-import { FloeError } from '../errors.js';
-import { safeEmitter, type ProgressListener } from '../execution/events.js';
+import { FloeError } from '../../util/errors.js';
+import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import {
   JOB_KINDS,
   type MaintenanceJobResult,
@@ -21,9 +21,9 @@ import type { CompactReport } from '../orchestration/compact-iceberg.js';
 import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
 import { totalBytes, type MaintenanceReport } from './maintenance-report.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
-import { advanceTieredState } from '../planning/tiered/index.js';
-import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../planning/tiered/state-json.js';
-import type { DecisionStep, Plan } from '../planning/plan.js';
+import { advanceTieredState } from '../core/planning/tiered/index.js';
+import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../core/planning/tiered/state-json.js';
+import type { DecisionStep, Plan } from '../core/planning/plan.js';
 import { takeoverMessage, type JobLeaseOptions } from '../lease/job-lease.js';
 import type { LeaseTakeover } from '../lease/lease.js';
 import { expireTable } from './expire.js';

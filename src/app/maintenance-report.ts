@@ -1,17 +1,17 @@
 /**
- * Printing a maintenance report (src/model/maintenance-report.ts) as text or JSON.
+ * Printing a maintenance report (model/maintenance-report.ts) as text or JSON.
  */
 import {
   countByKind,
   totalBytes,
   type DeletionCandidate,
   type MaintenanceReport,
-} from '../model/maintenance-report.js';
+} from '../../model/maintenance-report.js';
 
-export * from '../model/maintenance-report.js';
-/** One implementation for the project: src/util/units.ts. */
-export { formatBytes } from '../util/units.js';
-import { formatBytes } from '../util/units.js';
+export * from '../../model/maintenance-report.js';
+/** One implementation for the project: util/units.ts. */
+export { formatBytes } from '../../util/units.js';
+import { formatBytes } from '../../util/units.js';
 
 function jsonSafe(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));

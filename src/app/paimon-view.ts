@@ -3,12 +3,12 @@
  * The size classes and health score are the same format-neutral ones Iceberg uses; Paimon adds the LSM
  * picture: sorted runs per bucket. Loaded only when a Paimon table is opened.
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { loadPaimonTable, scanPaimon } from '../../connectors/paimon/index.js';
-import type { TableModel } from '../model/index.js';
-import { tableHealth, sizePolicyFromProperties, type HealthReport } from '../health.js';
-import { stringifyJsonLossless } from '../util/json.js';
+import type { TableModel } from '../../model/index.js';
+import { tableHealth, sizePolicyFromProperties, type HealthReport } from '../core/health.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 
 /** `--snapshot <id>` for a Paimon table: a snapshot number. */
 export function snapshotIdArg(text: string): bigint {

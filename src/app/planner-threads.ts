@@ -8,7 +8,7 @@
  * (policy.ts) for callers that plan without running (the simulator, the distributed seam).
  */
 import * as os from 'node:os';
-import { TIERED_KEYS } from '../planning/policy.js';
+import { TIERED_KEYS } from '../core/planning/policy.js';
 
 /**
  * `options` with `self-optimizing.available-cores` set to the run's thread count, unless `-o` or the table

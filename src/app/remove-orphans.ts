@@ -3,8 +3,8 @@
  * file references and that are older than the safety window (default 3 days, at least 24 h).
  */
 import { isPaimonCatalogSpec, withPaimonCatalogTable } from './paimon-catalog.js';
-import { FloeError } from '../errors.js';
-import { parseCutoff } from '../util/cutoff.js';
+import { FloeError } from '../../util/errors.js';
+import { parseCutoff } from '../../util/cutoff.js';
 import { parseNonNegativeInt, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';

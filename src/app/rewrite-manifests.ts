@@ -4,7 +4,7 @@ import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, requireFormat } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized } from './maintenance-result.js';
-import { parseSizeBytes } from '../util/units.js';
+import { parseSizeBytes } from '../../util/units.js';
 import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { rewriteManifests } from '../../connectors/iceberg/rewrite-manifests.js';

@@ -9,8 +9,8 @@
  * `--format csv` writes a header and RFC 4180 rows (NULL = empty field, nested values as JSON).
  * `--count` prints only the number of live rows.
  */
-import { FloeError } from '../errors.js';
-import { stringifyJsonLossless } from '../util/json.js';
+import { FloeError } from '../../util/errors.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 import { requireSnapshot } from '../../connectors/iceberg/table.js';
 import { countLiveRows, scanTable } from '../../connectors/iceberg/scan.js';
 import { displayValue } from '../../connectors/iceberg/values.js';

@@ -1,7 +1,7 @@
 /**
  * Progress for the maintenance jobs, which have no task events of their own: the caller counts what the
  * job reads, lists and deletes through its FileIO (the job's code is unchanged; only this instance is
- * observed). The CLI's progress bar (src/cli/progress.ts) is one such counter.
+ * observed). The CLI's progress bar (src/shells/cli/progress.ts) is one such counter.
  */
 import pLimit from 'p-limit';
 import type { FileIO } from '../../connectors/storage/file-io.js';

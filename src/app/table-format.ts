@@ -2,7 +2,7 @@
  * Table formats for the jobs: the one detector (connectors/table-format.ts), opened on a job's storage, and
  * the refusals of a command or flag that does not apply to the format found.
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 import { detectTableFormat, type TableFormat } from '../../connectors/table-format.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';

@@ -2,7 +2,7 @@
  * A table's current state as floe's neutral model (src/model), whatever its format: what the health score,
  * the planners and `floe serve`'s table pages read. Each format's reader loads only for a table of that format.
  */
-import type { TableModel } from '../model/index.js';
+import type { TableModel } from '../../model/index.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 import { fileIOFromEnv } from '../../connectors/storage/env.js';
 import { detectTableFormat } from './table-format.js';

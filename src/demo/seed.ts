@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import type { Field } from '../model/index.js';
+import type { Field } from '../../model/index.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 

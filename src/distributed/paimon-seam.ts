@@ -13,9 +13,9 @@
  *   commits nothing. Afterwards the run's files that no snapshot references are deleted — only names of the
  *   run's own pattern.
  */
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
-import type { ProgressListener } from '../execution/events.js';
+import type { ProgressListener } from '../core/execution/events.js';
 import {
   compactPaimon,
   type DeferredPaimonCommit,

@@ -3,12 +3,12 @@
  * lease (taken when the run is planned, continued by the rewrite and commit steps on any machine, released
  * by the commit or when the run is given up) and the run's MaintenanceJobResult.
  *
- * The Temporal binding uses these; src/bindings/bullmq.ts has the same logic inline (private helpers of the
+ * The Temporal binding uses these; src/shells/bindings/bullmq.ts has the same logic inline (private helpers of the
  * same names) and can switch to this module without a change in behaviour.
  */
 import type { MaintenanceJobResult, MaintenanceJobSpec } from '../orchestration/job-types.js';
 import type { ObjectStore } from '../../connectors/storage/index.js';
-import { isFloeError } from '../errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { storageConfigFromSpecs } from '../../connectors/storage/env.js';
 import { acquireTableLease, adoptTableLease, type TableLease } from '../lease/lease.js';
 import { leaseObject } from '../lease/table-lease.js';

@@ -20,11 +20,11 @@
  *   against the stored plan, so every worker rewrites exactly what was planned.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { MaintenanceJobSpec } from '../orchestration/job-types.js';
 import { icebergCompactOptions } from '../orchestration/compact-spec.js';
 import { planIceberg, statsOf, type CompactOptions, type TableStats } from '../orchestration/compact-iceberg.js';
-import type { ProgressListener } from '../execution/events.js';
+import type { ProgressListener } from '../core/execution/events.js';
 import { cancelledError, isCancelled } from '../orchestration/cancel.js';
 import {
   openIcebergForWrite,
@@ -32,8 +32,8 @@ import {
   type AccessOptions,
   type OpenedIcebergTable,
 } from '../../connectors/iceberg/open-for-write.js';
-import { deleteFileId } from '../planning/deletes.js';
-import type { Plan, RewriteTask } from '../planning/plan.js';
+import { deleteFileId } from '../core/planning/deletes.js';
+import type { Plan, RewriteTask } from '../core/planning/plan.js';
 import type { RewriteGroup } from '../../connectors/iceberg/commit-rewrite.js';
 import { isCommitStateUnknown } from '../../connectors/commit-state.js';
 import {

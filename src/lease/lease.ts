@@ -24,8 +24,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { FloeError, isFloeError } from '../errors.js';
-import { currentProcessIdentity, processLiveness, type ProcessIdentity } from '../util/process-identity.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
+import { currentProcessIdentity, processLiveness, type ProcessIdentity } from '../../util/process-identity.js';
 import { createVerified } from '../../connectors/storage/create-verified.js';
 import type { ObjectStore } from '../../connectors/storage/object-store.js';
 

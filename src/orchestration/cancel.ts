@@ -7,7 +7,7 @@
  * The error is a FloeError of kind `Cancelled` (the CLI maps it to exit code 130), named `AbortError` for
  * callers that test names, with `context.cancelled === true` and `context.committed === false`.
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 
 export function cancelledError(table: string, removedFiles: number, reason?: unknown): FloeError {
   const why = reason instanceof Error ? reason.message : reason === undefined ? 'cancelled' : String(reason);

@@ -12,8 +12,8 @@
 import { parseMetadata } from '../../connectors/iceberg/metadata.js';
 import type { IcebergTable } from '../../connectors/iceberg/table.js';
 import type { CommitIO, TableOperations } from '../../connectors/iceberg/transaction.js';
-import { isFloeError } from '../errors.js';
-import { partitionKey } from '../model/index.js';
+import { isFloeError } from '../../util/errors.js';
+import { partitionKey } from '../../model/index.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from './compact-iceberg.js';
 
 /** Re-plans of the groups a concurrent commit invalidated (compactIcebergReplanning). */

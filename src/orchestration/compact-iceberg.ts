@@ -13,15 +13,20 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pLimit from 'p-limit';
-import { isFloeError } from '../errors.js';
-import { partitionKey, type DeleteFile, type TableModel } from '../model/index.js';
-import type { Plan, RewriteTask } from '../planning/plan.js';
-import { compileFilter, planTiered, tieredPolicyFromProperties, type TieredState } from '../planning/tiered/index.js';
-import { planBinpack, binpackOptionsFrom } from '../planning/binpack/index.js';
-import { planFull } from '../planning/full.js';
-import { planSortStrategy, type SortStrategyOptions } from '../planning/sort-planner.js'; // [sort]
-import { labelTasks } from '../planning/partition-label.js';
-import { safeEmitter, type ProgressListener } from '../execution/events.js';
+import { isFloeError } from '../../util/errors.js';
+import { partitionKey, type DeleteFile, type TableModel } from '../../model/index.js';
+import type { Plan, RewriteTask } from '../core/planning/plan.js';
+import {
+  compileFilter,
+  planTiered,
+  tieredPolicyFromProperties,
+  type TieredState,
+} from '../core/planning/tiered/index.js';
+import { planBinpack, binpackOptionsFrom } from '../core/planning/binpack/index.js';
+import { planFull } from '../core/planning/full.js';
+import { planSortStrategy, type SortStrategyOptions } from '../core/planning/sort-planner.js'; // [sort]
+import { labelTasks } from '../core/planning/partition-label.js';
+import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,
@@ -40,7 +45,7 @@ import { outcomeTracker } from './task-outcomes.js';
 import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { probeWritable } from './write-probe.js';
-import { deleteFileId } from '../planning/deletes.js';
+import { deleteFileId } from '../core/planning/deletes.js';
 import { discardFiles } from './discard-files.js';
 import {
   commitGroupOf,
@@ -52,7 +57,7 @@ import {
   type TaskOutput,
 } from './iceberg-steps.js';
 import { groupPool, type GroupPool } from './group-runner.js';
-import { splitOversizedTasks } from '../execution/split-tasks.js';
+import { splitOversizedTasks } from '../core/execution/split-tasks.js';
 import { planInputsOf, type TableSource } from './group-job.js';
 
 export interface CompactOptions {

@@ -11,9 +11,9 @@
  * files to one of those partitions meanwhile (their rows would otherwise have to be dropped or left
  * unsorted), so no concurrent row is lost.
  */
-import { FloeError } from '../errors.js';
-import { safeEmitter, type ProgressListener } from '../execution/events.js';
-import { describeRowOrder, type RowOrder } from '../planning/sort-order.js';
+import { FloeError } from '../../util/errors.js';
+import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
+import { describeRowOrder, type RowOrder } from '../core/planning/sort-order.js';
 import type { FileIO } from '../../connectors/storage/file-io.js';
 import { commitPaimonSnapshot } from '../../connectors/paimon/commit-compact.js';
 import type { PaimonWriteIO } from '../../connectors/paimon/io.js';
@@ -29,7 +29,7 @@ import {
   paimonRowOrder,
   rewriteSorted,
   type PaimonSortRequest,
-} from '../../connectors/paimon/sort-compact.js';
+} from './paimon-compact/sort-compact.js';
 import {
   groupByBucket,
   partitionFields,

@@ -11,16 +11,16 @@
  * only stops the writers from compacting). Tables whose compaction must also produce changelog or
  * deletion vectors, and options floe does not implement, are refused with the reason.
  */
-import { didYouMean } from '../util/did-you-mean.js';
-import { FloeError, isFloeError } from '../errors.js';
-import type { DecisionStep } from '../planning/plan.js';
-import { parseMemorySize } from '../planning/universal/index.js';
-import { safeEmitter, type ProgressListener } from '../execution/events.js';
+import { didYouMean } from '../../util/did-you-mean.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
+import type { DecisionStep } from '../core/planning/plan.js';
+import { parseMemorySize } from '../core/planning/universal/index.js';
+import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { partitionFields, toTableModel, type PaimonTable } from '../../connectors/paimon/table.js';
-import { compileFilter, filterColumns } from '../planning/predicate.js';
-import { formatTypedValue } from '../planning/partition-label.js';
-import type { FieldType } from '../model/index.js';
+import { compileFilter, filterColumns } from '../core/planning/predicate.js';
+import { formatTypedValue } from '../core/planning/partition-label.js';
+import type { FieldType } from '../../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';
 import type { PaimonIO } from '../../connectors/paimon/io.js';
 import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
@@ -38,7 +38,7 @@ import { assertChangelogCompactable } from '../../connectors/paimon/compact-chan
 import { cancelledError } from './cancel.js';
 import type { CancelInfo, TaskOutcome } from './task-outcomes.js';
 import { assertManifestWritable } from '../../connectors/paimon/manifest.js';
-import { assertSortCompactable, type PaimonSortRequest } from '../../connectors/paimon/sort-compact.js';
+import { assertSortCompactable, type PaimonSortRequest } from './paimon-compact/sort-compact.js';
 import { compactPaimonSorted } from './compact-paimon-sort.js';
 import { openForCompaction, startReport } from './paimon-compact/open.js';
 import {
@@ -118,7 +118,7 @@ export interface PaimonRunReport {
 
 export interface PaimonBucketReport {
   partition: unknown[];
-  /** "dt=2024-01-02, region=eu" — dates and timestamps as text (src/planning/partition-label.ts). */
+  /** "dt=2024-01-02, region=eu" — dates and timestamps as text (src/core/planning/partition-label.ts). */
   partitionLabel: string;
   bucket: number;
   /** Sorted runs before compaction, newest first. */

@@ -2,8 +2,8 @@
  * The report of an Iceberg compaction run (`floe compact`, `--deletes-only`): what was planned against
  * which snapshot, what was committed, failed or skipped, and the table before and after.
  */
-import type { TableModel } from '../model/index.js';
-import type { Plan } from '../planning/plan.js';
+import type { TableModel } from '../../model/index.js';
+import type { Plan } from '../core/planning/plan.js';
 import type { CancelInfo, TaskOutcome } from './task-outcomes.js';
 
 export interface TableStats {

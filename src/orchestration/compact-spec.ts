@@ -12,11 +12,11 @@
  *
  * Only types of the format modules are imported, so resolving a spec loads neither format's engine.
  */
-import { FloeError } from '../errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { TableFormat } from '../../connectors/table-format.js';
-import type { PaimonSortStrategy } from '../../connectors/paimon/sort-compact.js';
-import { parseDurationMs, parseSize } from '../util/units.js';
-import { decodeTieredState, type TieredStateJson } from '../planning/tiered/state-json.js';
+import type { PaimonSortStrategy } from './paimon-compact/sort-compact.js';
+import { parseDurationMs, parseSize } from '../../util/units.js';
+import { decodeTieredState, type TieredStateJson } from '../core/planning/tiered/state-json.js';
 import type { CompactOptions } from './compact-iceberg.js';
 import type { PaimonCompactOptions } from './compact-paimon.js';
 import type { CompactSpec } from './job-types.js';

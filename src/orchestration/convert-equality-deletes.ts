@@ -8,10 +8,10 @@
  * output prefix (`floe-run-<runId>-<attemptId>`), like rewrite outputs, so the run's uncommitted files can
  * be found by name.
  */
-import type { RewriteTask } from '../planning/plan.js';
+import type { RewriteTask } from '../core/planning/plan.js';
 import type { NewContentFile } from '../../connectors/iceberg/commit-rewrite.js';
 import { dataFileStem, type DataFileDeletes } from '../../connectors/iceberg/delete-writer.js';
-import type { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
+import type { IcebergRewriteAdapter } from './iceberg-rewrite-adapter.js';
 import { isCancelled } from './cancel.js';
 
 /** The task's equality-deleted rows as position deletes (v2) or deletion vectors (v3). */

@@ -6,9 +6,9 @@
  * spec's rules, with paths compared loosely (scheme and authority ignored) so a renamed-location table
  * never loses a delete it still needs.
  */
-import type { DataFile, DeleteFile, PartitionSpec, TableModel } from '../model/index.js';
-import { partitionKey } from '../model/index.js';
-import { isUnpartitionedSpec } from '../planning/deletes.js';
+import type { DataFile, DeleteFile, PartitionSpec, TableModel } from '../../model/index.js';
+import { partitionKey } from '../../model/index.js';
+import { isUnpartitionedSpec } from '../core/planning/deletes.js';
 
 /** `hdfs://nn:8020/a/b` and `/a/b` and `s3a://bucket/a/b` → `/a/b`-style keys for a loose comparison. */
 function loosePath(p: string): string {

@@ -5,7 +5,7 @@
  */
 import type { CompactOptions } from './compact-iceberg.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
-import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../planning/tiered/state-json.js';
+import { decodeTieredState, encodeTieredState, type TieredStateJson } from '../core/planning/tiered/state-json.js';
 
 /** How a worker opens the table again: the reference and access options the caller opened it with. */
 export interface TableSource {

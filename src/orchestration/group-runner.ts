@@ -1,10 +1,10 @@
 /**
  * Caller side of in-process parallelism: the rewrite step of a single-process run on worker threads
- * (src/execution/worker-pool.ts running group-worker.ts), one task per worker at a time. compactIceberg
+ * (src/core/execution/worker-pool.ts running group-worker.ts), one task per worker at a time. compactIceberg
  * uses it when `parallelism` > 1 and it knows how to open the table again (`source`).
  */
-import { WorkerPool } from '../execution/worker-pool.js';
-import type { ProgressEvent } from '../execution/events.js';
+import { WorkerPool } from '../core/execution/worker-pool.js';
+import type { ProgressEvent } from '../core/execution/events.js';
 import { decodeContentFile, type ContentFileJson } from './content-file-json.js';
 import type { GroupJob, PlanInputsJson, TableSource } from './group-job.js';
 import type { TaskOutput } from './iceberg-steps.js';

@@ -1,5 +1,5 @@
 /**
- * Worker-thread side of a single-process run's rewrite step (loaded by src/execution/worker-pool.ts):
+ * Worker-thread side of a single-process run's rewrite step (loaded by src/core/execution/worker-pool.ts):
  * `rewriteGroup(job)` opens the table, plans again from the run's base metadata file, checks the task
  * against the caller's, rewrites it with the same step the distributed seam uses (rewritePlannedTask) and
  * returns the files it wrote as JSON. Progress events go back through the pool; a cancel from the caller
@@ -8,10 +8,10 @@
  * One worker keeps the table, plan and rewrite context of the last run it served, so its tasks share the
  * manifest reading, planning and the delete-file cache.
  */
-import { FloeError } from '../errors.js';
-import type { JobContext, Json } from '../execution/worker-pool.js';
-import type { ProgressEvent } from '../execution/events.js';
-import type { Plan } from '../planning/plan.js';
+import { FloeError } from '../../util/errors.js';
+import type { JobContext, Json } from '../core/execution/worker-pool.js';
+import type { ProgressEvent } from '../core/execution/events.js';
+import type { Plan } from '../core/planning/plan.js';
 import { planIceberg } from './compact-iceberg.js';
 import { openIcebergForWrite, type OpenedIcebergTable } from '../../connectors/iceberg/open-for-write.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';

@@ -10,11 +10,11 @@
  * Every output name starts with the run's prefix `floe-run-<runId>-<attemptId>`, and every commit's summary
  * names the run (`floe.run-id`) and its tasks (`floe.run-tasks`).
  */
-import { executeTasks } from '../execution/executor.js';
-import type { ProgressListener } from '../execution/events.js';
-import type { TableModel } from '../model/index.js';
-import { deleteFileId } from '../planning/deletes.js';
-import type { RewriteTask } from '../planning/plan.js';
+import { executeTasks } from '../core/execution/executor.js';
+import type { ProgressListener } from '../core/execution/events.js';
+import type { TableModel } from '../../model/index.js';
+import { deleteFileId } from '../core/planning/deletes.js';
+import type { RewriteTask } from '../core/planning/plan.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,
@@ -23,7 +23,7 @@ import {
   type RewriteGroup,
   type TableOperations,
 } from '../../connectors/iceberg/commit-rewrite.js';
-import { IcebergRewriteAdapter } from '../../connectors/iceberg/rewrite-adapter.js';
+import { IcebergRewriteAdapter } from './iceberg-rewrite-adapter.js';
 import { distinctFileBytes } from '../../connectors/iceberg/delete-writer.js';
 import { DeleteIndex } from '../../connectors/iceberg/deletes.js';
 import { allFieldsById } from '../../connectors/iceberg/manifests.js';

@@ -4,10 +4,10 @@
  * Kept apart from the job runners so the scheduler and config load without the compaction engine. It sits
  * below src/app because the distributed seam takes the same spec.
  */
-import type { ProgressListener } from '../execution/events.js';
+import type { ProgressListener } from '../core/execution/events.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
-import type { TieredStateJson } from '../planning/tiered/state-json.js';
-import type { SortStrategyOptions } from '../planning/sort-planner.js';
+import type { TieredStateJson } from '../core/planning/tiered/state-json.js';
+import type { SortStrategyOptions } from '../core/planning/sort-planner.js';
 
 export type JobKind = 'compact' | 'expire' | 'remove-orphans';
 export const JOB_KINDS: readonly JobKind[] = ['compact', 'expire', 'remove-orphans'];

@@ -15,7 +15,7 @@
  * (commit-rewrite.ts): an input that a concurrent commit removed or replaced fails its group.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import {
   partitionKey,
   type DataFile,
@@ -23,16 +23,16 @@ import {
   type DeletionVectorFile,
   type PositionDeleteFile,
   type TableModel,
-} from '../model/index.js';
-import type { Plan, RewriteTask } from '../planning/plan.js';
-import { deleteApplies, deleteFileId } from '../planning/deletes.js';
+} from '../../model/index.js';
+import type { Plan, RewriteTask } from '../core/planning/plan.js';
+import { deleteApplies, deleteFileId } from '../core/planning/deletes.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
 import { outcomeTracker } from './task-outcomes.js';
 import { cancelledError, isCancelled } from './cancel.js';
 import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { discardFiles } from './discard-files.js';
 import { deleteIndexOf } from './iceberg-steps.js';
-import { chunksBySize } from '../execution/split-tasks.js';
+import { chunksBySize } from '../core/execution/split-tasks.js';
 import {
   IcebergRewriteCommitter,
   type CommitIO,

@@ -14,8 +14,8 @@
  *    do not apply to them) — only for position deletes, which name their data files by path.
  * A deletion vector names one data file; it goes only when that file is no longer live.
  */
-import type { DataFile, DeleteFile, TableModel } from '../model/index.js';
-import { buildDeleteIndex, deleteFileId } from '../planning/deletes.js';
+import type { DataFile, DeleteFile, TableModel } from '../../model/index.js';
+import { buildDeleteIndex, deleteFileId } from '../core/planning/deletes.js';
 
 export interface SettleInput {
   /** The table after this run's commits. */

@@ -6,7 +6,7 @@
  * the age window, if a crash lands between the two.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError, isFloeError } from '../errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import type { CommitIO } from '../../connectors/iceberg/commit-rewrite.js';
 
 export async function probeWritable(out: CommitIO, dirs: readonly string[], table: string): Promise<void> {

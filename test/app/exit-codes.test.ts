@@ -8,7 +8,7 @@ import { compactExitCode, type CompactResult } from '../../src/app/compact-resul
 import { maintenanceExitCode } from '../../src/app/maintenance-result.js';
 import { statusOf } from '../../src/app/result.js';
 import { newReport } from '../../src/app/maintenance-report.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 
 const compact = (snapshots: string[], failed: number): CompactResult =>
   ({

@@ -18,8 +18,8 @@ import { loadCurrentModel } from '../../src/app/table-model.js';
 import { fileIOFromEnv, openIcebergForWrite } from '../../src/app/open-table.js';
 import { RESULT_SCHEMA_ID } from '../../src/app/result.js';
 import * as root from '../../src/index.js';
-import { caught, copyFixture } from '../iceberg/helpers.js';
-import { spawnFloe } from '../cli/support.js';
+import { caught, copyFixture } from '../connectors/iceberg/helpers.js';
+import { spawnFloe } from '../shells/cli/support.js';
 
 const iceberg = copyFixture('impala/iceberg_v2_partitioned_position_deletes');
 const paimon = copyFixture('paimon-cpp/pk_table_scan_and_read_mor');

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { plannerThreads, withPlannerThreads } from '../../src/app/planner-threads.js';
 import { compactTable } from '../../src/app/compact.js';
 import { smallTable, type SmallTable } from '../distributed/small-table.js';
-import { floe, resultOf } from '../cli/support.js';
+import { floe, resultOf } from '../shells/cli/support.js';
 
 const MiB = 1024 * 1024;
 const KEY = 'self-optimizing.available-cores';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { detectTableFormat, tableFormatOf } from '../../src/app/table-format.js';
 import { fileIOFromEnv } from '../../src/app/open-table.js';
 import { isPaimonTable } from '../../connectors/paimon/table.js';
-import { caught, fixtures } from '../iceberg/helpers.js';
+import { caught, fixtures } from '../connectors/iceberg/helpers.js';
 
 const iceberg = path.join(fixtures, 'impala/iceberg_v2_partitioned_position_deletes');
 const paimon = path.join(fixtures, 'paimon-cpp/pk_table_scan_and_read_mor');

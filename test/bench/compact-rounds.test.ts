@@ -15,7 +15,7 @@ import {
   type Round,
 } from '../../bench/compact-rounds.js';
 import { smallTable, type SmallTable } from '../distributed/small-table.js';
-import { floe } from '../cli/support.js';
+import { floe } from '../shells/cli/support.js';
 
 const tables: SmallTable[] = [];
 afterEach(() => {

@@ -14,7 +14,7 @@ import { compactIceberg, type CompactOptions, type CompactReport } from '../../s
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
 
 let root: string;
 let pristine: string;

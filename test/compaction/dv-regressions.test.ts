@@ -9,8 +9,8 @@ import { TestTable, type CompactionSpec } from './harness.js';
 import { commitDeletionVectors, commitPositionDeletes } from './positional-deletes.js';
 import type { Row } from './model.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
-import type { DataFile, DeleteFile } from '../../src/model/index.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
+import type { DataFile, DeleteFile } from '../../model/index.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
 
 let seq = 0n;
 /** `v` is unique per written row: the DV writer maps positions to model rows by it. */

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Field } from '../../src/model/index.js';
+import type { Field } from '../../model/index.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable, deleteByEquality } from '../../connectors/iceberg/write-table.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';

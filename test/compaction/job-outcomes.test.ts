@@ -16,8 +16,8 @@ import type { Row } from './model.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { compactIceberg, type CompactOptions, type CompactReport } from '../../src/orchestration/compact-iceberg.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
-import { isFloeError } from '../../src/errors.js';
-import { FloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
+import { FloeError } from '../../util/errors.js';
 import type { CommitIO, TableOperations } from '../../connectors/iceberg/commit-rewrite.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import {
@@ -25,7 +25,7 @@ import {
   copyFixture,
   fixtures as paimonFixtures,
   hasFixtures as hasPaimonFixtures,
-} from '../paimon-compact/helpers.js';
+} from '../connectors/paimon-compact/helpers.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
 
 let seq = 0n;

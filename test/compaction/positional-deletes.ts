@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import * as arrow from 'apache-arrow';
 import { writeParquet } from '../../connectors/formats/parquet/index.js';
-import { partitionKey } from '../../src/model/index.js';
+import { partitionKey } from '../../model/index.js';
 import type { TestTable } from './harness.js';
 import { openIcebergForWrite } from '../../connectors/iceberg/open-for-write.js';
 import { IcebergRewriteCommitter, type NewContentFile } from '../../connectors/iceberg/commit-rewrite.js';
@@ -20,8 +20,8 @@ import { writeDeletionVectorPuffin } from '../../connectors/iceberg/puffin-write
 import { decodeDeletionVector } from '../../connectors/iceberg/puffin.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
 import { openParquet, readColumnsById } from '../../connectors/iceberg/parquet-reader.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
-import type { DataFile, DeletionVectorFile } from '../../src/model/index.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
+import type { DataFile, DeletionVectorFile } from '../../model/index.js';
 
 export interface DvTarget {
   /** A live data file's path, or an index into the live data files sorted by path (taken modulo their count). */

@@ -16,8 +16,8 @@ import {
   type RewritePositionDeletesOptions,
 } from '../../src/orchestration/rewrite-position-deletes.js';
 import type { CompactReport } from '../../src/orchestration/compact-iceberg.js';
-import type { DataFile, DeleteFile } from '../../src/model/index.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
+import type { DataFile, DeleteFile } from '../../model/index.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
 
 let seq = 0n;
 const row = (id: number, s = 'x'): Row => [BigInt(id), null, null, s, ++seq];

@@ -12,8 +12,8 @@ import { expectAtMostOneDvPerDataFile } from './run-history.js';
 import type { Row } from './model.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { decodeDeletionVector, readPuffinFooter } from '../../connectors/iceberg/puffin.js';
-import type { DataFile, DeleteFile, DeletionVectorFile } from '../../src/model/index.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
+import type { DataFile, DeleteFile, DeletionVectorFile } from '../../model/index.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
 
 let seq = 0n;
 const row = (id: number, s = 'x'): Row => [BigInt(id), null, null, s, ++seq];

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../iceberg/helpers.js';
+import { repoRoot } from '../connectors/iceberg/helpers.js';
 
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   exports: Record<string, { import: string; types: string }>;
@@ -12,17 +12,17 @@ const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')
 };
 
 describe('floe/bullmq', () => {
-  it('is exported from the build of src/bindings/bullmq.ts, with optional peers', async () => {
+  it('is exported from the build of src/shells/bindings/bullmq.ts, with optional peers', async () => {
     expect(pkg.exports['./bullmq']).toEqual({
-      types: './dist/src/bindings/bullmq.d.ts',
-      import: './dist/src/bindings/bullmq.js',
+      types: './dist/src/shells/bindings/bullmq.d.ts',
+      import: './dist/src/shells/bindings/bullmq.js',
     });
     for (const p of ['bullmq', 'ioredis']) {
       expect(pkg.peerDependencies[p]).toBeDefined();
       expect(pkg.peerDependenciesMeta[p]?.optional).toBe(true);
       expect(pkg.devDependencies[p]).toBeDefined();
     }
-    const m = await import('../../src/bindings/bullmq.js');
+    const m = await import('../../src/shells/bindings/bullmq.js');
     expect(typeof m.createFloeWorkers).toBe('function');
     expect(typeof m.enqueueMaintenance).toBe('function');
     expect(typeof m.upsertTableSchedule).toBe('function');

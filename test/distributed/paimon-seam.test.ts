@@ -16,7 +16,7 @@ import {
 import { paimonRunUser } from '../../src/distributed/paimon-seam.js';
 import type { MaintenanceJobSpec } from '../../src/orchestration/job-types.js';
 import { openPaimonTable } from '../../connectors/paimon/index.js';
-import { cleanup, copyFixture, rowsOf } from '../paimon-compact/helpers.js';
+import { cleanup, copyFixture, rowsOf } from '../connectors/paimon-compact/helpers.js';
 
 afterEach(cleanup);
 

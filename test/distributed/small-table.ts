@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FileIO } from '../../connectors/storage/index.js';
-import type { Field } from '../../src/model/index.js';
+import type { Field } from '../../model/index.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { loadTableModel, openIcebergTable } from '../../connectors/iceberg/table.js';
 import { scanTable } from '../../connectors/iceberg/scan.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CLI_DOCS_PATH, renderCliDocs } from '../../scripts/gen-cli-docs.js';
-import { COMMANDS, registerAll } from '../../src/cli/commands/index.js';
+import { COMMANDS, registerAll } from '../../src/shells/cli/commands/index.js';
 
 describe('docs/cli.md', () => {
   it('is what scripts/gen-cli-docs.ts prints from the command definitions', async () => {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import { acquireTableLease, readTableLease } from '../../src/lease/lease.js';
-import { copyFixture, floe } from '../cli/support.js';
+import { copyFixture, floe } from '../shells/cli/support.js';
 
 const ice = copyFixture('impala/iceberg_v2_positional_not_all_data_files_have_delete_files');
 const paimon = copyFixture('paimon-cpp/pk_table_scan_and_read_mor');

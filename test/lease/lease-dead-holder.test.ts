@@ -12,8 +12,8 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../connectors/storage/index.js';
 import { acquireTableLease, readTableLease, type LeaseRecord } from '../../src/lease/lease.js';
-import { currentProcessIdentity, processStartTicks } from '../../src/util/process-identity.js';
-import { copyFixture, floe, spawnFloe } from '../cli/support.js';
+import { currentProcessIdentity, processStartTicks } from '../../util/process-identity.js';
+import { copyFixture, floe, spawnFloe } from '../shells/cli/support.js';
 
 const store = new LocalObjectStore('/');
 const work = mkdtempSync(path.join(tmpdir(), 'floe-dead-lease-'));

@@ -6,7 +6,7 @@ import { LocalObjectStore, MemoryObjectStore, type ObjectStore } from '../../con
 import { acquireTableLease, adoptTableLease, readTableLease } from '../../src/lease/lease.js';
 import { withTableLease } from '../../src/lease/table-lease.js';
 import { FileIO } from '../../connectors/storage/index.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { exitCodeForError } from '../../src/app/exit-codes.js';
 
 const dirs: string[] = [];

@@ -13,8 +13,8 @@ import { expirePaimonSnapshots } from '../../connectors/paimon/expire.js';
 import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { FileIO } from '../../connectors/storage/index.js';
 import { reportToJson, reportToText } from '../../src/app/maintenance-report.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
-import { FloeError } from '../../src/errors.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
+import { FloeError } from '../../util/errors.js';
 import { ICEBERG_CRAFTS, PAIMON_CRAFTS, T0, craftIceberg, craftPaimon, plant, tempRoot, walk } from './crafted.js';
 
 const temps: string[] = [];

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringifyJsonLossless } from '../../src/util/json.js';
+import { stringifyJsonLossless } from '../../util/json.js';
 import {
   STATUS_ADDED,
   writeManifest,

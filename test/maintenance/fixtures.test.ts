@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 import { History, TABLE, reachableFiles } from './history.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FileIO, MemoryObjectStore } from '../../connectors/storage/index.js';
-import { stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
+import { stringifyJsonLossless, toBigInt } from '../../util/json.js';
 import { readAvroContainer } from '../../connectors/formats/avro.js';
 import {
   STATUS_ADDED,

@@ -23,8 +23,8 @@ import { removePaimonOrphanFiles } from '../../connectors/paimon/orphans.js';
 import { scanPaimon } from '../../connectors/paimon/scan.js';
 import { rewriteManifests } from '../../connectors/iceberg/rewrite-manifests.js';
 import { readManifest, readManifestList, allFieldsById } from '../../connectors/iceberg/manifests.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
-import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
+import { removeOrphansAction } from '../../src/shells/cli/commands/remove-orphans.js';
 import { History, TABLE } from './history.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

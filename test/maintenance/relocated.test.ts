@@ -9,13 +9,13 @@ import path from 'node:path';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
-import { FloeError } from '../../src/errors.js';
+import { FloeError } from '../../util/errors.js';
 import { readManifestList } from '../../connectors/iceberg/manifests.js';
 import { fileIOWithMappings } from '../../connectors/storage/file-io.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { reportToJson, reportToText } from '../../src/app/maintenance-report.js';
-import { expireAction } from '../../src/cli/commands/expire.js';
-import { removeOrphansAction } from '../../src/cli/commands/remove-orphans.js';
+import { expireAction } from '../../src/shells/cli/commands/expire.js';
+import { removeOrphansAction } from '../../src/shells/cli/commands/remove-orphans.js';
 import { T0, craftIceberg, craftPaimon, plant, tempRoot, walk } from './crafted.js';
 
 const temps: string[] = [];

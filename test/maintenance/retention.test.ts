@@ -6,7 +6,7 @@ import {
   trimSnapshotLog,
   type RetentionRef,
   type RetentionSnapshot,
-} from '../../src/model/snapshot-retention.js';
+} from '../../model/snapshot-retention.js';
 import {
   ValidIndex,
   classifyListing,
@@ -14,10 +14,10 @@ import {
   isHiddenBelow,
   type OrphanCandidate,
 } from '../../connectors/storage/orphan-scan.js';
-import { parseCutoff } from '../../src/util/cutoff.js';
-import { tryParseDurationMs as parseDurationMs } from '../../src/util/units.js';
+import { parseCutoff } from '../../util/cutoff.js';
+import { tryParseDurationMs as parseDurationMs } from '../../util/units.js';
 import { normalizeLocation } from '../../connectors/storage/index.js';
-import { isFloeError } from '../../src/errors.js';
+import { isFloeError } from '../../util/errors.js';
 
 // main: 1 → 2 → 3 → 4 (head), timestamps 0, 10, 20, 30; now = 40
 const chain: RetentionSnapshot[] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findDanglingDeletes } from '../../src/orchestration/dangling-deletes.js';
 import { settleRemovableDeletes } from '../../src/orchestration/settle-deletes.js';
-import { deleteFileId } from '../../src/planning/deletes.js';
+import { deleteFileId } from '../../src/core/planning/deletes.js';
 import {
   dataFile,
   deletionVector,
@@ -10,7 +10,7 @@ import {
   posDelete,
   identitySpec,
   unpartitionedSpec,
-} from '../planning/fixtures.js';
+} from '../core/planning/fixtures.js';
 
 describe('dangling deletes', () => {
   it('an equality delete older than or equal to every data file of its partition is dangling', () => {

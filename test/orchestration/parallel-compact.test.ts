@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compactIceberg, type CompactOptions } from '../../src/orchestration/compact-iceberg.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
-import type { ProgressEvent } from '../../src/execution/events.js';
+import type { ProgressEvent } from '../../src/core/execution/events.js';
 import { smallTable, type SmallTable } from '../distributed/small-table.js';
-import { floe, resultOf } from '../cli/support.js';
-import { cleanup, copyFixture } from '../paimon-compact/helpers.js';
+import { floe, resultOf } from '../shells/cli/support.js';
+import { cleanup, copyFixture } from '../connectors/paimon-compact/helpers.js';
 
 const tables: SmallTable[] = [];
 afterEach(() => {

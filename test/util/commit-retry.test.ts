@@ -4,13 +4,13 @@
  * retried — never a commit whose state is unknown.
  */
 import { describe, expect, it } from 'vitest';
-import { FloeError, isFloeError } from '../../src/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import {
   ICEBERG_COMMIT_RETRY_DEFAULTS,
   commitBackoffMs,
   icebergCommitRetryPolicy,
   runCommitLoop,
-} from '../../src/util/commit-retry.js';
+} from '../../util/commit-retry.js';
 import { commitStateUnknown } from '../../connectors/commit-state.js';
 
 describe('icebergCommitRetryPolicy', () => {

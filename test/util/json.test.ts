@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../src/util/json.js';
+import { parseJsonLossless, stringifyJsonLossless, toBigInt } from '../../util/json.js';
 
 describe('lossless JSON', () => {
   it('keeps 64-bit integers beyond 2^53 digit for digit', () => {

@@ -4,7 +4,7 @@
  * on its own, so chunks are decompressed one by one and concatenated.
  */
 import { inflateRawSync } from 'node:zlib';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { snappyUncompress, zstdDecompress } from '../compression.js';
 
 /** `CompressionKind` from the ORC postscript. */

@@ -3,7 +3,7 @@
  * number, and typed accessors pick values out. Varints are kept as bigint so uint64/sint64 stay exact; the
  * accessors convert to number only where ORC's values (lengths, counts, enums) are known to be small.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 
 /** A varint (bigint), a length-delimited payload (Uint8Array) or a fixed32/fixed64 payload (Uint8Array). */
 export type WireValue = { wire: 0; v: bigint } | { wire: 1 | 2 | 5; bytes: Uint8Array };

@@ -8,7 +8,7 @@
  * Paimon's Avro manifests carry `_CREATION_TIME`); struct → object by field name; list → array; map → plain
  * object when keys are strings, otherwise a Map. Nulls are null. Decimal and union are refused.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { decompressOrc, compressionName } from './compression.js';
 import { ByteCursor, decodeBooleanRle, decodeByteRle, decodeIntRleV1, decodeIntRleV2 } from './rle.js';
 import {

@@ -6,7 +6,7 @@
  * Every decoder reads exactly `count` values and throws Corrupt (naming the file and stream) when the
  * stream ends early or a header is impossible.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 
 /** A cursor over one decompressed stream; `what` names the column and stream for error messages. */
 export class ByteCursor {

@@ -3,7 +3,7 @@
  * compression and the footer length; the footer lists stripes, the flattened type tree and user metadata.
  * Each stripe ends with a stripe footer that lists its streams (in file order) and column encodings.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { checkCompression, compressionName, decompressOrc } from './compression.js';
 import { Proto } from './protobuf.js';
 

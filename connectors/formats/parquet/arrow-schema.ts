@@ -1,8 +1,8 @@
 /** Iceberg (neutral model) types → Arrow types, with every field carrying its Parquet field id. */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
-import type { Field, FieldType } from '../../../src/model/table.js';
-import { withFieldId } from './field-id.js';
+import { FloeError } from '../../../util/errors.js';
+import type { Field, FieldType } from '../../../model/table.js';
+import { withFieldId } from '../../../model/arrow/field-id.js';
 import { ARROW_EXTENSION_KEY, ARROW_UUID } from './uuid-annotation.js';
 
 export function arrowSchemaForIceberg(fields: Field[]): arrow.Schema {

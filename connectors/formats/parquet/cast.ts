@@ -6,14 +6,14 @@
  * INT96/millis files) are normalised too. Anything else is Unsupported.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
-import type { Field, FieldType } from '../../../src/model/table.js';
+import { FloeError } from '../../../util/errors.js';
+import type { Field, FieldType } from '../../../model/table.js';
 import { arrowSchemaForIceberg } from './arrow-schema.js';
-import { buildData } from './build.js';
+import { buildData } from '../../../model/arrow/build.js';
 import { valueFromJsonDefault } from './defaults.js';
-import { fieldIdOf } from './field-id.js';
+import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { decodeByteDictionary, narrowLargeBytes, narrowLargeList, viewToContiguous } from './narrow.js';
-import { valueFromArrow } from './rows.js';
+import { valueFromArrow } from '../../../model/arrow/rows.js';
 
 export function castToSchema(table: arrow.Table, targetFields: Field[], file = 'table'): arrow.Table {
   const schema = arrowSchemaForIceberg(targetFields);

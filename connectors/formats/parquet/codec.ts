@@ -2,12 +2,12 @@
  * The Parquet codec floe decodes and encodes row data with: arrow-rs' Parquet implementation, either as a
  * native Node addon (native/parquet-codec, ~3× faster) or as parquet-wasm (the same Rust code compiled to
  * WebAssembly, the portable fallback). Both take and give Arrow IPC streams and produce byte-identical output
- * (test/formats/native-codec-equivalence.test.ts), so everything above this seam is the same for both.
+ * (test/connectors/formats/native-codec-equivalence.test.ts), so everything above this seam is the same for both.
  *
  * Which one: `FLOE_PARQUET_CODEC` = `auto` (default: native when the addon loads), `native` (an error when it
  * cannot load — what the test suite uses, so a missing build fails loudly), or `wasm`.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { isMainThread } from 'node:worker_threads';
 import { nativeCodec, nativeCodecHint, nativeCodecStatus } from './native-codec.js';
 import type { ParquetCodec } from './types.js';

@@ -1,6 +1,6 @@
 /** Iceberg JSON single-value defaults (spec Appendix D, JSON form) → the exact JS values buildData takes. */
-import { FloeError } from '../../../src/errors.js';
-import type { FieldType } from '../../../src/model/table.js';
+import { FloeError } from '../../../util/errors.js';
+import type { FieldType } from '../../../model/table.js';
 
 const DATE = /^(-?\d{4,})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;

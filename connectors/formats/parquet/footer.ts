@@ -4,8 +4,8 @@
  */
 import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparquet';
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import { FloeError } from '../../../src/errors.js';
-import { bigintFromBigEndian, formatDecimal } from './decimal.js';
+import { FloeError } from '../../../util/errors.js';
+import { bigintFromBigEndian, formatDecimal } from '../../../model/arrow/decimal.js';
 import type {
   ParquetChunkStatistics,
   ParquetColumnChunk,

@@ -45,7 +45,7 @@ export { readParquetFooter } from './footer.js';
 export { readParquetTable, iterateRowGroups } from './read.js';
 
 /** fieldIdOf(arrowField): number | undefined — reads `PARQUET:field_id`. FIELD_ID_KEY is that key. */
-export { FIELD_ID_KEY, fieldIdOf } from './field-id.js';
+export { FIELD_ID_KEY, fieldIdOf } from '../../../model/arrow/field-id.js';
 
 /** arrowSchemaForIceberg(fields): arrow.Schema; arrowFieldForIceberg(field): arrow.Field. */
 export { arrowSchemaForIceberg, arrowFieldForIceberg, arrowTypeForIceberg } from './arrow-schema.js';
@@ -81,7 +81,7 @@ export { icebergMetricsFromFooter, parseMetricsMode } from './metrics.js';
  * long/time/timestamp → bigint, decimal → exact decimal string, date → days, binary/fixed → Uint8Array,
  * uuid → canonical string, struct → object, list → array, map → Map.
  */
-export { rowsFromArrow, valueFromArrow } from './rows.js';
+export { rowsFromArrow, valueFromArrow } from '../../../model/arrow/rows.js';
 
 /** tableFromRows(schema, rows): arrow.Table and buildData(type, values) — Arrow from exact JS values (inverse of rowsFromArrow). */
-export { tableFromRows, buildData } from './build.js';
+export { tableFromRows, buildData } from '../../../model/arrow/build.js';

@@ -6,9 +6,9 @@
  * incremented). Leaves inside a list or map get a column size only — no counts, no bounds: Java 1.10's
  * ParquetMetrics visitor returns nothing for list/map subtrees (checked in iceberg-parquet-1.10.1.jar).
  */
-import { FloeError } from '../../../src/errors.js';
-import type { Field, FieldType } from '../../../src/model/table.js';
-import { parseDecimal } from './decimal.js';
+import { FloeError } from '../../../util/errors.js';
+import type { Field, FieldType } from '../../../model/table.js';
+import { parseDecimal } from '../../../model/arrow/decimal.js';
 import { uuidFromBytes } from './footer.js';
 import type {
   IcebergFileMetrics,

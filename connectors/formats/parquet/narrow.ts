@@ -5,7 +5,7 @@
  * large_list; these functions touch only offsets and bytes, never build per-value JS strings.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 
 const MAX_INT32 = 2 ** 31 - 1;
 

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import type {
   ChunkSink,
   CodecFile,

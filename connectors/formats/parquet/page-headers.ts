@@ -6,7 +6,7 @@
  * parsed (no decompression), so it costs a few bytes per page.
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import type { ParquetFooter } from './types.js';
 
 const PAGE_TYPES = 4; // DATA_PAGE, INDEX_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2

@@ -3,8 +3,8 @@
  * migrations) get ids from the caller's name mapping; the result always carries `PARQUET:field_id`.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError, errorForFile } from '../../../src/errors.js';
-import { fieldIdOf, withFieldId } from './field-id.js';
+import { FloeError, errorForFile } from '../../../util/errors.js';
+import { fieldIdOf, withFieldId } from '../../../model/arrow/field-id.js';
 import { readParquetFooter } from './footer.js';
 import { assertPageHeadersReadable } from './page-headers.js';
 import { emptyColumnsTable, retypeTable } from './retype.js';

@@ -5,7 +5,7 @@
  * through structs, lists and maps, -0.0 below +0.0.
  */
 import * as arrow from 'apache-arrow';
-import { fieldIdOf } from './field-id.js';
+import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { iterateRowGroups } from './read.js';
 import type { WriterFieldMetrics } from './types.js';
 import { compareFloat } from './writer.js';

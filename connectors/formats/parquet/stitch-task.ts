@@ -26,11 +26,11 @@
  * per-value index remap — which in JS would cost about what arrow-rs's decode does — and high-cardinality
  * columns (ids, notes, scores) overflow the dictionary limit when merged, which forces PLAIN, i.e. a full
  * decode anyway. So at best a fraction of the rewrite would be saved, for a second encoder to maintain; the
- * worker pool (src/execution/worker-pool.ts) spends the cores on the decode/encode path instead. Copying the
+ * worker pool (src/core/execution/worker-pool.ts) spends the cores on the decode/encode path instead. Copying the
  * small row groups unmerged is refused because it hands readers the many small row groups compaction removes.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { checkFooterLength, parquetCorrupt } from './footer.js';
 import { floatFieldMetrics, floatMetricsFromInputs, type InputFileStats } from './stitch-metrics.js';
 import {

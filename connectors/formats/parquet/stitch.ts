@@ -14,7 +14,7 @@
  * Every chunk's pages are walked before it is copied: the page headers must tile the chunk's byte range
  * exactly and their value counts must add up, so a footer that lies about sizes is never copied blindly.
  */
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 import { readParquetFooter } from './footer.js';
 import { readThriftStruct, T, TStruct, writeThriftStruct, type TList, type TValue } from './stitch-thrift.js';
 import type { ParquetFooter, ParquetSchemaNode } from './types.js';

@@ -3,7 +3,7 @@
  * are always null and omitted from data files (readers fill them by field id), at any struct level.
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
+import { FloeError } from '../../../util/errors.js';
 
 export interface StoredView {
   schema: arrow.Schema;

@@ -6,8 +6,8 @@
  * file's footer (the thrift FileMetaData is re-encoded; data pages and offsets are untouched).
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../src/errors.js';
-import { fieldIdOf } from './field-id.js';
+import { FloeError } from '../../../util/errors.js';
+import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { readThriftStruct, T, TStruct, writeThriftStruct } from './stitch-thrift.js';
 
 export const ARROW_EXTENSION_KEY = 'ARROW:extension:name';

@@ -7,10 +7,10 @@
  * are mostly distinct (dictionary-choice.ts).
  */
 import * as arrow from 'apache-arrow';
-import { FloeError, errorForFile } from '../../../src/errors.js';
+import { FloeError, errorForFile } from '../../../util/errors.js';
 import { parquetCodec, type EncoderProps, type StreamEncoder } from './codec.js';
 import { plainColumns } from './dictionary-choice.js';
-import { fieldIdOf } from './field-id.js';
+import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { readParquetFooter, readParquetFooterTail } from './footer.js';
 import { arrowByteLength, retypeData } from './retype.js';
 import { storedView, type StoredView } from './stored.js';

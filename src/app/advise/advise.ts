@@ -6,8 +6,8 @@
  * by fewer scan file opens; only tiered settings are table properties floe's compaction reads, so bin-pack
  * and "none" are reported as alternatives, never recommended.
  */
-import { FloeError } from '../../errors.js';
-import { TIERED_KEYS, tieredPolicyFromProperties } from '../../planning/policy.js';
+import { FloeError } from '../../../util/errors.js';
+import { TIERED_KEYS, tieredPolicyFromProperties } from '../../core/planning/policy.js';
 import {
   normalizePolicy,
   simulatePolicy,
@@ -15,7 +15,7 @@ import {
   type Policy,
   type PolicyResult,
   type Schedule,
-} from '../../simulate/index.js';
+} from '../../core/simulate/index.js';
 import { predict, type CostModel, type Predicted } from './predict.js';
 
 const MiB = 1024 * 1024;

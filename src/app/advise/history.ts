@@ -14,8 +14,8 @@
  * The files live before the first replayed snapshot are its base. A history longer than `maxDays` is cut to
  * its newest `maxDays`; one shorter than `minMinutes` is replayed over `minMinutes` (the rest is quiet).
  */
-import { FloeError } from '../../errors.js';
-import type { Snapshot } from '../../model/index.js';
+import { FloeError } from '../../../util/errors.js';
+import type { Snapshot } from '../../../model/index.js';
 import {
   DEFAULT_SIZE_MODEL,
   normalizeStream,
@@ -23,7 +23,7 @@ import {
   type CommitStream,
   type DataFileSpec,
   type EqualityDeleteSpec,
-} from '../../simulate/index.js';
+} from '../../core/simulate/index.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;

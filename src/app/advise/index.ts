@@ -4,12 +4,12 @@
  * nothing (docs/advise.md). Reads only, unless `apply`: then the recommended table properties are set by a
  * metadata-only commit through the one Iceberg commit path. Iceberg only; a Paimon table is refused.
  */
-import { FloeError } from '../../errors.js';
-import { partitionKey } from '../../model/index.js';
-import { renderChart, type SimulationReport } from '../../simulate/index.js';
+import { FloeError } from '../../../util/errors.js';
+import { partitionKey } from '../../../model/index.js';
+import { renderChart, type SimulationReport } from '../../core/simulate/index.js';
 import { loadTableModel } from '../../../connectors/iceberg/table.js';
 import { setTableProperties } from '../../../connectors/iceberg/set-properties.js';
-import { tieredPolicyFromProperties } from '../../planning/policy.js';
+import { tieredPolicyFromProperties } from '../../core/planning/policy.js';
 import { openIcebergForWrite, openTableForRead, requireCommitOps, type TableReadOptions } from '../open-table.js';
 import { tableFormatOf } from '../table-format.js';
 import { advise, type Advice, type Evaluated } from './advise.js';

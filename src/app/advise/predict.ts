@@ -11,7 +11,7 @@
  * Readers: `scansPerDay` full scans, each opening every live data file and the delete files Iceberg attaches
  * to it (2 GET a file: footer and data) — `scanFileOpens` is that count averaged over the period's minutes.
  */
-import type { CommitStream, PolicyResult } from '../../simulate/index.js';
+import type { CommitStream, PolicyResult } from '../../core/simulate/index.js';
 import type { PriceSheet } from './prices.js';
 
 const MiB = 1024 * 1024;

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { FloeError } from '../../errors.js';
+import { FloeError } from '../../../util/errors.js';
 
 export interface PriceSheet {
   name: string;

@@ -4,16 +4,16 @@
  * merges; for append tables the bin-packing rules choose the files to concatenate. Buckets of partitions
  * `--where` does not select are reported and left alone.
  */
-import { FloeError } from '../../errors.js';
-import type { ProgressEvent } from '../../execution/events.js';
-import type { DecisionStep } from '../../planning/plan.js';
+import { FloeError } from '../../../util/errors.js';
+import type { ProgressEvent } from '../../core/execution/events.js';
+import type { DecisionStep } from '../../core/planning/plan.js';
 import {
   decide,
   optionsFromProperties,
   pickFull,
   type Run,
   type UniversalOptions,
-} from '../../planning/universal/index.js';
+} from '../../core/planning/universal/index.js';
 import { changelogProducerOf } from '../../../connectors/paimon/compact-changelog.js';
 import { pickAppendFiles } from '../../../connectors/paimon/compact-append.js';
 import { deletionVectorsEnabled } from '../../../connectors/paimon/compact-dv.js';

@@ -3,7 +3,7 @@
  * steps (primary-key tables, with their changelog and deletion vectors) or concatenation (append tables),
  * then the manifest entries the commit needs and the progress events and counters of each bucket.
  */
-import type { ProgressListener } from '../../execution/events.js';
+import type { ProgressListener } from '../../core/execution/events.js';
 import { FILE_KIND_ADD, FILE_KIND_DELETE, type DataFileMeta } from '../../../connectors/paimon/manifest.js';
 import { rewriteAppend } from '../../../connectors/paimon/compact-append.js';
 import type { PaimonCommitRequest } from '../../../connectors/paimon/commit-compact.js';

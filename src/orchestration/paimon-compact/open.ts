@@ -2,7 +2,7 @@
  * The first step of a Paimon compaction (compact-paimon.ts): the table opened at the run's snapshot with
  * the run's option overrides layered over its own, and the report the later steps fill in.
  */
-import { FloeError } from '../../errors.js';
+import { FloeError } from '../../../util/errors.js';
 import type { PaimonIO } from '../../../connectors/paimon/io.js';
 import { mergeEngineOf } from '../../../connectors/paimon/merge-engines.js';
 import { openPaimonTable, type PaimonFile, type PaimonTable } from '../../../connectors/paimon/table.js';

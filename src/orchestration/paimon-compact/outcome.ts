@@ -3,8 +3,8 @@
  * (compact-paimon-sort.ts): the tasks' outcomes, the report of a commit, the outputs removed when the
  * commit failed, and the table's size after it.
  */
-import { isFloeError } from '../../errors.js';
-import type { ProgressListener } from '../../execution/events.js';
+import { isFloeError } from '../../../util/errors.js';
+import type { ProgressListener } from '../../core/execution/events.js';
 import { isCommitStateUnknown } from '../../../connectors/commit-state.js';
 import type { PaimonCommitRequest, PaimonCommitResult } from '../../../connectors/paimon/commit-compact.js';
 import type { PaimonWriteIO } from '../../../connectors/paimon/io.js';

@@ -43,7 +43,7 @@ import org.apache.iceberg.types.Types;
 /**
  * The streaming writer of the live benchmark (bench/live): a Flink-like job that commits through a catalog
  * every `--interval-ms` for `--seconds`, in one of two shapes taken from the simulator's seed scenarios
- * (src/simulate/presets.ts), scaled down:
+ * (src/core/simulate/presets.ts), scaled down:
  *
  * <ul>
  *   <li>{@code append}: each commit adds `--files-per-commit` small data files of `--rows-per-file` rows,
