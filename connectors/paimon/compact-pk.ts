@@ -11,7 +11,7 @@
  * max level; `compaction.force-rewrite-all-files` rewrites everything.
  */
 import { FloeError } from '../../src/errors.js';
-import type { DecisionStep } from '../../src/planning/plan.js';
+import type { DecisionStep } from '../../src/model/decision.js';
 import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
 import { hasLevel0, mergeContext, mergeSections, type LookupMerge } from './compact-merge.js';

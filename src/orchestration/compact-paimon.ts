@@ -14,7 +14,7 @@
 import { didYouMean } from '../util/did-you-mean.js';
 import { FloeError, isFloeError } from '../errors.js';
 import type { DecisionStep } from '../planning/plan.js';
-import { parseMemorySize } from '../planning/universal/index.js';
+import { parseMemorySize } from '../util/units.js';
 import { safeEmitter, type ProgressListener } from '../execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { partitionFields, toTableModel, type PaimonTable } from '../../connectors/paimon/table.js';

@@ -10,7 +10,7 @@ import {
   parseTargetSize,
   tryParseDurationMs,
 } from '../../src/util/units.js';
-import { parseMemorySize } from '../../src/planning/universal/options.js';
+import { parseMemorySize } from '../../src/util/units.js';
 import { parseCutoff } from '../../src/maintenance/duration.js';
 import { parsePaimonDuration } from '../../connectors/paimon/expire.js';
 import { floe } from './support.js';

@@ -11,7 +11,6 @@ export {
   parseOptionAssignments,
   optionsFromProperties,
   canonicalOptionKey,
-  parseMemorySize,
 } from './options.js';
 export type { UniversalOptions, ResolvedUniversalOptions, OffPeakOptions, LookupCompactMode } from './options.js';
 export { isOffPeak, offPeakRatio } from './offpeak.js';
