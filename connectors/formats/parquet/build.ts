@@ -5,7 +5,7 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../src/errors.js';
 import { decimalFitsPrecision, parseDecimal, writeWords } from './decimal.js';
-import { uuidToBytes } from './footer.js';
+import { uuidToBytes } from './uuid.js';
 
 const encoder = new TextEncoder();
 

@@ -9,7 +9,7 @@
 import { FloeError } from '../../../src/errors.js';
 import type { Field, FieldType } from '../../../src/model/table.js';
 import { parseDecimal } from './decimal.js';
-import { uuidFromBytes } from './footer.js';
+import { uuidFromBytes } from './uuid.js';
 import type {
   IcebergFileMetrics,
   IcebergMetricsOptions,
