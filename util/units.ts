@@ -173,3 +173,11 @@ export function describeDuration(ms: number): string {
   }
   return `${parts.length ? parts.join(' ') : `${Math.round(ms)} ms`}${parts.length ? ` (${Math.round(ms)} ms)` : ''}`;
 }
+
+/**
+ * A size with a 1024-based unit (Paimon MemorySize: "mb" = MiB). A bare number means `defaultUnit`
+ * (bytes for Paimon options, as MemorySize.parse does).
+ */
+export function parseMemorySize(text: string, defaultUnit: 'b' | 'mb' = 'b'): number {
+  return parseSizeBytes(text, { bare: defaultUnit });
+}

@@ -17,7 +17,7 @@
  *   the partition's remaining DVs into one new file that replaces all of the partition's DV entries
  *   (readers see the same DVs; the commit then refuses any concurrent change to that partition's DVs).
  */
-import type { DecisionStep } from '../../src/core/planning/plan.js';
+import type { DecisionStep } from '../../model/decision.js';
 import { BucketDeletionVectors, IndexFileNamer, writeBucketDvIndex, type WrittenIndexFile } from './compact-dv.js';
 import type { PaimonFile, PaimonTable } from './table.js';
 import type { PaimonWriteIO } from './io.js';

@@ -13,8 +13,8 @@
  * minimum sequence number, as Java's append rewriter does; output stays at level 0.
  * Tables with deletion vectors: append-dv.ts (deleted rows dropped, the DV index rewritten).
  */
-import type { DecisionStep } from '../../src/core/planning/plan.js';
-import { parseMemorySize } from '../../src/core/planning/universal/index.js';
+import type { DecisionStep } from '../../model/decision.js';
+import { parseMemorySize } from '../../util/units.js';
 import { AppendDvRewrite, DEFAULT_DELETE_RATIO_THRESHOLD, pickUnawareAppendWithDvs } from './append-dv.js';
 import { deletionVectorsEnabled, type WrittenIndexFile } from './compact-dv.js';
 import { AppendRowMap } from './dv-carry-over.js';

@@ -11,7 +11,7 @@
  * max level; `compaction.force-rewrite-all-files` rewrites everything.
  */
 import { FloeError } from '../../util/errors.js';
-import type { DecisionStep } from '../../src/core/planning/plan.js';
+import type { DecisionStep } from '../../model/decision.js';
 import { decodeKeys, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
 import { hasLevel0, mergeContext, mergeSections, type LookupMerge } from './compact-merge.js';

@@ -5,7 +5,7 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
 import { decimalFitsPrecision, parseDecimal, writeWords } from './decimal.js';
-import { uuidToBytes } from '../../connectors/formats/parquet/footer.js';
+import { uuidToBytes } from './uuid.js';
 
 const encoder = new TextEncoder();
 

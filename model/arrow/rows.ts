@@ -6,7 +6,7 @@ import * as arrow from 'apache-arrow';
 import type { Field, FieldType } from '../table.js';
 import { bigintFromWords, formatDecimal } from './decimal.js';
 import { fieldIdOf } from './field-id.js';
-import { uuidFromBytes } from '../../connectors/formats/parquet/footer.js';
+import { uuidFromBytes } from './uuid.js';
 
 const utf8 = new TextDecoder();
 

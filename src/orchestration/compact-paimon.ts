@@ -14,7 +14,7 @@
 import { didYouMean } from '../../util/did-you-mean.js';
 import { FloeError, isFloeError } from '../../util/errors.js';
 import type { DecisionStep } from '../core/planning/plan.js';
-import { parseMemorySize } from '../core/planning/universal/index.js';
+import { parseMemorySize } from '../../util/units.js';
 import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { partitionFields, toTableModel, type PaimonTable } from '../../connectors/paimon/table.js';

@@ -28,6 +28,7 @@ import {
   castToSchema,
   icebergMetricsFromFooter,
   iterateRowGroups,
+  ParquetWriter,
   type MetricsModeName,
   type ParquetCodec,
   type ParquetWriteOptions,
@@ -109,7 +110,7 @@ function exactKeyPart(v: unknown): string {
   return `j${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x))}`;
 }
 
-export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
+export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, WrittenParquet, StreamedParquet> {
   readonly outputFields: Field[];
   readonly outputSchema: arrow.Schema;
   readonly writerOptions: ParquetWriteOptions;
@@ -146,6 +147,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
       { ...props, ...(ctx.propertyOverrides ?? {}) },
       this.writerOptions.codec!,
     ); // [stitch]
+  }
+
+  /** An output's Parquet writer, with the table's write properties. */
+  newEncoder(location: string, expectedRows: number, sink?: (chunk: Uint8Array) => Promise<void>): ParquetWriter {
+    return new ParquetWriter(this.outputSchema, location, { expectedRows, ...this.writerOptions }, sink);
   }
 
   /**
@@ -441,9 +447,9 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile> {
    * with If-None-Match; a local temp file linked into place), so no output file is held whole in memory.
    * Absent when the CommitIO cannot stream (test doubles): outputs then go through storeOutput.
    */
-  readonly openOutput?: (task: RewriteTask, index: number) => OutputStream<NewContentFile>;
+  readonly openOutput?: (task: RewriteTask, index: number) => OutputStream<NewContentFile, StreamedParquet>;
 
-  private streamOutput(task: RewriteTask, index: number): OutputStream<NewContentFile> {
+  private streamOutput(task: RewriteTask, index: number): OutputStream<NewContentFile, StreamedParquet> {
     const location = this.outputLocation(task, index);
     const upload = this.ctx.out.openNew!(location);
     return {

@@ -6,6 +6,7 @@ import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparque
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { FloeError } from '../../../util/errors.js';
 import { bigintFromBigEndian, formatDecimal } from '../../../model/arrow/decimal.js';
+import { uuidFromBytes } from '../../../model/arrow/uuid.js';
 import type {
   ParquetChunkStatistics,
   ParquetColumnChunk,
@@ -300,17 +301,4 @@ export function decodeStatValue(bytes: Uint8Array, leaf: ParquetSchemaNode): unk
     default:
       return bytes.slice();
   }
-}
-
-export function uuidFromBytes(b: Uint8Array): string {
-  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-export function uuidToBytes(s: string): Uint8Array {
-  const hex = s.replace(/-/g, '');
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new FloeError('InvalidArgument', `"${s}" is not a UUID`);
-  const out = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
 }

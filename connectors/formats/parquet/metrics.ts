@@ -9,7 +9,7 @@
 import { FloeError } from '../../../util/errors.js';
 import type { Field, FieldType } from '../../../model/table.js';
 import { parseDecimal } from '../../../model/arrow/decimal.js';
-import { uuidFromBytes } from './footer.js';
+import { uuidFromBytes } from '../../../model/arrow/uuid.js';
 import type {
   IcebergFileMetrics,
   IcebergMetricsOptions,

@@ -13,12 +13,6 @@
  */
 import type * as arrow from 'apache-arrow';
 import pLimit from 'p-limit';
-import { ParquetWriter } from '../../../connectors/formats/parquet/index.js';
-import type {
-  ParquetWriteOptions,
-  StreamedParquet,
-  WrittenParquet,
-} from '../../../connectors/formats/parquet/index.js';
 import type { RewriteTask } from '../planning/plan.js';
 import { safeEmitter, type ProgressListener } from './events.js';
 import { externalSort } from './external-sort.js';
@@ -42,17 +36,38 @@ export interface RowSpan {
   end: number;
 }
 
-export interface RewriteAdapter<Out> {
+/**
+ * An output file being encoded. The adapter makes it (the Parquet writer of connectors/formats/parquet, with
+ * the table's write options): the executor decides when a file is full, not how it is encoded.
+ */
+export interface OutputEncoder<W extends EncodedFile = EncodedFile, S extends EncodedFile = EncodedFile> {
+  readonly rowCount: number;
+  write(table: arrow.Table): Promise<void>;
+  /** The whole file, held in memory, for `storeOutput`. */
+  finish(): Promise<W>;
+  /** [stream] Everything but the bytes, which went to the sink row group by row group. */
+  finishStreamed(): Promise<S>;
+}
+
+/**
+ * What the executor reads of a finished output. The adapter's encoder returns its own richer description (W
+ * whole in memory, S streamed), which the executor hands back to the adapter untouched.
+ */
+export interface EncodedFile {
+  rowCount: number;
+}
+
+export interface RewriteAdapter<Out, W extends EncodedFile = EncodedFile, S extends EncodedFile = EncodedFile> {
   outputSchema: arrow.Schema;
-  writerOptions: ParquetWriteOptions;
+  /**
+   * A new output encoder. `expectedRows` bounds the rows it will get (the task's input rows); with `sink` each
+   * encoded row group goes there as soon as it is produced ([stream]).
+   */
+  newEncoder(location: string, expectedRows: number, sink?: (chunk: Uint8Array) => Promise<void>): OutputEncoder<W, S>;
   /** Live rows of the task's inputs, already in the output schema, a row group (or merge batch) at a time. */
   batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch>;
   /** Stores one finished output file; returns what the committer needs. */
-  storeOutput(
-    task: RewriteTask,
-    index: number,
-    file: WrittenParquet,
-  ): Promise<{ out: Out; location: string; bytes: number }>;
+  storeOutput(task: RewriteTask, index: number, file: W): Promise<{ out: Out; location: string; bytes: number }>;
   /** Deletes an output that will never be committed (best effort). */
   discardOutput(out: Out): Promise<void>;
   /**
@@ -60,21 +75,21 @@ export interface RewriteAdapter<Out> {
    * group to it as soon as it is produced, then `complete()`s it (publish create-if-absent, describe for the
    * committer), or `abort()`s it on failure. Without it, outputs are buffered whole and go to storeOutput.
    */
-  openOutput?(task: RewriteTask, index: number): OutputStream<Out>;
+  openOutput?(task: RewriteTask, index: number): OutputStream<Out, S>;
   /**
    * [stitch] Optional fast path: writes the task's outputs through `store` by copying whole Parquet row
    * groups (connectors/formats/parquet/stitch-task.ts). When it says `stitched: false` the executor
    * discards whatever was stored and runs the decode/encode path; `explain` asks for the reason to be shown.
    */
-  stitch?(task: RewriteTask, stats: ReadStats, store: (file: WrittenParquet) => Promise<void>): Promise<StitchResult>;
+  stitch?(task: RewriteTask, stats: ReadStats, store: (file: W) => Promise<void>): Promise<StitchResult>;
 }
 
 /** [stream] An output file being streamed to its store. */
-export interface OutputStream<Out> {
+export interface OutputStream<Out, S extends EncodedFile = EncodedFile> {
   location: string;
   write(chunk: Uint8Array): Promise<void>;
   /** Publishes the file (nothing is visible before) and returns what the committer needs. */
-  complete(file: StreamedParquet): Promise<{ out: Out; bytes: number }>;
+  complete(file: S): Promise<{ out: Out; bytes: number }>;
   /** Leaves nothing behind (best effort). */
   abort(): Promise<void>;
 }
@@ -114,9 +129,9 @@ export interface ExecuteResult<Out> {
   failed: { task: RewriteTask; error: unknown }[];
 }
 
-export async function executeTasks<Out>(
+export async function executeTasks<Out, W extends EncodedFile, S extends EncodedFile>(
   tasks: readonly RewriteTask[],
-  adapter: RewriteAdapter<Out>,
+  adapter: RewriteAdapter<Out, W, S>,
   options: ExecuteOptions = {},
 ): Promise<ExecuteResult<Out>> {
   const emit = safeEmitter(options.onProgress);
@@ -153,9 +168,9 @@ export async function executeTasks<Out>(
   return { done, failed };
 }
 
-async function runTask<Out>(
+async function runTask<Out, W extends EncodedFile, S extends EncodedFile>(
   task: RewriteTask,
-  adapter: RewriteAdapter<Out>,
+  adapter: RewriteAdapter<Out, W, S>,
   signal: AbortSignal | undefined,
   emit: ProgressListener,
 ): Promise<TaskResult<Out>> {
@@ -164,8 +179,8 @@ async function runTask<Out>(
   let rowsIn = 0;
   let rowsOut = 0;
   let bytesWritten = 0;
-  let writer: ParquetWriter | undefined;
-  let stream: OutputStream<Out> | undefined; // [stream] where `writer` sends its row groups
+  let writer: OutputEncoder<W, S> | undefined;
+  let stream: OutputStream<Out, S> | undefined; // [stream] where `writer` sends its row groups
   let estimated = 0;
   // input rows of the open output, and of each finished one (undefined once a batch does not say)
   let spans: RowSpan[] | undefined = task.order ? undefined : [];
@@ -179,7 +194,7 @@ async function runTask<Out>(
     },
   };
   let outputIndex = 0; // [stitch] not outputs.length: names of discarded stitched outputs are not reused
-  const store = async (file: WrittenParquet) => {
+  const store = async (file: W) => {
     if (signal?.aborted) throw new Error(`task ${task.id} aborted`); // write nothing more once cancelled
     const stored = await adapter.storeOutput(task, outputIndex++, file);
     outputs.push(stored.out);
@@ -189,17 +204,14 @@ async function runTask<Out>(
     emit({ type: 'file-written', taskId: task.id, path: stored.location, bytes: stored.bytes, rows: file.rowCount });
   };
   // an upper bound of any output's rows: lets the writer see that big outputs would overflow dictionaries
-  const writerOptions: ParquetWriteOptions = {
-    expectedRows: task.inputs.reduce((n, f) => n + f.recordCount, 0),
-    ...adapter.writerOptions,
-  };
+  const expectedRows = task.inputs.reduce((n, f) => n + f.recordCount, 0);
   const open = () => {
     if (adapter.openOutput) {
       const s = adapter.openOutput(task, outputIndex++);
       stream = s;
-      return new ParquetWriter(adapter.outputSchema, s.location, writerOptions, (c) => s.write(c));
+      return adapter.newEncoder(s.location, expectedRows, (c) => s.write(c));
     }
-    return new ParquetWriter(adapter.outputSchema, `${task.id}-${outputs.length}`, writerOptions);
+    return adapter.newEncoder(`${task.id}-${outputs.length}`, expectedRows);
   };
   const roll = async () => {
     if (!writer || writer.rowCount === 0) return;

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { faultPoint } from '../../../util/fault-points.js';
 import { removeDeadSpillDirs, SPILL_DIR_PREFIX, writeSpillOwner } from './spill-dirs.js';
-import { buildData, valueFromArrow } from '../../../connectors/formats/parquet/index.js';
+import { buildData } from '../../../model/arrow/build.js';
+import { valueFromArrow } from '../../../model/arrow/rows.js';
 import type { RowOrder } from '../planning/sort-order.js';
 import { rowComparator, type BatchKeys, type RowComparator } from './sort-keys.js';
 

@@ -14,7 +14,8 @@
  * so rows close in every z column land close together (a Morton curve).
  */
 import * as arrow from 'apache-arrow';
-import { fieldIdOf, valueFromArrow } from '../../../connectors/formats/parquet/index.js';
+import { fieldIdOf } from '../../../model/arrow/field-id.js';
+import { valueFromArrow } from '../../../model/arrow/rows.js';
 import { FloeError } from '../../../util/errors.js';
 import type { FieldType } from '../../../model/index.js';
 import type { RowOrder, SortTerm } from '../planning/sort-order.js';

@@ -3,17 +3,10 @@
  * dropped, the output, and why. Planners are pure functions of (model, policy, clock).
  */
 import type { DataFile, DeleteFile, PartitionTuple } from '../../../model/index.js';
+import type { DecisionStep } from '../../../model/decision.js';
 import type { RowOrder } from './sort-order.js';
 
-/** One readable step of a decision: which gate was asked, what it saw, and what it decided. */
-export interface DecisionStep {
-  gate: string;
-  /** Human-readable observation, e.g. "candidate size 30 MB / next run 100 MB = 30% ≤ 101%". */
-  detail: string;
-  outcome: 'pass' | 'fail' | 'pick' | 'skip' | 'info';
-  /** Optional numbers a UI or --json consumer can use. */
-  values?: Record<string, number | string | boolean | null>;
-}
+export type { DecisionStep };
 
 export type TaskKind =
   | 'minor' // merge fragments; equality deletes → position deletes

@@ -14,6 +14,8 @@ import {
   readParquetTable,
   rowsFromArrow,
   tableFromRows,
+  type StreamedParquet,
+  type WrittenParquet,
 } from '../../../connectors/formats/parquet/index.js';
 import { LocalObjectStore } from '../../../connectors/storage/local-store.js';
 import { MemoryObjectStore } from '../../../connectors/storage/memory-store.js';
@@ -99,9 +101,9 @@ function streamingAdapter(
   batches: () => AsyncIterable<arrow.Table>,
   seen: { chunksBeforeComplete: number[] },
 ) {
-  const a: RewriteAdapter<string> = {
+  const a: RewriteAdapter<string, WrittenParquet, StreamedParquet> = {
     outputSchema: schema,
-    writerOptions: opts,
+    newEncoder: (location, expectedRows, sink) => new ParquetWriter(schema, location, { expectedRows, ...opts }, sink),
     async *batches() {
       for await (const t of batches()) yield { table: t, estimatedBytes: 1 };
     },
@@ -111,7 +113,7 @@ function streamingAdapter(
     async discardOutput(out) {
       await store.delete(out);
     },
-    openOutput(_t, index): OutputStream<string> {
+    openOutput(_t, index): OutputStream<string, StreamedParquet> {
       const key = `data/out-${index}.parquet`;
       const up = openUploadWriter(store, key, { ifNoneMatch: '*' });
       let chunks = 0;

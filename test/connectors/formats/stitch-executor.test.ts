@@ -7,9 +7,11 @@ import type * as arrow from 'apache-arrow';
 import { executeTasks, type RewriteAdapter, type StitchResult } from '../../../src/core/execution/executor.js';
 import type { RewriteTask } from '../../../src/core/planning/plan.js';
 import {
+  ParquetWriter,
   arrowSchemaForIceberg,
   tableFromRows,
   writeParquet,
+  type StreamedParquet,
   type WrittenParquet,
 } from '../../../connectors/formats/parquet/index.js';
 import type { ProgressEvent } from '../../../src/core/execution/events.js';
@@ -32,9 +34,9 @@ function adapter(stitch: (store: (f: WrittenParquet) => Promise<void>) => Promis
   const stored: string[] = [];
   const discarded: string[] = [];
   let batchesRead = 0;
-  const a: RewriteAdapter<string> = {
+  const a: RewriteAdapter<string, WrittenParquet, StreamedParquet> = {
     outputSchema: schema,
-    writerOptions: {},
+    newEncoder: (location, expectedRows, sink) => new ParquetWriter(schema, location, { expectedRows }, sink),
     async *batches() {
       batchesRead++;
       yield { table: tableFromRows(schema, [{ a: 1n }, { a: 2n }]) as arrow.Table, estimatedBytes: 16 };

@@ -8,9 +8,9 @@ import {
   parseDurationMs,
   parseSizeBytes,
   parseTargetSize,
+  parseMemorySize,
   tryParseDurationMs,
 } from '../../../util/units.js';
-import { parseMemorySize } from '../../../src/core/planning/universal/options.js';
 import { parseCutoff } from '../../../util/cutoff.js';
 import { parsePaimonDuration } from '../../../connectors/paimon/expire.js';
 import { floe } from './support.js';

@@ -6,13 +6,7 @@ export { pick, decide, pickFull, effectiveNumLevels } from './manager.js';
 export type { UniversalPick, UniversalDecision, FullCompactionUnit } from './manager.js';
 export { pickForSizeAmp, pickForSizeRatio, createUnit, tryEarlyFullCompaction, forcePickL0 } from './gates.js';
 export type { PickReason } from './strategy.js';
-export {
-  resolveOptions,
-  parseOptionAssignments,
-  optionsFromProperties,
-  canonicalOptionKey,
-  parseMemorySize,
-} from './options.js';
+export { resolveOptions, parseOptionAssignments, optionsFromProperties, canonicalOptionKey } from './options.js';
 export type { UniversalOptions, ResolvedUniversalOptions, OffPeakOptions, LookupCompactMode } from './options.js';
 export { isOffPeak, offPeakRatio } from './offpeak.js';
 export { describeRuns, validateRuns } from './runs.js';

@@ -3,7 +3,7 @@
  * (paimon-api CoreOptions on master) and the derived values Paimon computes from them.
  */
 import { FloeError } from '../../../../util/errors.js';
-import { parseDurationMs, parseSizeBytes } from '../../../../util/units.js';
+import { parseDurationMs, parseMemorySize } from '../../../../util/units.js';
 
 export interface OffPeakOptions {
   /** `compaction.offpeak.start.hour`, 0–23 inclusive; -1 disables off-peak. */
@@ -222,14 +222,6 @@ for (const [dotted, key] of Object.entries(KEYS)) {
 ALIASES['maxsizeamplificationpercent'] = 'compaction.max-size-amplification-percent';
 ALIASES['sizeratio'] = 'compaction.size-ratio';
 ALIASES['optimizationinterval'] = 'compaction.optimization-interval';
-
-/**
- * A size with a 1024-based unit (Paimon MemorySize: "mb" = MiB). A bare number means `defaultUnit`
- * (bytes for Paimon options, as MemorySize.parse does). Parsed by util/units.ts.
- */
-export function parseMemorySize(text: string, defaultUnit: 'b' | 'mb' = 'b'): number {
-  return parseSizeBytes(text, { bare: defaultUnit });
-}
 
 function parseValue(key: string, kind: Kind, raw: string): number | boolean | string {
   const v = raw.trim();

@@ -15,10 +15,10 @@ import {
   type UniversalState,
   decide,
   describeRuns,
-  parseMemorySize,
   parseOptionAssignments,
   resolveOptions,
 } from '../../../core/planning/universal/index.js';
+import { parseMemorySize } from '../../../../util/units.js';
 
 export interface PlanUniversalCliOptions {
   /** `key=value` assignments, Paimon dotted names or camelCase. */
