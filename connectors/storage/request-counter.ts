@@ -1,0 +1,189 @@
+/**
+ * Counting what a run asks of its object stores: requests by the kind a store bills (GET, PUT, LIST, DELETE,
+ * HEAD) and the bytes read and written. FileIO wraps every store it resolves (S3, local, mounted) in
+ * `countRequests`, so one counter per FileIO sees the whole run through one implementation.
+ *
+ * Requests are counted as S3 would be asked, whatever the store (a local store counts the equivalents):
+ * - a GET, whole or ranged, is one `get`; `exists` and `head` are one `head`;
+ * - `put` is one `put`; `putStream` is one `put` when the body fits one part, else the multipart upload:
+ *   CreateMultipartUpload + one UploadPart per part + CompleteMultipartUpload, all billed as PUT, plus the
+ *   HEAD S3ObjectStore sends first for a create-if-absent (`uploadRequests`);
+ * - a listing is one `list` per page of up to 1000 keys (or `pageSize`), at least one;
+ * - `delete` is one `delete`, and so is each `deleteMany` batch of up to 1000 keys.
+ * These are logical requests: the SDK's retries of a failed attempt are not counted (a retried request is
+ * billed again, so on a faulty store the bill is higher than the count).
+ */
+import {
+  DEFAULT_PART_SIZE,
+  MIN_PART_SIZE,
+  type ListOptions,
+  type ObjectStore,
+  type PutStreamOptions,
+  toBytes,
+} from './object-store.js';
+
+export const REQUEST_KINDS = ['get', 'put', 'list', 'delete', 'head'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+export type RequestCounts = Record<RequestKind, number>;
+
+/** What a run (or part of it) asked of storage. */
+export interface StorageFigures {
+  requests: RequestCounts;
+  bytesRead: number;
+  bytesWritten: number;
+}
+
+/** Keys per ListObjectsV2 page and per DeleteObjects batch, S3's maximum (and default). */
+export const KEYS_PER_REQUEST = 1000;
+
+export function zeroRequests(): RequestCounts {
+  return { get: 0, put: 0, list: 0, delete: 0, head: 0 };
+}
+
+export function emptyFigures(): StorageFigures {
+  return { requests: zeroRequests(), bytesRead: 0, bytesWritten: 0 };
+}
+
+/** a + b, kind by kind (a new object). */
+export function addFigures(a: StorageFigures, b: StorageFigures): StorageFigures {
+  const requests = zeroRequests();
+  for (const k of REQUEST_KINDS) requests[k] = a.requests[k] + b.requests[k];
+  return { requests, bytesRead: a.bytesRead + b.bytesRead, bytesWritten: a.bytesWritten + b.bytesWritten };
+}
+
+/** a − b (what happened between two snapshots of one counter). */
+export function subtractFigures(a: StorageFigures, b: StorageFigures): StorageFigures {
+  const requests = zeroRequests();
+  for (const k of REQUEST_KINDS) requests[k] = a.requests[k] - b.requests[k];
+  return { requests, bytesRead: a.bytesRead - b.bytesRead, bytesWritten: a.bytesWritten - b.bytesWritten };
+}
+
+/** The multipart part size S3ObjectStore uses for `options` (the one rule, shared with the estimate). */
+export function partSizeOf(options?: Pick<PutStreamOptions, 'partSize'>): number {
+  return Math.max(MIN_PART_SIZE, options?.partSize ?? DEFAULT_PART_SIZE);
+}
+
+/** The requests a streamed upload of `bytes` costs (see the module comment). */
+export function uploadRequests(
+  bytes: number,
+  options?: Pick<PutStreamOptions, 'partSize' | 'ifNoneMatch'>,
+): Pick<RequestCounts, 'put' | 'head'> {
+  const parts = Math.ceil(bytes / partSizeOf(options));
+  if (parts <= 1) return { put: 1, head: 0 };
+  return { put: parts + 2, head: options?.ifNoneMatch === '*' ? 1 : 0 };
+}
+
+/** The LIST requests a listing of `keys` keys costs. */
+export function listRequests(keys: number, pageSize?: number): number {
+  const page = pageSize === undefined ? KEYS_PER_REQUEST : Math.max(2, Math.min(KEYS_PER_REQUEST, pageSize));
+  return Math.max(1, Math.ceil(keys / page));
+}
+
+/** The DELETE requests a batch delete of `keys` keys costs. */
+export function deleteRequests(keys: number): number {
+  return Math.ceil(keys / KEYS_PER_REQUEST);
+}
+
+export class RequestCounter {
+  private readonly counts = emptyFigures();
+
+  /** Adds `n` requests of `kind` (and bytes); for reads that bypass the stores (e.g. worker threads). */
+  record(kind: RequestKind, n = 1, bytes: { read?: number; written?: number } = {}): void {
+    this.counts.requests[kind] += n;
+    this.counts.bytesRead += bytes.read ?? 0;
+    this.counts.bytesWritten += bytes.written ?? 0;
+  }
+
+  /** Adds figures counted elsewhere (a worker thread's FileIO). */
+  add(f: StorageFigures): void {
+    for (const k of REQUEST_KINDS) this.counts.requests[k] += f.requests[k];
+    this.counts.bytesRead += f.bytesRead;
+    this.counts.bytesWritten += f.bytesWritten;
+  }
+
+  /** A copy of the totals so far. */
+  snapshot(): StorageFigures {
+    return addFigures(this.counts, emptyFigures());
+  }
+}
+
+const TARGET = Symbol('counted store');
+
+/** The store a `countRequests` wrapper counts for (the store itself when it is not wrapped). */
+export function uncountedStore(store: ObjectStore): ObjectStore {
+  return ((store as unknown as Record<symbol, ObjectStore | undefined>)[TARGET] ?? store) as ObjectStore;
+}
+
+const COUNTED = new Set<PropertyKey>(['get', 'head', 'exists', 'put', 'putStream', 'list', 'delete', 'deleteMany']);
+
+/**
+ * `store`, counting into `counter`. A Proxy, so the store stays what it is to code that looks at it
+ * (`instanceof LocalObjectStore`, an S3 store's bucket); the store's own calls to its methods (the HEAD
+ * before a multipart create) run on the store itself and are not counted twice.
+ */
+export function countRequests<S extends ObjectStore>(store: S, counter: RequestCounter): S {
+  const counted: Partial<ObjectStore> = {
+    async get(key, options) {
+      const bytes = await store.get(key, options);
+      counter.record('get', 1, { read: bytes.byteLength });
+      return bytes;
+    },
+    async head(key) {
+      counter.record('head');
+      return store.head(key);
+    },
+    async exists(key) {
+      counter.record('head');
+      return store.exists(key);
+    },
+    async put(key, body, options) {
+      counter.record('put', 1, { written: toBytes(body).byteLength });
+      return store.put(key, body, options);
+    },
+    async putStream(key, body, options) {
+      let bytes = 0;
+      const measured = (async function* () {
+        for await (const chunk of body) {
+          bytes += chunk.byteLength;
+          yield chunk;
+        }
+      })();
+      try {
+        return await store.putStream(key, measured, options);
+      } finally {
+        const r = uploadRequests(bytes, options);
+        counter.record('put', r.put, { written: bytes });
+        counter.record('head', r.head);
+      }
+    },
+    list(prefix: string, options?: ListOptions) {
+      return (async function* () {
+        let keys = 0;
+        try {
+          for await (const e of store.list(prefix, options)) {
+            keys++;
+            yield e;
+          }
+        } finally {
+          counter.record('list', listRequests(keys, options?.pageSize));
+        }
+      })();
+    },
+    async delete(key) {
+      counter.record('delete');
+      return store.delete(key);
+    },
+    async deleteMany(keys) {
+      counter.record('delete', deleteRequests(keys.length));
+      return store.deleteMany(keys);
+    },
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === TARGET) return target;
+      if (COUNTED.has(prop)) return counted[prop as keyof ObjectStore];
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
