@@ -13,6 +13,7 @@
  * These are logical requests: the SDK's retries of a failed attempt are not counted (a retried request is
  * billed again, so on a faulty store the bill is higher than the count).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   DEFAULT_PART_SIZE,
   MIN_PART_SIZE,
@@ -84,18 +85,44 @@ export function deleteRequests(keys: number): number {
   return Math.ceil(keys / KEYS_PER_REQUEST);
 }
 
+/** The figures when a run's planning ended, and the process CPU time (µs, user + system) then. */
+export interface PhaseMark {
+  figures: StorageFigures;
+  cpuMicros: number;
+}
+
+export function processCpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
 export class RequestCounter {
   private readonly counts = emptyFigures();
+  private armed = false;
+  /** Set by `mark()`, or by the first PUT/DELETE once `armAtFirstWrite()` was called. */
+  planned: PhaseMark | undefined;
+
+  /** Marks the end of planning now (once; later calls keep the first mark). */
+  mark(): void {
+    this.planned ??= { figures: this.snapshot(), cpuMicros: processCpuMicros() };
+  }
+
+  /** Marks the end of planning at the first write or delete from now on (what a plan leads to). */
+  armAtFirstWrite(): void {
+    this.armed = true;
+  }
 
   /** Adds `n` requests of `kind` (and bytes); for reads that bypass the stores (e.g. worker threads). */
   record(kind: RequestKind, n = 1, bytes: { read?: number; written?: number } = {}): void {
+    if (this.armed && (kind === 'put' || kind === 'delete')) this.mark();
     this.counts.requests[kind] += n;
     this.counts.bytesRead += bytes.read ?? 0;
     this.counts.bytesWritten += bytes.written ?? 0;
   }
 
-  /** Adds figures counted elsewhere (a worker thread's FileIO). */
+  /** Adds figures counted elsewhere (a worker thread's FileIO): execution, so planning ended before. */
   add(f: StorageFigures): void {
+    if (this.armed) this.mark();
     for (const k of REQUEST_KINDS) this.counts.requests[k] += f.requests[k];
     this.counts.bytesRead += f.bytesRead;
     this.counts.bytesWritten += f.bytesWritten;
@@ -104,6 +131,31 @@ export class RequestCounter {
   /** A copy of the totals so far. */
   snapshot(): StorageFigures {
     return addFigures(this.counts, emptyFigures());
+  }
+}
+
+const runCounter = new AsyncLocalStorage<RequestCounter>();
+
+/**
+ * Runs `fn` with `counter` counting every request of every FileIO used inside it (also FileIOs made inside:
+ * a lease's, a catalog's), besides each FileIO's own counter.
+ */
+export function withRequestCounter<T>(counter: RequestCounter, fn: () => Promise<T>): Promise<T> {
+  return runCounter.run(counter, fn);
+}
+
+/** The counter of the run this code is part of (withRequestCounter), if any. */
+export function activeRequestCounter(): RequestCounter | undefined {
+  return runCounter.getStore();
+}
+
+/** Records into the FileIO's own counter and the run's. */
+class Tally {
+  constructor(private readonly own: RequestCounter) {}
+  record(kind: RequestKind, n = 1, bytes: { read?: number; written?: number } = {}): void {
+    this.own.record(kind, n, bytes);
+    const run = runCounter.getStore();
+    if (run && run !== this.own) run.record(kind, n, bytes);
   }
 }
 
@@ -121,7 +173,8 @@ const COUNTED = new Set<PropertyKey>(['get', 'head', 'exists', 'put', 'putStream
  * (`instanceof LocalObjectStore`, an S3 store's bucket); the store's own calls to its methods (the HEAD
  * before a multipart create) run on the store itself and are not counted twice.
  */
-export function countRequests<S extends ObjectStore>(store: S, counter: RequestCounter): S {
+export function countRequests<S extends ObjectStore>(store: S, own: RequestCounter): S {
+  const counter = new Tally(own);
   const counted: Partial<ObjectStore> = {
     async get(key, options) {
       const bytes = await store.get(key, options);
