@@ -98,26 +98,38 @@ export function processCpuMicros(): number {
 
 export class RequestCounter {
   private readonly counts = emptyFigures();
-  private armed = false;
+  private armed: 'write' | 'delete' | undefined;
+  /** A run inside another (a job inside a metered service call): its requests count for both. */
+  parent: RequestCounter | undefined;
   /** Set by `mark()`, or by the first PUT/DELETE once `armAtFirstWrite()` was called. */
   planned: PhaseMark | undefined;
+  /** Set by `markOpened()`: the table is found and its metadata read. */
+  opened: PhaseMark | undefined;
 
   /** Marks the end of planning now (once; later calls keep the first mark). */
   mark(): void {
     this.planned ??= { figures: this.snapshot(), cpuMicros: processCpuMicros() };
   }
 
-  /** Marks the end of planning at the first write or delete from now on (what a plan leads to). */
-  armAtFirstWrite(): void {
-    this.armed = true;
+  markOpened(): void {
+    this.opened ??= { figures: this.snapshot(), cpuMicros: processCpuMicros() };
+  }
+
+  /**
+   * Marks the end of planning at the first write or delete from now on (what a plan leads to), or with
+   * `'delete'` at the first delete only (a job that commits before it deletes, and plans its deletes after).
+   */
+  armAtFirstWrite(what: 'write' | 'delete' = 'write'): void {
+    this.armed = what;
   }
 
   /** Adds `n` requests of `kind` (and bytes); for reads that bypass the stores (e.g. worker threads). */
   record(kind: RequestKind, n = 1, bytes: { read?: number; written?: number } = {}): void {
-    if (this.armed && (kind === 'put' || kind === 'delete')) this.mark();
+    if (this.armed && (kind === 'delete' || (kind === 'put' && this.armed === 'write'))) this.mark();
     this.counts.requests[kind] += n;
     this.counts.bytesRead += bytes.read ?? 0;
     this.counts.bytesWritten += bytes.written ?? 0;
+    this.parent?.record(kind, n, bytes);
   }
 
   /** Adds figures counted elsewhere (a worker thread's FileIO): execution, so planning ended before. */
@@ -126,6 +138,7 @@ export class RequestCounter {
     for (const k of REQUEST_KINDS) this.counts.requests[k] += f.requests[k];
     this.counts.bytesRead += f.bytesRead;
     this.counts.bytesWritten += f.bytesWritten;
+    this.parent?.add(f);
   }
 
   /** A copy of the totals so far. */
@@ -141,6 +154,8 @@ const runCounter = new AsyncLocalStorage<RequestCounter>();
  * a lease's, a catalog's), besides each FileIO's own counter.
  */
 export function withRequestCounter<T>(counter: RequestCounter, fn: () => Promise<T>): Promise<T> {
+  const outer = runCounter.getStore();
+  if (outer && outer !== counter) counter.parent ??= outer;
   return runCounter.run(counter, fn);
 }
 

@@ -22,8 +22,11 @@ import { isPaimonCatalogSpec, splitCatalogOptions, withPaimonCatalogTable } from
 import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
+import type { MeasuredRun, RunEstimate } from '../model/index.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { compactEstimate } from './cost/estimate.js';
 
-export interface CompactTableOptions extends AccessOptions {
+export interface CompactTableOptions extends AccessOptions, CostOptions {
   /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
   format?: TableFormat;
   /** Iceberg planner (default tiered). */
@@ -88,9 +91,31 @@ export function withIcebergTarget(
 export type CompactRun = (
   | { format: 'iceberg'; report: CompactReport; formatVersion: number }
   | { format: 'paimon'; report: PaimonCompactReport }
-) & { parquetCodec?: 'native' | 'wasm' };
+) & { parquetCodec?: 'native' | 'wasm'; estimate?: RunEstimate; measured?: MeasuredRun };
 
+/**
+ * Compacts, metered: the run carries its estimate (src/app/cost, docs/cost.md) and, unless a dry run, what it
+ * measured. Planning ends at the plan's progress event; `meter: false` runs unmetered.
+ */
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
+  if (o.meter === false) return compactUnmetered(ref, o);
+  const m = await metered(o, (counter) =>
+    compactUnmetered(ref, {
+      ...o,
+      onProgress: (e) => {
+        if (e.type === 'plan') counter.mark();
+        o.onProgress?.(e);
+      },
+    }),
+  );
+  const run = m.value;
+  const ctx = { prices: m.prices, calibration: m.calibration, lease: false, catalog: o.catalog !== undefined };
+  run.estimate = compactEstimate(run, m.phase, ctx, !!o.dryRun);
+  if (m.measured) run.measured = m.measured;
+  return run;
+}
+
+async function compactUnmetered(ref: string, o: CompactTableOptions): Promise<CompactRun> {
   const format = o.format ?? (await tableFormatOf(ref, o));
   const run = format === 'paimon' ? await compactPaimonTable(ref, o) : await compactIcebergTable(ref, o);
   const { parquetCodec } = await import('../../connectors/formats/parquet/codec.js');
@@ -185,7 +210,12 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
 export function compactResult(run: CompactRun): CompactResult {
   const result =
     run.format === 'paimon' ? paimonCompactResult(run.report) : icebergCompactResult(run.report, run.formatVersion);
-  return run.parquetCodec ? { ...result, parquetCodec: run.parquetCodec } : result;
+  return {
+    ...result,
+    ...(run.parquetCodec ? { parquetCodec: run.parquetCodec } : {}),
+    ...(run.estimate ? { estimate: run.estimate } : {}),
+    ...(run.measured ? { measured: run.measured } : {}),
+  };
 }
 
 /** The floe-result/1 document of a compaction (exit code 0, 1 or 3 by its task outcomes). */
