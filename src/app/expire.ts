@@ -10,13 +10,17 @@ import { parseNonNegativeInt, parseSnapshotIds, type TableAccessCli } from '../m
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
-import { sized } from './maintenance-result.js';
+import { sized, unknownSizeCount } from './maintenance-result.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { maintenanceEstimate } from './cost/estimate.js';
+import { leaseFileExists } from './cost/lease-state.js';
+import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { MaintenanceReport } from '../maintenance/report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
 import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
 
-export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions {
+export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions, CostOptions {
   /** A duration back from now (5d, 36h, 1d12h), an ISO time or epoch ms. */
   olderThan?: string;
   /** Keep at least this many snapshots (a number; the command line's text is accepted too). */
@@ -30,7 +34,48 @@ export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions {
   /** Counts reads and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
+/**
+ * Metered (src/app/cost): the report carries its estimate and, unless a dry run, what the run measured.
+ * Planning ends at the first delete (a real run) or once the plan is made (a dry run, before sizes are looked up).
+ */
 export async function expireTable(ref: string, o: ExpireTableOptions): Promise<MaintenanceReport> {
+  if (o.meter === false) return expireUnmetered(ref, o);
+  const facts: RunFacts = { sizingHeads: 0 };
+  const m = await metered(o, (counter) => expireUnmetered(ref, o, { counter, facts }));
+  const report = m.value;
+  report.estimate = maintenanceEstimate(report, m.phase, {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: o.lease !== false,
+    catalog: o.catalog !== undefined,
+    sizingHeads: facts.sizingHeads,
+    ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
+  });
+  if (m.measured) report.measured = m.measured;
+  return report;
+}
+
+interface RunFacts {
+  /** Files whose size a real run looks up before deleting them (the CLI's progress). */
+  sizingHeads: number;
+}
+
+interface Meter {
+  counter: RequestCounter;
+  facts: RunFacts;
+}
+
+/** The plan is made: a dry run's planning ends here (its size lookups are not the real run's). */
+function planned(r: MaintenanceReport, o: { progressSink?: unknown }, meter: Meter | undefined): MaintenanceReport {
+  if (!meter) return r;
+  if (r.dryRun) meter.counter.mark();
+  if (o.progressSink) meter.facts.sizingHeads = unknownSizeCount(r);
+  return r;
+}
+
+async function expireUnmetered(ref: string, o: ExpireTableOptions, meter?: Meter): Promise<MaintenanceReport> {
+  // a real run's planning ends at its first delete once the lease is held (the lease's own writes come first)
+  if (meter && !o.dryRun && o.lease === false) meter.counter.armAtFirstWrite('delete');
   const now = Date.now();
   const concurrency =
     o.maxConcurrentDeletes !== undefined
@@ -55,15 +100,16 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
     );
   // the table lease (src/distributed/cli-lease.ts): a table another floe job holds is refused (exit 75)
   if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'expire', () => expireTable(ref, { ...o, lease: false }));
+    return withCliLease(ref, o, 'expire', () => expireUnmetered(ref, { ...o, lease: false }, meter));
   if (o.catalog) {
     // a catalog names Iceberg tables only; reads and the commit go through it
     const opts = checked;
-    return onCatalogTable(ref, o, (table) => expireSnapshots(table, opts));
+    return onCatalogTable(ref, o, async (table) => planned(await expireSnapshots(table, opts), o, meter));
   }
   const io = observedFileIO(o);
   try {
     const format = await detectTableFormat(ref, io);
+    if (format === 'paimon') meter?.counter.markOpened();
     if (format === 'paimon') {
       const { expirePaimonSnapshots } = await import('../../connectors/paimon/expire.js');
       if (o.snapshotIds)
@@ -78,20 +124,25 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
         'Paimon expiry always deletes the files only expired snapshots reached',
       );
       return await sized(
-        await expirePaimonSnapshots(io, ref, {
-          nowMs: now,
-          dryRun: !!o.dryRun,
-          ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-          ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
-          ...(concurrency ? { deleteConcurrency: concurrency } : {}),
-          ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
-        }),
+        planned(
+          await expirePaimonSnapshots(io, ref, {
+            nowMs: now,
+            dryRun: !!o.dryRun,
+            ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+            ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
+            ...(concurrency ? { deleteConcurrency: concurrency } : {}),
+            ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
+          }),
+          o,
+          meter,
+        ),
         io,
       );
     }
     const table = await openForMaintenance(ref, { fileIO: io });
+    meter?.counter.markOpened();
     if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await expireSnapshots(table, checked), table.io);
+    return await sized(planned(await expireSnapshots(table, checked), o, meter), table.io);
   } finally {
     io.destroy();
   }

@@ -9,14 +9,18 @@ import { parseNonNegativeInt, type TableAccessCli } from '../maintenance/cli-sup
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
-import { sized } from './maintenance-result.js';
+import { sized, unknownSizeCount } from './maintenance-result.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { maintenanceEstimate } from './cost/estimate.js';
+import { leaseFileExists } from './cost/lease-state.js';
+import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { PrefixMismatchMode } from '../../connectors/storage/orphan-scan.js';
 import type { MaintenanceReport } from '../maintenance/report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { withCliLease, type LeaseCliOptions } from '../distributed/cli-lease.js';
 
-export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptions {
+export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptions, CostOptions {
   olderThan?: string;
   force?: boolean;
   /** error (default), ignore or delete. */
@@ -28,7 +32,52 @@ export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptio
   /** Counts reads, listings and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
+/**
+ * Metered (src/app/cost): the report carries its estimate and, unless a dry run, what the run measured.
+ * Planning ends at the first delete (a real run) or once the plan is made (a dry run, before sizes are looked up).
+ */
 export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptions): Promise<MaintenanceReport> {
+  if (o.meter === false) return removeOrphansUnmetered(ref, o);
+  const facts: RunFacts = { sizingHeads: 0 };
+  const m = await metered(o, (counter) => removeOrphansUnmetered(ref, o, { counter, facts }));
+  const report = m.value;
+  report.estimate = maintenanceEstimate(report, m.phase, {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: o.lease !== false,
+    catalog: o.catalog !== undefined,
+    sizingHeads: facts.sizingHeads,
+    ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
+  });
+  if (m.measured) report.measured = m.measured;
+  return report;
+}
+
+interface RunFacts {
+  /** Files whose size a real run looks up before deleting them (the CLI's progress). */
+  sizingHeads: number;
+}
+
+interface Meter {
+  counter: RequestCounter;
+  facts: RunFacts;
+}
+
+/** The plan is made: a dry run's planning ends here (its size lookups are not the real run's). */
+function planned(r: MaintenanceReport, o: { progressSink?: unknown }, meter: Meter | undefined): MaintenanceReport {
+  if (!meter) return r;
+  if (r.dryRun) meter.counter.mark();
+  if (o.progressSink) meter.facts.sizingHeads = unknownSizeCount(r);
+  return r;
+}
+
+async function removeOrphansUnmetered(
+  ref: string,
+  o: RemoveOrphansTableOptions,
+  meter?: Meter,
+): Promise<MaintenanceReport> {
+  // a real run's planning ends at its first delete once the lease is held (the lease's own writes come first)
+  if (meter && !o.dryRun && o.lease === false) meter.counter.armAtFirstWrite('delete');
   const now = Date.now();
   const mode = (o.prefixMismatch ?? 'error').toLowerCase();
   if (!['error', 'ignore', 'delete'].includes(mode)) {
@@ -53,7 +102,7 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
     );
   // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
   if (o.lease !== false && !o.dryRun)
-    return withCliLease(ref, o, 'remove-orphans', () => removeTableOrphans(ref, { ...o, lease: false }));
+    return withCliLease(ref, o, 'remove-orphans', () => removeOrphansUnmetered(ref, { ...o, lease: false }, meter));
   const icebergOptions = {
     ...common,
     prefixMismatch: mode as PrefixMismatchMode,
@@ -61,21 +110,24 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
   };
   if (o.catalog) {
     // the valid set comes from the metadata the catalog points at now (and its metadata-log)
-    return onCatalogTable(ref, o, (table) => removeOrphanFiles(table, icebergOptions));
+    return onCatalogTable(ref, o, async (table) => planned(await removeOrphanFiles(table, icebergOptions), o, meter));
   }
   const io = observedFileIO(o);
   try {
-    if ((await detectTableFormat(ref, io)) === 'paimon') {
+    const format = await detectTableFormat(ref, io);
+    if (format === 'paimon') {
+      meter?.counter.markOpened();
       const { removePaimonOrphanFiles } = await import('../../connectors/paimon/orphans.js');
       refuseFlags('paimon', ref, [
         ['--location', (o.location ?? []).length > 0],
         ['--prefix-mismatch', o.prefixMismatch !== undefined && mode !== 'error'],
       ]);
-      return await sized(await removePaimonOrphanFiles(io, ref, common), io);
+      return await sized(planned(await removePaimonOrphanFiles(io, ref, common), o, meter), io);
     }
     const table = await openForMaintenance(ref, { fileIO: io });
+    meter?.counter.markOpened();
     if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await removeOrphanFiles(table, icebergOptions), table.io);
+    return await sized(planned(await removeOrphanFiles(table, icebergOptions), o, meter), table.io);
   } finally {
     io.destroy();
   }

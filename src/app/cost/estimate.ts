@@ -50,12 +50,20 @@ export interface EstimateContext {
   catalog: boolean;
   /** Paimon `target-file-size`, when the run set it. */
   paimonTargetBytes?: number;
+  /** The lease file is already there (a released lease from an earlier run): taking it is a takeover. */
+  leaseExists?: boolean;
   /** Files a real run looks up the size of before deleting them (the CLI's progress: one HEAD each). */
   sizingHeads?: number;
 }
 
-/** Lease file: create (or take over) and read back; released by one more write. */
-const LEASE_TAKE: Partial<RequestCounts> = { put: 1, head: 1 };
+/**
+ * Lease file: created and read back; or, when a released or expired lease is there, a failed create, its
+ * record read, a claim listed, created and dropped, and the lease swapped by ETag. Released by one more write.
+ */
+const LEASE_CREATE: Partial<RequestCounts> = { put: 1, head: 1 };
+const LEASE_TAKEOVER: Partial<RequestCounts> = { put: 3, head: 1, get: 1, list: 1, delete: 1 };
+/** A lease record (JSON, holder, run id, times) is about this size. */
+const LEASE_RECORD_BYTES = 460;
 const LEASE_RELEASE: Partial<RequestCounts> = { put: 1 };
 /** The write probe before a rewrite: output and metadata directories, one create + one delete each. */
 const WRITE_PROBE: Partial<RequestCounts> = { put: 2, delete: 2 };
@@ -66,6 +74,13 @@ class Tally {
   bytesWritten = 0;
   add(r: Partial<RequestCounts>, times = 1): this {
     for (const k of REQUEST_KINDS) this.requests[k] += (r[k] ?? 0) * times;
+    return this;
+  }
+  lease(take: Partial<RequestCounts>): this {
+    this.add(take).add(LEASE_RELEASE);
+    const writes = (take.put ?? 0) + (LEASE_RELEASE.put ?? 0);
+    this.bytesWritten += writes * LEASE_RECORD_BYTES;
+    this.bytesRead += (take.get ?? 0) * LEASE_RECORD_BYTES;
     return this;
   }
   addFigures(f: StorageFigures, times = 1): this {
@@ -248,7 +263,7 @@ function icebergCompactEstimate(
   const manifestShare = (touched + 1) / metadataGets;
   exec.bytesWritten += load.bytesRead * Math.min(1.2, manifestShare); // manifests and metadata in proportion
   exec.addFigures(load).add({ get: 1 }); // the committed table re-read for the result (one manifest more)
-  if (dryRun && ctx.lease) exec.add(LEASE_TAKE).add(LEASE_RELEASE);
+  if (dryRun && ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE);
 
   const bookkeeping = exec.requests.get + exec.requests.put - rewriteFiles;
   const cpu =
@@ -289,7 +304,7 @@ function paimonCompactEstimate(r: PaimonReport, phase: PlanPhase, ctx: EstimateC
   // the commit: the latest snapshot re-read, then a manifest, base + delta manifest lists, the snapshot, LATEST
   exec.addFigures({ ...phase.figures, requests: { ...phase.figures.requests, list: 0, put: 0, delete: 0 } });
   exec.add({ put: 5 });
-  if (dryRun && ctx.lease) exec.add(LEASE_TAKE).add(LEASE_RELEASE);
+  if (dryRun && ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE);
   const cpu =
     phase.cpuSeconds + ctx.calibration.secondsPerFile * (files + 5) + ctx.calibration.secondsPerByte * dataBytes;
   return finish(
@@ -324,13 +339,22 @@ export function maintenanceEstimate(r: MaintenanceReport, phase: PlanPhase, ctx:
       // the new metadata file (and version hint), then the table re-read to find what only expired snapshots reached
       const opened = reopening(phase);
       exec.add({ put: 1 + (ctx.catalog ? 0 : 1) });
+      // the metadata file again, without the expired snapshots' entries; its schemas, specs and properties
+      // stay (taken as worth 12 snapshot entries)
+      const expired = (r.details.expiredSnapshots as unknown[]).length;
+      const retained = Number(r.details.retainedSnapshots ?? 0);
+      exec.bytesWritten += opened.bytesRead * ((retained + 12) / (retained + expired + 12));
       exec.addFigures({ ...opened, requests: { ...opened.requests, list: 0 } });
     }
-    if (ctx.lease && (n > 0 || commits)) exec.add(LEASE_TAKE).add(LEASE_RELEASE).addFigures(reopening(phase));
+    // the real run takes the lease first, whatever it finds, and opens the table again under it
+    if (ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE).addFigures(reopening(phase));
     exec.add({ delete: deleteRequests(n), head: ctx.sizingHeads ?? 0 });
   } else {
     exec.add({ delete: deleteRequests(n) });
-    if (ctx.lease) exec.add(LEASE_RELEASE);
+    if (ctx.lease) {
+      exec.add(LEASE_RELEASE);
+      exec.bytesWritten += LEASE_RECORD_BYTES;
+    }
   }
   const cpu = phase.cpuSeconds + cpuPerRequest(phase) * exec.total();
   return finish(
