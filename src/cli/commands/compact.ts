@@ -25,6 +25,8 @@ import {
 } from '../../app/compact-result.js';
 import { writeStdout, renderResult } from '../result.js';
 import { EXIT } from '../../app/exit-codes.js';
+import { PRICES_HELP } from '../../app/cost/index.js';
+import { estimateLines } from '../../app/cost/text.js';
 import { onInterrupt } from '../cancel.js';
 import { withCliLease, NO_LEASE_HELP, type LeaseCliOptions } from '../../distributed/cli-lease.js';
 import { withLeaseSignal } from '../../distributed/table-lease.js';
@@ -32,6 +34,8 @@ import { withLeaseSignal } from '../../distributed/table-lease.js';
 export interface CompactCliOptions extends AccessOptions, Omit<LeaseCliOptions, 'json' | 'dryRun'> {
   /** Set inside the lease: aborts the job when the lease is lost. */
   leaseSignal?: AbortSignal;
+  /** Price sheet for the estimate (aws-s3-standard, r2, gcs or a .yaml/.json file). */
+  prices?: string;
   strategy?: string;
   where?: string;
   targetSize?: string;
@@ -393,6 +397,7 @@ export async function compactAction(
             deletesOnly: !!o.deletesOnly,
           }),
       ...(format === 'paimon' && o.where !== undefined ? { where: o.where } : {}),
+      ...(o.prices !== undefined ? { prices: o.prices } : {}),
       onProgress: progress.listener,
       ...(signal ? { signal } : {}),
     });
@@ -401,6 +406,8 @@ export async function compactAction(
       run.format === 'paimon'
         ? `${(await import('../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
         : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
+    // the estimate line in --dry-run and --explain (with what a real run measured beside it)
+    if (o.dryRun || o.explain) text = [text.trimEnd(), ...estimateLines(run.estimate, run.measured)].join('\n');
   } catch (e) {
     progress.abort();
     throwAsWhere(e, o.where);
@@ -471,6 +478,7 @@ export function register(program: Command): void {
       [],
     )
     .option('--dry-run', 'plan only; write nothing')
+    .option('--prices <sheet|file>', PRICES_HELP)
     .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')
