@@ -25,6 +25,7 @@ import { resultDocument, type ResultDocument } from './result.js';
 import type { MeasuredRun, RunEstimate } from '../model/index.js';
 import { metered, type CostOptions } from './cost/meter.js';
 import { compactEstimate } from './cost/estimate.js';
+import { conditionalProbeDue } from './cost/lease-state.js';
 
 export interface CompactTableOptions extends AccessOptions, CostOptions {
   /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
@@ -99,6 +100,7 @@ export type CompactRun = (
  */
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
   if (o.meter === false) return compactUnmetered(ref, o);
+  const conditionalProbe = conditionalProbeDue(ref, o);
   const m = await metered(o, (counter) =>
     compactUnmetered(ref, {
       ...o,
@@ -109,7 +111,13 @@ export async function compactTable(ref: string, o: CompactTableOptions = {}): Pr
     }),
   );
   const run = m.value;
-  const ctx = { prices: m.prices, calibration: m.calibration, lease: false, catalog: o.catalog !== undefined };
+  const ctx = {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: false,
+    catalog: o.catalog !== undefined,
+    conditionalProbe,
+  };
   run.estimate = compactEstimate(run, m.phase, ctx, !!o.dryRun);
   if (m.measured) run.measured = m.measured;
   return run;

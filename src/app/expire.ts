@@ -13,7 +13,7 @@ import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized, unknownSizeCount } from './maintenance-result.js';
 import { metered, type CostOptions } from './cost/meter.js';
 import { maintenanceEstimate } from './cost/estimate.js';
-import { leaseFileExists } from './cost/lease-state.js';
+import { conditionalProbeDue, leaseFileExists } from './cost/lease-state.js';
 import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { MaintenanceReport } from '../maintenance/report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
@@ -41,6 +41,7 @@ export interface ExpireTableOptions extends TableAccessCli, LeaseCliOptions, Cos
 export async function expireTable(ref: string, o: ExpireTableOptions): Promise<MaintenanceReport> {
   if (o.meter === false) return expireUnmetered(ref, o);
   const facts: RunFacts = { sizingHeads: 0 };
+  const conditionalProbe = conditionalProbeDue(ref, o);
   const m = await metered(o, (counter) => expireUnmetered(ref, o, { counter, facts }));
   const report = m.value;
   report.estimate = maintenanceEstimate(report, m.phase, {
@@ -49,6 +50,7 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
     lease: o.lease !== false,
     catalog: o.catalog !== undefined,
     sizingHeads: facts.sizingHeads,
+    conditionalProbe,
     ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
   });
   if (m.measured) report.measured = m.measured;

@@ -12,7 +12,7 @@ import { observeStoreIO, type StoreProgress } from './store-progress.js';
 import { sized, unknownSizeCount } from './maintenance-result.js';
 import { metered, type CostOptions } from './cost/meter.js';
 import { maintenanceEstimate } from './cost/estimate.js';
-import { leaseFileExists } from './cost/lease-state.js';
+import { conditionalProbeDue, leaseFileExists } from './cost/lease-state.js';
 import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { PrefixMismatchMode } from '../../connectors/storage/orphan-scan.js';
 import type { MaintenanceReport } from '../maintenance/report.js';
@@ -39,6 +39,7 @@ export interface RemoveOrphansTableOptions extends TableAccessCli, LeaseCliOptio
 export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptions): Promise<MaintenanceReport> {
   if (o.meter === false) return removeOrphansUnmetered(ref, o);
   const facts: RunFacts = { sizingHeads: 0 };
+  const conditionalProbe = conditionalProbeDue(ref, o);
   const m = await metered(o, (counter) => removeOrphansUnmetered(ref, o, { counter, facts }));
   const report = m.value;
   report.estimate = maintenanceEstimate(report, m.phase, {
@@ -47,6 +48,7 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
     lease: o.lease !== false,
     catalog: o.catalog !== undefined,
     sizingHeads: facts.sizingHeads,
+    conditionalProbe,
     ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
   });
   if (m.measured) report.measured = m.measured;

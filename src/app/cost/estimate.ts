@@ -30,6 +30,7 @@ import {
   type StorageFigures,
 } from '../../../connectors/storage/request-counter.js';
 import type { CompactRun } from '../compact.js';
+import { CONDITIONAL_PROBE_REQUESTS } from '../../../connectors/storage/conditional-writes.js';
 import type { CpuCalibration } from './calibration.js';
 import { priceOf, type PriceSheet } from './prices.js';
 
@@ -50,6 +51,8 @@ export interface EstimateContext {
   catalog: boolean;
   /** Paimon `target-file-size`, when the run set it. */
   paimonTargetBytes?: number;
+  /** The run's first commit or lease probes the store's conditional writes (an S3 store not yet probed). */
+  conditionalProbe?: boolean;
   /** The lease file is already there (a released lease from an earlier run): taking it is a takeover. */
   leaseExists?: boolean;
   /** Files a real run looks up the size of before deleting them (the CLI's progress: one HEAD each). */
@@ -258,6 +261,7 @@ function icebergCompactEstimate(
   const metadataGets = Math.max(1, load.requests.get - (ctx.catalog ? 2 : 3)); // less metadata file, list, hint
   const touched = touchedManifests(tasks, r.plan.removableDeletes, metadataGets);
   exec.add(WRITE_PROBE);
+  if (ctx.conditionalProbe && !ctx.catalog) exec.add(CONDITIONAL_PROBE_REQUESTS);
   exec.addFigures(load); // refresh before the commit
   exec.add({ put: touched + 1 + 1 + 1 + (ctx.catalog ? 0 : 1) }); // manifests, manifest list, metadata, hint
   const manifestShare = (touched + 1) / metadataGets;
@@ -304,6 +308,7 @@ function paimonCompactEstimate(r: PaimonReport, phase: PlanPhase, ctx: EstimateC
   // the commit: the latest snapshot re-read, then a manifest, base + delta manifest lists, the snapshot, LATEST
   exec.addFigures({ ...phase.figures, requests: { ...phase.figures.requests, list: 0, put: 0, delete: 0 } });
   exec.add({ put: 5 });
+  if (ctx.conditionalProbe) exec.add(CONDITIONAL_PROBE_REQUESTS);
   if (dryRun && ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE);
   const cpu =
     phase.cpuSeconds + ctx.calibration.secondsPerFile * (files + 5) + ctx.calibration.secondsPerByte * dataBytes;
@@ -348,6 +353,8 @@ export function maintenanceEstimate(r: MaintenanceReport, phase: PlanPhase, ctx:
     }
     // the real run takes the lease first, whatever it finds, and opens the table again under it
     if (ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE).addFigures(reopening(phase));
+    // the lease (or, without one, a filesystem expiry commit) probes an S3 store not yet probed
+    if (ctx.conditionalProbe && (ctx.lease || (commits && !ctx.catalog))) exec.add(CONDITIONAL_PROBE_REQUESTS);
     exec.add({ delete: deleteRequests(n), head: ctx.sizingHeads ?? 0 });
   } else {
     exec.add({ delete: deleteRequests(n) });

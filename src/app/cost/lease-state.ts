@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { fileIOFromEnv } from '../../../connectors/storage/env.js';
 import { leaseLocation } from '../../distributed/table-lease.js';
+import { conditionalProbeDue as probeDue } from '../../../connectors/storage/conditional-writes.js';
 
 export async function leaseFileExists(ref: string, o: { catalog?: string; locationMap?: string[] }): Promise<boolean> {
   if (o.catalog) return false;
@@ -13,6 +14,23 @@ export async function leaseFileExists(ref: string, o: { catalog?: string; locati
   const io = fileIOFromEnv(o.locationMap);
   try {
     return await io.exists(leaseLocation(table));
+  } catch {
+    return false;
+  } finally {
+    io.destroy();
+  }
+}
+
+/**
+ * Whether the run's first commit (or lease) on this table's store probes its conditional writes first
+ * (conditional-writes.ts): an S3 store in probe mode not yet probed in this process. Asked before the run.
+ */
+export function conditionalProbeDue(ref: string, o: { catalog?: string; locationMap?: string[] }): boolean {
+  if (!/^s3[an]?:\/\//.test(ref)) return false;
+  const table = /\.metadata\.json$/.test(ref) ? path.posix.dirname(path.posix.dirname(ref)) : ref;
+  const io = fileIOFromEnv(o.locationMap);
+  try {
+    return probeDue(io.resolve(table));
   } catch {
     return false;
   } finally {
