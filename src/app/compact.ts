@@ -26,6 +26,7 @@ import type { MeasuredRun, RunEstimate } from '../model/index.js';
 import { metered, type CostOptions } from './cost/meter.js';
 import { compactEstimate } from './cost/estimate.js';
 import { conditionalProbeDue } from './cost/lease-state.js';
+import { activeRequestCounter } from '../../connectors/storage/request-counter.js';
 
 export interface CompactTableOptions extends AccessOptions, CostOptions {
   /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
@@ -169,6 +170,7 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
   const { openIcebergForWrite, requireCommitOps } = await import('../../connectors/iceberg/open-for-write.js');
   const { compactIceberg } = await import('../orchestration/compact-iceberg.js');
   const opened = await openIcebergForWrite(ref, o);
+  activeRequestCounter()?.markOpened(); // the estimate's model of a table re-read (src/app/cost/estimate.ts)
   try {
     o.beforeRun?.();
     // a dry run commits nothing, so it also runs on catalogs floe cannot commit to yet

@@ -207,6 +207,27 @@ export function compactEstimate(run: CompactRun, phase: PlanPhase, ctx: Estimate
 type IcebergReport = Extract<CompactRun, { format: 'iceberg' }>['report'];
 type PaimonReport = Extract<CompactRun, { format: 'paimon' }>['report'];
 
+/**
+ * One re-read of the table: finding the current metadata file (a filesystem table: the version hint, the
+ * HEADs that look for a newer version, the metadata file; a catalog: the metadata file) plus the manifest
+ * list and manifests planning read after the table was open. Opening may have read the metadata more than
+ * once (a copied table is opened again under its new location): its size is taken per opening.
+ */
+function tableLoad(phase: PlanPhase, ctx: EstimateContext): StorageFigures {
+  const p = phase.figures;
+  const o = phase.opened;
+  if (!o) return { ...p, requests: { ...p.requests, list: 0, put: 0, delete: 0 } };
+  const locateGets = ctx.catalog ? 1 : 2;
+  const opens = Math.max(1, Math.round(o.requests.get / locateGets));
+  const requests = zeroRequests();
+  requests.get = locateGets + (p.requests.get - o.requests.get);
+  requests.head = (ctx.catalog ? 0 : FIND_NEWER_VERSION_HEADS) + (p.requests.head - o.requests.head);
+  return { requests, bytesRead: o.bytesRead / opens + (p.bytesRead - o.bytesRead), bytesWritten: 0 };
+}
+
+/** HEADs a filesystem table's refresh sends after the version hint (v(N), v(N+1) and its compressed names). */
+const FIND_NEWER_VERSION_HEADS = 4;
+
 function icebergCompactEstimate(
   r: IcebergReport,
   phase: PlanPhase,
@@ -254,10 +275,7 @@ function icebergCompactEstimate(
   benefit.manifestsSaved = -1; // replaced files' manifests are rewritten one for one, plus one for the new files
 
   // the commit: the table re-read as planning read it (without the format detection's listing), then written
-  const load: StorageFigures = {
-    ...phase.figures,
-    requests: { ...phase.figures.requests, list: 0, put: 0, delete: 0 },
-  };
+  const load = tableLoad(phase, ctx);
   const metadataGets = Math.max(1, load.requests.get - (ctx.catalog ? 2 : 3)); // less metadata file, list, hint
   const touched = touchedManifests(tasks, r.plan.removableDeletes, metadataGets);
   exec.add(WRITE_PROBE);
