@@ -13,6 +13,7 @@ import sort from './sort.js';
 import startup from './startup.js';
 import compact1gb from './compact-1gb.js';
 import bullmqWorkers from './bullmq-workers.js';
+import estimate from './estimate.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
@@ -25,6 +26,7 @@ const BENCHMARKS: Benchmark[] = [
   startup,
   compact1gb,
   bullmqWorkers,
+  estimate,
   // (next benchmark here)
 ];
 

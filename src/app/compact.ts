@@ -118,6 +118,7 @@ export async function compactTable(ref: string, o: CompactTableOptions = {}): Pr
     lease: false,
     catalog: o.catalog !== undefined,
     conditionalProbe,
+    remoteStore: /^s3[an]?:\/\//.test(ref),
   };
   run.estimate = compactEstimate(run, m.phase, ctx, !!o.dryRun);
   if (m.measured) run.measured = m.measured;

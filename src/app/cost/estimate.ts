@@ -51,6 +51,8 @@ export interface EstimateContext {
   catalog: boolean;
   /** Paimon `target-file-size`, when the run set it. */
   paimonTargetBytes?: number;
+  /** The table is on an object store reached over HTTP (S3), not the local filesystem. */
+  remoteStore?: boolean;
   /** The run's first commit or lease probes the store's conditional writes (an S3 store not yet probed). */
   conditionalProbe?: boolean;
   /** The lease file is already there (a released lease from an earlier run): taking it is a takeover. */
@@ -288,10 +290,13 @@ function icebergCompactEstimate(
   if (dryRun && ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE);
 
   const bookkeeping = exec.requests.get + exec.requests.put - rewriteFiles;
+  // the calibration rewrites local tables; a remote store's requests (signing, HTTP) cost what planning's did
+  const remote = ctx.remoteStore ? cpuPerRequest(phase) * exec.total() : 0;
   const cpu =
     phase.cpuSeconds +
     ctx.calibration.secondsPerFile * (rewriteFiles + Math.max(0, bookkeeping)) +
-    ctx.calibration.secondsPerByte * dataBytes;
+    ctx.calibration.secondsPerByte * dataBytes +
+    remote;
   return finish(
     phase,
     exec,
