@@ -11,6 +11,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          // estimates use built-in CPU rates: a cold ~/.cache/floe/cost would make every test process that
+          // compacts calibrate first (test/cost/calibration.test.ts measures it on purpose)
+          env: { FLOE_COST_CALIBRATION: 'off' },
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
@@ -21,6 +24,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['integration/**/*.test.ts'],
+          env: { FLOE_COST_CALIBRATION: 'off' }, // as the unit tier; CPU estimates are the bench's (bench/estimate.ts)
           globalSetup: ['test/support/require-fixtures.ts', 'integration/support/s3-server.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,

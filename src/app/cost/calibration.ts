@@ -2,7 +2,8 @@
  * The CPU model's two rates, measured on this machine with this Parquet codec: seconds per file a
  * compaction opens or writes, and seconds per byte it reads or writes. Measured by compacting two small
  * demo tables in a temporary directory (one of many tiny files, one of few larger ones) and solving for
- * both rates from the CPU time (process.cpuUsage) each rewrite took; about two seconds, once.
+ * both rates from the CPU time (process.cpuUsage) each rewrite took; a few CPU seconds, once (seeding the
+ * tables is most of it).
  *
  * Cached in ~/.cache/floe/cost/calibration.json (XDG_CACHE_HOME respected), keyed by codec, floe
  * version, CPU model, core count and Node version; an entry older than 30 days is measured again.
@@ -140,9 +141,9 @@ async function sample(dir: string, commits: number, rowsPerCommit: number): Prom
 async function measure(): Promise<Omit<CpuCalibration, 'source' | 'key' | 'measuredAt'>> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'floe-calibrate-'));
   try {
-    await sample(path.join(dir, 'warm'), 3, 200); // the first rewrite in a process also pays for loading code
-    const many = await sample(path.join(dir, 'many'), 24, 150);
-    const big = await sample(path.join(dir, 'big'), 3, 40_000);
+    await sample(path.join(dir, 'warm'), 2, 100); // the first rewrite in a process also pays for loading code
+    const many = await sample(path.join(dir, 'many'), 12, 150);
+    const big = await sample(path.join(dir, 'big'), 2, 30_000);
     // cpu = f·files + b·bytes, solved from the two samples; one rate alone when the other comes out negative
     const det = many.files * big.bytes - big.files * many.bytes;
     let f = det !== 0 ? (many.cpuSeconds * big.bytes - big.cpuSeconds * many.bytes) / det : -1;
