@@ -119,6 +119,7 @@ export async function compactTable(ref: string, o: CompactTableOptions = {}): Pr
     catalog: o.catalog !== undefined,
     conditionalProbe,
     remoteStore: /^s3[an]?:\/\//.test(ref),
+    parallelism: o.parallelism ?? 'auto',
   };
   run.estimate = compactEstimate(run, m.phase, ctx, !!o.dryRun);
   if (m.measured) run.measured = m.measured;

@@ -29,7 +29,9 @@ import {
   type RequestCounts,
   type StorageFigures,
 } from '../../../connectors/storage/request-counter.js';
+import os from 'node:os';
 import type { CompactRun } from '../compact.js';
+import { AUTO_PARALLEL_MIN_BYTES } from '../../orchestration/compact-iceberg.js';
 import { CONDITIONAL_PROBE_REQUESTS } from '../../../connectors/storage/conditional-writes.js';
 import type { CpuCalibration } from './calibration.js';
 import { priceOf, type PriceSheet } from './prices.js';
@@ -51,6 +53,8 @@ export interface EstimateContext {
   catalog: boolean;
   /** Paimon `target-file-size`, when the run set it. */
   paimonTargetBytes?: number;
+  /** Iceberg: rewrite threads the real run uses (`parallelism`; 'auto' as compact-iceberg.ts decides). */
+  parallelism?: number | 'auto';
   /** The table is on an object store reached over HTTP (S3), not the local filesystem. */
   remoteStore?: boolean;
   /** The run's first commit or lease probes the store's conditional writes (an S3 store not yet probed). */
@@ -227,6 +231,12 @@ function tableLoad(phase: PlanPhase, ctx: EstimateContext): StorageFigures {
   return { requests, bytesRead: o.bytesRead / opens + (p.bytesRead - o.bytesRead), bytesWritten: 0 };
 }
 
+function rewriteThreads(p: number | 'auto' | undefined, inputBytes: number): number {
+  if (p === undefined) return 1;
+  if (p !== 'auto') return Math.max(1, Math.floor(p));
+  return inputBytes >= AUTO_PARALLEL_MIN_BYTES ? os.availableParallelism() : 1;
+}
+
 /** HEADs a filesystem table's refresh sends after the version hint (v(N), v(N+1) and its compressed names). */
 const FIND_NEWER_VERSION_HEADS = 4;
 
@@ -287,13 +297,17 @@ function icebergCompactEstimate(
   const manifestShare = (touched + 1) / metadataGets;
   exec.bytesWritten += load.bytesRead * Math.min(1.2, manifestShare); // manifests and metadata in proportion
   exec.addFigures(load).add({ get: 1 }); // the committed table re-read for the result (one manifest more)
+  // worker threads open and plan the table again, each once (src/distributed/group-worker.ts)
+  const dataTasks = inputs.length;
+  const threads = Math.min(dataTasks, rewriteThreads(ctx.parallelism, inBytes));
+  if (threads > 1) exec.addFigures(tableLoad(phase, ctx), threads);
   if (dryRun && ctx.lease) exec.lease(ctx.leaseExists ? LEASE_TAKEOVER : LEASE_CREATE);
 
   const bookkeeping = exec.requests.get + exec.requests.put - rewriteFiles;
   // the calibration rewrites local tables; a remote store's requests (signing, HTTP) cost what planning's did
   const remote = ctx.remoteStore ? cpuPerRequest(phase) * exec.total() : 0;
   const cpu =
-    phase.cpuSeconds +
+    phase.cpuSeconds * (threads > 1 ? 1 + threads : 1) + // each worker thread loads the code and plans again
     ctx.calibration.secondsPerFile * (rewriteFiles + Math.max(0, bookkeeping)) +
     ctx.calibration.secondsPerByte * dataBytes +
     remote;
