@@ -143,14 +143,15 @@ async function measure(): Promise<Omit<CpuCalibration, 'source' | 'key' | 'measu
   try {
     await sample(path.join(dir, 'warm'), 2, 100); // the first rewrite in a process also pays for loading code
     const many = await sample(path.join(dir, 'many'), 12, 150);
-    const big = await sample(path.join(dir, 'big'), 2, 30_000);
+    const big = await sample(path.join(dir, 'big'), 3, 40_000);
     // cpu = f·files + b·bytes, solved from the two samples; one rate alone when the other comes out negative
     const det = many.files * big.bytes - big.files * many.bytes;
     let f = det !== 0 ? (many.cpuSeconds * big.bytes - big.cpuSeconds * many.bytes) / det : -1;
     let b = det !== 0 ? (many.files * big.cpuSeconds - big.files * many.cpuSeconds) / det : -1;
     if (!(f > 0 && b > 0)) {
-      f = many.cpuSeconds / Math.max(1, many.files);
-      b = Math.max(0, big.cpuSeconds - f * big.files) / Math.max(1, big.bytes);
+      // a noisy machine: half of each sample's CPU to the rate it stresses
+      f = many.cpuSeconds / (2 * Math.max(1, many.files));
+      b = big.cpuSeconds / (2 * Math.max(1, big.bytes));
     }
     return { secondsPerFile: f, secondsPerByte: b };
   } finally {
