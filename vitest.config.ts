@@ -13,6 +13,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*-property.test.ts'],
+          // estimates use built-in CPU rates: a cold ~/.cache/floe/cost would make every test process that
+          // compacts calibrate first (test/cost/calibration.test.ts measures it on purpose)
+          env: { FLOE_COST_CALIBRATION: 'off' },
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
@@ -23,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'property',
           include: ['test/**/*-property.test.ts'],
+          env: { FLOE_COST_CALIBRATION: 'off' },
           testTimeout: 120_000,
           hookTimeout: 60_000,
           pool: 'forks',
@@ -33,6 +37,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['integration/**/*.test.ts'],
+          env: { FLOE_COST_CALIBRATION: 'off' }, // as the unit tier; CPU estimates are the bench's (bench/estimate.ts)
           globalSetup: ['test/support/require-fixtures.ts', 'integration/support/s3-server.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,

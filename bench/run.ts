@@ -16,6 +16,7 @@ import bullmqWorkers from './bullmq-workers.js';
 import live from './live.js';
 import deletes from './deletes.js';
 import hugeMetadata from './huge-metadata.js';
+import estimate from './estimate.js';
 import type { Benchmark, BenchContext } from './types.js';
 
 const BENCHMARKS: Benchmark[] = [
@@ -31,6 +32,7 @@ const BENCHMARKS: Benchmark[] = [
   live,
   deletes,
   hugeMetadata,
+  estimate,
   // (next benchmark here)
 ];
 

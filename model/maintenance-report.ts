@@ -5,6 +5,8 @@
  * What a destructive maintenance command deletes (or would delete, in a dry run): one line per file with
  * its size and the reason, plus a summary. The same structure is printed as text or as JSON.
  */
+import type { MeasuredRun, RunEstimate } from './run-figures.js';
+
 export interface DeletionCandidate {
   /**
    * Where the file really is — normalised and after `--location-map` / a relocated table's mapping: the
@@ -49,6 +51,10 @@ export interface MaintenanceReport {
   warnings: string[];
   /** Command-specific facts (expired snapshot ids, new metadata file, counts …). */
   details: Record<string, unknown>;
+  /** What the run was predicted to cost and buy (src/app/cost), set by the app layer. */
+  estimate?: RunEstimate;
+  /** What a real run asked of storage and the CPU it used. */
+  measured?: MeasuredRun;
 }
 
 export function newReport(command: string, table: string, dryRun: boolean): MaintenanceReport {

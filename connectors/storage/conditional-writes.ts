@@ -50,6 +50,19 @@ function isProbedStore(store: ObjectStore): store is ProbedStore {
 
 const remembered = new Map<string, Promise<ConditionalWriteSupport>>();
 
+/**
+ * Whether the next filesystem commit or lease on `resolved` will probe the store first (an S3 store in probe
+ * mode not yet probed in this process): the estimate counts the probe's requests (`CONDITIONAL_PROBE_REQUESTS`).
+ */
+export function conditionalProbeDue(resolved: Pick<ResolvedLocation, 'store'>, freshProcess = false): boolean {
+  const { store } = resolved;
+  if (!isProbedStore(store) || store.unsafeCommits || store.conditionalWrites !== 'probe') return false;
+  return freshProcess || !remembered.has(`${store.endpointText}|${store.bucket}`);
+}
+
+/** The probe: create, create again (refused), HEAD for the ETag, replace with a wrong and the right ETag, delete. */
+export const CONDITIONAL_PROBE_REQUESTS = { put: 4, head: 1, delete: 1 } as const;
+
 /** Forgets what was learned (tests that point one endpoint at different servers). */
 export function forgetConditionalWriteSupport(): void {
   remembered.clear();

@@ -23,6 +23,7 @@ import {
   type UploadWriter,
 } from './object-store.js';
 import type { RetryPolicy } from './retry.js';
+import { RequestCounter, countRequests } from './request-counter.js';
 import { type CommitFormat, requireConditionalCreate } from './conditional-writes.js';
 import { type S3ClientHandle, type S3ConnectionConfig, S3ObjectStore, createS3Client } from './s3-store.js';
 
@@ -64,6 +65,9 @@ export class FileIO {
   private readonly clients = new Map<string, S3ClientHandle>();
   private readonly s3Stores = new Map<string, S3ObjectStore>();
   private readonly mounts: { prefix: string; store: ObjectStore }[] = [];
+  private readonly countedStores = new Map<ObjectStore, ObjectStore>();
+  /** Every request this FileIO's stores were asked, by kind, and the bytes moved (request-counter.ts). */
+  readonly requests = new RequestCounter();
 
   constructor(readonly config: StorageConfig = {}) {}
 
@@ -119,6 +123,13 @@ export class FileIO {
    * map is not applied a second time.
    */
   resolveMapped(mapped: string, original: string = mapped): ResolvedLocation {
+    const r = this.resolveUncounted(mapped, original);
+    let counted = this.countedStores.get(r.store);
+    if (!counted) this.countedStores.set(r.store, (counted = countRequests(r.store, this.requests)));
+    return { ...r, store: counted };
+  }
+
+  private resolveUncounted(mapped: string, original: string): ResolvedLocation {
     for (const m of this.mounts) {
       const rel = relativeLocation(m.prefix, mapped);
       if (rel !== undefined) return { store: m.store, key: rel, location: mapped };
@@ -271,6 +282,7 @@ export class FileIO {
     for (const c of this.clients.values()) c.destroy();
     this.clients.clear();
     this.s3Stores.clear();
+    this.countedStores.clear();
   }
 
   /**

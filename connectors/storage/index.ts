@@ -1,6 +1,7 @@
 export * from './object-store.js';
 export * from './retry.js';
 export * from './location.js';
+export * from './request-counter.js';
 export { MemoryObjectStore, compareKeys } from './memory-store.js';
 export { LocalObjectStore, isTempName, type LocalStoreOptions } from './local-store.js';
 export {

@@ -35,14 +35,13 @@ import {
   type PutOptions,
   type PutResult,
   type PutStreamOptions,
-  DEFAULT_PART_SIZE,
-  MIN_PART_SIZE,
   checkPutOptions,
   preconditionFailed,
   rechunk,
   toBytes,
 } from './object-store.js';
 import { storedObjectMatches } from './create-verified.js';
+import { partSizeOf } from './request-counter.js';
 import type { ConditionalWriteMode } from './conditional-writes.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -439,7 +438,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async putStream(key: string, body: AsyncIterable<Uint8Array>, options?: PutStreamOptions): Promise<PutResult> {
-    const partSize = Math.max(MIN_PART_SIZE, options?.partSize ?? DEFAULT_PART_SIZE);
+    const partSize = partSizeOf(options);
     const parts = rechunk(body, partSize)[Symbol.asyncIterator]();
     const first = await parts.next();
     const single = {

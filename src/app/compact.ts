@@ -27,8 +27,13 @@ import { compactExitCode, icebergCompactResult, paimonCompactResult, type Compac
 import { resultDocument, type ResultDocument } from './result.js';
 import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
 import { withLeaseSignal } from '../lease/table-lease.js';
+import type { MeasuredRun, RunEstimate } from '../../model/index.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { compactEstimate } from './cost/estimate.js';
+import { conditionalProbeDue } from './cost/lease-state.js';
+import { activeRequestCounter } from '../../connectors/storage/request-counter.js';
 
-export interface CompactTableOptions extends CompactSpec, AccessOptions {
+export interface CompactTableOptions extends CompactSpec, AccessOptions, CostOptions {
   /** The table's format when the caller knows it; else detected (a catalog names Iceberg tables). */
   format?: TableFormat;
   /** Planner / table properties (`-o key=value`); the spec's target size and filter are folded in. */
@@ -53,7 +58,7 @@ export interface CompactTableOptions extends CompactSpec, AccessOptions {
 export type CompactRun = (
   | { format: 'iceberg'; report: CompactReport; formatVersion: number }
   | { format: 'paimon'; report: PaimonCompactReport }
-) & { parquetCodec?: 'native' | 'wasm' };
+) & { parquetCodec?: 'native' | 'wasm'; estimate?: RunEstimate; measured?: MeasuredRun };
 
 /**
  * A compaction holding the table's lease (unless a dry run or `lease: false`): what `floe compact` and
@@ -61,7 +66,7 @@ export type CompactRun = (
  */
 export async function runCompaction(ref: string, o: CompactTableOptions & JobLeaseOptions): Promise<CompactRun> {
   return withJobLease(ref, o, 'compact', (scope) =>
-    compactUnleased(ref, {
+    compactMetered(ref, {
       ...o,
       ...(withLeaseSignal(o.signal, scope) ? { signal: withLeaseSignal(o.signal, scope)! } : {}),
     }),
@@ -73,7 +78,38 @@ export async function runCompaction(ref: string, o: CompactTableOptions & JobLea
  * all-or-nothing commit, as `floe compact` without `--partial-progress` (a job spec's default is `'hot'`).
  */
 export async function compactTable(ref: string, o: CompactTableOptions = {}): Promise<CompactRun> {
-  return compactUnleased(ref, { ...o, partialProgress: o.partialProgress ?? false });
+  return compactMetered(ref, { ...o, partialProgress: o.partialProgress ?? false });
+}
+
+/**
+ * Compacts, metered: the run carries its estimate (src/app/cost, docs/cost.md) and, unless a dry run, what it
+ * measured. Planning ends at the plan's progress event; `meter: false` runs unmetered.
+ */
+async function compactMetered(ref: string, o: CompactTableOptions): Promise<CompactRun> {
+  if (o.meter === false) return compactUnleased(ref, o);
+  const conditionalProbe = conditionalProbeDue(ref, o);
+  const m = await metered(o, (counter) =>
+    compactUnleased(ref, {
+      ...o,
+      onProgress: (e) => {
+        if (e.type === 'plan') counter.mark();
+        o.onProgress?.(e);
+      },
+    }),
+  );
+  const run = m.value;
+  const ctx = {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: false,
+    catalog: o.catalog !== undefined,
+    conditionalProbe,
+    remoteStore: /^s3[an]?:\/\//.test(ref),
+    parallelism: o.parallelism ?? 'auto',
+  };
+  run.estimate = compactEstimate(run, m.phase, ctx, !!o.dryRun);
+  if (m.measured) run.measured = m.measured;
+  return run;
 }
 
 async function compactUnleased(ref: string, o: CompactTableOptions): Promise<CompactRun> {
@@ -117,6 +153,7 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
   const { openIcebergForWrite, requireCommitOps } = await import('../../connectors/iceberg/open-for-write.js');
   const { compactIcebergReplanning } = await import('../orchestration/compact-iceberg-replan.js');
   const opened = await openIcebergForWrite(ref, o);
+  activeRequestCounter()?.markOpened(); // the estimate's model of a table re-read (src/app/cost/estimate.ts)
   try {
     o.beforeRun?.();
     // a dry run commits nothing, so it also runs on catalogs floe cannot commit to yet
@@ -158,7 +195,12 @@ async function compactIcebergTable(ref: string, o: CompactTableOptions): Promise
 export function compactResult(run: CompactRun): CompactResult {
   const result =
     run.format === 'paimon' ? paimonCompactResult(run.report) : icebergCompactResult(run.report, run.formatVersion);
-  return run.parquetCodec ? { ...result, parquetCodec: run.parquetCodec } : result;
+  return {
+    ...result,
+    ...(run.parquetCodec ? { parquetCodec: run.parquetCodec } : {}),
+    ...(run.estimate ? { estimate: run.estimate } : {}),
+    ...(run.measured ? { measured: run.measured } : {}),
+  };
 }
 
 /** The floe-result/1 document of a compaction (exit code 0, 1 or 3 by its task outcomes). */

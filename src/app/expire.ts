@@ -10,18 +10,63 @@ import { parseNonNegativeInt, parseSnapshotIds, type JobAccessOptions } from './
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
-import { sized } from './maintenance-result.js';
+import { sized, unknownSizeCount } from './maintenance-result.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { maintenanceEstimate } from './cost/estimate.js';
+import { conditionalProbeDue, leaseFileExists } from './cost/lease-state.js';
+import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
 import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
 import type { ExpireSpec } from '../orchestration/job-types.js';
 
-export interface ExpireTableOptions extends ExpireSpec, JobAccessOptions, JobLeaseOptions {
+export interface ExpireTableOptions extends ExpireSpec, JobAccessOptions, JobLeaseOptions, CostOptions {
   /** Counts reads and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
+/**
+ * Metered (src/app/cost): the report carries its estimate and, unless a dry run, what the run measured.
+ * Planning ends at the first delete (a real run) or once the plan is made (a dry run, before sizes are looked up).
+ */
 export async function expireTable(ref: string, o: ExpireTableOptions): Promise<MaintenanceReport> {
+  if (o.meter === false) return expireUnmetered(ref, o);
+  const facts: RunFacts = { sizingHeads: 0 };
+  const conditionalProbe = conditionalProbeDue(ref, o);
+  const m = await metered(o, (counter) => expireUnmetered(ref, o, { counter, facts }));
+  const report = m.value;
+  report.estimate = maintenanceEstimate(report, m.phase, {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: o.lease !== false,
+    catalog: o.catalog !== undefined,
+    sizingHeads: facts.sizingHeads,
+    conditionalProbe,
+    ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
+  });
+  if (m.measured) report.measured = m.measured;
+  return report;
+}
+
+interface RunFacts {
+  /** Files whose size a real run looks up before deleting them (the CLI's progress). */
+  sizingHeads: number;
+}
+
+interface Meter {
+  counter: RequestCounter;
+  facts: RunFacts;
+}
+
+/** The plan is made: a dry run's planning ends here (its size lookups are not the real run's). */
+function planned(r: MaintenanceReport, o: { progressSink?: unknown }, meter: Meter | undefined): MaintenanceReport {
+  if (!meter) return r;
+  if (r.dryRun) meter.counter.mark();
+  if (o.progressSink) meter.facts.sizingHeads = unknownSizeCount(r);
+  return r;
+}
+
+async function expireUnmetered(ref: string, o: ExpireTableOptions, meter?: Meter): Promise<MaintenanceReport> {
   const now = Date.now();
   const concurrency =
     o.maxConcurrentDeletes !== undefined
@@ -40,7 +85,11 @@ export async function expireTable(ref: string, o: ExpireTableOptions): Promise<M
   // every argument is checked before the table is read
   const checked = icebergOptions();
   // the table lease (src/lease/job-lease.ts): a table another floe job holds is refused (exit 75)
-  return withJobLease(ref, o, 'expire', () => expireChecked(ref, o, now, concurrency, checked));
+  return withJobLease(ref, o, 'expire', () => {
+    // a real run's planning ends at its first delete once the lease is held (the lease's own writes come first)
+    if (meter && !o.dryRun) meter.counter.armAtFirstWrite('delete');
+    return expireChecked(ref, o, now, concurrency, checked, meter);
+  });
 }
 
 async function expireChecked(
@@ -49,20 +98,22 @@ async function expireChecked(
   now: number,
   concurrency: number | undefined,
   checked: Parameters<typeof expireSnapshots>[1],
+  meter: Meter | undefined,
 ): Promise<MaintenanceReport> {
   // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
   if (isPaimonCatalogSpec(o.catalog))
     return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
-      expireChecked(t.location, { ...o, catalog: undefined }, now, concurrency, checked),
+      expireChecked(t.location, { ...o, catalog: undefined }, now, concurrency, checked, meter),
     );
   if (o.catalog) {
     // a catalog names Iceberg tables only; reads and the commit go through it
     const opts = checked;
-    return onCatalogTable(ref, o, (table) => expireSnapshots(table, opts));
+    return onCatalogTable(ref, o, async (table) => planned(await expireSnapshots(table, opts), o, meter));
   }
   const io = observedFileIO(o);
   try {
     const format = await detectTableFormat(ref, io);
+    if (format === 'paimon') meter?.counter.markOpened();
     if (format === 'paimon') {
       const { expirePaimonSnapshots } = await import('../../connectors/paimon/expire.js');
       if (o.snapshotIds)
@@ -77,20 +128,25 @@ async function expireChecked(
         'Paimon expiry always deletes the files only expired snapshots reached',
       );
       return await sized(
-        await expirePaimonSnapshots(io, ref, {
-          nowMs: now,
-          dryRun: !!o.dryRun,
-          ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
-          ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
-          ...(concurrency ? { deleteConcurrency: concurrency } : {}),
-          ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
-        }),
+        planned(
+          await expirePaimonSnapshots(io, ref, {
+            nowMs: now,
+            dryRun: !!o.dryRun,
+            ...(o.olderThan !== undefined ? { olderThanMs: parseCutoff(o.olderThan, now) } : {}),
+            ...(o.retainLast !== undefined ? { retainMin: parseNonNegativeInt(o.retainLast, '--retain-last') } : {}),
+            ...(concurrency ? { deleteConcurrency: concurrency } : {}),
+            ...(o.allowOutsideTableLocation ? { allowOutsideTableLocation: true } : {}),
+          }),
+          o,
+          meter,
+        ),
         io,
       );
     }
     const table = await openForMaintenance(ref, { fileIO: io });
+    meter?.counter.markOpened();
     if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await expireSnapshots(table, checked), table.io);
+    return await sized(planned(await expireSnapshots(table, checked), o, meter), table.io);
   } finally {
     io.destroy();
   }

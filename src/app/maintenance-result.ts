@@ -40,13 +40,19 @@ export function maintenanceResult(r: MaintenanceReport): ResultDocument {
  * Sizes the job did not know (manifest lists, Paimon manifests and snapshot files are deleted by name):
  * looked up with one HEAD each, a few at a time, so the report never says "?" or "0 B" for a real file.
  */
+const sizeUnknown = (c: MaintenanceReport['candidates'][number]) =>
+  c.bytes === undefined || (c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan');
+
+/** How many candidates' sizes are not known from the plan (one HEAD each to look up). */
+export function unknownSizeCount(r: MaintenanceReport): number {
+  return r.candidates.filter(sizeUnknown).length;
+}
+
 export async function fillUnknownSizes(
   r: MaintenanceReport,
   io: { head(location: string): Promise<{ size: number }> },
 ): Promise<MaintenanceReport> {
-  const unknown = r.candidates.filter(
-    (c) => c.bytes === undefined || (c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan'),
-  );
+  const unknown = r.candidates.filter(sizeUnknown);
   await headSizes(
     unknown,
     async (c) => (await io.head(c.location)).size,
@@ -65,7 +71,7 @@ export function sized(
 ): Promise<MaintenanceReport> {
   if (r.dryRun) return fillUnknownSizes(r, io);
   for (const c of r.candidates) {
-    if (c.bytes !== undefined && !(c.bytes === 0 && c.kind !== 'data' && c.kind !== 'orphan')) continue;
+    if (!sizeUnknown(c)) continue;
     const size = knownSize(io, c.location);
     if (size !== undefined) c.bytes = size;
   }

@@ -9,7 +9,11 @@ import { parseNonNegativeInt, type JobAccessOptions } from './job-arguments.js';
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
-import { sized } from './maintenance-result.js';
+import { sized, unknownSizeCount } from './maintenance-result.js';
+import { metered, type CostOptions } from './cost/meter.js';
+import { maintenanceEstimate } from './cost/estimate.js';
+import { conditionalProbeDue, leaseFileExists } from './cost/lease-state.js';
+import type { RequestCounter } from '../../connectors/storage/request-counter.js';
 import type { PrefixMismatchMode } from '../../connectors/storage/orphan-scan.js';
 import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
@@ -17,7 +21,7 @@ import { removeOrphanFiles } from '../../connectors/iceberg/orphans.js';
 import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
 import type { RemoveOrphansSpec } from '../orchestration/job-types.js';
 
-export interface RemoveOrphansTableOptions extends RemoveOrphansSpec, JobAccessOptions, JobLeaseOptions {
+export interface RemoveOrphansTableOptions extends RemoveOrphansSpec, JobAccessOptions, JobLeaseOptions, CostOptions {
   /** Counts reads, listings and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
@@ -30,7 +34,52 @@ interface CommonOptions {
   deleteConcurrency?: number;
 }
 
+/**
+ * Metered (src/app/cost): the report carries its estimate and, unless a dry run, what the run measured.
+ * Planning ends at the first delete (a real run) or once the plan is made (a dry run, before sizes are looked up).
+ */
 export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptions): Promise<MaintenanceReport> {
+  if (o.meter === false) return removeOrphansUnmetered(ref, o);
+  const facts: RunFacts = { sizingHeads: 0 };
+  const conditionalProbe = conditionalProbeDue(ref, o);
+  const m = await metered(o, (counter) => removeOrphansUnmetered(ref, o, { counter, facts }));
+  const report = m.value;
+  report.estimate = maintenanceEstimate(report, m.phase, {
+    prices: m.prices,
+    calibration: m.calibration,
+    lease: o.lease !== false,
+    catalog: o.catalog !== undefined,
+    sizingHeads: facts.sizingHeads,
+    conditionalProbe,
+    ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
+  });
+  if (m.measured) report.measured = m.measured;
+  return report;
+}
+
+interface RunFacts {
+  /** Files whose size a real run looks up before deleting them (the CLI's progress). */
+  sizingHeads: number;
+}
+
+interface Meter {
+  counter: RequestCounter;
+  facts: RunFacts;
+}
+
+/** The plan is made: a dry run's planning ends here (its size lookups are not the real run's). */
+function planned(r: MaintenanceReport, o: { progressSink?: unknown }, meter: Meter | undefined): MaintenanceReport {
+  if (!meter) return r;
+  if (r.dryRun) meter.counter.mark();
+  if (o.progressSink) meter.facts.sizingHeads = unknownSizeCount(r);
+  return r;
+}
+
+async function removeOrphansUnmetered(
+  ref: string,
+  o: RemoveOrphansTableOptions,
+  meter?: Meter,
+): Promise<MaintenanceReport> {
   const now = Date.now();
   const mode = (o.prefixMismatch ?? 'error').toLowerCase();
   if (!['error', 'ignore', 'delete'].includes(mode)) {
@@ -49,7 +98,11 @@ export async function removeTableOrphans(ref: string, o: RemoveOrphansTableOptio
       : {}),
   };
   // the table lease: no compaction can be writing (not yet referenced) files while orphans are removed
-  return withJobLease(ref, o, 'remove-orphans', () => removeChecked(ref, o, mode, common));
+  return withJobLease(ref, o, 'remove-orphans', () => {
+    // a real run's planning ends at its first delete once the lease is held (the lease's own writes come first)
+    if (meter && !o.dryRun) meter.counter.armAtFirstWrite('delete');
+    return removeChecked(ref, o, mode, common, meter);
+  });
 }
 
 async function removeChecked(
@@ -57,11 +110,12 @@ async function removeChecked(
   o: RemoveOrphansTableOptions,
   mode: string,
   common: CommonOptions,
+  meter: Meter | undefined,
 ): Promise<MaintenanceReport> {
   // a Paimon catalog only says where the table is (expiry and orphan removal publish no snapshot)
   if (isPaimonCatalogSpec(o.catalog))
     return withPaimonCatalogTable(ref, { ...o, catalog: o.catalog }, (t) =>
-      removeChecked(t.location, { ...o, catalog: undefined }, mode, common),
+      removeChecked(t.location, { ...o, catalog: undefined }, mode, common, meter),
     );
   const icebergOptions = {
     ...common,
@@ -70,21 +124,23 @@ async function removeChecked(
   };
   if (o.catalog) {
     // the valid set comes from the metadata the catalog points at now (and its metadata-log)
-    return onCatalogTable(ref, o, (table) => removeOrphanFiles(table, icebergOptions));
+    return onCatalogTable(ref, o, async (table) => planned(await removeOrphanFiles(table, icebergOptions), o, meter));
   }
   const io = observedFileIO(o);
   try {
     if ((await detectTableFormat(ref, io)) === 'paimon') {
+      meter?.counter.markOpened();
       const { removePaimonOrphanFiles } = await import('../../connectors/paimon/orphans.js');
       refuseFlags('paimon', ref, [
         ['--location', (o.location ?? []).length > 0],
         ['--prefix-mismatch', o.prefixMismatch !== undefined && mode !== 'error'],
       ]);
-      return await sized(await removePaimonOrphanFiles(io, ref, common), io);
+      return await sized(planned(await removePaimonOrphanFiles(io, ref, common), o, meter), io);
     }
     const table = await openForMaintenance(ref, { fileIO: io });
+    meter?.counter.markOpened();
     if (o.progressSink && table.io !== io) observeStoreIO(table.io, o.progressSink);
-    return await sized(await removeOrphanFiles(table, icebergOptions), table.io);
+    return await sized(planned(await removeOrphanFiles(table, icebergOptions), o, meter), table.io);
   } finally {
     io.destroy();
   }

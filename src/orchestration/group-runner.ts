@@ -9,6 +9,7 @@ import { decodeContentFile, type ContentFileJson } from './content-file-json.js'
 import type { GroupJob, PlanInputsJson, TableSource } from './group-job.js';
 import type { TaskOutput } from './iceberg-steps.js';
 import type { TaskRunner } from './compact-iceberg.js';
+import { activeRequestCounter, type StorageFigures } from '../../connectors/storage/request-counter.js';
 
 const workerModule = () =>
   new URL(/\.ts$/.test(import.meta.url) ? './group-worker.ts' : './group-worker.js', import.meta.url);
@@ -37,8 +38,11 @@ export function groupPool(parallelism: number, source: TableSource, plan: PlanIn
     const r = (await pool.run('rewriteGroup', job, {
       ...(o.signal ? { signal: o.signal } : {}),
       onProgress: (e) => o.onProgress(e as unknown as ProgressEvent),
-    })) as unknown as Omit<TaskOutput, 'files'> & { files: ContentFileJson[] };
-    return { ...r, files: r.files.map(decodeContentFile) };
+    })) as unknown as Omit<TaskOutput, 'files'> & { files: ContentFileJson[]; storage?: StorageFigures };
+    const { storage, ...out } = r;
+    // the worker thread's requests belong to this run's count (its FileIO is the worker's own)
+    if (storage) activeRequestCounter()?.add(storage);
+    return { ...out, files: out.files.map(decodeContentFile) };
   };
   return { runner, threads: pool.size, close: () => pool.close() };
 }

@@ -19,6 +19,7 @@ import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';
 import { rewriteContext, rewritePlannedTask, type RewriteContext } from './iceberg-steps.js';
 import { encodeContentFile } from './content-file-json.js';
 import { compactOptionsOf, type GroupJob } from './group-job.js';
+import { emptyFigures, subtractFigures, type StorageFigures } from '../../connectors/storage/request-counter.js';
 
 interface Served {
   key: string;
@@ -27,12 +28,15 @@ interface Served {
   ctx: RewriteContext;
 }
 let served: Served | undefined;
+/** What this worker's FileIO had counted when it last reported (each task reports the requests since). */
+let reported: StorageFigures = emptyFigures();
 
 async function runOf(job: GroupJob): Promise<Served> {
   const key = JSON.stringify([job.source, job.metadataLocation, job.plan, job.outputPrefix]);
   if (served?.key === key) return served;
   served?.opened.files.destroy();
   served = undefined;
+  reported = emptyFigures();
   const opened = await openIcebergForWrite(job.source.table, job.source.access);
   try {
     const metadata = parseMetadataBytes(await opened.io.read(job.metadataLocation), job.metadataLocation);
@@ -68,9 +72,13 @@ export async function rewriteGroup(payload: Json, jc: JobContext): Promise<Json>
     onProgress: (e: ProgressEvent) => jc.progress(e as unknown as Json),
     signal: jc.signal,
   });
+  const now = run.opened.files.requests.snapshot();
+  const storage = subtractFigures(now, reported); // the caller adds them to its run's count
+  reported = now;
   return {
     taskId: out.taskId,
     files: out.files.map(encodeContentFile) as Json[],
+    storage: storage as unknown as Json,
     bytesRead: out.bytesRead,
     bytesWritten: out.bytesWritten,
     rowsIn: out.rowsIn,

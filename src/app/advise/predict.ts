@@ -12,7 +12,7 @@
  * to it (2 GET a file: footer and data) — `scanFileOpens` is that count averaged over the period's minutes.
  */
 import type { CommitStream, PolicyResult } from '../../core/simulate/index.js';
-import type { PriceSheet } from './prices.js';
+import { priceOf, type PriceSheet } from './prices.js';
 
 const MiB = 1024 * 1024;
 const MONTH_MS = 30 * 24 * 3_600_000;
@@ -66,12 +66,15 @@ export function predict(result: PolicyResult, stream: CommitStream, model: CostM
   const cpuSeconds =
     (result.compactionBytesRead + result.compactionBytesWritten) / model.throughputBytesPerSecond +
     result.filesOpened * OPEN_CPU_SECONDS;
-  const maintenance = ((get * p.getPer1000 + put * p.putPer1000) / 1000 + (cpuSeconds / 3600) * p.vcpuHour) * scale;
+  const maintenance = priceOf({ requests: { get, put }, cpuSeconds }, p).total * scale;
 
   const opens = result.timeline.map((t) => t.liveDataFiles * (1 + t.deletesPerDataFile));
   const scanFileOpens = opens.length ? opens.reduce((a, b) => a + b, 0) / opens.length : 0;
   const scansPerMonth = model.scansPerDay * 30;
-  const reader = (scansPerMonth * scanFileOpens * SCAN_GETS_PER_FILE * p.getPer1000) / 1000;
+  const reader = priceOf(
+    { requests: { get: scansPerMonth * scanFileOpens * SCAN_GETS_PER_FILE }, cpuSeconds: 0 },
+    p,
+  ).total;
   return {
     monthlyCost: maintenance + reader,
     maintenanceCost: maintenance,

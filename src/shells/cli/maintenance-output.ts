@@ -5,6 +5,7 @@
 import { reportToText, type MaintenanceReport } from '../../app/maintenance-report.js';
 import { maintenanceExitCode, maintenanceResult } from '../../app/maintenance-result.js';
 import { renderResult, writeStdout } from './result.js';
+import { estimateLines } from '../../app/cost/text.js';
 
 export {
   maintenanceExitCode,
@@ -20,6 +21,12 @@ export function printMaintenance(
   write: (t: string) => void = writeStdout,
 ): number {
   const exitCode = maintenanceExitCode(r);
-  write(json ? renderResult(maintenanceResult(r)) : reportToText(r));
+  if (json) write(renderResult(maintenanceResult(r)));
+  else {
+    // a dry run says what the real run will cost; a real run what it cost
+    const cost = r.dryRun ? estimateLines(r.estimate) : estimateLines(r.estimate, r.measured).slice(-1);
+    const text = reportToText(r);
+    write(cost.length ? `${text.replace(/\n*$/, '\n')}${cost.join('\n')}\n` : text);
+  }
   return exitCode;
 }

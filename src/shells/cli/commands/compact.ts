@@ -27,10 +27,14 @@ import {
 import { writeStdout, renderResult } from '../result.js';
 import { collectOption } from '../collect-option.js';
 import { EXIT } from '../../../app/exit-codes.js';
+import { PRICES_HELP } from '../../../app/cost/index.js';
+import { estimateLines } from '../../../app/cost/text.js';
 import { onInterrupt } from '../cancel.js';
 import { NO_LEASE_HELP, type JobLeaseOptions } from '../../../lease/job-lease.js';
 
 export interface CompactCliOptions extends AccessOptions, Omit<JobLeaseOptions, 'dryRun'> {
+  /** Price sheet for the estimate (aws-s3-standard, r2, gcs or a .yaml/.json file). */
+  prices?: string;
   strategy?: string;
   where?: string;
   targetSize?: string;
@@ -413,14 +417,17 @@ async function runAndRender(
     format,
     options: req.options,
     dryRun: !!o.dryRun,
+    ...(o.prices !== undefined ? { prices: o.prices } : {}),
     onProgress,
     ...(signal ? { signal } : {}),
   });
   const result = compactResult(run);
-  const text =
+  let text =
     run.format === 'paimon'
       ? `${(await import('../../../orchestration/compact-paimon.js')).renderPaimonPlan(run.report, !!o.explain)}\n${renderTaskOutcomes(result).join('\n')}`.trimEnd()
       : `${renderPlan(run.report.plan, !!o.explain)}\n${renderReport(run.report, result)}`;
+  // the estimate line in --dry-run and --explain (with what a real run measured beside it)
+  if (o.dryRun || o.explain) text = [text.trimEnd(), ...estimateLines(run.estimate, run.measured)].join('\n');
   return { result, text };
 }
 
@@ -481,6 +488,7 @@ export function register(program: Command): void {
       [],
     )
     .option('--dry-run', 'plan only; write nothing')
+    .option('--prices <sheet|file>', PRICES_HELP)
     .option('--no-lease', NO_LEASE_HELP)
     .option('--explain', 'print every decision of the planner')
     .option('--json', 'print one JSON result document (schema/floe-result.schema.json)')

@@ -3,6 +3,7 @@
  * src/app/expire.ts; this module parses the command line and prints the report.
  */
 import type { Command } from 'commander';
+import { PRICES_HELP } from '../../../app/cost/index.js';
 import { expireTable, type ExpireTableOptions } from '../../../app/expire.js';
 import { maintenanceAccessOptions, runMaintenanceCommand, type MaintenanceCliOptions } from '../maintenance-command.js';
 
@@ -36,6 +37,7 @@ export function register(program: Command): void {
         '--allow-outside-table-location',
         "also delete files the metadata places outside the table's locations (default: skip and list them)",
       )
+      .option('--prices <sheet|file>', PRICES_HELP)
       .option('--dry-run', 'list what would be expired and deleted; change nothing'),
     'delete',
   ).action(async (ref: string, o: ExpireCliOptions) =>

@@ -3,6 +3,7 @@
  * src/app/remove-orphans.ts; this module parses the command line and prints the report.
  */
 import type { Command } from 'commander';
+import { PRICES_HELP } from '../../../app/cost/index.js';
 import { collectOption } from '../collect-option.js';
 import { removeTableOrphans, type RemoveOrphansTableOptions } from '../../../app/remove-orphans.js';
 import { maintenanceAccessOptions, runMaintenanceCommand, type MaintenanceCliOptions } from '../maintenance-command.js';
@@ -30,6 +31,7 @@ export function register(program: Command): void {
       )
       .option('--location <loc>', 'Iceberg: scan only this location inside the table (repeatable)', collectOption, [])
       .option('--max-concurrent-deletes <n>', 'delete batches in flight at once', '4')
+      .option('--prices <sheet|file>', PRICES_HELP)
       .option('--dry-run', 'list what would be deleted; change nothing'),
     'delete',
   ).action(async (ref: string, o: RemoveOrphansCliOptions) =>
