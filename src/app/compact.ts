@@ -19,7 +19,7 @@ import { accessOptionsOf } from './access-options.js';
 import { withPlannerThreads } from './planner-threads.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
 import { isPaimonCatalogSpec, splitCatalogOptions, withPaimonCatalogTable } from './paimon-catalog.js';
-import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
+import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../../connectors/paimon/commit-lock.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
 
@@ -69,6 +69,8 @@ export interface CompactTableOptions extends AccessOptions {
   beforeRun?: () => void;
   /** Paimon: the catalog lock to publish under (set from a `paimon-jdbc:` catalog). */
   commitLock?: PaimonCommitLock;
+  /** Paimon: the catalog that publishes the snapshot (set from a `paimon-rest:` catalog). */
+  paimonCommitter?: PaimonSnapshotCommitter;
 }
 
 /**
@@ -112,6 +114,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
         options: table,
         catalog: undefined,
         ...(t.lock ? { commitLock: t.lock } : {}),
+        ...(t.committer ? { paimonCommitter: t.committer } : {}),
       }),
     );
   }
@@ -124,6 +127,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
       dryRun: !!o.dryRun,
       ...(o.explain !== undefined ? { explain: o.explain } : {}),
       ...(o.commitLock ? { commitLock: o.commitLock } : {}),
+      ...(o.paimonCommitter ? { committer: o.paimonCommitter } : {}),
       options: o.options ?? {},
       fileIO: files,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),

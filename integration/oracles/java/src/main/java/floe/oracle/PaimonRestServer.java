@@ -32,7 +32,8 @@ import org.apache.paimon.rest.responses.ConfigResponse;
  *   {"cmd": "write", "spec": {...}}   PaimonOracle.write through the REST catalog (creates db and table)
  *   {"cmd": "read", "spec": {...}}    PaimonOracle.read: {"rows": [canonical JSON lines]}
  *   {"cmd": "deny", "database", "table"}   the server answers 403 to every request on that table
- *   {"cmd": "fail-after-commit", "on": bool}  the server commits, then answers 500 (commitSuccessThrowException)
+ *   {"cmd": "fail-after-commit", "on": bool}  the next commit is published, then answered 500
+ *                                       (commitSuccessThrowException, one-shot); replies {"was"}
  */
 public final class PaimonRestServer {
   private PaimonRestServer() {}
@@ -90,7 +91,8 @@ public final class PaimonRestServer {
               server.addNoPermissionTable(
                   Identifier.create(req.get("database").asText(), req.get("table").asText()));
               break;
-            case "fail-after-commit":
+            case "fail-after-commit": // one-shot: the server clears it when it fails a commit
+              reply.put("was", RESTCatalogServer.commitSuccessThrowException);
               RESTCatalogServer.commitSuccessThrowException = req.path("on").asBoolean();
               break;
             default:
