@@ -8,6 +8,7 @@
  * location, as before.
  */
 import { FloeError } from '../../src/errors.js';
+import { parseCatalogSpec, resolveCatalogProperties } from './catalog-spec.js';
 import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../paimon/commit-lock.js';
 import type { TableIdentifier } from './catalog.js';
 import type { PaimonJdbcOptions } from './paimon-jdbc.js';
@@ -32,8 +33,12 @@ export interface PaimonCatalog {
 }
 
 export interface PaimonCatalogOpenOptions extends PaimonJdbcOptions {
-  /** REST: the catalog properties (`warehouse`, `token`, `header.*` …), spec query string included. */
-  properties?: Readonly<Record<string, string>>;
+  /** REST: a catalog properties file (`--catalog-properties`, else $FLOE_CATALOG_PROPERTIES). */
+  catalogPropertiesFile?: string;
+  /** REST: properties given inline (`floe serve`'s `catalogProperties:`). */
+  catalogPropertyValues?: Record<string, string>;
+  /** `--token`: refused for a REST catalog (a command line shows it). */
+  token?: string;
 }
 
 /** Whether a `--catalog` spec names a Paimon catalog. */
@@ -41,20 +46,39 @@ export function isPaimonCatalogSpec(spec: string | undefined): spec is string {
   return spec !== undefined && /^paimon-[a-z]+:/.test(spec);
 }
 
+/**
+ * A Paimon REST catalog's properties, lowest first: the spec's query string, the properties file,
+ * `floe serve`'s map, `--warehouse`. The token only from there or $FLOE_PAIMON_REST_TOKEN (paimon-rest.ts):
+ * not from --token, which a command line shows, nor from the Iceberg catalogs' $FLOE_REST_TOKEN.
+ */
+function paimonRestProperties(spec: string, o: PaimonCatalogOpenOptions): Record<string, string> {
+  if (o.token !== undefined)
+    throw new FloeError(
+      'InvalidArgument',
+      `--catalog ${spec.replace(/\?.*$/, '')}: give the Paimon REST catalog's token in $FLOE_PAIMON_REST_TOKEN or as the token catalog property (--catalog-properties), not --token`,
+    );
+  const { FLOE_REST_TOKEN: _t, FLOE_REST_CREDENTIAL: _c, ...env } = process.env;
+  return resolveCatalogProperties(
+    parseCatalogSpec(spec), // refuses a token in the spec
+    {
+      ...(o.catalogPropertiesFile ? { catalogPropertiesFile: o.catalogPropertiesFile } : {}),
+      ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
+      ...(o.warehouse !== undefined ? { warehouse: o.warehouse } : {}),
+    },
+    env,
+  );
+}
+
 export async function openPaimonCatalog(spec: string, o: PaimonCatalogOpenOptions = {}): Promise<PaimonCatalog> {
   const i = spec.indexOf(':');
   const kind = spec.slice(0, i);
   const target = spec.slice(i + 1);
   if (kind === 'paimon-rest') {
-    const { parseCatalogSpec } = await import('./catalog-spec.js');
-    const parsed = parseCatalogSpec(spec); // refuses a token in the spec
-    const props = {
-      ...parsed.properties,
-      ...(o.properties ?? {}),
-      ...(o.warehouse !== undefined ? { warehouse: o.warehouse } : {}),
-    };
     const { PaimonRestCatalog } = await import('./paimon-rest.js');
-    return PaimonRestCatalog.open(parsed.target, props);
+    return PaimonRestCatalog.open(
+      spec.replace(/^paimon-rest:/, '').replace(/\?.*$/, ''),
+      paimonRestProperties(spec, o),
+    );
   }
   if (kind !== 'paimon-jdbc')
     throw new FloeError(

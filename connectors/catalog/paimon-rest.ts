@@ -205,8 +205,7 @@ class RestSnapshotCommitter implements PaimonSnapshotCommitter {
       // the request may have reached the server: whether it published snapshot-N is unknown
       throw commitStateUnknown(this.catalog.wrap(e, what).message, e);
     }
-    if (r.status >= 500 || r.status === 408)
-      throw commitStateUnknown(this.catalog.refusal(what, r).message);
+    if (r.status >= 500 || r.status === 408) throw commitStateUnknown(this.catalog.refusal(what, r).message);
     if (r.status < 200 || r.status > 299) {
       const refused = this.catalog.refusal(what, r);
       throw new FloeError(refused.kind, `${refused.message}; the catalog refused the commit, nothing was committed`, {

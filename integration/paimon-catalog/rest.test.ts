@@ -20,13 +20,16 @@ import { listSnapshotIds, readSnapshot } from '../../connectors/paimon/metadata.
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { compactTable } from '../../src/app/compact.js';
 import { compactPaimon } from '../../src/orchestration/compact-paimon.js';
+import { runMaintenanceJob } from '../../src/app/maintenance-job.js';
+import { parseServiceConfig } from '../../src/service/config.js';
+import { listCatalog, readTableProperties } from '../../src/service/discovery.js';
 import { isFloeError, type FloeError } from '../../src/errors.js';
 import { canonicalRows, javaPaimon, oracleJar, type PaimonChange } from '../oracles/index.js';
 
 const TOKEN = `floe-test-${randomUUID()}`;
 let dataDir = '';
 let server: ChildProcessWithoutNullStreams | undefined;
-let replies: ((line: string) => void)[] = [];
+const replies: ((line: string) => void)[] = [];
 let hello: { uri: string; warehouse: string; token: string } | undefined;
 let skipReason = '';
 let stderrTail = '';
@@ -226,6 +229,38 @@ describe('Paimon REST catalog (Paimon RESTCatalogServer)', () => {
     const last = (await snapshots(dir)).at(-1)!;
     expect(last.commitUser).toMatch(/^floe-/);
     expect(await javaRows('flaky')).toEqual(before);
+  }, 240_000);
+
+  it('floe serve: a paimon-rest catalog under catalogs: lists its tables and compacts one through the server', async (ctx) => {
+    skip(ctx);
+    const dir = await javaTable('served');
+    const before = await javaRows('served');
+    const config = await parseServiceConfig(
+      {
+        stateDir: 'state',
+        catalogs: [
+          { name: 'lake', catalog: spec(), catalogProperties: { token: TOKEN }, jobs: { compact: 'every 30m' } },
+        ],
+      },
+      'floe.yaml',
+      dataDir,
+    );
+    const c = config.catalogs[0]!;
+    expect(c.kind).toBe('paimon-rest');
+    expect(await listCatalog(c)).toContainEqual({ rel: 'db.served', ref: 'db.served', format: 'paimon' });
+    const props = await readTableProperties({ table: 'db.served', access: c.access });
+    expect(props).toMatchObject({ format: 'paimon', properties: { bucket: '2' } });
+    const base = (await snapshots(dir)).at(-1)!.id;
+    const r = await runMaintenanceJob({
+      table: 'db.served',
+      job: 'compact',
+      access: c.access,
+      compact: { full: true },
+    });
+    expect(r.ok).toBe(true);
+    expect(r.snapshotIds).toEqual([String(base + 1n)]);
+    expect((await snapshots(dir)).at(-1)!.raw.uuid).toBeUndefined(); // published by the server
+    expect(await javaRows('served')).toEqual(before);
   }, 240_000);
 
   it('a wrong token fails at connect naming the catalog, without printing the token', async (ctx) => {

@@ -7,16 +7,13 @@
  */
 import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../../connectors/paimon/commit-lock.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
-import { parseCatalogSpec, resolveCatalogProperties } from '../../connectors/catalog/catalog-spec.js';
-import { FloeError } from '../errors.js';
 
 export { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 
-export interface PaimonCatalogAccess
-  extends Pick<
-    AccessOptions,
-    'catalog' | 'catalogName' | 'warehouse' | 'token' | 'catalogProperties' | 'catalogPropertyValues'
-  > {
+export interface PaimonCatalogAccess extends Pick<
+  AccessOptions,
+  'catalog' | 'catalogName' | 'warehouse' | 'token' | 'catalogProperties' | 'catalogPropertyValues'
+> {
   /** Java's catalog options by their Java names (`lock.enabled`, `lock-acquire-timeout`, …). */
   catalogOptions?: Readonly<Record<string, string>>;
 }
@@ -67,28 +64,8 @@ export async function openPaimonCatalogOf(o: PaimonCatalogAccess & { catalog: st
     ...(o.warehouse ? { warehouse: o.warehouse } : {}),
     ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
     ...(o.catalogOptions ? { options: o.catalogOptions } : {}),
-    ...(o.catalog.startsWith('paimon-rest:') ? { properties: paimonRestProperties(o) } : {}),
+    ...(o.token !== undefined && o.catalog.startsWith('paimon-rest:') ? { token: o.token } : {}),
+    ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
+    ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
   });
-}
-
-/**
- * A Paimon REST catalog's properties: the spec's, the properties file's, `floe serve`'s map; the token
- * only from there or $FLOE_PAIMON_REST_TOKEN (paimon-rest.ts) — not from --token, which a command line
- * shows, nor from the Iceberg catalogs' $FLOE_REST_TOKEN.
- */
-function paimonRestProperties(o: PaimonCatalogAccess & { catalog: string }): Record<string, string> {
-  if (o.token !== undefined)
-    throw new FloeError(
-      'InvalidArgument',
-      `--catalog ${o.catalog.replace(/\?.*$/, '')}: give the Paimon REST catalog's token in $FLOE_PAIMON_REST_TOKEN or as the token catalog property (--catalog-properties), not --token`,
-    );
-  const { FLOE_REST_TOKEN: _t, FLOE_REST_CREDENTIAL: _c, ...env } = process.env;
-  return resolveCatalogProperties(
-    parseCatalogSpec(o.catalog),
-    {
-      ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
-      ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
-    },
-    env,
-  );
 }

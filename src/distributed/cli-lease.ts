@@ -32,6 +32,9 @@ export async function tableLocationOf(ref: string, o: TableAccessCli): Promise<s
     const catalog = await openPaimonCatalog(o.catalog, {
       ...(o.warehouse ? { warehouse: o.warehouse } : {}),
       ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
+      ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
+      ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
+      ...(o.token !== undefined && o.catalog.startsWith('paimon-rest:') ? { token: o.token } : {}), // refused there
     });
     try {
       return (await catalog.loadTable(ref)).location;

@@ -308,7 +308,8 @@ async function compactWith(
   const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
   // before any data file is written: the snapshot's create-if-absent must be atomic on this store (unless every
   // writer serialises through the catalog's lock)
-  if (!opts.dryRun && !opts.commitLock && !opts.committer) await fileIO.requireConditionalCreate(table.location, 'Paimon');
+  if (!opts.dryRun && !opts.commitLock && !opts.committer)
+    await fileIO.requireConditionalCreate(table.location, 'Paimon');
   if (opts.sort) {
     const input = { table, opts: { ...opts, sort: opts.sort }, report, fileIO, selected, labelOf, started };
     return compactPaimonSorted({ ...input, targetFileSize: targetFileSize(options, pk) });
