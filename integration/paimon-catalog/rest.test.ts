@@ -60,10 +60,14 @@ async function startServer(): Promise<void> {
     return;
   }
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'floe-paimon-rest-'));
-  const child = spawn('java', ['-cp', oracleJar, 'floe.oracle.PaimonRestServer', path.join(dataDir, 'wh')], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, FLOE_PAIMON_REST_TOKEN: TOKEN },
-  });
+  const child = spawn(
+    process.env.FLOE_ORACLE_JAVA ?? 'java',
+    ['-cp', oracleJar, 'floe.oracle.PaimonRestServer', path.join(dataDir, 'wh')],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, FLOE_PAIMON_REST_TOKEN: TOKEN },
+    },
+  );
   server = child;
   child.stderr.on('data', (b: Buffer) => {
     stderrTail = (stderrTail + b.toString('utf8')).slice(-6000);
