@@ -33,6 +33,8 @@ export const CATALOG_KINDS: readonly CatalogKind[] = [
   { kind: 'glue', target: '<catalog-id|default>', queryProperties: true },
   // Paimon's JDBC catalog (connectors/catalog/paimon-jdbc.ts): its tables are Paimon tables
   { kind: 'paimon-jdbc', target: '<sqlite-path|postgresql-url>', queryProperties: false },
+  // Paimon's REST catalog (connectors/catalog/paimon-rest.ts): the server publishes each snapshot
+  { kind: 'paimon-rest', target: '<url>?warehouse=<name>', queryProperties: true },
 ];
 
 /** Property names whose values are secrets: never accepted in a spec, never printed. */

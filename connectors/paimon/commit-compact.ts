@@ -45,7 +45,7 @@ import { IndexManifestNamer, writeIndexManifest, type NewIndexEntry } from './wr
 import { changedDeletionVectorsOfReplacedFiles, dataFilesWithChangedDv } from './dv-conflicts.js';
 import { carryOverDeletionVectors, carryOverEnabled, type AppendRowMap } from './dv-carry-over.js';
 import { IndexFileNamer } from './compact-dv.js';
-import type { HeldCommitLock, PaimonCommitLock } from './commit-lock.js';
+import type { HeldCommitLock, PaimonCommitLock, PaimonSnapshotCommitter } from './commit-lock.js';
 import { latestSnapshotId, readSnapshot, snapshotPath, type PaimonSnapshot } from './metadata.js';
 import { decodeKeys, partitionFields, trimmedPrimaryKeyFields, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
@@ -96,6 +96,12 @@ export interface PaimonCommitRequest {
    * conditional-create check is skipped.
    */
   lock?: PaimonCommitLock;
+  /**
+   * A catalog that publishes the snapshot itself (Paimon's REST catalog): snapshot-N goes to it instead
+   * of being created in the table directory; the catalog serialises commits, so no lock is taken and the
+   * store's conditional create is not needed.
+   */
+  committer?: PaimonSnapshotCommitter;
   /**
    * Append rewrites: where each surviving row of the replaced files went. With it, DVs another writer
    * added meanwhile to replaced files are carried over to the outputs (dv-carry-over.ts) instead of
@@ -329,7 +335,7 @@ export async function commitPaimonSnapshot(req: PaimonCommitRequest): Promise<Pa
       context: { table: table.location },
     });
   // snapshot-N is published by create-if-absent: refuse a store that does not honour it, before any manifest
-  if (!req.lock) await storage.requireConditionalCreate?.(table.location, 'Paimon');
+  if (!req.lock && !req.committer) await storage.requireConditionalCreate?.(table.location, 'Paimon');
   const commitUser = req.commitUser ?? `${FLOE_COMMIT_USER_PREFIX}${randomUUID()}`;
   const policy = paimonCommitRetryPolicy(table.schema.options, table.location, req.maxRetries);
   const ctx: ManifestWriteContext = {
@@ -465,7 +471,7 @@ async function attemptCommit(s: CommitState, attempt: number): Promise<PaimonCom
     await s.req.beforePublish?.(fields.id);
     faultPoint('paimon.commit.before-publish');
     await held?.assertHeld(); // an expired lock may have a new holder: publish nothing
-    await publish(s, file, bytes, fields.id, baseList.name, ownIndex ? indexManifest : undefined);
+    await publish(s, file, bytes, fields, baseList.name, ownIndex ? indexManifest : undefined);
     s.written.length = 0; // referenced by a published snapshot now
     s.indexFiles.length = 0;
     faultPoint('paimon.commit.after-publish');
@@ -650,17 +656,20 @@ async function publish(
   s: CommitState,
   file: string,
   bytes: Uint8Array,
-  id: bigint,
+  fields: SnapshotFields,
   baseList: string,
   dvIndex: string | undefined,
 ): Promise<void> {
   const { table, storage } = s.req;
+  const id = fields.id;
   try {
+    if (s.req.committer) await commitThroughCatalog(s, s.req.committer, fields, bytes);
     // the snapshot's uuid makes its bytes ours alone: reading them back settles a lost response
-    await createVerified(
-      { location: file, create: () => storage.createNew(file, bytes), read: () => table.io.read(file) },
-      bytes,
-    );
+    else
+      await createVerified(
+        { location: file, create: () => storage.createNew(file, bytes), read: () => table.io.read(file) },
+        bytes,
+      );
   } catch (e) {
     if (isFloeError(e, 'PreconditionFailed')) {
       await removeAll(storage, s.indexFiles);
@@ -685,13 +694,43 @@ async function publish(
   }
 }
 
+/**
+ * Snapshot-N through a catalog that publishes it. An unknown outcome (a 5xx, a lost answer) is settled
+ * by reading snapshot-N from the table: ours (same commit user and identifier) is a commit, another
+ * writer's is a taken id, none leaves the outcome unknown (the catalog may still publish it).
+ */
+async function commitThroughCatalog(
+  s: CommitState,
+  committer: PaimonSnapshotCommitter,
+  fields: SnapshotFields,
+  bytes: Uint8Array,
+): Promise<void> {
+  const id = fields.id;
+  try {
+    await committer.commitSnapshot(id, new TextDecoder().decode(bytes));
+  } catch (e) {
+    if (!isCommitStateUnknown(e)) throw e;
+    const { table } = s.req;
+    const found = await readSnapshot(table.io, table.location, id).catch(() => undefined);
+    if (!found) throw e;
+    if (isOurSnapshot(found, fields)) return;
+    throw new FloeError('PreconditionFailed', `snapshot ${id} exists (written by ${found.commitUser})`, { cause: e });
+  }
+}
+
+/** Whether `snap` is the one floe sent: the catalog re-serialises it (Java 1.x drops `uuid`), so by its commit. */
+const isOurSnapshot = (snap: PaimonSnapshot, sent: SnapshotFields) =>
+  snap.commitUser === sent.commitUser && snap.commitIdentifier === sent.commitIdentifier;
+
 /** Moves the LATEST hint, then reads snapshot-N back: Java's "exists? then rename" may have overwritten it. */
 async function confirmOurs(s: CommitState, fields: SnapshotFields, file: string): Promise<void> {
   const { table, storage } = s.req;
   const id = fields.id;
-  await storage
-    .overwrite(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)))
-    .catch(() => undefined);
+  // a publishing catalog moved LATEST itself (and may hold the table's files read-only to others)
+  if (!s.req.committer)
+    await storage
+      .overwrite(joinPath(table.location, 'snapshot', 'LATEST'), new TextEncoder().encode(String(id)))
+      .catch(() => undefined);
   let check: PaimonSnapshot;
   try {
     check = await readSnapshot(table.io, table.location, id);
@@ -701,7 +740,8 @@ async function confirmOurs(s: CommitState, fields: SnapshotFields, file: string)
       e,
     );
   }
-  if (check.raw.uuid !== fields.uuid) {
+  const ours = s.req.committer ? isOurSnapshot(check, fields) : check.raw.uuid === fields.uuid;
+  if (!ours) {
     throw new FloeError(
       'CommitConflict',
       `Paimon table ${table.location}: snapshot ${id} was overwritten by another writer (${check.commitUser}) right after floe published it; ` +

@@ -22,7 +22,7 @@ import { accessOptionsOf } from './access-options.js';
 import { withPlannerThreads } from './planner-threads.js';
 import { tableFormatOf, type TableFormat } from './table-format.js';
 import { isPaimonCatalogSpec, splitCatalogOptions, withPaimonCatalogTable } from './paimon-catalog.js';
-import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
+import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../../connectors/paimon/commit-lock.js';
 import { compactExitCode, icebergCompactResult, paimonCompactResult, type CompactResult } from './compact-result.js';
 import { resultDocument, type ResultDocument } from './result.js';
 import { withJobLease, type JobLeaseOptions } from '../lease/job-lease.js';
@@ -52,6 +52,8 @@ export interface CompactTableOptions extends CompactSpec, AccessOptions, CostOpt
   beforeRun?: () => void;
   /** Paimon: the catalog lock to publish under (set from a `paimon-jdbc:` catalog). */
   commitLock?: PaimonCommitLock;
+  /** Paimon: the catalog that publishes the snapshot (set from a `paimon-rest:` catalog). */
+  paimonCommitter?: PaimonSnapshotCommitter;
 }
 
 /** `parquetCodec`: the Parquet codec this process decoded and encoded with (FLOE_PARQUET_CODEC, codec.ts). */
@@ -129,6 +131,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
         options: table,
         catalog: undefined,
         ...(t.lock ? { commitLock: t.lock } : {}),
+        ...(t.committer ? { paimonCommitter: t.committer } : {}),
       }),
     );
   }
@@ -139,6 +142,7 @@ async function compactPaimonTable(ref: string, o: CompactTableOptions): Promise<
     const popts = {
       ...paimonCompactOptions(o, { properties: o.options, dryRun: o.dryRun }),
       ...(o.commitLock ? { commitLock: o.commitLock } : {}),
+      ...(o.paimonCommitter ? { committer: o.paimonCommitter } : {}),
       fileIO: files,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       ...(o.signal ? { signal: o.signal } : {}),

@@ -1,14 +1,19 @@
 /**
- * A Paimon table named `<database>.<table>` in `--catalog paimon-jdbc:…`: its location under the catalog's
- * warehouse, and the catalog lock its commits must take (connectors/catalog/paimon-jdbc.ts). The catalog
- * stays open while `fn` runs (the lock is a row in it), and is closed after.
+ * A Paimon table named `<database>.<table>` in `--catalog paimon-jdbc:…` or `paimon-rest:…`: its location
+ * (under the JDBC catalog's warehouse, or as the REST catalog gives it), and how its commits are
+ * serialised — the JDBC catalog's lock (connectors/catalog/paimon-jdbc.ts), or the REST catalog publishing
+ * the snapshot (connectors/catalog/paimon-rest.ts). The catalog stays open while `fn` runs (the lock is a
+ * row in it), and is closed after.
  */
-import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
+import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../../connectors/paimon/commit-lock.js';
 import type { AccessOptions } from '../../connectors/iceberg/open-for-write.js';
 
 export { isPaimonCatalogSpec } from '../../connectors/catalog/paimon-catalog.js';
 
-export interface PaimonCatalogAccess extends Pick<AccessOptions, 'catalog' | 'catalogName' | 'warehouse'> {
+export interface PaimonCatalogAccess extends Pick<
+  AccessOptions,
+  'catalog' | 'catalogName' | 'warehouse' | 'token' | 'catalogProperties' | 'catalogPropertyValues'
+> {
   /** Java's catalog options by their Java names (`lock.enabled`, `lock-acquire-timeout`, …). */
   catalogOptions?: Readonly<Record<string, string>>;
 }
@@ -31,18 +36,36 @@ export function splitCatalogOptions(options: Record<string, string> = {}): {
 export async function withPaimonCatalogTable<T>(
   ref: string,
   o: PaimonCatalogAccess & { catalog: string },
-  fn: (table: { location: string; lock?: PaimonCommitLock; catalog: string }) => Promise<T>,
+  fn: (table: {
+    location: string;
+    lock?: PaimonCommitLock;
+    committer?: PaimonSnapshotCommitter;
+    catalog: string;
+  }) => Promise<T>,
 ): Promise<T> {
-  const { openPaimonCatalog } = await import('../../connectors/catalog/paimon-catalog.js');
-  const catalog = await openPaimonCatalog(o.catalog, {
-    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
-    ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
-    ...(o.catalogOptions ? { options: o.catalogOptions } : {}),
-  });
+  const catalog = await openPaimonCatalogOf(o);
   try {
     const t = await catalog.loadTable(ref);
-    return await fn({ location: t.location, ...(t.lock ? { lock: t.lock } : {}), catalog: catalog.description });
+    return await fn({
+      location: t.location,
+      ...(t.lock ? { lock: t.lock } : {}),
+      ...(t.committer ? { committer: t.committer } : {}),
+      catalog: catalog.description,
+    });
   } finally {
     await catalog.close();
   }
+}
+
+/** Opens the Paimon catalog of `o.catalog` with the access options' warehouse, key and properties. */
+export async function openPaimonCatalogOf(o: PaimonCatalogAccess & { catalog: string }) {
+  const { openPaimonCatalog } = await import('../../connectors/catalog/paimon-catalog.js');
+  return openPaimonCatalog(o.catalog, {
+    ...(o.warehouse ? { warehouse: o.warehouse } : {}),
+    ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
+    ...(o.catalogOptions ? { options: o.catalogOptions } : {}),
+    ...(o.token !== undefined && o.catalog.startsWith('paimon-rest:') ? { token: o.token } : {}),
+    ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
+    ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
+  });
 }

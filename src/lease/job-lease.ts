@@ -39,6 +39,9 @@ export async function tableLocationOf(ref: string, o: AccessOptions): Promise<st
     const catalog = await openPaimonCatalog(o.catalog, {
       ...(o.warehouse ? { warehouse: o.warehouse } : {}),
       ...(o.catalogName ? { catalogKey: o.catalogName } : {}),
+      ...(o.catalogProperties ? { catalogPropertiesFile: o.catalogProperties } : {}),
+      ...(o.catalogPropertyValues ? { catalogPropertyValues: o.catalogPropertyValues } : {}),
+      ...(o.token !== undefined && o.catalog.startsWith('paimon-rest:') ? { token: o.token } : {}), // refused there
     });
     try {
       return (await catalog.loadTable(ref)).location;

@@ -23,7 +23,7 @@ import { formatTypedValue } from '../core/planning/partition-label.js';
 import type { FieldType } from '../../model/index.js';
 import type { PaimonField } from '../../connectors/paimon/types.js';
 import type { PaimonIO } from '../../connectors/paimon/io.js';
-import type { PaimonCommitLock } from '../../connectors/paimon/commit-lock.js';
+import type { PaimonCommitLock, PaimonSnapshotCommitter } from '../../connectors/paimon/commit-lock.js';
 import { POSTPONE_BUCKET } from '../../connectors/paimon/paths.js';
 import { createMergeFunction } from '../../connectors/paimon/merge-engines.js';
 import { DEFAULT_APPEND_TARGET_FILE_SIZE } from '../../connectors/paimon/compact-append.js';
@@ -92,6 +92,8 @@ export interface PaimonCompactOptions {
   maxReplans?: number;
   /** The catalog's commit lock (Paimon JDBC catalog with `lock.enabled`), held around publishing. */
   commitLock?: PaimonCommitLock;
+  /** The catalog that publishes snapshots itself (Paimon REST catalog): commits go through it. */
+  committer?: PaimonSnapshotCommitter;
   /** [seam] Open the table at this snapshot (the distributed seam's plan base) instead of the latest. */
   snapshotId?: bigint;
   /** [seam] Rewrite only these planned tasks (ids as in `report.tasks`); the other buckets stay as they are. */
@@ -306,7 +308,8 @@ async function compactWith(
   const labelOf = paimonPartitionLabeler(partitionFields(table.schema));
   // before any data file is written: the snapshot's create-if-absent must be atomic on this store (unless every
   // writer serialises through the catalog's lock)
-  if (!opts.dryRun && !opts.commitLock) await fileIO.requireConditionalCreate(table.location, 'Paimon');
+  if (!opts.dryRun && !opts.commitLock && !opts.committer)
+    await fileIO.requireConditionalCreate(table.location, 'Paimon');
   if (opts.sort) {
     const input = { table, opts: { ...opts, sort: opts.sort }, report, fileIO, selected, labelOf, started };
     return compactPaimonSorted({ ...input, targetFileSize: targetFileSize(options, pk) });

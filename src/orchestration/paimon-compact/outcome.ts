@@ -26,10 +26,11 @@ export function bucketEntry(
 
 /** The run's options the committer takes (commit user, retries, the test hook). */
 export function commitOptions(
-  opts: Pick<PaimonCompactOptions, 'commitUser' | 'maxRetries' | 'beforePublish' | 'commitLock'>,
-): Pick<PaimonCommitRequest, 'commitUser' | 'maxRetries' | 'beforePublish' | 'lock'> {
+  opts: Pick<PaimonCompactOptions, 'commitUser' | 'maxRetries' | 'beforePublish' | 'commitLock' | 'committer'>,
+): Pick<PaimonCommitRequest, 'commitUser' | 'maxRetries' | 'beforePublish' | 'lock' | 'committer'> {
   return {
     ...(opts.commitLock ? { lock: opts.commitLock } : {}),
+    ...(opts.committer ? { committer: opts.committer } : {}),
     ...(opts.commitUser ? { commitUser: opts.commitUser } : {}),
     ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
     ...(opts.beforePublish ? { beforePublish: opts.beforePublish } : {}),

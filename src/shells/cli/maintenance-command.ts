@@ -32,7 +32,7 @@ export function maintenanceAccessOptions(command: Command, locationMapVerb: 'del
     )
     .option(
       '--catalog <spec>',
-      'Iceberg: sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; Paimon: paimon-jdbc:<sqlite-path|postgresql-url> (with --warehouse); the table is then <ns>.<table> and commits go through the catalog',
+      'Iceberg: sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id>; Paimon: paimon-jdbc:<sqlite-path|postgresql-url> (with --warehouse) or paimon-rest:<url>?warehouse=<name> (token in $FLOE_PAIMON_REST_TOKEN); the table is then <ns>.<table> and commits go through the catalog',
     )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name to use when the file holds several catalogs')
     .option('--warehouse <name>', 'REST catalog warehouse; Paimon JDBC catalog: the warehouse location of its tables')

@@ -31,12 +31,10 @@ export interface RefreshResult {
 
 /** Lists one catalog or warehouse. */
 export async function listCatalog(c: CatalogConfig): Promise<DiscoveredRef[]> {
-  if (c.kind === 'paimon-jdbc') {
-    const { openPaimonCatalog } = await import('../../../connectors/catalog/paimon-catalog.js');
-    const catalog = await openPaimonCatalog(c.target, {
-      ...(c.access.warehouse ? { warehouse: c.access.warehouse } : {}),
-      ...(c.access.catalogName ? { catalogKey: c.access.catalogName } : {}),
-    });
+  if (isPaimonCatalogSpec(c.target)) {
+    // Paimon's JDBC or REST catalog: its tables are Paimon tables
+    const { openPaimonCatalogOf } = await import('../../app/paimon-catalog.js');
+    const catalog = await openPaimonCatalogOf({ ...c.access, catalog: c.target });
     try {
       const ids = await catalog.listTables();
       return ids.map((id) => ({ rel: identifierToString(id), ref: identifierToString(id), format: 'paimon' }));

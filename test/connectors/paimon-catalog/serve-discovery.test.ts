@@ -69,12 +69,19 @@ describe.skipIf(!hasFixtures)('floe serve: Paimon JDBC catalog', () => {
 
     await expect(
       parseServiceConfig(
-        { stateDir: 's', catalogs: [{ name: 'x', catalog: 'paimon-rest:http://127.0.0.1:1' }] },
+        { stateDir: 's', catalogs: [{ name: 'x', catalog: 'paimon-hive:thrift://127.0.0.1:1' }] },
         'floe.yaml',
         dir,
       ),
     ).rejects.toThrow(
-      /must be sql:<sqlite-path\|postgresql-url>, rest:<url>, glue:<catalog-id\|default> or paimon-jdbc:/,
+      /must be sql:<sqlite-path\|postgresql-url>, rest:<url>, glue:<catalog-id\|default>, paimon-jdbc:<sqlite-path\|postgresql-url> or paimon-rest:<url>\?warehouse=<name>/,
     );
+    // Paimon's REST catalog is a catalog kind (integration/paimon-catalog/rest.test.ts runs it on a real server)
+    const rest = await parseServiceConfig(
+      { stateDir: 's', catalogs: [{ name: 'r', catalog: 'paimon-rest:http://127.0.0.1:1/?warehouse=w' }] },
+      'floe.yaml',
+      dir,
+    );
+    expect(rest.catalogs[0]!.kind).toBe('paimon-rest');
   });
 });

@@ -520,7 +520,7 @@ export function register(program: Command): void {
     .option('--location-map <FROM=TO>', 'read and write locations under FROM at TO (repeatable)', collectOption, [])
     .option(
       '--catalog <spec>',
-      'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> (Paimon); the table is then <ns>.<table>',
+      'sql:<sqlite-path|postgresql-url>, rest:<url>[?property=value…] or glue:<catalog-id> (Iceberg), paimon-jdbc:<sqlite-path|postgresql-url> or paimon-rest:<url>?warehouse=<name> (Paimon; its token in $FLOE_PAIMON_REST_TOKEN); the table is then <ns>.<table>',
     )
     .option('--catalog-name <name>', 'SQL catalog: the catalog_name when the file holds several (Paimon: catalog-key)')
     .option('--token <token>', 'REST catalog bearer token (default: $FLOE_REST_TOKEN)')

@@ -49,6 +49,11 @@ final class PaimonOracle implements AutoCloseable {
     this.catalog = CatalogFactory.createCatalog(CatalogContext.create(options));
   }
 
+  /** A catalog from its options (PaimonRestServer: a REST catalog client). */
+  PaimonOracle(Options options) {
+    this.catalog = CatalogFactory.createCatalog(CatalogContext.create(options));
+  }
+
   Catalog catalog() {
     return catalog;
   }
