@@ -10,11 +10,9 @@ import { parseNonNegativeInt, parseSnapshotIds, type JobAccessOptions } from './
 import { observedFileIO, onCatalogTable } from './maintenance-access.js';
 import { detectTableFormat, refuseFlags } from './table-format.js';
 import { observeStoreIO, type StoreProgress } from './store-progress.js';
-import { sized, unknownSizeCount } from './maintenance-result.js';
-import { metered, type CostOptions } from './cost/meter.js';
-import { maintenanceEstimate } from './cost/estimate.js';
-import { conditionalProbeDue, leaseFileExists } from './cost/lease-state.js';
-import type { RequestCounter } from '../../connectors/storage/request-counter.js';
+import { sized } from './maintenance-result.js';
+import type { CostOptions } from './cost/meter.js';
+import { armAtFirstDelete, meteredMaintenance, planned, type Meter } from './cost/metered-maintenance.js';
 import type { MaintenanceReport } from './maintenance-report.js';
 import { openForMaintenance } from '../../connectors/iceberg/expire-table.js';
 import { expireSnapshots } from '../../connectors/iceberg/expire.js';
@@ -25,45 +23,9 @@ export interface ExpireTableOptions extends ExpireSpec, JobAccessOptions, JobLea
   /** Counts reads and deletes (the CLI's progress bar). */
   progressSink?: StoreProgress;
 }
-/**
- * Metered (src/app/cost): the report carries its estimate and, unless a dry run, what the run measured.
- * Planning ends at the first delete (a real run) or once the plan is made (a dry run, before sizes are looked up).
- */
+/** Metered (src/app/cost/metered-maintenance.ts): the report carries its estimate and measured figures. */
 export async function expireTable(ref: string, o: ExpireTableOptions): Promise<MaintenanceReport> {
-  if (o.meter === false) return expireUnmetered(ref, o);
-  const facts: RunFacts = { sizingHeads: 0 };
-  const conditionalProbe = conditionalProbeDue(ref, o);
-  const m = await metered(o, (counter) => expireUnmetered(ref, o, { counter, facts }));
-  const report = m.value;
-  report.estimate = maintenanceEstimate(report, m.phase, {
-    prices: m.prices,
-    calibration: m.calibration,
-    lease: o.lease !== false,
-    catalog: o.catalog !== undefined,
-    sizingHeads: facts.sizingHeads,
-    conditionalProbe,
-    ...(o.dryRun && o.lease !== false ? { leaseExists: await leaseFileExists(ref, o) } : {}),
-  });
-  if (m.measured) report.measured = m.measured;
-  return report;
-}
-
-interface RunFacts {
-  /** Files whose size a real run looks up before deleting them (the CLI's progress). */
-  sizingHeads: number;
-}
-
-interface Meter {
-  counter: RequestCounter;
-  facts: RunFacts;
-}
-
-/** The plan is made: a dry run's planning ends here (its size lookups are not the real run's). */
-function planned(r: MaintenanceReport, o: { progressSink?: unknown }, meter: Meter | undefined): MaintenanceReport {
-  if (!meter) return r;
-  if (r.dryRun) meter.counter.mark();
-  if (o.progressSink) meter.facts.sizingHeads = unknownSizeCount(r);
-  return r;
+  return meteredMaintenance(ref, o, (meter) => expireUnmetered(ref, o, meter));
 }
 
 async function expireUnmetered(ref: string, o: ExpireTableOptions, meter?: Meter): Promise<MaintenanceReport> {
@@ -86,8 +48,7 @@ async function expireUnmetered(ref: string, o: ExpireTableOptions, meter?: Meter
   const checked = icebergOptions();
   // the table lease (src/lease/job-lease.ts): a table another floe job holds is refused (exit 75)
   return withJobLease(ref, o, 'expire', () => {
-    // a real run's planning ends at its first delete once the lease is held (the lease's own writes come first)
-    if (meter && !o.dryRun) meter.counter.armAtFirstWrite('delete');
+    armAtFirstDelete(meter, o.dryRun);
     return expireChecked(ref, o, now, concurrency, checked, meter);
   });
 }

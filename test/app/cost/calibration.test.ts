@@ -12,14 +12,14 @@ const cache = mkdtempSync(path.join(os.tmpdir(), 'floe-calibration-'));
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
 const script = `
-import { cpuCalibration } from './src/app/cost/calibration.ts';
+import { cpuCalibration } from '../../cost/src/app/cost/calibration.ts';
 const c = await cpuCalibration();
 process.stdout.write(JSON.stringify(c));
 `;
 
 function calibrate(): { secondsPerFile: number; secondsPerByte: number; source: string; key: string } {
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
+    cwd: path.resolve(import.meta.dirname, '../../..'),
     env: { ...process.env, XDG_CACHE_HOME: cache, FLOE_COST_CALIBRATION: '' },
     encoding: 'utf8',
   });

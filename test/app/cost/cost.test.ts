@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRICE_SHEETS, guessOutput, loadPriceSheet, priceOf } from '../../src/app/cost/index.js';
-import { compactTable } from '../../src/app/compact.js';
-import { seedDemoTable } from '../../src/demo/seed.js';
-import type { DataFile } from '../../model/index.js';
-import { floe } from '../shells/cli/support.js';
+import { PRICE_SHEETS, guessOutput, loadPriceSheet, priceOf } from '../../../src/app/cost/index.js';
+import { compactTable } from '../../../src/app/compact.js';
+import { seedDemoTable } from '../../../src/demo/seed.js';
+import type { DataFile } from '../../../model/index.js';
+import { floe } from '../../shells/cli/support.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'floe-cost-'));
 process.env.FLOE_COST_CALIBRATION = 'off'; // CPU rates are the bench's business; keep the unit tier fast
