@@ -12,7 +12,7 @@ const cache = mkdtempSync(path.join(os.tmpdir(), 'floe-calibration-'));
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
 const script = `
-import { cpuCalibration } from '../../cost/src/app/cost/calibration.ts';
+import { cpuCalibration } from './src/app/cost/calibration.ts';
 const c = await cpuCalibration();
 process.stdout.write(JSON.stringify(c));
 `;
