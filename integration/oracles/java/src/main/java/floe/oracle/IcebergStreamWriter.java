@@ -18,7 +18,6 @@ import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
@@ -27,17 +26,13 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -263,54 +258,15 @@ public final class IcebergStreamWriter {
     return OutputFileFactory.builderFor(table, 9, ++fileCounter).format(format).build();
   }
 
-  private Map<PartitionKey, List<Record>> byPartition(List<Record> records) {
-    Map<PartitionKey, List<Record>> groups = new java.util.LinkedHashMap<>();
-    for (Record r : records) {
-      PartitionKey key = new PartitionKey(table.spec(), table.schema());
-      key.partition(r);
-      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
-    }
-    return groups;
-  }
-
   private List<DataFile> writeData(List<Record> records) throws IOException {
-    List<DataFile> out = new ArrayList<>();
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-    OutputFileFactory files = files(FileFormat.PARQUET);
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(records).entrySet()) {
-      DataWriter<Record> w =
-          factory.newDataWriter(files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (DataWriter<Record> closing = w) {
-        for (Record r : g.getValue()) closing.write(r);
-      }
-      DataFile f = w.toDataFile();
-      bytesData += f.fileSizeInBytes();
-      out.add(f);
-    }
+    List<DataFile> out = IcebergFiles.writeData(table, files(FileFormat.PARQUET), records);
+    for (DataFile f : out) bytesData += f.fileSizeInBytes();
     return out;
   }
 
   private List<DeleteFile> writeEqDeletes(List<Record> rows) throws IOException {
-    int[] eqIds = {1, 2};
-    Schema eqSchema = TypeUtil.select(table.schema(), Set.of(1, 2));
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec(), eqIds, eqSchema, null);
-    OutputFileFactory files = files(FileFormat.PARQUET);
-    List<DeleteFile> out = new ArrayList<>();
-    for (Map.Entry<PartitionKey, List<Record>> g : byPartition(rows).entrySet()) {
-      EqualityDeleteWriter<Record> w =
-          factory.newEqDeleteWriter(files.newOutputFile(table.spec(), g.getKey()), FileFormat.PARQUET, g.getKey());
-      try (EqualityDeleteWriter<Record> closing = w) {
-        for (Record full : g.getValue()) {
-          GenericRecord k = GenericRecord.create(eqSchema);
-          k.setField("id", full.getField("id"));
-          k.setField("part", full.getField("part"));
-          closing.write(k);
-        }
-      }
-      DeleteFile d = w.toDeleteFile();
-      bytesDeletes += d.fileSizeInBytes();
-      out.add(d);
-    }
+    List<DeleteFile> out = IcebergFiles.writeEqDeletes(table, files(FileFormat.PARQUET), new int[] {1, 2}, rows);
+    for (DeleteFile d : out) bytesDeletes += d.fileSizeInBytes();
     return out;
   }
 
