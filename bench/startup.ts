@@ -15,7 +15,7 @@
  * ESM hooks); the count is the distinct files, split into floe's own (dist/) and dependencies (node_modules/).
  * Built-ins (node:*) are not counted.
  *
- * `--before DIR`: also runs DIR/dist/src/cli/main.js (e.g. the previous commit built outside the tree:
+ * `--before DIR`: also runs DIR/dist/src/shells/cli/main.js (e.g. the previous commit built outside the tree:
  * `git archive HEAD | tar -x -C DIR`, node_modules symlinked, `npx tsc -p tsconfig.json` there) in the same
  * interleaved loop, and reports before/after CPU ratios.
  *

@@ -52,7 +52,7 @@ describe.skipIf(!triple)(`floe installed from its tarballs (${triple ?? 'no code
 
   it('packs dist/ without dist/bench, with the LICENSE, and lists the codec packages as optional dependencies', async () => {
     const list = (await run('tar', ['tzf', install.floeTarball])).stdout.split('\n');
-    expect(list).toContain('package/dist/src/cli/main.js');
+    expect(list).toContain('package/dist/src/shells/cli/main.js');
     expect(list).toContain('package/LICENSE');
     expect(list.filter((f) => f.startsWith('package/dist/bench'))).toEqual([]);
     const manifest = JSON.parse(
