@@ -15,16 +15,15 @@
  * Needs versitygw (its admin API makes the restricted user); on another S3 server the file is skipped,
  * loudly. scripts/test-all.sh runs the S3 files again on versitygw.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRows, type InputRow } from '../oracles/index.js';
 import { RowModel } from '../iceberg-compaction/helpers.js';
-import { acquireS3, buildServerBinary, type S3TestServer } from '../support/s3-server.js';
+import { acquireS3, type S3TestServer } from '../support/s3-server.js';
+import { versitygwAdmin } from '../support/s3-binaries.js';
 import { AuthProxy } from './auth-proxy.js';
 import {
   JavaCatalog,
@@ -83,19 +82,7 @@ const s3Props = (keys?: { id: string; secret: string }): Record<string, string> 
   ...(keys ? { 's3.access-key-id': keys.id, 's3.secret-access-key': keys.secret } : {}),
 });
 
-async function admin(args: string[]): Promise<void> {
-  const bin = await buildServerBinary('versitygw');
-  await promisify(execFile)(bin, [
-    'admin',
-    '-a',
-    server!.accessKeyId,
-    '-s',
-    server!.secretAccessKey,
-    '--er',
-    server!.endpoint,
-    ...args,
-  ]);
-}
+const admin = (args: string[]) => versitygwAdmin(server!, args);
 
 beforeAll(async () => {
   if (!ready) return;

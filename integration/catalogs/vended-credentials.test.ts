@@ -13,15 +13,14 @@
  * - a request signed by the REST client's SigV4 signer is accepted by the server, which checks signatures,
  *   and the same signature on a changed request is refused.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { storageConfigFromEnv } from '../../connectors/storage/env.js';
 import { vendedStorageConfig, type VendedStorage } from '../../connectors/storage/vended-credentials.js';
 import { isFloeError } from '../../util/errors.js';
-import { acquireS3, buildServerBinary, type S3TestServer } from '../support/s3-server.js';
+import { acquireS3, type S3TestServer } from '../support/s3-server.js';
+import { versitygwAdmin } from '../support/s3-binaries.js';
 
 const s3 = await acquireS3();
 const server: S3TestServer | undefined = s3.available ? s3.server : undefined;
@@ -38,19 +37,7 @@ const CATALOG = 'rest:http://catalog.test/api';
 const saved: Record<string, string | undefined> = {};
 const ENV_KEYS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'];
 
-async function admin(args: string[]): Promise<void> {
-  const bin = await buildServerBinary('versitygw');
-  await promisify(execFile)(bin, [
-    'admin',
-    '-a',
-    server!.accessKeyId,
-    '-s',
-    server!.secretAccessKey,
-    '--er',
-    server!.endpoint,
-    ...args,
-  ]);
-}
+const admin = (args: string[]) => versitygwAdmin(server!, args);
 
 beforeAll(async () => {
   if (!versity) return;

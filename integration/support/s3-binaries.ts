@@ -265,3 +265,18 @@ export async function startBinaryServer(options: {
     throw new Error(`${kind} (${bin}) ${e instanceof Error ? e.message : String(e)}`);
   }
 }
+
+/** Runs versitygw's admin CLI against `server` with its root keys (users, bucket owners: vended-credential tests). */
+export async function versitygwAdmin(server: S3TestServer, args: string[]): Promise<void> {
+  const bin = await buildServerBinary('versitygw');
+  await promisify(execFile)(bin, [
+    'admin',
+    '-a',
+    server.accessKeyId,
+    '-s',
+    server.secretAccessKey,
+    '--er',
+    server.endpoint,
+    ...args,
+  ]);
+}
