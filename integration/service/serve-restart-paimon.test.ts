@@ -6,15 +6,13 @@
  * table's own writers (Java's commit users) get none. The table still holds exactly its rows.
  */
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { listSnapshotIds, readSnapshot } from '../../connectors/paimon/metadata.js';
-import { repoRoot } from '../oracles/index.js';
-import { FIXTURES, paimonRows, startServe, until, type ServeProcess } from './support.js';
+import { FIXTURES, killedServe, paimonRows, startServe, until, type ServeProcess } from './support.js';
 
 const TOKEN = 'restart-token-0123456789abcdef';
 let work: string;
@@ -58,34 +56,13 @@ async function snapshotUsers(): Promise<{ id: string; user: string }[]> {
   }
 }
 
-function killedServe(): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/shells/cli/main.ts'), 'serve', '--config', config, '--http-port', '0'],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, FLOE_API_TOKEN: TOKEN, FLOE_FAULT_KILL_AT: 'paimon.commit.after-publish' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) =>
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve({ signal, stderr });
-    }),
-  );
-}
-
 describe('floe serve after a SIGKILL, Paimon', () => {
   it('reconstructs the run of the Paimon snapshot its killed predecessor committed, and only that one', async () => {
     const before = await snapshotUsers();
     expect(before.length).toBeGreaterThan(0);
     expect(before.filter((s) => s.user.startsWith('floe-'))).toEqual([]); // the fixture's writers are Java's
 
-    const killed = await killedServe();
+    const killed = await killedServe(config, TOKEN, 'paimon.commit.after-publish');
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(killed.stderr).toContain('FLOE_FAULT_KILL_AT=paimon.commit.after-publish');
     const known = new Set(before.map((s) => s.id));

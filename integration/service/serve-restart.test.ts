@@ -7,7 +7,6 @@
  * every snapshot carrying floe's commit id has its run. Every table still holds exactly its rows.
  */
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -15,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileIO } from '../../connectors/storage/file-io.js';
 import { appendRows, createIcebergTable } from '../../connectors/iceberg/write-table.js';
 import { openIcebergTable } from '../../connectors/iceberg/table.js';
-import { repoRoot } from '../oracles/index.js';
-import { icebergRows, startServe, until, type ServeProcess } from './support.js';
+import { icebergRows, killedServe, startServe, until, type ServeProcess } from './support.js';
 
 const TOKEN = 'restart-token-0123456789abcdef';
 const NAMES = ['t0', 't1', 't2', 't3'];
@@ -63,28 +61,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The first serve: dies by SIGKILL right after its first commit is published. */
-function killedServe(): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/shells/cli/main.ts'), 'serve', '--config', config, '--http-port', '0'],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, FLOE_API_TOKEN: TOKEN, FLOE_FAULT_KILL_AT: 'iceberg.commit.after-publish' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) =>
-    child.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve({ signal, stderr });
-    }),
-  );
-}
-
 async function floeSnapshots(n: string): Promise<string[]> {
   const t = await openIcebergTable(path.join(work, n));
   return t.metadata.snapshots
@@ -96,18 +72,20 @@ describe('floe serve after a SIGKILL', () => {
   it('takes over its dead predecessor’s leases, fails no run because of them, and reconstructs the unrecorded run', async () => {
     // the test's own appends (floe-written too) are from before the service knew the tables
     const appends = new Set((await Promise.all(NAMES.map(floeSnapshots))).flat());
-    const killed = await killedServe();
+    const killed = await killedServe(config, TOKEN, 'iceberg.commit.after-publish');
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(killed.stderr).toContain('FLOE_FAULT_KILL_AT=iceberg.commit.after-publish');
     const committedBeforeKill = (await Promise.all(NAMES.map(floeSnapshots))).flat().filter((id) => !appends.has(id));
-    expect(committedBeforeKill.length).toBe(1);
+    // the kill point fires after the first publish; a second table's compaction running beside it may have
+    // published too before the process died: each of them must get its run row
+    expect(committedBeforeKill.length).toBeGreaterThanOrEqual(1);
 
     serve = await startServe(config, { FLOE_API_TOKEN: TOKEN });
     const reconstructed = await until('the unrecorded run reconstructed', async () => {
       const l = serve!.lines.filter((x) => x.event === 'run-reconstructed');
-      return l.length > 0 ? l : undefined;
+      return l.length >= committedBeforeKill.length ? l : undefined;
     });
-    expect(reconstructed.map((l) => l.snapshotId)).toEqual(committedBeforeKill);
+    expect(reconstructed.map((l) => String(l.snapshotId)).sort()).toEqual([...committedBeforeKill].sort());
     // every table compacted at least once by the new process
     await until(
       'every table compacted by the new process',
@@ -134,7 +112,9 @@ describe('floe serve after a SIGKILL', () => {
       }[];
       expect(runs.filter((r) => r.outcome === 'failed' || r.outcome === 'busy')).toEqual([]);
       expect(runs.filter((r) => /table busy/.test(r.error ?? ''))).toEqual([]);
-      expect(runs.filter((r) => r.reason === 'reconstructed' && r.outcome === 'ok').length).toBe(1);
+      expect(runs.filter((r) => r.reason === 'reconstructed' && r.outcome === 'ok').length).toBe(
+        committedBeforeKill.length,
+      );
       for (const n of NAMES) {
         const recorded = new Set(
           runs.filter((r) => r.table_name === n).flatMap((r) => JSON.parse(r.snapshot_ids) as string[]),

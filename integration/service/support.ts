@@ -238,3 +238,32 @@ export async function api<T = unknown>(
   }
   return { status: res.status, body: body as T };
 }
+
+/**
+ * A `floe serve` child process that SIGKILLs itself at fault point `killAt` (FLOE_FAULT_KILL_AT), e.g. right
+ * after its first commit is published; killed from outside after 120 s if it never gets there.
+ */
+export function killedServe(
+  config: string,
+  token: string,
+  killAt: string,
+): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'src/shells/cli/main.ts'), 'serve', '--config', config, '--http-port', '0'],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, FLOE_API_TOKEN: token, FLOE_FAULT_KILL_AT: killAt },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      resolve({ signal, stderr });
+    }),
+  );
+}
