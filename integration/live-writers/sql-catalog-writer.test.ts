@@ -234,6 +234,7 @@ describe('a Java writer committing through a SQL catalog while floe maintains th
         '    except sqlite3.OperationalError:',
         '        locked += 1',
         '    c.close()',
+        "    if ok + locked == 1: print('ready', flush=True)",
         '    time.sleep(0.02)',
         'print(ok, locked)',
       ].join('\n'),
@@ -243,6 +244,11 @@ describe('a Java writer committing through a SQL catalog while floe maintains th
     let out = '';
     probe.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
     const probed = new Promise<void>((r) => probe.on('close', () => r()));
+    // floe starts only once the probe has made its first attempt: on a loaded machine Python's start-up alone
+    // can outlast floe's three commands, and a probe that never overlapped them proves nothing
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(out, 'the probe process never made its first attempt').toContain('ready');
     const base = ['--catalog', catalog, '--catalog-name', 'oracle'];
     const results: number[] = [];
     for (const args of [
@@ -255,7 +261,7 @@ describe('a Java writer committing through a SQL catalog while floe maintains th
     await writeTableScan(TABLE, { catalog, catalogName: 'oracle' }, (c) => void (scanned += c.split('\n').length - 1));
     writeFileSync(stop, '');
     await probed;
-    const [ok, locked] = out.trim().split(' ').map(Number);
+    const [ok, locked] = out.trim().split('\n').pop()!.split(' ').map(Number);
     console.log(`[live sql probe] third writer during floe's runs: ${ok} got the lock, ${locked} timed out after 2 s`);
     expect(results).toEqual([0, 0, 0]);
     expect(scanned).toBe(seeded.expectedRows);
