@@ -4,7 +4,8 @@
  * outcome — committed, failed or skipped (with the reason), or planned in a dry run.
  */
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
-import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { PaimonBucketReport, PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { DecisionStep, RewriteTask } from '../core/planning/plan.js';
 import { EXIT, exitCodeForOutcome, type ExitCode } from './exit-codes.js';
 
 export type TaskOutcome = 'planned' | 'committed' | 'failed' | 'skipped';
@@ -29,6 +30,33 @@ export interface CompactStatsResult {
   records: number;
 }
 
+/** Iceberg: the plan the run made, files by path (`plan` of the compact document). */
+export interface CompactPlanResult {
+  planner: string;
+  tasks: (Pick<RewriteTask, 'id' | 'kind' | 'partition' | 'inputBytes' | 'targetFileSizeBytes' | 'trail'> & {
+    inputs: string[];
+    deletes: string[];
+    removableDeletes: string[];
+  })[];
+  removableDeletes: string[];
+  trail: DecisionStep[];
+}
+
+/** Paimon: the table's kind and every bucket the picker looked at (`paimon` of the compact document). */
+export interface PaimonCompactResult {
+  tableKind: PaimonCompactReport['tableKind'];
+  mergeEngine?: string;
+  full: boolean;
+  commitAttempts?: number;
+  where?: string;
+  sort?: PaimonCompactReport['sort'];
+  buckets: PaimonBucketReport[];
+}
+
+/**
+ * The one result of a compaction, whichever format and driver ran it: the CLI renders it, compactJobResult
+ * (job-result.ts) makes the service's and the bindings' MaintenanceJobResult of it.
+ */
 export interface CompactResult {
   format: 'iceberg' | 'paimon';
   table: string;
@@ -49,6 +77,10 @@ export interface CompactResult {
   durationMs: number;
   /** Delete files no live data file needs, dropped (or that would be dropped in a dry run). */
   danglingDeletes: string[];
+  /** Iceberg: the plan. */
+  plan?: CompactPlanResult;
+  /** Paimon: the table kind and buckets. */
+  paimon?: PaimonCompactResult;
   [formatSpecific: string]: unknown;
 }
 
