@@ -16,7 +16,16 @@ import type { TableFormat } from './table-format.js';
 /** The fields of a compaction's result the job view reads (an engine run has no plan or buckets). */
 export type CompactResultFields = Pick<
   CompactResult,
-  'format' | 'dryRun' | 'snapshots' | 'failedTasks' | 'before' | 'after' | 'bytesRead' | 'bytesWritten' | 'rowsIn' | 'rowsOut'
+  | 'format'
+  | 'dryRun'
+  | 'snapshots'
+  | 'failedTasks'
+  | 'before'
+  | 'after'
+  | 'bytesRead'
+  | 'bytesWritten'
+  | 'rowsIn'
+  | 'rowsOut'
 > &
   Partial<Pick<CompactResult, 'plan' | 'paimon'>>;
 

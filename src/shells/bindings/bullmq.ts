@@ -30,12 +30,7 @@ import {
   type PlanRef,
 } from '../../distributed/seam.js';
 import { readTableLease, type TableLease } from '../../lease/lease.js';
-import {
-  DEFAULT_RUN_LEASE_TTL_MS,
-  leaseTarget,
-  takeRunLease,
-  withRunLease,
-} from '../../distributed/run-support.js';
+import { DEFAULT_RUN_LEASE_TTL_MS, leaseTarget, takeRunLease, withRunLease } from '../../distributed/run-support.js';
 import { compactionRunResult } from '../../app/job-result.js';
 
 export const DEFAULT_QUEUE = 'floe';
