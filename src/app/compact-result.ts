@@ -134,7 +134,7 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     format: 'iceberg',
     table: r.table,
     dryRun: r.dryRun,
-    baseSnapshotId: (r as { baseSnapshotId?: string }).baseSnapshotId ?? null,
+    baseSnapshotId: r.baseSnapshotId ?? null,
     snapshots: r.snapshots,
     tasks,
     committedTasks: tasks.filter((t) => t.outcome === 'committed').map((t) => t.id),
@@ -162,14 +162,10 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     rowsOut: r.rowsOut,
     durationMs: r.durationMs,
     danglingDeletes: r.danglingDeletes,
-    ...((r as { carriedDeletes?: number }).carriedDeletes
-      ? { carriedDeletes: (r as { carriedDeletes?: number }).carriedDeletes }
-      : {}),
-    ...((r as { replans?: number }).replans ? { replans: (r as { replans?: number }).replans } : {}),
-    ...((r as { cancelled?: unknown }).cancelled ? { cancelled: (r as { cancelled?: unknown }).cancelled } : {}),
-    ...((r as { deleteCleanup?: unknown }).deleteCleanup
-      ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup }
-      : {}),
+    ...(r.carriedDeletes ? { carriedDeletes: r.carriedDeletes } : {}),
+    ...(r.replans ? { replans: r.replans } : {}),
+    ...(r.cancelled ? { cancelled: r.cancelled } : {}),
+    ...(r.deleteCleanup ? { deleteCleanup: r.deleteCleanup } : {}),
     plan: {
       planner: r.plan.planner,
       tasks: r.plan.tasks.map((t) => ({
@@ -237,7 +233,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
       ...(mergeEngine ? { mergeEngine } : {}),
       full,
       ...(commitAttempts !== undefined ? { commitAttempts } : {}),
-      ...((r as { where?: string }).where !== undefined ? { where: (r as { where?: string }).where } : {}),
+      ...(r.where !== undefined ? { where: r.where } : {}),
       ...(r.sort ? { sort: r.sort } : {}), // [sort] Paimon sort compaction: strategy, order_strategy, order
       buckets,
     },
