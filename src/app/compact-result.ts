@@ -31,7 +31,7 @@ export interface CompactStatsResult {
 }
 
 /** Iceberg: the plan the run made, files by path (`plan` of the compact document). */
-export interface CompactPlanResult {
+export interface CompactResultPlan {
   planner: string;
   tasks: (Pick<RewriteTask, 'id' | 'kind' | 'partition' | 'inputBytes' | 'targetFileSizeBytes' | 'trail'> & {
     inputs: string[];
@@ -43,7 +43,7 @@ export interface CompactPlanResult {
 }
 
 /** Paimon: the table's kind and every bucket the picker looked at (`paimon` of the compact document). */
-export interface PaimonCompactResult {
+export interface CompactResultPaimon {
   tableKind: PaimonCompactReport['tableKind'];
   mergeEngine?: string;
   full: boolean;
@@ -78,9 +78,9 @@ export interface CompactResult {
   /** Delete files no live data file needs, dropped (or that would be dropped in a dry run). */
   danglingDeletes: string[];
   /** Iceberg: the plan. */
-  plan?: CompactPlanResult;
+  plan?: CompactResultPlan;
   /** Paimon: the table kind and buckets. */
-  paimon?: PaimonCompactResult;
+  paimon?: CompactResultPaimon;
   [formatSpecific: string]: unknown;
 }
 

@@ -9,7 +9,7 @@ import type { CommitOutcome, GroupOutput, PlanRef } from '../distributed/seam.js
 import type { FloeRunResult } from '../distributed/run-support.js';
 import type { TieredStateJson } from '../core/planning/tiered/state-json.js';
 import type { DecisionStep } from '../core/planning/plan.js';
-import type { CompactPlanResult, CompactResult, PaimonCompactResult } from './compact-result.js';
+import type { CompactResultPlan, CompactResult, CompactResultPaimon } from './compact-result.js';
 import { totalBytes, type MaintenanceReport } from './maintenance-report.js';
 import type { TableFormat } from './table-format.js';
 
@@ -154,7 +154,7 @@ const partitionText = (p: readonly unknown[]) =>
 /** At most this many tasks are listed (`tasks` has the full count). */
 const LISTED_TASKS = 50;
 
-function icebergPlanSummary(plan: CompactPlanResult): PlanSummary {
+function icebergPlanSummary(plan: CompactResultPlan): PlanSummary {
   return {
     planner: plan.planner,
     tasks: plan.tasks.length,
@@ -173,7 +173,7 @@ function icebergPlanSummary(plan: CompactPlanResult): PlanSummary {
   };
 }
 
-function paimonPlanSummary(r: PaimonCompactResult): PlanSummary {
+function paimonPlanSummary(r: CompactResultPaimon): PlanSummary {
   const picked = r.buckets.filter((b) => b.compact);
   return {
     planner: 'paimon-lsm',
