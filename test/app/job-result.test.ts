@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compactJobResult, compactionRunResult, type CompactResultFields } from '../../src/app/job-result.js';
+import { compactResult, compactTable } from '../../src/app/compact.js';
+import { runMaintenanceJob } from '../../src/app/maintenance-job.js';
 import type { CommitOutcome, PlanRef } from '../../src/distributed/seam.js';
+import { copyFixture } from '../connectors/iceberg/helpers.js';
 
 const stats = (dataFiles: number, deleteFiles: number) => ({
   dataFiles,
@@ -140,5 +143,53 @@ describe('job result: a view of the compaction result', () => {
     });
     expect(r).not.toHaveProperty('deleteFilesBefore');
     expect(r).not.toHaveProperty('plan');
+  });
+});
+
+describe('job result: the service and the CLI say the same of a run', () => {
+  it('Paimon (full compaction): the job result counts what the compact result says; then a dry run plans', async () => {
+    const t = copyFixture('paimon-cpp/pk_table_scan_and_read_mor');
+    const u = copyFixture('paimon-cpp/pk_table_scan_and_read_mor');
+    try {
+      const job = await runMaintenanceJob({ table: t.dir, job: 'compact', compact: { full: true } });
+      const cli = compactResult(await compactTable(u.dir, { full: true }));
+      expect(job.format).toBe('paimon');
+      expect(job.snapshotIds).toHaveLength(1);
+      expect(cli.snapshots).toHaveLength(1);
+      expect(job.filesBefore).toBe(cli.before.dataFiles);
+      expect(job.filesAfter).toBe(cli.after!.dataFiles);
+      expect(job.rowsIn).toBe(cli.rowsIn);
+      expect(job.plan?.planner).toBe('paimon-lsm');
+      expect(job.plan?.tasks).toBe(cli.tasks.length);
+      expect(job.plan?.tasks).toBeGreaterThan(0);
+      expect(job).not.toHaveProperty('deleteFilesBefore');
+    } finally {
+      t.cleanup();
+      u.cleanup();
+    }
+  });
+
+  it('Iceberg (dry run): the plan summary lists the planned tasks; nothing after', async () => {
+    const t = copyFixture('impala/iceberg_v2_partitioned_position_deletes');
+    try {
+      const spec = { strategy: 'binpack' as const, parallelism: 1 };
+      const props = { 'rewrite-all': 'true' };
+      const job = await runMaintenanceJob({
+        table: t.dir,
+        job: 'compact',
+        dryRun: true,
+        compact: spec,
+        properties: props,
+      });
+      const cli = compactResult(await compactTable(t.dir, { ...spec, dryRun: true, options: props }));
+      expect(job).toMatchObject({ format: 'iceberg', ok: true, dryRun: true, snapshotIds: [] });
+      expect(cli.tasks.length).toBeGreaterThan(0);
+      expect(job.plan?.taskList.map((x) => x.id)).toEqual(cli.tasks.map((x) => x.id));
+      expect(job.plan?.inputFiles).toBe(cli.tasks.reduce((n, x) => n + x.inputFiles, 0));
+      expect(job.deleteFilesBefore).toBe(cli.before.deleteFiles);
+      expect(job).not.toHaveProperty('filesAfter');
+    } finally {
+      t.cleanup();
+    }
   });
 });
