@@ -4,7 +4,8 @@
  * outcome — committed, failed or skipped (with the reason), or planned in a dry run.
  */
 import type { CompactReport } from '../orchestration/compact-iceberg.js';
-import type { PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { PaimonBucketReport, PaimonCompactReport } from '../orchestration/compact-paimon.js';
+import type { DecisionStep, RewriteTask } from '../core/planning/plan.js';
 import { EXIT, exitCodeForOutcome, type ExitCode } from './exit-codes.js';
 
 export type TaskOutcome = 'planned' | 'committed' | 'failed' | 'skipped';
@@ -29,6 +30,33 @@ export interface CompactStatsResult {
   records: number;
 }
 
+/** Iceberg: the plan the run made, files by path (`plan` of the compact document). */
+export interface CompactResultPlan {
+  planner: string;
+  tasks: (Pick<RewriteTask, 'id' | 'kind' | 'partition' | 'inputBytes' | 'targetFileSizeBytes' | 'trail'> & {
+    inputs: string[];
+    deletes: string[];
+    removableDeletes: string[];
+  })[];
+  removableDeletes: string[];
+  trail: DecisionStep[];
+}
+
+/** Paimon: the table's kind and every bucket the picker looked at (`paimon` of the compact document). */
+export interface CompactResultPaimon {
+  tableKind: PaimonCompactReport['tableKind'];
+  mergeEngine?: string;
+  full: boolean;
+  commitAttempts?: number;
+  where?: string;
+  sort?: PaimonCompactReport['sort'];
+  buckets: PaimonBucketReport[];
+}
+
+/**
+ * The one result of a compaction, whichever format and driver ran it: the CLI renders it, compactJobResult
+ * (job-result.ts) makes the service's and the bindings' MaintenanceJobResult of it.
+ */
 export interface CompactResult {
   format: 'iceberg' | 'paimon';
   table: string;
@@ -49,6 +77,10 @@ export interface CompactResult {
   durationMs: number;
   /** Delete files no live data file needs, dropped (or that would be dropped in a dry run). */
   danglingDeletes: string[];
+  /** Iceberg: the plan. */
+  plan?: CompactResultPlan;
+  /** Paimon: the table kind and buckets. */
+  paimon?: CompactResultPaimon;
   [formatSpecific: string]: unknown;
 }
 
@@ -102,7 +134,7 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     format: 'iceberg',
     table: r.table,
     dryRun: r.dryRun,
-    baseSnapshotId: (r as { baseSnapshotId?: string }).baseSnapshotId ?? null,
+    baseSnapshotId: r.baseSnapshotId ?? null,
     snapshots: r.snapshots,
     tasks,
     committedTasks: tasks.filter((t) => t.outcome === 'committed').map((t) => t.id),
@@ -130,14 +162,10 @@ export function icebergCompactResult(r: CompactReport, _metadataFormatVersion?: 
     rowsOut: r.rowsOut,
     durationMs: r.durationMs,
     danglingDeletes: r.danglingDeletes,
-    ...((r as { carriedDeletes?: number }).carriedDeletes
-      ? { carriedDeletes: (r as { carriedDeletes?: number }).carriedDeletes }
-      : {}),
-    ...((r as { replans?: number }).replans ? { replans: (r as { replans?: number }).replans } : {}),
-    ...((r as { cancelled?: unknown }).cancelled ? { cancelled: (r as { cancelled?: unknown }).cancelled } : {}),
-    ...((r as { deleteCleanup?: unknown }).deleteCleanup
-      ? { deleteCleanup: (r as { deleteCleanup?: unknown }).deleteCleanup }
-      : {}),
+    ...(r.carriedDeletes ? { carriedDeletes: r.carriedDeletes } : {}),
+    ...(r.replans ? { replans: r.replans } : {}),
+    ...(r.cancelled ? { cancelled: r.cancelled } : {}),
+    ...(r.deleteCleanup ? { deleteCleanup: r.deleteCleanup } : {}),
     plan: {
       planner: r.plan.planner,
       tasks: r.plan.tasks.map((t) => ({
@@ -205,7 +233,7 @@ export function paimonCompactResult(r: PaimonCompactReport): CompactResult {
       ...(mergeEngine ? { mergeEngine } : {}),
       full,
       ...(commitAttempts !== undefined ? { commitAttempts } : {}),
-      ...((r as { where?: string }).where !== undefined ? { where: (r as { where?: string }).where } : {}),
+      ...(r.where !== undefined ? { where: r.where } : {}),
       ...(r.sort ? { sort: r.sort } : {}), // [sort] Paimon sort compaction: strategy, order_strategy, order
       buckets,
     },

@@ -1,7 +1,7 @@
 /**
  * What an engine binding needs around the distributed seam, independent of the engine: the run's table
  * lease (taken when the run is planned, continued by the rewrite and commit steps on any machine, released
- * by the commit or when the run is given up) and the run's MaintenanceJobResult.
+ * by the commit or when the run is given up). The run's result is src/app/job-result.ts compactionRunResult.
  *
  * The Temporal binding uses these; src/shells/bindings/bullmq.ts has the same logic inline (private helpers of the
  * same names) and can switch to this module without a change in behaviour.
@@ -13,7 +13,7 @@ import { storageConfigFromSpecs } from '../../connectors/storage/env.js';
 import { acquireTableLease, adoptTableLease, type TableLease } from '../lease/lease.js';
 import { leaseObject } from '../lease/table-lease.js';
 import { tableLocationOf } from '../lease/job-lease.js';
-import type { CommitOutcome, GroupOutput, PlanRef } from './seam.js';
+import type { PlanRef } from './seam.js';
 
 export type FloeRunResult = MaintenanceJobResult & { runId: string };
 
@@ -88,43 +88,4 @@ export async function withRunLease<T>(
   } finally {
     target.close();
   }
-}
-
-/** The MaintenanceJobResult of a distributed compaction run. */
-export function compactionRunResult(
-  ref: PlanRef,
-  startedAtMs: number,
-  outcome: CommitOutcome,
-  outputs: readonly GroupOutput[],
-): FloeRunResult {
-  const sum = (f: (g: GroupOutput) => number) => outputs.reduce((n, g) => n + f(g), 0);
-  const after = outcome.after ?? outcome.before;
-  return {
-    runId: ref.runId,
-    table: ref.spec.table,
-    job: 'compact',
-    format: ref.format,
-    ok: outcome.failedTasks.length === 0,
-    dryRun: false,
-    startedAtMs,
-    durationMs: Date.now() - startedAtMs,
-    snapshotIds: outcome.snapshotId ? [outcome.snapshotId] : [],
-    expiredSnapshotIds: [],
-    bytesRead: sum((g) => g.bytesRead),
-    bytesWritten: sum((g) => g.bytesWritten),
-    bytesDeleted: 0,
-    filesDeleted: outcome.removedFiles.length,
-    filesBefore: outcome.before.dataFiles,
-    filesAfter: after.dataFiles,
-    bytesBefore: outcome.before.dataBytes,
-    bytesAfter: after.dataBytes,
-    deleteFilesBefore: outcome.before.deleteFiles,
-    deleteFilesAfter: after.deleteFiles,
-    rowsIn: sum((g) => g.rowsIn),
-    rowsOut: sum((g) => g.rowsOut),
-    failures: outcome.failedTasks.map((f) => `${f.id}: ${f.reason}`),
-    warnings: outcome.alreadyCommitted
-      ? [`run ${ref.runId} was already committed (snapshot ${outcome.snapshotId}); nothing was committed again`]
-      : [],
-  };
 }

@@ -96,6 +96,10 @@ export interface GroupOutput {
   rowsOut: number;
 }
 
+/**
+ * The commit step's outcome (what `onCommitted` of the bindings gets). Not a second job result: the run's
+ * result is made of it, with the rewrite outputs, by src/app/job-result.ts (compactionRunResult).
+ */
 export interface CommitOutcome {
   runId: string;
   /** Decimal string; absent when nothing was committed (no group to commit). */

@@ -11,24 +11,14 @@
  * table to clean up.
  */
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import pLimit from 'p-limit';
 import { isFloeError } from '../../util/errors.js';
-import { partitionKey, type DeleteFile, type TableModel } from '../../model/index.js';
+import type { TableModel } from '../../model/index.js';
 import type { Plan, RewriteTask } from '../core/planning/plan.js';
-import {
-  compileFilter,
-  planTiered,
-  tieredPolicyFromProperties,
-  type TieredState,
-} from '../core/planning/tiered/index.js';
-import { planBinpack, binpackOptionsFrom } from '../core/planning/binpack/index.js';
-import { planFull } from '../core/planning/full.js';
-import { planSortStrategy, type SortStrategyOptions } from '../core/planning/sort-planner.js'; // [sort]
-import { labelTasks } from '../core/planning/partition-label.js';
+import type { TieredState } from '../core/planning/tiered/index.js';
+import type { SortStrategyOptions } from '../core/planning/sort-planner.js'; // [sort]
 import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import {
-  IcebergRewriteCommitter,
   type CommitIO,
   type NewContentFile,
   type RewriteGroup,
@@ -40,7 +30,6 @@ import { loadRefreshedModel } from '../../connectors/iceberg/refreshed-model.js'
 import { loadTableModel, type IcebergTable } from '../../connectors/iceberg/table.js';
 import { dataDirOf, metadataDirOf } from '../../connectors/iceberg/write-locations.js';
 import { findDanglingDeletes } from './dangling-deletes.js';
-import { settleRemovableDeletes } from './settle-deletes.js';
 import { outcomeTracker } from './task-outcomes.js';
 import { newCompactReport, statsOf, type CompactReport } from './compact-report.js';
 import { cancelledError, isCancelled } from './cancel.js';
@@ -57,8 +46,10 @@ import {
   type TaskOutput,
 } from './iceberg-steps.js';
 import { groupPool, type GroupPool } from './group-runner.js';
-import { splitOversizedTasks } from '../core/execution/split-tasks.js';
 import { planInputsOf, type TableSource } from './group-job.js';
+import { NEWEST_PARTITION, planRun, threadsFor } from './iceberg-plan.js';
+import { hasRecentWriterCommits, type LeaveNewest } from './writer-activity.js';
+import { removeUnneededDeletes, settleInputOf } from './unneeded-deletes.js';
 
 export interface CompactOptions {
   strategy?: 'tiered' | 'binpack' | 'sort' | 'zorder';
@@ -84,7 +75,7 @@ export interface CompactOptions {
    * Leave the newest partitions alone (as managed optimizers do): a task whose partition got a data file
    * from one of the last `commits` writer snapshots, or from a writer snapshot within `withinMs`, is skipped.
    */
-  leaveNewest?: { commits?: number; withinMs?: number };
+  leaveNewest?: LeaveNewest;
   /**
    * Plan only tasks of these partitions (partitionKey of spec id and tuple): a re-plan of the groups a
    * concurrent commit invalidated (compact-iceberg-replan.ts). Tasks elsewhere are not part of the run.
@@ -141,34 +132,14 @@ export interface CompactOptions {
  * Runs one planned data task of the run (the rewrite step) and resolves with the files it wrote, or throws
  * the task's error. A runner stopped by `signal` removes what it wrote.
  */
-/** `parallelism: 'auto'` starts worker threads only for runs whose data tasks read at least this much. */
-export const AUTO_PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
-
 export type TaskRunner = (
   task: RewriteTask,
   opts: { ctx: RewriteContext; onProgress: ProgressListener; signal?: AbortSignal },
 ) => Promise<TaskOutput>;
 
 export { statsOf, type CompactReport, type TableStats } from './compact-report.js';
-
-export function planIceberg(model: TableModel, opts: CompactOptions, now: number): Plan {
-  // on v3, equality→position tasks write deletion vectors (one per data file, merged with its old DV)
-  const plan = planFor(model, opts, now);
-  return opts.splitTasks ? splitOversizedTasks(plan) : plan;
-}
-
-function planFor(model: TableModel, opts: CompactOptions, now: number): Plan {
-  const props = { ...model.properties, ...(opts.options ?? {}) };
-  if (opts.full) return planFull(model, props, now);
-  if ((opts.strategy ?? 'tiered') === 'tiered')
-    return planTiered(model, tieredPolicyFromProperties(props), now, opts.tieredState);
-  // bin-pack has no filter of its own: narrow the candidate files the same way the tiered planner does
-  const filter = props['self-optimizing.filter'];
-  const scoped = filter ? { ...model, dataFiles: model.dataFiles.filter(compileFilter(filter, model)) } : model;
-  if (opts.strategy === 'sort' || opts.strategy === 'zorder')
-    return labelTasks(planSortStrategy(scoped, opts.strategy, opts.sort, props, binpackOptionsFrom(props), now), model); // [sort]
-  return labelTasks(planBinpack(scoped, binpackOptionsFrom(props), now), model);
-}
+export { AUTO_PARALLEL_MIN_BYTES, planIceberg } from './iceberg-plan.js';
+export { HOT_TABLE_WINDOW_MS, hasRecentWriterCommits, newestPartitions } from './writer-activity.js';
 
 export async function compactIceberg(
   table: IcebergTable,
@@ -196,39 +167,6 @@ export async function compactIceberg(
 
 type Item = { group: RewriteGroup; outputs: NewContentFile[] };
 
-/** A table whose writers (not floe) committed within this window counts as hot (`partialProgress: 'hot'`). */
-export const HOT_TABLE_WINDOW_MS = 60 * 60_000;
-
-/** A snapshot a writer committed: anything but floe's own maintenance (`replace` commits by floe). */
-function isWriterSnapshot(s: TableModel['snapshots'][number]): boolean {
-  return !(s.summary['engine-name'] === 'floe' && s.operation === 'replace');
-}
-
-/** Whether a writer (not floe's maintenance) committed a snapshot still in the table within `windowMs` of `now`. */
-export function hasRecentWriterCommits(model: TableModel, now: number, windowMs = HOT_TABLE_WINDOW_MS): boolean {
-  return model.snapshots.some((s) => isWriterSnapshot(s) && s.timestampMs >= now - windowMs);
-}
-
-/**
- * Partitions (partitionKey) that writers other than floe added data files to in their last `commits`
- * snapshots or within `withinMs` of `now`: compacting them would race the writer for no lasting gain.
- */
-export function newestPartitions(
-  model: TableModel,
-  now: number,
-  leave: NonNullable<CompactOptions['leaveNewest']>,
-): Set<string> {
-  const writers = model.snapshots.filter(isWriterSnapshot).sort((a, b) => b.timestampMs - a.timestampMs);
-  const recent = new Set<bigint>();
-  writers.slice(0, Math.max(0, leave.commits ?? 0)).forEach((s) => recent.add(s.snapshotId));
-  if (leave.withinMs !== undefined)
-    for (const s of writers) if (s.timestampMs >= now - leave.withinMs) recent.add(s.snapshotId);
-  const keys = new Set<string>();
-  for (const f of model.dataFiles)
-    if (f.snapshotId !== undefined && recent.has(f.snapshotId)) keys.add(partitionKey(f.specId, f.partition));
-  return keys;
-}
-
 /** Batches of `items` for at most `maxCommits` commits, in order. */
 function commitBatches<T>(items: readonly T[], maxCommits: number): T[][] {
   const size = Math.max(1, Math.ceil(items.length / Math.max(1, maxCommits)));
@@ -237,44 +175,31 @@ function commitBatches<T>(items: readonly T[], maxCommits: number): T[][] {
   return out;
 }
 
-function threadsFor(opts: CompactOptions, tasks: readonly RewriteTask[]): number {
-  const p = opts.parallelism ?? 1;
-  if (p !== 'auto') return Math.max(1, Math.floor(p));
-  const bytes = tasks.reduce((n, t) => n + t.inputBytes, 0);
-  return bytes >= AUTO_PARALLEL_MIN_BYTES ? os.availableParallelism() : 1;
-}
-
-/** The run's plan: split when its data tasks will run on worker threads (the same as planIceberg with splitTasks). */
-function planForRun(model: TableModel, opts: CompactOptions, now: number): Plan {
-  const plan = planIceberg(model, opts, now);
-  return !opts.splitTasks && runsOnThreads(opts, plan) ? splitOversizedTasks(plan) : plan;
-}
-
-/** Whether the data tasks of `plan` would run on worker threads (then its oversized tasks are split). */
-function runsOnThreads(opts: CompactOptions, plan: Plan): boolean {
-  if (opts.taskRunner || !opts.source) return false;
-  return (
-    threadsFor(
-      opts,
-      plan.tasks.filter((t) => t.kind !== 'eq-to-pos'),
-    ) > 1
+/**
+ * Runs `tasks` on `runner`, at most `concurrency` at a time: the outputs in the order they finished, and the
+ * tasks that threw with their errors (a failed task does not stop the others).
+ */
+async function runTasks(
+  tasks: readonly RewriteTask[],
+  runner: TaskRunner,
+  concurrency: number,
+  opts: Parameters<TaskRunner>[1],
+): Promise<{ done: TaskOutput[]; failed: { task: RewriteTask; error: unknown }[] }> {
+  const limit = pLimit(Math.max(1, concurrency));
+  const failed: { task: RewriteTask; error: unknown }[] = [];
+  const done: TaskOutput[] = [];
+  await Promise.all(
+    tasks.map((task) =>
+      limit(async () => {
+        try {
+          done.push(await runner(task, opts));
+        } catch (error) {
+          failed.push({ task, error });
+        }
+      }),
+    ),
   );
-}
-
-const NEWEST_PARTITION = 'left alone: a writer wrote to this partition recently (leaveNewest)';
-
-/** The plan without the tasks of the newest partitions (`leaveNewest`), and those tasks. */
-function withoutNewestPartitions(
-  plan: Plan,
-  model: TableModel,
-  opts: CompactOptions,
-  now: number,
-): { plan: Plan; left: RewriteTask[] } {
-  if (!opts.leaveNewest || plan.tasks.length === 0) return { plan, left: [] };
-  const newest = newestPartitions(model, now, opts.leaveNewest);
-  const left = plan.tasks.filter((t) => newest.has(partitionKey(t.specId, t.partition)));
-  if (left.length === 0) return { plan, left };
-  return { plan: { ...plan, tasks: plan.tasks.filter((t) => !left.includes(t)) }, left };
+  return { done, failed };
 }
 
 const CANCELLED_BEFORE_COMMIT = 'cancelled before its commit; its output was removed';
@@ -340,16 +265,7 @@ class IcebergCompactionRun {
     const now = opts.nowMs ?? Date.now();
     if (isCancelled(opts.signal)) throw cancelledError(table.metadataLocation, 0, opts.signal!.reason);
     const model = await loadTableModel(table);
-    const planned = opts.onlyDanglingDeletes
-      ? { planner: 'tiered' as const, plannedAtMs: now, tasks: [], removableDeletes: [], trail: [] }
-      : planForRun(model, opts, now);
-    const scoped = opts.onlyPartitions
-      ? {
-          ...planned,
-          tasks: planned.tasks.filter((t) => opts.onlyPartitions!.has(partitionKey(t.specId, t.partition))),
-        }
-      : planned;
-    const { plan, left } = withoutNewestPartitions(scoped, model, opts, now);
+    const { plan, left } = planRun(model, opts, now);
     const report = newCompactReport(table.metadataLocation, plan, model, { dryRun: !!opts.dryRun });
     const run = new IcebergCompactionRun(table, out, ops, opts, model, plan, report, started, now, left);
     run.emit({
@@ -424,37 +340,14 @@ class IcebergCompactionRun {
   async rewriteDataTasks(pool?: GroupPool): Promise<void> {
     const tasks = this.plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
     const concurrency = this.opts.maxConcurrentGroups ?? 2;
-    const limit = pLimit(Math.max(1, pool ? Math.max(concurrency, pool.threads) : concurrency));
     const runner: TaskRunner =
       pool?.runner ?? this.opts.taskRunner ?? ((task, o) => rewritePlannedTask(o.ctx, task, o));
-    const failed: { task: RewriteTask; error: unknown }[] = [];
-    const done: TaskOutput[] = [];
-    await Promise.all(
-      tasks.map((task) =>
-        limit(async () => {
-          try {
-            done.push(
-              await runner(task, {
-                ctx: this.ctx,
-                onProgress: this.emit,
-                ...(this.signal ? { signal: this.signal } : {}),
-              }),
-            );
-          } catch (error) {
-            failed.push({ task, error });
-          }
-        }),
-      ),
-    );
-    for (const r of done) {
-      this.report.bytesRead += r.bytesRead;
-      this.report.bytesWritten += r.bytesWritten;
-      this.report.rowsIn += r.rowsIn;
-      this.report.rowsOut += r.rowsOut;
-    }
-    const byId = new Map(tasks.map((t) => [t.id, t]));
-    this.written = done.map((r) => this.itemOf(byId.get(r.taskId)!, r.files));
-    this.every.push(...this.written);
+    const { done, failed } = await runTasks(tasks, runner, pool ? Math.max(concurrency, pool.threads) : concurrency, {
+      ctx: this.ctx,
+      onProgress: this.emit,
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    this.recordWritten(tasks, done);
     if (isCancelled(this.signal)) {
       // tasks stopped mid-way removed their own outputs; the finished ones are removed here
       for (const f of failed)
@@ -570,6 +463,19 @@ class IcebergCompactionRun {
     this.report.after = statsOf(this.latest ?? (await loadRefreshedModel(this.table, this.ops)));
   }
 
+  /** The finished data tasks' figures and outputs, in the order they finished. */
+  private recordWritten(tasks: readonly RewriteTask[], done: readonly TaskOutput[]): void {
+    for (const r of done) {
+      this.report.bytesRead += r.bytesRead;
+      this.report.bytesWritten += r.bytesWritten;
+      this.report.rowsIn += r.rowsIn;
+      this.report.rowsOut += r.rowsOut;
+    }
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    this.written = done.map((r) => this.itemOf(byId.get(r.taskId)!, r.files));
+    this.every.push(...this.written);
+  }
+
   private itemOf(task: RewriteTask, files: NewContentFile[]): Item {
     return { group: commitGroupOf(task, files, this.ctx.deleteIndex), outputs: files };
   }
@@ -600,7 +506,6 @@ class IcebergCompactionRun {
   private async commitBatch(batch: Item[]): Promise<void> {
     if (batch.length === 0) return;
     if (isCancelled(this.signal)) return this.cancelNow(batch, CANCELLED_BEFORE_COMMIT);
-    const { report, tracker } = this;
     try {
       const res = await commitRunGroups(this.out, this.ops, {
         baseSnapshotId: this.model.currentSnapshotId!,
@@ -610,38 +515,53 @@ class IcebergCompactionRun {
         onRetry: (attempt, reason) => this.emit({ type: 'commit-retry', attempt, reason }),
         ...(rebaseEnabled(this.opts) ? {} : { rebaseConcurrentDeletes: false }),
       });
-      const sid = res.snapshotId.toString();
-      if (res.carriedDeletes > 0) report.carriedDeletes = (report.carriedDeletes ?? 0) + res.carriedDeletes;
-      report.snapshots.push(sid);
-      report.committedTasks.push(...res.committedGroups);
-      for (const id of res.committedGroups) tracker.committedIn.set(id, sid);
-      for (const b of batch)
-        if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) this.added.add(f.path);
-      this.emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
-      for (const f of res.failedGroups) {
-        report.failedTasks.push(f);
-        (report.racedTasks ??= []).push(f.id); // a concurrent commit invalidated it: re-plannable
-        await discardFiles(this.out, batch.find((b) => b.group.id === f.id)?.outputs ?? []);
-      }
+      await this.recordCommit(batch, res);
     } catch (e) {
-      // every group of the batch failed validation against a concurrent commit (commit-rewrite.ts validateGroups)
-      const raced = isFloeError(e, 'PreconditionFailed') && Array.isArray(e.context?.failedGroups);
-      for (const b of batch) {
-        const own = raced
-          ? (e.context!.failedGroups as { id: string; reason: string }[]).find((f) => f.id === b.group.id)
-          : undefined;
-        report.failedTasks.push({
-          id: b.group.id,
-          reason: own?.reason ?? (e instanceof Error ? e.message : String(e)),
-        });
-        if (raced) (report.racedTasks ??= []).push(b.group.id);
-        // if the catalog may have taken the commit, the outputs may be live: keep them
-        if (!isCommitStateUnknown(e)) await discardFiles(this.out, b.outputs);
-      }
-      if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
+      await this.recordBatchFailure(batch, e);
     } finally {
       if (isCancelled(this.signal)) this.cancelledAfterCommit = true;
     }
+  }
+
+  /** A batch's commit went through: its snapshot, the groups it took, and those a concurrent commit invalidated. */
+  private async recordCommit(batch: readonly Item[], res: Awaited<ReturnType<typeof commitRunGroups>>): Promise<void> {
+    const { report, tracker } = this;
+    const sid = res.snapshotId.toString();
+    if (res.carriedDeletes > 0) report.carriedDeletes = (report.carriedDeletes ?? 0) + res.carriedDeletes;
+    report.snapshots.push(sid);
+    report.committedTasks.push(...res.committedGroups);
+    for (const id of res.committedGroups) tracker.committedIn.set(id, sid);
+    for (const b of batch)
+      if (res.committedGroups.includes(b.group.id)) for (const f of b.group.addedDataFiles) this.added.add(f.path);
+    this.emit({ type: 'commit', snapshotId: sid, attempt: res.attempts, groups: res.committedGroups.length });
+    for (const f of res.failedGroups) {
+      report.failedTasks.push(f);
+      (report.racedTasks ??= []).push(f.id); // a concurrent commit invalidated it: re-plannable
+      await discardFiles(this.out, batch.find((b) => b.group.id === f.id)?.outputs ?? []);
+    }
+  }
+
+  /**
+   * A batch's commit failed: every group fails, with its own reason when validation against a concurrent
+   * commit named it (re-plannable); rethrows what is not a conflict.
+   */
+  private async recordBatchFailure(batch: readonly Item[], e: unknown): Promise<void> {
+    const { report } = this;
+    // every group of the batch failed validation against a concurrent commit (commit-rewrite.ts validateGroups)
+    const raced = isFloeError(e, 'PreconditionFailed') && Array.isArray(e.context?.failedGroups);
+    for (const b of batch) {
+      const own = raced
+        ? (e.context!.failedGroups as { id: string; reason: string }[]).find((f) => f.id === b.group.id)
+        : undefined;
+      report.failedTasks.push({
+        id: b.group.id,
+        reason: own?.reason ?? (e instanceof Error ? e.message : String(e)),
+      });
+      if (raced) (report.racedTasks ??= []).push(b.group.id);
+      // if the catalog may have taken the commit, the outputs may be live: keep them
+      if (!isCommitStateUnknown(e)) await discardFiles(this.out, b.outputs);
+    }
+    if (!isFloeError(e) || !['PreconditionFailed', 'CommitConflict'].includes(e.kind)) throw e;
   }
 }
 
@@ -649,85 +569,4 @@ class IcebergCompactionRun {
 function rebaseEnabled(opts: CompactOptions): boolean {
   if (opts.rebaseConcurrentDeletes !== undefined) return opts.rebaseConcurrentDeletes;
   return opts.options?.[REBASE_OPTION] !== 'false';
-}
-
-/** What the final cleanup needs to settle the plan's table-wide removable deletes. */
-interface SettleRequest {
-  candidates: DeleteFile[];
-  converted: Set<string>;
-  added: Set<string>;
-}
-
-/**
- * The plan's table-wide removable deletes that no committed task could drop alone (their dependents span
- * tasks), with the files the committed tasks converted; nothing when no task committed.
- */
-function settleInputOf(
-  plan: Plan,
-  committed: readonly string[],
-  added: ReadonlySet<string>,
-): SettleRequest | undefined {
-  const done = new Set(committed);
-  const tasks = plan.tasks.filter((t) => done.has(t.id));
-  if (tasks.length === 0) return undefined;
-  const droppedByTasks = new Set(tasks.flatMap((t) => t.removableDeletes.map(deleteFileId)));
-  const candidates = plan.removableDeletes.filter((d) => !droppedByTasks.has(deleteFileId(d)));
-  const converted = new Set(tasks.filter((t) => t.kind === 'eq-to-pos').flatMap((t) => t.inputs.map((f) => f.path)));
-  return { candidates, converted, added: new Set(added) };
-}
-
-/**
- * One extra `replace` commit that drops the delete files no live data file needs any more: those that
- * dangle (apply to no live file), and the plan's table-wide removable deletes once the tasks they span
- * have all committed (settle-deletes.ts) — so a run ends with what its plan said. Resolves with the table
- * it loaded when it committed nothing (it is then still the table after the run's commits).
- */
-async function removeUnneededDeletes(
-  table: IcebergTable,
-  out: CommitIO,
-  ops: TableOperations,
-  report: CompactReport,
-  emit: ProgressListener,
-  what: { dangling: boolean; settle: SettleRequest | undefined },
-): Promise<TableModel | undefined> {
-  if (!what.dangling && (!what.settle || what.settle.candidates.length === 0)) return undefined;
-  // after the run's commits: what dangles now, against the table as it now is
-  const current = await loadRefreshedModel(table, ops);
-  if (current.currentSnapshotId === undefined) return current;
-  const dangling = what.dangling ? findDanglingDeletes(current) : [];
-  const settled = what.settle ? settleRemovableDeletes({ current, ...what.settle }) : [];
-  const ids = [...new Set([...dangling, ...settled].map(deleteFileId))];
-  if (ids.length === 0) return current;
-  let res;
-  try {
-    res = await new IcebergRewriteCommitter(out, ops).commit({
-      baseSnapshotId: current.currentSnapshotId,
-      groups: [
-        {
-          id: 'dangling-deletes',
-          replacedDataFiles: [],
-          removedDeleteFiles: ids,
-          addedDataFiles: [],
-          addedDeleteFiles: [],
-        },
-      ],
-      summary: { 'floe.action': 'remove-dangling-deletes' },
-    });
-  } catch (e) {
-    // the rewrites stand; only the delete files stay referenced (harmless, removable by a re-run)
-    if (!isFloeError(e)) throw e;
-    report.deleteCleanup = { outcome: 'failed', reason: e.message, removed: 0 };
-    emit({
-      type: 'message',
-      level: 'warn',
-      text: `dropping ${ids.length} unneeded delete file(s) failed: ${e.message}`,
-    });
-    return undefined; // the outcome may be unknown: measure the table again
-  }
-  report.snapshots.push(res.snapshotId.toString());
-  report.danglingDeletes = dangling.map(deleteFileId);
-  report.settledDeletes = settled.map(deleteFileId);
-  report.deleteCleanup = { outcome: 'committed', snapshotId: res.snapshotId.toString(), removed: ids.length };
-  emit({ type: 'commit', snapshotId: res.snapshotId.toString(), attempt: res.attempts, groups: 1 });
-  return undefined;
 }

@@ -12,7 +12,7 @@ import { FloeError } from '../../util/errors.js';
 import type { JobContext, Json } from '../core/execution/worker-pool.js';
 import type { ProgressEvent } from '../core/execution/events.js';
 import type { Plan } from '../core/planning/plan.js';
-import { planIceberg } from './compact-iceberg.js';
+import { planIceberg } from './iceberg-plan.js';
 import { openIcebergForWrite, type OpenedIcebergTable } from '../../connectors/iceberg/open-for-write.js';
 import { loadTableModel } from '../../connectors/iceberg/table.js';
 import { parseMetadataBytes } from '../../connectors/iceberg/metadata.js';

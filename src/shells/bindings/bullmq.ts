@@ -30,13 +30,8 @@ import {
   type PlanRef,
 } from '../../distributed/seam.js';
 import { readTableLease, type TableLease } from '../../lease/lease.js';
-import {
-  DEFAULT_RUN_LEASE_TTL_MS,
-  compactionRunResult,
-  leaseTarget,
-  takeRunLease,
-  withRunLease,
-} from '../../distributed/run-support.js';
+import { DEFAULT_RUN_LEASE_TTL_MS, leaseTarget, takeRunLease, withRunLease } from '../../distributed/run-support.js';
+import { compactionRunResult } from '../../app/job-result.js';
 
 export const DEFAULT_QUEUE = 'floe';
 export { DEFAULT_RUN_LEASE_TTL_MS } from '../../distributed/run-support.js';

@@ -43,13 +43,13 @@ import {
 } from '../../distributed/seam.js';
 import { adoptTableLease } from '../../lease/lease.js';
 import {
-  compactionRunResult,
   DEFAULT_RUN_LEASE_TTL_MS,
   leaseTarget,
   takeRunLease,
   withRunLease,
   type FloeRunResult,
 } from '../../distributed/run-support.js';
+import { compactionRunResult } from '../../app/job-result.js';
 import type { MaintainTableInput, MaintainTableProgress } from './temporal-workflow.js';
 
 export type { MaintainTableInput, MaintainTableProgress, MaintainTablePhase } from './temporal-workflow.js';
