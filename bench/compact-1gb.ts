@@ -26,7 +26,10 @@
  * Flags: --scale X (or FLOE_BENCH_SCALE; files = 480 × X), --reps N, --variants base,eq,pos,
  * --cases floe-binpack,floe-tiered,spark,duckdb-1,duckdb-2 (a floe case may be named `<case>-wasm`),
  * --codec native|wasm|both, --max-rounds N, --parallelism N (passed to `floe compact`; default: the core
- * count), --tiered-options k=v,k=v (extra `-o` for floe-tiered, e.g. a smaller budget for a smoke run).
+ * count), --tiered-options k=v,k=v (extra `-o` for floe-tiered, e.g. a smaller budget for a smoke run),
+ * --before DIR (another build's root, e.g. the `dist` of the base commit with its addon in
+ * DIR/../native/parquet-codec: each native floe case also runs from it as `<case>-before`, interleaved in the
+ * same reps, and the notes give after / before ratios).
  * Needs: `npm run build` (and `npm run build:native` for native cases), the .venv (bash
  * scripts/setup-oracles.sh: PyIceberg, DuckDB, the Java oracle), and for Spark and the pos variant
  * `bash bench/setup-spark.sh`.
@@ -181,6 +184,11 @@ const bench: Benchmark = {
       typeof ctx.flags.cases === 'string' ? ctx.flags.cases : undefined,
       typeof ctx.flags.codec === 'string' ? ctx.flags.codec : undefined,
     );
+    if (typeof ctx.flags.before === 'string') {
+      const build = path.resolve(ctx.flags.before);
+      for (const c of cases.filter((x) => x.codec === 'native' && !x.build))
+        cases.push({ ...c, name: `${c.name}-before`, build });
+    }
     const tiered = tieredOptions(ctx.flags);
     const tieredTarget = Number(tiered.map['self-optimizing.target-size'] ?? TIERED_TARGET_BYTES);
     // checked before anything runs: a native case must not quietly fall back to parquet-wasm
@@ -233,8 +241,9 @@ const bench: Benchmark = {
     /** One `floe compact` process with the case's codec; its cost and --json document. */
     const floeRun = async (j: Job, strategy: string[]): Promise<Cost & { doc: CompactDoc }> => {
       const codec = j.c.codec!;
+      const main = j.c.build ? path.join(j.c.build, 'src/shells/cli/main.js') : cli;
       const c = await measured(
-        [process.execPath, cli, 'compact', table.work, ...strategy, ...par, '--json', '--progress', 'none'],
+        [process.execPath, main, 'compact', table.work, ...strategy, ...par, '--json', '--progress', 'none'],
         { FLOE_PARQUET_CODEC: codec },
       );
       const doc = compactDoc(c.stdout);
@@ -367,6 +376,7 @@ const bench: Benchmark = {
         'wall × Spark': ratio(m.wall_s, sp?.wall_s),
         'CPU × Spark': ratio(m.cpu_s, sp?.cpu_s),
         'wall × DuckDB t2': ratio(m.wall_s, duck2?.wall_s),
+        'CPU × DuckDB t2': ratio(m.cpu_s, duck2?.cpu_s),
         'target MiB': (target / MiB).toFixed(0),
         'RSS × target': (m.peak_rss_bytes / target).toFixed(2),
         rows: xs.some((x) => x.rowsOk === false)
@@ -385,7 +395,10 @@ const bench: Benchmark = {
           duck2
             ? `wall ${ratio(m.wall_s, duck2.wall_s)}× DuckDB t2 ${m.wall_s <= 2 * duck2.wall_s ? 'MET' : 'NOT met'}`
             : '',
-          `RSS ${(m.peak_rss_bytes / target).toFixed(2)}× its ${(target / MiB).toFixed(0)} MiB target ${m.peak_rss_bytes <= 3 * target ? 'MET' : 'NOT met'}`,
+          duck2
+            ? `CPU ${ratio(m.cpu_s, duck2.cpu_s)}× DuckDB t2 ${m.cpu_s <= duck2.cpu_s ? 'MET' : 'NOT met'} (issue 27: ≤ 1.0×)`
+            : '',
+          `RSS ${(m.peak_rss_bytes / target).toFixed(2)}× its ${(target / MiB).toFixed(0)} MiB target ${m.peak_rss_bytes <= 2 * target ? 'MET' : 'NOT met'} (issue 27: ≤ 2×)`,
           rounds ? `rounds: ${rounds}` : '',
         ];
         verdicts.push(`${j.c.name} [${j.c.codec}] ${j.variant}: ${t.filter(Boolean).join('; ')}`);
@@ -400,6 +413,16 @@ const bench: Benchmark = {
         if (n && w)
           codecRatios.push(
             `${j.c.kind} ${j.variant}: native / wasm wall ${ratio(n.wall_s, w.wall_s)}×, CPU ${ratio(n.cpu_s, w.cpu_s)}×, peak RSS ${ratio(n.peak_rss_bytes, w.peak_rss_bytes)}×`,
+          );
+      }
+    // [--before] this build against the other one, case by case
+    for (const j of jobs)
+      if (j.c.build) {
+        const b = med(j.key);
+        const a = med(j.key.replace(`${j.c.name}|`, `${j.c.name.replace(/-before$/, '')}|`));
+        if (a && b)
+          codecRatios.push(
+            `${j.c.kind} ${j.variant}: this build / --before build (${j.c.build}) wall ${ratio(a.wall_s, b.wall_s)}×, CPU ${ratio(a.cpu_s, b.cpu_s)}×, peak RSS ${ratio(a.peak_rss_bytes, b.peak_rss_bytes)}×`,
           );
       }
     const notes = [

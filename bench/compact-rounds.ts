@@ -120,6 +120,8 @@ export interface CaseSpec {
   name: string;
   kind: FloeCase | PeerCase;
   codec?: CodecName;
+  /** [--before] another build's root (a `dist` holding src/shells/cli/main.js): the floe case runs that build. */
+  build?: string;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   tableFromRows,
   writeParquet,
 } from '../../../connectors/formats/parquet/index.js';
-import { plainColumns } from '../../../connectors/formats/parquet/dictionary-choice.js';
+import { distinctOf, plainColumns, populationOf } from '../../../connectors/formats/parquet/dictionary-choice.js';
 
 const p = (name: string): FieldType => ({ kind: 'primitive', name }) as FieldType;
 const FIELDS: Field[] = [
@@ -97,6 +97,58 @@ describe('dictionary per column (dictionary-choice.ts)', () => {
     // the chosen encodings do not make the file bigger than all-dictionary
     expect(auto.bytes.byteLength).toBeLessThanOrEqual(all.bytes.byteLength);
   }, 180_000);
+
+  it('estimates a row group dictionary from the sample, not from its distinct share', () => {
+    const n = 20_000;
+    let seed = 11;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const words = Array.from({ length: 53 }, (_, i) => `word${i}`);
+    // product: 26,500 equally likely values, 93 % distinct in the sample, a ~300 KB dictionary per row group
+    const product = Array.from({ length: n }, () => `${words[Math.floor(rnd() * 53)]}-${Math.floor(rnd() * 500)}`);
+    // seq: row/3 plus noise — few values repeat, but only between nearby rows
+    const seq = Array.from({ length: n }, (_, i) => BigInt(Math.floor(i / 3) + Math.floor(rnd() * 1000)));
+    // customer as pyarrow writes it (large_string): 5 M possible values
+    const customer = Array.from({ length: n }, () => `cust-${Math.floor(rnd() * 5_000_000)}`);
+    const s = new arrow.Schema([
+      new arrow.Field('product', new arrow.Utf8(), true),
+      new arrow.Field('seq', new arrow.Int64(), true),
+      new arrow.Field('customer', new arrow.LargeUtf8(), true),
+    ]);
+    const cols = [
+      arrow.vectorFromArray(product, new arrow.Utf8()),
+      arrow.vectorFromArray(seq, new arrow.Int64()),
+      arrow.vectorFromArray(customer, new arrow.LargeUtf8()),
+    ];
+    const batch = new arrow.RecordBatch(
+      s,
+      arrow.makeData({
+        type: new arrow.Struct(s.fields),
+        length: n,
+        nullCount: 0,
+        children: cols.map((c) => c.data[0]!),
+      }),
+    );
+    // the real dictionaries of an 800,000-row group: product's fits in 2 MiB, seq's (~270,000 longs) and
+    // customer's (~740,000 strings) do not
+    expect(plainColumns(s, [batch], 800_000, 2 * 1024 * 1024).sort()).toEqual(['customer', 'seq']);
+    // a 40,000-row group: seq's ~14,000 longs fit too, customer's ~40,000 strings (~640 KB) still fit
+    expect(plainColumns(s, [batch], 40_000, 2 * 1024 * 1024)).toEqual([]);
+  });
+
+  it('solves the uniform-draw population from a distinct count', () => {
+    // 4,096 draws from 26,500 values show ~3,800 distinct; the solve gives the population back
+    const d = distinctOf(26_500, 4_096);
+    expect(d).toBeGreaterThan(3_700);
+    expect(d).toBeLessThan(3_900);
+    expect(Math.abs(populationOf(4_096, d) - 26_500)).toBeLessThan(2);
+    expect(populationOf(4_096, 4_096)).toBe(Infinity);
+    expect(populationOf(4_096, 1)).toBe(1);
+    expect(distinctOf(Infinity, 1_000)).toBe(1_000);
+    // few distinct among many draws: a population barely above the distinct count
+    const few = populationOf(4_096, 10);
+    expect(few).toBeGreaterThanOrEqual(10);
+    expect(few).toBeLessThan(10.5);
+  });
 
   it('ignores nulls and reads sliced batches from their own rows', () => {
     const ids = arrow.vectorFromArray(
