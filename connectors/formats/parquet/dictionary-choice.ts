@@ -30,10 +30,25 @@ export function plainColumns(
   rowsPerGroup: number,
   dictionaryPageBytes: number,
 ): string[] {
+  const samples = schema.fields.map((field, c) =>
+    distinctSample(
+      field.type as arrow.DataType,
+      batches.map((b) => b.data.children[c]!).filter((d) => d.length > 0),
+    ),
+  );
+  return plainColumnsFromSamples(schema, samples, rowsPerGroup, dictionaryPageBytes);
+}
+
+/** The rule of plainColumns on samples already taken (one per top-level column; undefined: not sampled). */
+export function plainColumnsFromSamples(
+  schema: arrow.Schema,
+  samples: readonly (Sample | undefined)[],
+  rowsPerGroup: number,
+  dictionaryPageBytes: number,
+): string[] {
   const out: string[] = [];
   schema.fields.forEach((field, c) => {
-    const parts = batches.map((b) => b.data.children[c]!).filter((d) => d.length > 0);
-    const sample = distinctSample(field.type as arrow.DataType, parts);
+    const sample = samples[c];
     if (!sample || sample.sampled < MIN_SAMPLE) return;
     const ratio = sample.distinct / sample.sampled;
     const projected = ratio * rowsPerGroup * sample.avgBytes;
@@ -42,7 +57,7 @@ export function plainColumns(
   return out;
 }
 
-interface Sample {
+export interface Sample {
   sampled: number;
   distinct: number;
   /** Average encoded bytes of one (non-null) value, as PLAIN stores it. */
