@@ -371,6 +371,8 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
       return;
     }
     const ipc = (this.outputSchemaIpc ??= schemaIpc(this.outputSchema));
+    let native = 0;
+    let why: string | undefined; // the first file's reason to take the JS path
     for (const file of task.inputs) {
       const input = await this.readInput(file, stats);
       let opened;
@@ -383,9 +385,11 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
         throw withRealLocation(this.ctx.io, file.path, e);
       }
       if (!opened.source) {
+        why ??= `${file.path}: ${opened.ineligible}`;
         yield* this.fileBatches(file, input);
         continue;
       }
+      native++;
       const { source, footer } = opened;
       try {
         let rowStart = 0;
@@ -418,6 +422,12 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
         source.close();
       }
     }
+    task.trail.push({
+      gate: 'rewrite',
+      detail: `${native} of ${task.inputs.length} input file(s) rewritten inside the native codec${why ? `; JS path for ${why}` : ''}`,
+      outcome: 'info',
+      values: { nativeFiles: native, files: task.inputs.length },
+    });
   }
 
   /** An input file's bytes and deletion mask (one byte per row, 1 = deleted; undefined when none is). */
