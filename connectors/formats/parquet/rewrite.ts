@@ -51,6 +51,9 @@ export function openRewrite(
   if (never || !open) return { ineligible: never ?? 'no rewrite fast path' };
   const footer = readParquetFooter(bytes, file);
   assertPageHeadersReadable(bytes, footer, file, undefined); // before arrow-rs sees the pages, as read.ts does
+  // a manifest that miscounts the file's rows: the JS path reports it, after the rows it could read
+  if (opts.mask && opts.mask.length !== footer.numRows)
+    return { ineligible: `the file has ${footer.numRows} rows, its deletion mask ${opts.mask.length}` };
   const hasIds = footer.schema.some((n) => n.fieldId !== undefined);
   const byId = new Map<number, string>();
   for (const n of footer.schema) {

@@ -83,10 +83,16 @@ async function inputFile(): Promise<Uint8Array> {
 const writeOpts = { maxRowGroupRows: 700, expectedRows: ROWS };
 
 /** Today's path, as IcebergRewriteAdapter.batches runs it. */
-async function jsPath(bytes: Uint8Array, fields: Field[], mask?: Uint8Array): Promise<WrittenParquet> {
+async function jsPath(
+  bytes: Uint8Array,
+  fields: Field[],
+  mask?: Uint8Array,
+  nameMapping?: Map<string, number>,
+): Promise<WrittenParquet> {
   const w = new ParquetWriter(arrowSchemaForIceberg(fields), 'out.parquet', writeOpts);
   let start = 0;
-  for await (const rg of iterateRowGroups(bytes, 'in.parquet', { fieldIds: fields.map((f) => f.id) })) {
+  const opts = { fieldIds: fields.map((f) => f.id), ...(nameMapping ? { nameMapping } : {}) };
+  for await (const rg of iterateRowGroups(bytes, 'in.parquet', opts)) {
     const t = castToSchema(rg.table, fields, 'in.parquet');
     const at = start;
     const live = mask ? dropRows(t, (i) => mask[at + i] === 1) : t;
@@ -96,9 +102,17 @@ async function jsPath(bytes: Uint8Array, fields: Field[], mask?: Uint8Array): Pr
   return w.finish();
 }
 
-async function fastPath(bytes: Uint8Array, fields: Field[], mask?: Uint8Array): Promise<WrittenParquet> {
+async function fastPath(
+  bytes: Uint8Array,
+  fields: Field[],
+  mask?: Uint8Array,
+  nameMapping?: Map<string, number>,
+): Promise<WrittenParquet> {
   const schema = arrowSchemaForIceberg(fields);
-  const opened = openRewrite(bytes, 'in.parquet', fields, schemaIpc(schema), mask ? { mask } : {});
+  const opened = openRewrite(bytes, 'in.parquet', fields, schemaIpc(schema), {
+    ...(mask ? { mask } : {}),
+    ...(nameMapping ? { nameMapping } : {}),
+  });
   if (!opened.source) throw new Error(`ineligible: ${opened.ineligible}`);
   const w = new ParquetWriter(schema, 'out.parquet', writeOpts);
   try {
@@ -144,6 +158,25 @@ describe('native rewrite fast path', () => {
     );
     expect(fast.fieldMetrics).toEqual(js.fieldMetrics);
     expect(fast.footer.rowGroups.map((g) => g.numRows)).toEqual(js.footer.rowGroups.map((g) => g.numRows));
+    expect(Buffer.from(fast.bytes).equals(Buffer.from(js.bytes))).toBe(true);
+  });
+
+  it('finds the columns of a file without field ids by the name mapping, as read.ts does', async () => {
+    const named = tableFromRows(
+      new arrow.Schema(arrowSchemaForIceberg(before).fields.map((f) => new arrow.Field(f.name, f.type, f.nullable))),
+      Array.from({ length: ROWS }, (_, i) => row(i)),
+    );
+    const bytes = (await writeParquet(named, 'in.parquet', { maxRowGroupRows: 1000 })).bytes;
+    const mapping = new Map(before.map((f) => [f.name, f.id]));
+    const mask = new Uint8Array(ROWS).map((_, i) => (i % 3 === 0 ? 1 : 0));
+    const js = await jsPath(bytes, after, mask, mapping);
+    const fast = await fastPath(bytes, after, mask, mapping);
+    expect(fast.rowCount).toBe(ROWS - ROWS / 3);
+    expect((await rowsOf(fast)).map((r) => r.s)).toEqual(
+      Array.from({ length: ROWS }, (_, i) => i)
+        .filter((i) => i % 3 !== 0)
+        .map((i) => row(i).s),
+    );
     expect(Buffer.from(fast.bytes).equals(Buffer.from(js.bytes))).toBe(true);
   });
 
