@@ -15,6 +15,7 @@ import type { DataFile, EqualityDeleteFile, Field, PartitionSpec } from '../../m
 import { FloeError, errorForFile } from '../../util/errors.js';
 import type { RewriteTask } from '../core/planning/plan.js';
 import type {
+  DirectBatch,
   LiveBatch,
   OutputStream,
   ReadStats,
@@ -40,6 +41,8 @@ import {
   stitchTask,
   type StitchPolicy,
 } from '../../connectors/formats/parquet/stitch-task.js'; // [stitch]
+import { openRewrite, rewriteIneligibleFields, schemaIpc } from '../../connectors/formats/parquet/rewrite.js'; // [rewrite]
+import type { RewrittenRowGroup } from '../../connectors/formats/parquet/writer.js';
 import type { CommitIO, NewContentFile } from '../../connectors/iceberg/commit-rewrite.js';
 import { deleteFileWriter, type DeleteFileWriter } from '../../connectors/iceberg/delete-writer.js';
 import { DeleteIndex, DeleteLoader } from '../../connectors/iceberg/deletes.js';
@@ -82,6 +85,15 @@ export interface IcebergRewriteContext {
   outputPrefix?: string;
   /** [stream] false: buffer each output file whole instead of streaming it (default: stream when `out` can). */
   streamOutputs?: boolean;
+  /** [rewrite] false: never the native rewrite fast path (directBatches); also FLOE_NATIVE_REWRITE=0. */
+  directRewrite?: boolean;
+}
+
+interface InputFile {
+  bytes: Uint8Array;
+  mask: Uint8Array | undefined;
+  /** The input's compressed bytes per row: the executor's output size estimate. */
+  bytesPerRow: number;
 }
 
 function codecOf(props: Record<string, string>): ParquetCodec {
@@ -120,6 +132,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
   private readonly jobId: string;
   private readonly lineage: boolean;
   private readonly stitchPolicy: StitchPolicy; // [stitch]
+  private outputSchemaIpc: Uint8Array | undefined; // [rewrite]
 
   constructor(private readonly ctx: IcebergRewriteContext) {
     this.jobId = ctx.outputPrefix ?? randomUUID();
@@ -339,53 +352,143 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
   }
 
   async *batches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch> {
-    const ids = this.outputFields.map((f) => f.id);
     for (const file of task.inputs) {
-      if (file.format !== 'parquet') {
-        throw new FloeError(
-          'Unsupported',
-          `cannot rewrite ${file.path}: ${file.format.toUpperCase()} data files are not supported yet`,
-          { context: { file: file.path } },
-        );
-      }
-      let bytes: Uint8Array;
+      const input = await this.readInput(file, stats);
+      yield* this.fileBatches(file, input);
+    }
+  }
+
+  /**
+   * [rewrite] batches(), except that each file the native codec can rewrite by itself (openRewrite says when:
+   * no lineage columns, flat output fields, plain widenings only) comes as DirectBatches, a row group each,
+   * whose rows never cross into JS. Same rows, same order, same row spans and size estimates: the executor
+   * rolls outputs at the same row groups. The executor never asks for it for sort / z-order tasks.
+   */
+  async *directBatches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch | DirectBatch> {
+    const off = this.ctx.directRewrite === false || process.env.FLOE_NATIVE_REWRITE === '0';
+    if (off || this.lineage || rewriteIneligibleFields(this.outputFields) !== undefined) {
+      yield* this.batches(task, stats);
+      return;
+    }
+    const ipc = (this.outputSchemaIpc ??= schemaIpc(this.outputSchema));
+    let native = 0;
+    let why: string | undefined; // the first file's reason to take the JS path
+    for (const file of task.inputs) {
+      const input = await this.readInput(file, stats);
+      let opened;
       try {
-        bytes = await this.ctx.io.read(file.path);
+        opened = openRewrite(input.bytes, file.path, this.outputFields, ipc, {
+          ...(this.ctx.nameMapping ? { nameMapping: this.ctx.nameMapping } : {}),
+          ...(input.mask ? { mask: input.mask } : {}),
+        });
       } catch (e) {
-        throw errorForFile('NotFound', file.path, 'cannot read data file', e);
+        throw withRealLocation(this.ctx.io, file.path, e);
       }
-      const mask = deletedMask(await this.deletedPositions(file, bytes), file.recordCount);
-      stats.fileRead(file.path, bytes.byteLength, file.recordCount);
-      const bytesPerRow = file.recordCount > 0 ? file.sizeBytes / file.recordCount : 0;
-      let rowStart = 0;
-      const groups = iterateRowGroups(bytes, file.path, { fieldIds: ids, nameMapping: this.ctx.nameMapping });
-      for (;;) {
-        let next;
-        try {
-          next = await groups.next();
-        } catch (e) {
-          throw withRealLocation(this.ctx.io, file.path, e);
+      if (!opened.source) {
+        why ??= `${file.path}: ${opened.ineligible}`;
+        yield* this.fileBatches(file, input);
+        continue;
+      }
+      native++;
+      const { source, footer } = opened;
+      try {
+        let rowStart = 0;
+        for (const [index, rg] of footer.rowGroups.entries()) {
+          let prepared;
+          try {
+            prepared = source.prepare(index, true);
+          } catch (e) {
+            const required = /is required but the data has \d+ nulls/.exec(String((e as Error).message));
+            if (required)
+              throw new FloeError('Unsupported', `${file.path}: ${required[0]}`, { context: { file: file.path } });
+            throw withRealLocation(
+              this.ctx.io,
+              file.path,
+              errorForFile('Corrupt', file.path, 'cannot decode Parquet data of', e),
+            );
+          }
+          const start = rowStart;
+          rowStart += rg.numRows;
+          const direct: RewrittenRowGroup = { source, prepared };
+          yield {
+            direct,
+            numRows: prepared.kept,
+            estimatedBytes: prepared.kept * input.bytesPerRow,
+            rows: keptSpans(file.path, start, rg.numRows, input.mask),
+          };
         }
-        if (next.done) break;
-        const rg = next.value;
-        let table = castToSchema(rg.table, this.outputFields, file.path);
-        if (this.lineage) table = this.withLineage(table, file, rowStart);
-        const start = rowStart;
-        const live = mask ? dropRows(table, (i) => mask[start + i] === 1) : table;
-        rowStart += rg.numRows;
-        yield {
-          table: live,
-          estimatedBytes: live.numRows * bytesPerRow,
-          rows: keptSpans(file.path, start, rg.numRows, mask),
-        };
+        this.checkRowCount(file, rowStart);
+      } finally {
+        source.close();
       }
-      if (rowStart !== file.recordCount) {
-        throw new FloeError(
-          'Corrupt',
-          `data file ${file.path} has ${rowStart} rows but its manifest says ${file.recordCount}`,
-          { context: { file: file.path } },
-        );
+    }
+    task.trail.push({
+      gate: 'rewrite',
+      detail: `${native} of ${task.inputs.length} input file(s) rewritten inside the native codec${why ? `; JS path for ${why}` : ''}`,
+      outcome: 'info',
+      values: { nativeFiles: native, files: task.inputs.length },
+    });
+  }
+
+  /** An input file's bytes and deletion mask (one byte per row, 1 = deleted; undefined when none is). */
+  private async readInput(file: DataFile, stats: ReadStats): Promise<InputFile> {
+    if (file.format !== 'parquet') {
+      throw new FloeError(
+        'Unsupported',
+        `cannot rewrite ${file.path}: ${file.format.toUpperCase()} data files are not supported yet`,
+        { context: { file: file.path } },
+      );
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.ctx.io.read(file.path);
+    } catch (e) {
+      throw errorForFile('NotFound', file.path, 'cannot read data file', e);
+    }
+    const mask = deletedMask(await this.deletedPositions(file, bytes), file.recordCount);
+    stats.fileRead(file.path, bytes.byteLength, file.recordCount);
+    const bytesPerRow = file.recordCount > 0 ? file.sizeBytes / file.recordCount : 0;
+    return { bytes, mask, bytesPerRow };
+  }
+
+  /** The JS path for one file: decode each row group to Arrow JS, align it, drop its deleted rows. */
+  private async *fileBatches(file: DataFile, input: InputFile): AsyncIterable<LiveBatch> {
+    const { bytes, mask, bytesPerRow } = input;
+    const ids = this.outputFields.map((f) => f.id);
+    let rowStart = 0;
+    const groups = iterateRowGroups(bytes, file.path, { fieldIds: ids, nameMapping: this.ctx.nameMapping });
+    for (;;) {
+      let next;
+      try {
+        next = await groups.next();
+      } catch (e) {
+        throw withRealLocation(this.ctx.io, file.path, e);
       }
+      if (next.done) break;
+      const rg = next.value;
+      let table = castToSchema(rg.table, this.outputFields, file.path);
+      if (this.lineage) table = this.withLineage(table, file, rowStart);
+      const start = rowStart;
+      const live = mask ? dropRows(table, (i) => mask[start + i] === 1) : table;
+      rowStart += rg.numRows;
+      yield {
+        table: live,
+        estimatedBytes: live.numRows * bytesPerRow,
+        rows: keptSpans(file.path, start, rg.numRows, mask),
+      };
+    }
+    this.checkRowCount(file, rowStart);
+  }
+
+  private checkRowCount(file: DataFile, rows: number): void {
+    if (rows !== file.recordCount) {
+      throw new FloeError(
+        'Corrupt',
+        `data file ${file.path} has ${rows} rows but its manifest says ${file.recordCount}`,
+        {
+          context: { file: file.path },
+        },
+      );
     }
   }
 

@@ -39,6 +39,43 @@ export interface StreamEncoder {
   write(ipc: Uint8Array): Promise<void>;
   /** Flushes the open row group, then the footer. */
   finish(): Promise<void>;
+  /** [rewrite] Encodes the row group `source` last prepared (native only; same schema as the IPC writes). */
+  writeRewritten?(source: RewriteSourceHandle): Promise<void>;
+}
+
+/**
+ * [rewrite] One input file rewritten inside the codec (native/parquet-codec/src/rewrite.rs): each row group is
+ * decoded, its deleted rows dropped and its columns aligned with the output schema without crossing into JS.
+ */
+export interface RewriteSourceHandle {
+  /** Why this file must go through the JS path (its columns need a cast only cast.ts does); else undefined. */
+  readonly ineligible: string | undefined;
+  /** Decodes and aligns row group `index` (held until the next writeRewritten); `sample`: for the dictionary choice. */
+  prepare(index: number, sample: boolean): PreparedRowGroup;
+  close(): void;
+}
+
+export interface PreparedRowGroup {
+  kept: number;
+  /** Buffer bytes of the kept rows (arrow-rs' count; the writer's bytes-per-row estimate). */
+  arrowBytes: number;
+  /** Per output column dictionary-choice.ts' Sample as SAMPLE_FIELDS numbers (see sampleAt; visited < 0: not sampled); empty unless asked for. */
+  samples: number[];
+  floatIds: number[];
+  floatNans: number[];
+  floatAny: boolean[];
+  floatMins: number[];
+  floatMaxs: number[];
+}
+
+/** [rewrite] What opens a RewriteSourceHandle: the file, the output schema as IPC, per output column its source. */
+export interface RewriteSourceRequest {
+  bytes: Uint8Array;
+  schemaIpc: Uint8Array;
+  /** Per output column, the file's top-level column that holds it (null: absent, read as nulls). */
+  columns: (string | null)[];
+  /** One byte per row of the file, 1 = deleted. */
+  mask: Uint8Array | undefined;
 }
 
 /** An opened file: its footer parsed once, row groups decoded on demand. */
@@ -54,6 +91,8 @@ export interface ParquetCodecBackend {
   /** A whole file from one Arrow IPC stream (a stream without batches gives a file with no row groups). */
   encode(ipc: Uint8Array, props: EncoderProps): Uint8Array;
   encoder(props: EncoderProps, sink: ChunkSink): StreamEncoder;
+  /** [rewrite] The rewrite fast path; absent in parquet-wasm (the JS path is used). */
+  rewriteSource?(request: RewriteSourceRequest): RewriteSourceHandle;
 }
 
 export interface NativeCodecStatus {

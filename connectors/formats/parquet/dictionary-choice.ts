@@ -35,10 +35,28 @@ export function plainColumns(
   rowsPerGroup: number,
   dictionaryPageBytes: number,
 ): string[] {
+  const samples = schema.fields.map((field, c) =>
+    distinctSample(
+      field.type as arrow.DataType,
+      batches.map((b) => b.data.children[c]!).filter((d) => d.length > 0),
+    ),
+  );
+  return plainColumnsFromSamples(schema, samples, rowsPerGroup, dictionaryPageBytes);
+}
+
+/**
+ * The rule of plainColumns on samples already taken (one per top-level column; undefined: not sampled) — the
+ * native rewrite (rewrite.rs) takes the same sample in the addon and decides here.
+ */
+export function plainColumnsFromSamples(
+  schema: arrow.Schema,
+  samples: readonly (Sample | undefined)[],
+  rowsPerGroup: number,
+  dictionaryPageBytes: number,
+): string[] {
   const out: string[] = [];
   schema.fields.forEach((field, c) => {
-    const parts = batches.map((b) => b.data.children[c]!).filter((d) => d.length > 0);
-    const sample = distinctSample(field.type as arrow.DataType, parts);
+    const sample = samples[c];
     if (!sample || sample.sampled < MIN_SAMPLE) return;
     // the row group's non-null values, at the sample's null share
     const draws = (rowsPerGroup * sample.sampled) / sample.visited;
@@ -51,6 +69,25 @@ export function plainColumns(
     if (distinct * sample.avgBytes > dictionaryPageBytes) out.push(field.name);
   });
   return out;
+}
+
+/** Fields of a Sample in the order the native rewrite sends them (SAMPLE_FIELDS numbers per column). */
+export const SAMPLE_FIELDS = 7;
+
+/** A Sample from the native rewrite's flat numbers for column `c` (visited < 0: not sampled). */
+export function sampleAt(flat: readonly number[], c: number): Sample | undefined {
+  const at = SAMPLE_FIELDS * c;
+  const visited = flat[at] ?? -1;
+  if (visited < 0) return undefined;
+  return {
+    visited,
+    sampled: flat[at + 1]!,
+    distinct: flat[at + 2]!,
+    firstHalf: flat[at + 3]!,
+    secondHalf: flat[at + 4]!,
+    overlap: flat[at + 5]!,
+    avgBytes: flat[at + 6]!,
+  };
 }
 
 /**
@@ -81,7 +118,7 @@ export function distinctOf(population: number, draws: number): number {
   return population === Infinity ? draws : -population * Math.expm1(-draws / population);
 }
 
-interface Sample {
+export interface Sample {
   /** Rows looked at, nulls included. */
   visited: number;
   sampled: number;

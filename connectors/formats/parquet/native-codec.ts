@@ -20,15 +20,33 @@ import type {
   EncoderProps,
   NativeCodecStatus,
   ParquetCodecBackend,
+  PreparedRowGroup,
+  RewriteSourceHandle,
   StreamEncoder,
 } from './codec.js';
 import { codecPackageName, hostTriple } from './native-platform.js';
 
 /** The addon's exports (native/parquet-codec/src/lib.rs). */
+type NativeEncoder = { write(ipc: Uint8Array): Uint8Array; finish(): Uint8Array[] };
+
+/** rewrite.rs' RewriteSource. */
+interface NativeRewriteSource {
+  readonly ineligible: string | null;
+  prepare(index: number, sample: boolean): PreparedRowGroup;
+  write(encoder: NativeEncoder): Uint8Array;
+  close(): void;
+}
+
 interface Addon {
   decode(bytes: Uint8Array, rowGroups: number[], columns: string[] | null, batchSize: number): Uint8Array;
   encode(ipc: Uint8Array, props: string): Uint8Array;
-  Encoder: new (props: string) => { write(ipc: Uint8Array): Uint8Array; finish(): Uint8Array[] };
+  Encoder: new (props: string) => NativeEncoder;
+  RewriteSource?: new (
+    bytes: Uint8Array,
+    schemaIpc: Uint8Array,
+    plan: string,
+    mask: Uint8Array | null,
+  ) => NativeRewriteSource;
   ParquetReader: new (bytes: Uint8Array) => {
     decode(rowGroups: number[], columns: string[] | null, batchSize: number): Uint8Array;
     close(): void;
@@ -187,6 +205,20 @@ export function nativeCodec(): ParquetCodecBackend {
     encode: (ipc, props) => plain(addon.encode(ipc, JSON.stringify(props))),
     encoder: (props, sink) => nativeEncoder(addon, props, sink),
   };
+  const Source = addon.RewriteSource;
+  // an addon built before rewrite.rs (an older platform package) simply has no fast path
+  if (Source) {
+    backend.rewriteSource = (r) => {
+      const native = new Source(r.bytes, r.schemaIpc, JSON.stringify({ columns: r.columns }), r.mask ?? null);
+      const handle: RewriteSourceHandle & { native: NativeRewriteSource } = {
+        native,
+        ineligible: native.ineligible ?? undefined,
+        prepare: (index, sample) => native.prepare(index, sample),
+        close: () => native.close(),
+      };
+      return handle;
+    };
+  }
   return backend;
 }
 
@@ -201,6 +233,10 @@ function nativeEncoder(addon: Addon, props: EncoderProps, sink: ChunkSink): Stre
       const [body, footer] = encoder.finish();
       if (body && body.byteLength) await sink(plain(body));
       await sink(plain(footer!));
+    },
+    async writeRewritten(source) {
+      const chunk = (source as RewriteSourceHandle & { native: NativeRewriteSource }).native.write(encoder);
+      if (chunk.byteLength) await sink(plain(chunk));
     },
   };
 }

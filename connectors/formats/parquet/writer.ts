@@ -8,8 +8,14 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError, errorForFile } from '../../../util/errors.js';
-import { parquetCodec, type EncoderProps, type StreamEncoder } from './codec.js';
-import { plainColumns } from './dictionary-choice.js';
+import {
+  parquetCodec,
+  type EncoderProps,
+  type PreparedRowGroup,
+  type RewriteSourceHandle,
+  type StreamEncoder,
+} from './codec.js';
+import { plainColumns, plainColumnsFromSamples, sampleAt } from './dictionary-choice.js';
 import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { readParquetFooter, readParquetFooterTail } from './footer.js';
 import { arrowByteLength, retypeData } from './retype.js';
@@ -75,6 +81,12 @@ export function rowsPerRowGroup(opts: ParquetWriteOptions, bytesPerRow: number):
 
 function batchesOf(x: arrow.Table | arrow.RecordBatch): arrow.RecordBatch[] {
   return x instanceof arrow.Table ? x.batches : [x];
+}
+
+/** [rewrite] A row group of an input file, decoded and aligned inside the codec, waiting to be encoded. */
+export interface RewrittenRowGroup {
+  source: RewriteSourceHandle;
+  prepared: PreparedRowGroup;
 }
 
 /**
@@ -148,28 +160,73 @@ export class ParquetWriter {
     if (rows === 0) return;
     const encoded = this.encoded(aligned);
     const ipc = arrow.tableToIPC(encoded, 'stream');
-    if (!this.encoder) {
-      this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / rows);
-      // the rows one row group of this file will really hold: a small file never overflows a dictionary
-      const groupRows = Math.min(this.rowsPerGroup, Math.max(rows, this.opts.expectedRows ?? rows));
-      const plain =
-        (this.opts.dictionary ?? 'auto') === 'auto'
-          ? plainColumns(
-              encoded.schema,
-              encoded.batches,
-              groupRows,
-              this.opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES,
-            )
-          : [];
-      this.encoder = parquetCodec().encoder(encoderProps(this.opts, this.rowsPerGroup, plain), (c) => this.take(c));
-    }
+    const encoder =
+      this.encoder ??
+      this.start(bytes, rows, (groupRows, dictionaryBytes) =>
+        plainColumns(encoded.schema, encoded.batches, groupRows, dictionaryBytes),
+      );
     try {
-      await this.encoder.write(ipc);
+      await encoder.write(ipc);
     } catch (e) {
       throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
     }
     this.rows += rows;
     this.uncompressed += bytes;
+  }
+
+  /**
+   * [rewrite] A row group rewritten inside the codec (codec.ts' RewriteSourceHandle, prepared by the caller):
+   * the same decisions as write() — row-group rows from the first rows' bytes per row, the dictionary choice
+   * from their sample, float metrics — on figures the codec computed over the same rows.
+   */
+  async writeRewritten(group: RewrittenRowGroup): Promise<void> {
+    if (this.finished) throw new FloeError('InvalidArgument', `Parquet writer for ${this.file} is already finished`);
+    const { source, prepared: p } = group;
+    if (p.kept === 0) return;
+    if (this.stored) throw new FloeError('Internal', `${this.file}: a rewritten row group cannot omit columns`);
+    const encoder =
+      this.encoder ??
+      this.start(p.arrowBytes, p.kept, (groupRows, dictionaryBytes) =>
+        plainColumnsFromSamples(
+          this.schema,
+          this.schema.fields.map((_, c) => sampleAt(p.samples, c)),
+          groupRows,
+          dictionaryBytes,
+        ),
+      );
+    if (!encoder.writeRewritten)
+      throw new FloeError('Internal', `${this.file}: the ${parquetCodec().name} codec cannot rewrite row groups`);
+    try {
+      await encoder.writeRewritten(source);
+    } catch (e) {
+      throw errorForFile('Internal', this.file, 'cannot write Parquet file', e);
+    }
+    this.metrics.merge(p);
+    this.rows += p.kept;
+    this.uncompressed += p.arrowBytes;
+  }
+
+  /** [rewrite] The executor's OutputEncoder.writeDirect: its DirectBatches hold RewrittenRowGroups. */
+  writeDirect(direct: unknown): Promise<void> {
+    return this.writeRewritten(direct as RewrittenRowGroup);
+  }
+
+  /** The encoder, made at the first write from its rows' figures (`plain`: the dictionary choice's sample). */
+  private start(
+    bytes: number,
+    rows: number,
+    plain: (groupRows: number, dictionaryBytes: number) => string[],
+  ): StreamEncoder {
+    this.rowsPerGroup = rowsPerRowGroup(this.opts, bytes / rows);
+    // the rows one row group of this file will really hold: a small file never overflows a dictionary
+    const groupRows = Math.min(this.rowsPerGroup, Math.max(rows, this.opts.expectedRows ?? rows));
+    const columns =
+      (this.opts.dictionary ?? 'auto') === 'auto'
+        ? plain(groupRows, this.opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES)
+        : [];
+    const encoder = parquetCodec().encoder(encoderProps(this.opts, this.rowsPerGroup, columns), (c) => this.take(c));
+    this.encoder = encoder;
+    return encoder;
   }
 
   async finish(): Promise<WrittenParquet> {
@@ -370,6 +427,23 @@ class FloatMetrics {
 
   observe(batch: arrow.RecordBatch): void {
     batch.schema.fields.forEach((f, i) => this.visit(f, batch.data.children[i]!, 0, batch.numRows));
+  }
+
+  /** [rewrite] Figures the codec computed over rows not seen here, as if observed. */
+  merge(p: PreparedRowGroup): void {
+    p.floatIds.forEach((id, i) => {
+      let m = this.byId.get(id);
+      if (!m) {
+        m = { fieldId: id, nanCount: 0n };
+        this.byId.set(id, m);
+      }
+      m.nanCount += BigInt(p.floatNans[i]!);
+      if (!p.floatAny[i]) return;
+      const lo = p.floatMins[i]!;
+      const hi = p.floatMaxs[i]!;
+      if (m.min === undefined || compareFloat(lo, m.min) < 0) m.min = lo;
+      if (m.max === undefined || compareFloat(hi, m.max) > 0) m.max = hi;
+    });
   }
 
   result(): Map<number, WriterFieldMetrics> {

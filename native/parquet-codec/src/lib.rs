@@ -23,6 +23,8 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersi
 use parquet::schema::types::ColumnPath;
 use serde::Deserialize;
 
+mod rewrite;
+
 fn fail(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(Status::GenericFailure, format!("{what}: {e}"))
 }

@@ -29,6 +29,17 @@ export interface LiveBatch {
   rows?: readonly RowSpan[];
 }
 
+/**
+ * [rewrite] Live rows the adapter's encoder reads itself (e.g. a row group decoded, filtered and aligned inside
+ * a native codec): the executor only counts and rolls them, and hands `direct` to `OutputEncoder.writeDirect`.
+ */
+export interface DirectBatch {
+  direct: unknown;
+  numRows: number;
+  estimatedBytes: number;
+  rows?: readonly RowSpan[];
+}
+
 /** Input rows [start, end) of data file `path`, in the order they were written. */
 export interface RowSpan {
   path: string;
@@ -43,6 +54,8 @@ export interface RowSpan {
 export interface OutputEncoder<W extends EncodedFile = EncodedFile, S extends EncodedFile = EncodedFile> {
   readonly rowCount: number;
   write(table: arrow.Table): Promise<void>;
+  /** [rewrite] Writes a DirectBatch's payload (present when the adapter yields DirectBatches). */
+  writeDirect?(direct: unknown): Promise<void>;
   /** The whole file, held in memory, for `storeOutput`. */
   finish(): Promise<W>;
   /** [stream] Everything but the bytes, which went to the sink row group by row group. */
@@ -82,6 +95,11 @@ export interface RewriteAdapter<Out, W extends EncodedFile = EncodedFile, S exte
    * discards whatever was stored and runs the decode/encode path; `explain` asks for the reason to be shown.
    */
   stitch?(task: RewriteTask, stats: ReadStats, store: (file: W) => Promise<void>): Promise<StitchResult>;
+  /**
+   * [rewrite] Optional: `batches` for a task that keeps its rows' order, where the adapter may yield
+   * DirectBatches its encoder writes itself; the same rows in the same order, and the same estimates.
+   */
+  directBatches?(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch | DirectBatch>;
 }
 
 /** [stream] An output file being streamed to its store. */
@@ -261,12 +279,17 @@ async function runTask<Out, W extends EncodedFile, S extends EncodedFile>(
               text: `task ${task.id}: spilled sorted run ${s.runs} (${s.rows} rows, ${s.bytes} bytes) to ${s.dir}`,
             }),
         })
-      : adapter.batches(task, stats);
+      : adapter.directBatches
+        ? adapter.directBatches(task, stats)
+        : adapter.batches(task, stats);
     for await (const batch of source) {
       if (signal?.aborted) throw new Error(`task ${task.id} aborted`);
-      if (batch.table.numRows === 0) continue;
+      const direct = 'direct' in batch ? batch : undefined;
+      if ((direct ? direct.numRows : (batch as LiveBatch).table.numRows) === 0) continue;
       writer ??= open();
-      await writer.write(batch.table);
+      if (!direct) await writer.write((batch as LiveBatch).table);
+      else if (writer.writeDirect) await writer.writeDirect(direct.direct);
+      else throw new Error(`task ${task.id}: the adapter's encoder cannot write its direct batches`);
       if (spans && 'rows' in batch && batch.rows) appendSpans(spans, batch.rows);
       else spans = undefined;
       estimated += batch.estimatedBytes;
