@@ -9,7 +9,7 @@ import { finishJob } from './job-finish.js';
 import { jobSpecFor } from './job-spec.js';
 import { LEASE_RETRY_MS, leaseForRun, releaseLease } from './replica-lease.js';
 import { iso } from './run-record.js';
-import type { Running, ServiceCore, StartReason, TableRuntime } from './service-core.js';
+import type { Running, ServiceCore, StartedJob, StartReason, TableRuntime } from './service-core.js';
 import type { JobState } from './state.js';
 import type { ProgressEvent } from '../../core/execution/events.js';
 import type { JobKind, MaintenanceJobResult, MaintenanceJobSpec } from '../../orchestration/job-types.js';
@@ -58,7 +58,7 @@ export function startJob(
     }, t.cfg.jobTimeoutMs);
   }
   core.metrics.setRunning(name, j.kind, true);
-  running.done = execute(core, t, j, running, spec, forced);
+  running.done = execute(core, { t, j, r: running, forced }, spec);
 }
 
 /**
@@ -66,20 +66,14 @@ export function startJob(
  * so two replicas never work on one table at once; the lease holder re-reads the shared state and runs
  * only what is still due. The lease is released before the next job is picked.
  */
-async function execute(
-  core: ServiceCore,
-  t: TableRuntime,
-  j: JobConfig,
-  r: Running,
-  spec: MaintenanceJobSpec,
-  forced: { dryRun: boolean } | undefined,
-): Promise<void> {
+async function execute(core: ServiceCore, start: StartedJob, spec: MaintenanceJobSpec): Promise<void> {
+  const { t, j, r } = start;
   const name = t.cfg.name;
   const db = core.leased ? core.db : undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   if (db) {
-    const lease = await leaseForRun(core, db, t, j, r, spec, forced);
-    if (!lease.ok) return defer(core, t, j, r, lease.keepForced ? forced : undefined, lease.why);
+    const lease = await leaseForRun(core, db, start, spec);
+    if (!lease.ok) return defer(core, start, lease.keepForced, lease.why);
     spec = lease.spec;
     heartbeat = lease.heartbeat;
   }
@@ -108,20 +102,13 @@ async function execute(
 }
 
 /** A job that did not start after all (leased elsewhere, or already done there): tried again later. */
-function defer(
-  core: ServiceCore,
-  t: TableRuntime,
-  j: JobConfig,
-  r: Running,
-  forced: { dryRun: boolean } | undefined,
-  why: string,
-): void {
+function defer(core: ServiceCore, { t, j, r, forced }: StartedJob, keepForced: boolean, why: string): void {
   if (r.timeoutTimer !== undefined) core.clock.clearTimer(r.timeoutTimer);
   core.budget.refund(r.charge, r.startedAtMs);
   core.metrics.setRunning(t.cfg.name, j.kind, false);
   t.running = undefined;
   t.leaseBlockedUntilMs = core.clock.now() + LEASE_RETRY_MS;
-  if (forced) t.forced.set(j.kind, forced);
+  if (forced && keepForced) t.forced.set(j.kind, forced);
   core.emit('info', 'job-deferred', {
     table: t.cfg.name,
     job: j.kind,

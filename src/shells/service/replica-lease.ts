@@ -3,9 +3,8 @@
  * table at once. The holder re-reads the shared state (another replica may have paused the table or run the
  * job meanwhile) and keeps the lease alive every third of its TTL while the job runs.
  */
-import type { JobConfig } from './config.js';
 import { dueAt } from './job-timing.js';
-import type { Running, ServiceCore, TableRuntime } from './service-core.js';
+import type { ServiceCore, StartedJob } from './service-core.js';
 import type { JobState } from './state.js';
 import type { DbStateStore } from './state-db.js';
 import type { JobKind, MaintenanceJobSpec } from '../../orchestration/job-types.js';
@@ -22,11 +21,8 @@ export type ReplicaLease =
 export async function leaseForRun(
   core: ServiceCore,
   db: DbStateStore,
-  t: TableRuntime,
-  j: JobConfig,
-  r: Running,
+  { t, j, r, forced }: StartedJob,
   spec: MaintenanceJobSpec,
-  forced: { dryRun: boolean } | undefined,
 ): Promise<ReplicaLease> {
   const name = t.cfg.name;
   let holder: string | undefined;

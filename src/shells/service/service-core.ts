@@ -10,7 +10,7 @@ import type {
   MaintenanceJobSpec,
   RunJobOptions,
 } from '../../orchestration/job-types.js';
-import type { ServiceConfig, TableConfig } from './config.js';
+import type { JobConfig, ServiceConfig, TableConfig } from './config.js';
 import type { PriceOf } from './budget.js';
 import { BudgetKeeper } from './budget-keeper.js';
 import { MetricsRegistry } from './metrics.js';
@@ -64,6 +64,15 @@ export interface Running {
   why: string;
   /** Latest schedule occurrence that passed while this run was going (and was therefore skipped). */
   skippedThroughMs?: number;
+}
+
+/** A job just started on a table, as its run's steps take it: the table, the job, the run, a manual request. */
+export interface StartedJob {
+  t: TableRuntime;
+  j: JobConfig;
+  r: Running;
+  /** Asked for by `POST /run` (with its dry-run choice); undefined: scheduled or retried. */
+  forced: { dryRun: boolean } | undefined;
 }
 
 /** Why a job did not start at the last scheduling pass, since when, and until when it waits (if known). */
