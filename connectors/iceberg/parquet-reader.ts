@@ -13,7 +13,8 @@ import { FloeError } from '../../util/errors.js';
 import { checkParquetFrame, parquetCorrupt } from '../formats/parquet/footer.js';
 import type { Field, FieldType } from '../../model/index.js';
 import { bigintFromBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
-import { fromJsonDefault, uuidFromBytes } from './values.js';
+import { uuidFromBytes } from '../../model/arrow/uuid.js';
+import { fromJsonDefault } from './values.js';
 
 interface SchemaElement {
   name: string;

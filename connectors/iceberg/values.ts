@@ -9,15 +9,11 @@
 import { FloeError } from '../../util/errors.js';
 import type { Field, FieldType } from '../../model/index.js';
 import { bigintFromBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
+import { uuidFromBytes } from '../../model/arrow/uuid.js';
 import { valueFromJsonDefault } from '../formats/parquet/defaults.js';
 
 function prim(t: FieldType): string | undefined {
   return t.kind === 'primitive' ? t.name : undefined;
-}
-
-export function uuidFromBytes(b: Uint8Array): string {
-  const h = Buffer.from(b).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** Decodes a lower/upper bound (spec App. D "Binary single-value serialization"). */
