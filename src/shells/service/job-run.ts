@@ -58,7 +58,11 @@ export function startJob(
     }, t.cfg.jobTimeoutMs);
   }
   core.metrics.setRunning(name, j.kind, true);
-  running.done = execute(core, { t, j, r: running, forced }, spec);
+  const done = execute(core, { t, j, r: running, forced }, spec);
+  running.done = done;
+  core.inFlight.add(done);
+  // the derived promise only; a rejection of `done` itself reaches its awaiters as before
+  done.finally(() => core.inFlight.delete(done)).catch(() => undefined);
 }
 
 /**

@@ -149,6 +149,11 @@ export class ServiceCore {
   mode: ServiceMode = 'new';
   /** In a `--once` pass: jobs already started, so none runs twice, and the outcomes of those ended. */
   once = { started: new Set<string>(), outcomes: [] as JobOutcome[] };
+  /**
+   * Every started run until its `done` settles: a run clears `TableRuntime.running` before its state and
+   * history row are written, so waiting for the running ones alone can return while a row is in flight.
+   */
+  readonly inFlight = new Set<Promise<void>>();
   /** The wake-up armed by `tick` (scheduling.ts). */
   timer: unknown;
   private readonly log: LogSink;

@@ -232,10 +232,11 @@ export class MaintenanceService {
     return { unfinished };
   }
 
-  /** Resolves when no job is running (tests; shutdown uses `stop`). */
+  /** Resolves when no job is running and every ended one is recorded (tests; shutdown uses `stop`). */
   async idle(): Promise<void> {
-    for (let r = this.core.runningJobs(); r.length; r = this.core.runningJobs())
-      await Promise.all(r.map((x) => x.done));
+    const core = this.core;
+    while (core.inFlight.size || core.runningJobs().length)
+      await Promise.all([...core.inFlight, ...core.runningJobs().map((x) => x.done)]);
   }
 
   /** `GET /health`. */
