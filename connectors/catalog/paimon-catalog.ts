@@ -51,7 +51,7 @@ export function isPaimonCatalogSpec(spec: string | undefined): spec is string {
  * `floe serve`'s map, `--warehouse`. The token only from there or $FLOE_PAIMON_REST_TOKEN (paimon-rest.ts):
  * not from --token, which a command line shows, nor from the Iceberg catalogs' $FLOE_REST_TOKEN.
  */
-function paimonRestProperties(spec: string, o: PaimonCatalogOpenOptions): Record<string, string> {
+function restPropertiesOfSpec(spec: string, o: PaimonCatalogOpenOptions): Record<string, string> {
   if (o.token !== undefined)
     throw new FloeError(
       'InvalidArgument',
@@ -77,7 +77,7 @@ export async function openPaimonCatalog(spec: string, o: PaimonCatalogOpenOption
     const { PaimonRestCatalog } = await import('./paimon-rest.js');
     return PaimonRestCatalog.open(
       spec.replace(/^paimon-rest:/, '').replace(/\?.*$/, ''),
-      paimonRestProperties(spec, o),
+      restPropertiesOfSpec(spec, o),
     );
   }
   if (kind !== 'paimon-jdbc')

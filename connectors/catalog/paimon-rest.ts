@@ -19,7 +19,7 @@ import { parseJsonLossless } from '../../util/json.js';
 import { commitStateUnknown } from '../commit-state.js';
 import type { PaimonSnapshotCommitter } from '../paimon/commit-lock.js';
 import { parseTableIdentifier, type TableIdentifier } from './catalog.js';
-import { RestClient, type RestClientOptions, type RestResponse } from './rest-client.js';
+import { errorKindOfStatus, RestClient, type RestClientOptions, type RestResponse } from './rest-client.js';
 
 export interface PaimonRestTable {
   database: string;
@@ -144,18 +144,8 @@ export class PaimonRestCatalog {
   refusal(what: string, r: RestResponse): FloeError {
     const e = r.json as { message?: unknown; code?: unknown } | undefined;
     const detail = typeof e?.message === 'string' ? e.message : r.text.slice(0, 300);
-    const kind =
-      r.status === 404
-        ? 'NotFound'
-        : r.status === 401 || r.status === 403
-          ? 'AccessDenied'
-          : r.status === 409
-            ? 'CommitConflict'
-            : r.status >= 500 || r.status === 429
-              ? 'Transient'
-              : 'InvalidArgument';
     return new FloeError(
-      kind,
+      errorKindOfStatus(r.status),
       this.client.scrub(`Paimon REST catalog ${this.description}: ${what} → HTTP ${r.status}: ${detail.slice(0, 500)}`),
       { context: { catalog: this.description, status: r.status }, retryable: false },
     );

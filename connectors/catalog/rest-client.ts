@@ -13,7 +13,7 @@
  * Every message names the catalog and is scrubbed of the secrets among its properties.
  */
 import { randomUUID } from 'node:crypto';
-import { FloeError } from '../../util/errors.js';
+import { FloeError, type FloeErrorKind } from '../../util/errors.js';
 import { parseJsonLossless, stringifyJsonLossless } from '../../util/json.js';
 import { DEFAULT_RETRY_POLICY, isTransientNetworkError, withRetry, type RetryPolicy } from '../storage/retry.js';
 import { redact, secretValues } from './catalog-spec.js';
@@ -237,18 +237,8 @@ export class RestClient {
       err && typeof err.message === 'string'
         ? `${typeof err.type === 'string' ? err.type : 'error'}: ${err.message}`
         : r.text.slice(0, 300);
-    const kind =
-      r.status === 404
-        ? 'NotFound'
-        : r.status === 401 || r.status === 403
-          ? 'AccessDenied'
-          : r.status === 409
-            ? 'CommitConflict'
-            : r.status === 429 || r.status >= 500
-              ? 'Transient'
-              : 'InvalidArgument';
     return new FloeError(
-      kind,
+      errorKindOfStatus(r.status),
       this.scrub(`REST catalog ${this.description}: ${what} → HTTP ${r.status}: ${detail.slice(0, 500)}`),
       {
         context: { status: r.status, catalog: this.description },
@@ -260,6 +250,15 @@ export class RestClient {
   scrub(text: string): string {
     return redact(text, this.secrets);
   }
+}
+
+/** The error kind of a REST catalog's non-2xx status (Iceberg's and Paimon's REST protocols agree). */
+export function errorKindOfStatus(status: number): FloeErrorKind {
+  if (status === 404) return 'NotFound';
+  if (status === 401 || status === 403) return 'AccessDenied';
+  if (status === 409) return 'CommitConflict';
+  if (status === 429 || status >= 500) return 'Transient';
+  return 'InvalidArgument';
 }
 
 function configuredHeaders(props: Record<string, string>): Record<string, string> {

@@ -210,11 +210,9 @@ export function postgresError(e: unknown, description: string, host: string, por
   return new FloeError('Corrupt', `SQL catalog ${description}: ${msg}`, { context: { host, port }, cause: e });
 }
 
-async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Promise<SqlConnection> {
-  // loaded lazily: SQLite-only users never pay for it
-  const { default: pg } = await import('pg');
-  const description = describeSqlTarget(t);
-  const client = new pg.Client({
+/** How `pg` connects to a PostgreSQL target: the catalog's client and the service state database's pool. */
+export function pgClientConfig(t: Extract<SqlTarget, { dialect: 'postgres' }>, applicationName: string) {
+  return {
     host: t.host,
     port: t.port,
     database: t.database,
@@ -223,8 +221,15 @@ async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Pro
     ...(t.ssl ? { ssl: true } : {}),
     ...(t.searchPath ? { options: `-c search_path=${t.searchPath}` } : {}),
     connectionTimeoutMillis: 10_000,
-    application_name: 'floe',
-  });
+    application_name: applicationName,
+  };
+}
+
+async function openPostgres(t: Extract<SqlTarget, { dialect: 'postgres' }>): Promise<SqlConnection> {
+  // loaded lazily: SQLite-only users never pay for it
+  const { default: pg } = await import('pg');
+  const description = describeSqlTarget(t);
+  const client = new pg.Client(pgClientConfig(t, 'floe'));
   // a dropped idle connection emits 'error'; without a listener it would crash the process
   client.on('error', () => undefined);
   try {

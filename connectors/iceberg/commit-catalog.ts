@@ -31,16 +31,18 @@ import {
 import { metadataVersionOf, snapshotsOf, type RawMetadata } from './commit-metadata.js';
 import type { CommitIO, TableChange, TableOperations } from './transaction.js';
 import { parseMetadata, parseMetadataBytes } from './metadata.js';
+import { metadataDirOf } from './write-locations.js';
 
-function metadataDirOf(meta: RawMetadata): string {
-  const props = (meta.properties as Record<string, string> | undefined) ?? {};
-  return (props['write.metadata.path'] ?? `${String(meta.location).replace(/\/$/, '')}/metadata`).replace(/\/$/, '');
+/** The raw document's metadata directory, by the rule every Iceberg commit uses (write-locations.ts). */
+function rawMetadataDirOf(meta: RawMetadata): string {
+  const properties = (meta.properties as Record<string, string> | undefined) ?? {};
+  return metadataDirOf({ location: String(meta.location), properties });
 }
 
 /** Next metastore-style metadata file name: version + 1, zero-padded to five digits. */
 export function nextMetastoreFile(meta: RawMetadata, baseLocation: string): string {
   const v = Math.max(0, metadataVersionOf(baseLocation)) + 1;
-  return `${metadataDirOf(meta)}/${String(v).padStart(5, '0')}-${randomUUID()}.metadata.json`;
+  return `${rawMetadataDirOf(meta)}/${String(v).padStart(5, '0')}-${randomUUID()}.metadata.json`;
 }
 
 export class SqlTableOperations implements TableOperations {

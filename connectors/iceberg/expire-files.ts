@@ -260,27 +260,22 @@ export async function planExpiredFiles(
   // 4. statistics files the new metadata no longer names
   const keptStats = new Set([...after.statistics, ...after.partitionStatistics].map((s) => key(s.path)));
   const seenStats = new Set<string>();
-  for (const s of before.statistics) {
-    const k = key(s.path);
-    if (keptStats.has(k) || seenStats.has(k)) continue;
-    seenStats.add(k);
-    candidates.push({
-      location: s.path,
-      bytes: s.fileSizeInBytes,
-      kind: 'statistics',
-      reason: `statistics of expired snapshot ${s.snapshotId}`,
-    });
-  }
-  for (const s of before.partitionStatistics) {
-    const k = key(s.path);
-    if (keptStats.has(k) || seenStats.has(k)) continue;
-    seenStats.add(k);
-    candidates.push({
-      location: s.path,
-      bytes: s.fileSizeInBytes,
-      kind: 'partition-statistics',
-      reason: `partition statistics of expired snapshot ${s.snapshotId}`,
-    });
+  const statsFiles = [
+    { files: before.statistics, kind: 'statistics', what: 'statistics' },
+    { files: before.partitionStatistics, kind: 'partition-statistics', what: 'partition statistics' },
+  ] as const;
+  for (const { files, kind, what } of statsFiles) {
+    for (const s of files) {
+      const k = key(s.path);
+      if (keptStats.has(k) || seenStats.has(k)) continue;
+      seenStats.add(k);
+      candidates.push({
+        location: s.path,
+        bytes: s.fileSizeInBytes,
+        kind,
+        reason: `${what} of expired snapshot ${s.snapshotId}`,
+      });
+    }
   }
   return { candidates, warnings };
 }

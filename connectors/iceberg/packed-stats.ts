@@ -12,6 +12,16 @@ import { decodeSingleValue } from './values.js';
 
 type AvroPairs<V> = readonly { key: number; value: V }[] | null | undefined;
 
+/** The stats maps of an Avro `data_file`. */
+interface AvroStatsMaps {
+  columnSizes: AvroPairs<unknown>;
+  valueCounts: AvroPairs<unknown>;
+  nullValueCounts: AvroPairs<unknown>;
+  nanValueCounts: AvroPairs<unknown>;
+  lowerBounds: AvroPairs<Uint8Array>;
+  upperBounds: AvroPairs<Uint8Array>;
+}
+
 function safeDecode(t: FieldType, b: Uint8Array): unknown {
   try {
     return decodeSingleValue(t, b);
@@ -59,17 +69,7 @@ function putVarint(out: Uint8Array, at: number, value: bigint | number): number 
 }
 
 /** Feeds decoded Avro maps (arrays of {key, value}, or absent) to a packer, in slot order. */
-export function packAvroMaps(
-  packer: StatsPacker,
-  maps: {
-    columnSizes: AvroPairs<unknown>;
-    valueCounts: AvroPairs<unknown>;
-    nullValueCounts: AvroPairs<unknown>;
-    nanValueCounts: AvroPairs<unknown>;
-    lowerBounds: AvroPairs<Uint8Array>;
-    upperBounds: AvroPairs<Uint8Array>;
-  },
-): void {
+export function packAvroMaps(packer: StatsPacker, maps: AvroStatsMaps): void {
   const counts = [maps.columnSizes, maps.valueCounts, maps.nullValueCounts, maps.nanValueCounts];
   counts.forEach((m, slot) => {
     if (!Array.isArray(m)) return;
@@ -281,14 +281,7 @@ export class PackedColumnStats implements ColumnStats {
    * shares the id layout between the files of a manifest.
    */
   static fromAvro(
-    maps: {
-      columnSizes: AvroPairs<unknown>;
-      valueCounts: AvroPairs<unknown>;
-      nullValueCounts: AvroPairs<unknown>;
-      nanValueCounts: AvroPairs<unknown>;
-      lowerBounds: AvroPairs<Uint8Array>;
-      upperBounds: AvroPairs<Uint8Array>;
-    },
+    maps: AvroStatsMaps,
     fields: ReadonlyMap<number, Field>,
     layouts: Map<string, Layout> = new Map(),
     /** The manifest's packer (then the caller seals it); by default one for this file alone. */

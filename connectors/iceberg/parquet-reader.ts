@@ -12,7 +12,9 @@ import { compressors } from 'hyparquet-compressors';
 import { FloeError } from '../../util/errors.js';
 import { checkParquetFrame, parquetCorrupt } from '../formats/parquet/footer.js';
 import type { Field, FieldType } from '../../model/index.js';
-import { bigIntFromTwosComplement, decimalToString, fromJsonDefault, uuidFromBytes } from './values.js';
+import { bigintFromBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
+import { uuidFromBytes } from '../../model/arrow/uuid.js';
+import { fromJsonDefault } from './values.js';
 
 interface SchemaElement {
   name: string;
@@ -228,12 +230,12 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
       if (node && isRawDecimal(node.el)) {
         // unscaled integer at the file's scale (Iceberg never changes a decimal's scale; rescale defensively)
         let unscaled =
-          typeof v === 'bigint' ? v : v instanceof Uint8Array ? bigIntFromTwosComplement(v) : BigInt(v as number);
+          typeof v === 'bigint' ? v : v instanceof Uint8Array ? bigintFromBigEndian(v) : BigInt(v as number);
         const fileScale = node.el.scale ?? scale;
         if (fileScale < scale) unscaled *= 10n ** BigInt(scale - fileScale);
-        return decimalToString(unscaled, fileScale < scale ? scale : fileScale);
+        return formatDecimal(unscaled, fileScale < scale ? scale : fileScale);
       }
-      if (typeof v === 'bigint') return decimalToString(v, scale);
+      if (typeof v === 'bigint') return formatDecimal(v, scale);
       if (typeof v === 'number') return v.toFixed(scale);
       return String(v);
     }

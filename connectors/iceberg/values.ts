@@ -8,32 +8,12 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { Field, FieldType } from '../../model/index.js';
+import { bigintFromBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
+import { uuidFromBytes } from '../../model/arrow/uuid.js';
 import { valueFromJsonDefault } from '../formats/parquet/defaults.js';
 
 function prim(t: FieldType): string | undefined {
   return t.kind === 'primitive' ? t.name : undefined;
-}
-
-/** Unscaled big-endian two's-complement bytes → bigint. */
-export function bigIntFromTwosComplement(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) return 0n;
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  if (bytes[0]! & 0x80) v -= 1n << BigInt(bytes.length * 8);
-  return v;
-}
-
-/** Unscaled integer + scale → "123.45". */
-export function decimalToString(unscaled: bigint, scale: number): string {
-  if (scale <= 0) return (unscaled * 10n ** BigInt(-scale)).toString();
-  const neg = unscaled < 0n;
-  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  return `${neg ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-}
-
-export function uuidFromBytes(b: Uint8Array): string {
-  const h = Buffer.from(b).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** Decodes a lower/upper bound (spec App. D "Binary single-value serialization"). */
@@ -63,7 +43,7 @@ export function decodeSingleValue(type: FieldType, bytes: Uint8Array): unknown {
     case 'uuid':
       return uuidFromBytes(buf);
     case 'decimal':
-      return decimalToString(bigIntFromTwosComplement(buf), (type as { scale?: number }).scale ?? 0);
+      return formatDecimal(bigintFromBigEndian(buf), (type as { scale?: number }).scale ?? 0);
     case 'fixed':
     case 'binary':
       return new Uint8Array(buf);
@@ -90,7 +70,7 @@ export function fromAvroValue(type: FieldType | undefined, v: unknown): unknown 
       return typeof v === 'bigint' ? v : BigInt(v as number);
     case 'decimal':
       if (v instanceof Uint8Array)
-        return decimalToString(bigIntFromTwosComplement(v), (type as { scale?: number }).scale ?? 0);
+        return formatDecimal(bigintFromBigEndian(v), (type as { scale?: number }).scale ?? 0);
       return String(v);
     case 'uuid':
       if (v instanceof Uint8Array) return uuidFromBytes(v);

@@ -4,6 +4,7 @@
  * number for ints/dates/floats, string for strings and exact decimals ("12.3400"), Uint8Array for binary.
  */
 import type { FieldType } from '../../model/index.js';
+import { bigintToMinimalBigEndian } from '../../model/arrow/decimal.js';
 import { FloeError } from '../../util/errors.js';
 
 export function encodeSingleValue(type: FieldType, value: unknown): Buffer {
@@ -68,18 +69,10 @@ export function decimalToUnscaled(value: unknown, scale: number): bigint {
   return m[1] === '-' ? -n : n;
 }
 
-/** Two's-complement big-endian with the fewest bytes (Java BigInteger.toByteArray). */
+/** Two's-complement big-endian with the fewest bytes (Java BigInteger.toByteArray), as a Buffer. */
 export function unscaledToMinimalBytes(n: bigint): Buffer {
-  const bytes: number[] = [];
-  let v = n;
-  for (;;) {
-    const byte = Number(BigInt.asUintN(8, v));
-    bytes.unshift(byte);
-    v >>= 8n;
-    const signBitSet = (byte & 0x80) !== 0;
-    if ((v === 0n && !signBitSet) || (v === -1n && signBitSet)) break;
-  }
-  return Buffer.from(bytes);
+  const b = bigintToMinimalBigEndian(n);
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /** Fixed-width two's-complement big-endian (Avro decimal `fixed` in partition tuples). */

@@ -4,6 +4,7 @@
  */
 import { writeAvroContainer, type AvroWriteOptions } from '../formats/avro.js';
 import type { FieldType } from '../../model/index.js';
+import { bigintFromBigEndian } from '../../model/arrow/decimal.js';
 import { stringifyJsonLossless } from '../../util/json.js';
 import { manifestEntrySchema, manifestListSchema, type PartitionTypeField } from './write-schemas.js';
 import { encodeSingleValue, unscaledToMinimalBytes } from './write-bounds.js';
@@ -230,21 +231,15 @@ export async function writeManifest(
 
 /** Comparable key of a raw partition value (decimal/binary fixed → bigint / hex). */
 function sortKey(type: FieldType, v: unknown): bigint | number | string {
-  if (type.kind === 'primitive' && type.name === 'decimal' && Buffer.isBuffer(v)) return fixedToBigInt(v);
+  if (type.kind === 'primitive' && type.name === 'decimal' && Buffer.isBuffer(v)) return bigintFromBigEndian(v);
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) return Buffer.from(v).toString('hex');
   if (typeof v === 'boolean') return v ? 1 : 0;
   return v as bigint | number | string;
 }
 
-function fixedToBigInt(b: Buffer): bigint {
-  let n = 0n;
-  for (const byte of b) n = (n << 8n) | BigInt(byte);
-  return BigInt.asIntN(b.length * 8, n);
-}
-
 function encodeRawPartitionValue(type: FieldType, v: unknown): Buffer {
   if (type.kind === 'primitive' && type.name === 'decimal' && Buffer.isBuffer(v))
-    return unscaledToMinimalBytes(fixedToBigInt(v));
+    return unscaledToMinimalBytes(bigintFromBigEndian(v));
   return encodeSingleValue(type, v);
 }
 

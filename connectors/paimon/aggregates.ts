@@ -7,7 +7,8 @@
  * as in Paimon. Anything else (collect, merge_map, sketches, bitmaps, nested_update …) is refused.
  */
 import { FloeError } from '../../util/errors.js';
-import { decimalToString, decimalToUnscaled } from './binary-row.js';
+import { formatDecimal } from '../../model/arrow/decimal.js';
+import { decimalToUnscaled } from './binary-row.js';
 import type { PaimonType } from './types.js';
 import { comparatorFor } from './values.js';
 
@@ -91,7 +92,7 @@ function arith(t: PaimonType, field: string, a: unknown, b: unknown, op: '+' | '
               ? overflow(field, 'division by zero')
               : (x * p) / y
             : apply(x, y);
-      return decimalToString(r, s);
+      return formatDecimal(r, s);
     }
     default:
       throw new FloeError('Unsupported', `aggregate function on field ${field} does not support type ${t.root}`, {
@@ -244,6 +245,6 @@ export function createAggregator(
 
 function zeroOf(t: PaimonType): unknown {
   if (t.root === 'BIGINT') return 0n;
-  if (t.root === 'DECIMAL') return decimalToString(0n, t.scale ?? 0);
+  if (t.root === 'DECIMAL') return formatDecimal(0n, t.scale ?? 0);
   return 0;
 }

@@ -19,6 +19,7 @@
  * name, members in the file's units — see write-nested.ts; they never occur in BinaryRows: not keys, no stats.)
  */
 import { FloeError } from '../../util/errors.js';
+import { bigintFromBigEndian, bigintToMinimalBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
 import { MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, type PaimonType } from './types.js';
 
 export function nullBitsSizeInBytes(arity: number): number {
@@ -31,15 +32,6 @@ function corrupt(what: string, context: string): never {
 
 // ---------------------------------------------------------------------------------------------- decimals
 
-/** Unscaled integer + scale → exact decimal text. */
-export function decimalToString(unscaled: bigint, scale: number): string {
-  if (scale <= 0) return (unscaled * 10n ** BigInt(-scale)).toString();
-  const neg = unscaled < 0n;
-  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  const s = `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
-  return neg ? `-${s}` : s;
-}
-
 /** Exact decimal text (or number/bigint) → unscaled integer at `scale`; rejects values needing rounding. */
 export function decimalToUnscaled(value: unknown, scale: number): bigint {
   if (typeof value === 'bigint') return value * 10n ** BigInt(scale);
@@ -51,27 +43,6 @@ export function decimalToUnscaled(value: unknown, scale: number): bigint {
     throw new FloeError('InvalidArgument', `decimal ${text} has more than ${scale} fraction digits`);
   const v = BigInt((m[2] || '0') + frac.padEnd(scale, '0'));
   return m[1] === '-' ? -v : v;
-}
-
-function bigIntFromBigEndian(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) return 0n;
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  if (bytes[0]! & 0x80) v -= 1n << BigInt(bytes.length * 8);
-  return v;
-}
-
-/** Java `BigInteger.toByteArray()`: minimal big-endian two's complement. */
-export function bigIntToBigEndian(v: bigint): Uint8Array {
-  const out: number[] = [];
-  let x = v;
-  for (;;) {
-    out.unshift(Number(x & 0xffn));
-    x >>= 8n;
-    const signBit = (out[0]! & 0x80) !== 0;
-    if ((x === 0n && !signBit) || (x === -1n && signBit)) break;
-  }
-  return Uint8Array.from(out);
 }
 
 // --------------------------------------------------------------------------------------------- decoding
@@ -164,11 +135,11 @@ function decodeField(
     case 'VARIANT':
       return Uint8Array.from(varPart(buf, view, base, end, slot, context));
     case 'DECIMAL': {
-      if (t.precision! <= MAX_COMPACT_DECIMAL_PRECISION) return decimalToString(view.getBigInt64(slot, true), t.scale!);
+      if (t.precision! <= MAX_COMPACT_DECIMAL_PRECISION) return formatDecimal(view.getBigInt64(slot, true), t.scale!);
       const len = view.getUint32(slot, true);
       const off = view.getUint32(slot + 4, true);
       if (len > 16 || base + off + len > end) corrupt(`decimal bytes at ${off}+${len} lie outside the row`, context);
-      return decimalToString(bigIntFromBigEndian(buf.subarray(base + off, base + off + len)), t.scale!);
+      return formatDecimal(bigintFromBigEndian(buf.subarray(base + off, base + off + len)), t.scale!);
     }
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
@@ -323,7 +294,7 @@ export function encodeBinaryRow(types: readonly PaimonType[], values: readonly u
         const unscaled = decimalToUnscaled(v, t.scale!);
         if (t.precision! <= MAX_COMPACT_DECIMAL_PRECISION) hv.setBigInt64(slot, unscaled, true);
         else {
-          const bytes = bigIntToBigEndian(unscaled);
+          const bytes = bigintToMinimalBigEndian(unscaled);
           if (bytes.length > 16) throw new FloeError('InvalidArgument', `decimal ${String(v)} does not fit 16 bytes`);
           setSlot(slot, appendVar(bytes, 16), bytes.length);
         }

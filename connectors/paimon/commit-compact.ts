@@ -58,6 +58,7 @@ import {
   type NewManifestEntry,
 } from './write-manifest.js';
 import { FLOE_COMMIT_USER_PREFIX } from './commit-user.js';
+import { bucketKey, DELETION_VECTORS_INDEX } from './keys.js';
 
 /** `BatchWriteBuilder.COMMIT_IDENTIFIER`: what batch jobs (and Java's compact actions) use. */
 export const BATCH_COMMIT_IDENTIFIER = 9223372036854775807n;
@@ -190,8 +191,6 @@ export function snapshotJson(s: SnapshotFields): string {
 
 // ------------------------------------------------------------------------------------------ conflicts
 
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-
 export interface ConflictReport {
   /** Replaced files that are no longer live in the newest snapshot. */
   missing: string[];
@@ -223,14 +222,14 @@ export function checkConflicts(
       after.set(id, { ...c, manifest: '(this commit)' });
     }
   }
-  const touched = new Set(changes.map((c) => `${hex(c.partition)}|${c.bucket}`));
+  const touched = new Set(changes.map((c) => bucketKey(c.partition, c.bucket)));
   const totals = new Map<string, number>();
   for (const e of live) {
-    const k = `${hex(e.partition)}|${e.bucket}`;
+    const k = bucketKey(e.partition, e.bucket);
     if (touched.has(k)) totals.set(k, e.totalBuckets);
   }
   for (const c of changes) {
-    const k = `${hex(c.partition)}|${c.bucket}`;
+    const k = bucketKey(c.partition, c.bucket);
     const t = totals.get(k);
     if (t !== undefined && t !== c.totalBuckets && c.kind === FILE_KIND_ADD)
       report.rescaled.push(`bucket ${c.bucket}: ${c.totalBuckets} → ${t}`);
@@ -240,8 +239,8 @@ export function checkConflicts(
     const cmp = rowComparator(keyTypes);
     const groups = new Map<string, ManifestEntry[]>();
     for (const e of after.values()) {
-      if (e.file.level < 1 || !touched.has(`${hex(e.partition)}|${e.bucket}`)) continue;
-      const k = `${hex(e.partition)}|${e.bucket}|${e.file.level}`;
+      if (e.file.level < 1 || !touched.has(bucketKey(e.partition, e.bucket))) continue;
+      const k = `${bucketKey(e.partition, e.bucket)}|${e.file.level}`;
       (groups.get(k) ?? groups.set(k, []).get(k)!).push(e);
     }
     for (const [k, files] of groups) {
@@ -263,15 +262,13 @@ export function checkConflicts(
 
 // ------------------------------------------------------------------------------------------ commit
 
-const DV_INDEX = 'DELETION_VECTORS';
-const bucketId = (partition: Uint8Array, bucket: number) => `${hex(partition)}|${bucket}`;
-
 /** The DV index file names of the given buckets, per bucket, sorted (to compare two snapshots' index). */
 function dvFilesOf(entries: readonly IndexManifestEntry[], buckets: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string[]>();
   for (const e of entries) {
-    const k = bucketId(e.partition, e.bucket);
-    if (e.indexType === DV_INDEX && buckets.has(k)) (out.get(k) ?? out.set(k, []).get(k)!).push(e.fileName);
+    const k = bucketKey(e.partition, e.bucket);
+    if (e.indexType === DELETION_VECTORS_INDEX && buckets.has(k))
+      (out.get(k) ?? out.set(k, []).get(k)!).push(e.fileName);
   }
   return new Map([...buckets].map((k) => [k, (out.get(k) ?? []).sort().join(',')]));
 }
@@ -518,9 +515,11 @@ async function indexManifestFor(s: CommitState): Promise<string | undefined> {
     s.indexFiles.push(...r.written);
     if (r.buckets.size) {
       s.carried = r.carried;
-      const ownBuckets = new Set((own?.buckets ?? []).map((b) => bucketId(b.partition, b.bucket)));
-      const key = (e: { partition: Uint8Array; bucket: number }) => bucketId(e.partition, e.bucket);
-      const kept = live.filter((e) => !(e.indexType === DV_INDEX && (r.buckets.has(key(e)) || ownBuckets.has(key(e)))));
+      const ownBuckets = new Set((own?.buckets ?? []).map((b) => bucketKey(b.partition, b.bucket)));
+      const key = (e: { partition: Uint8Array; bucket: number }) => bucketKey(e.partition, e.bucket);
+      const kept = live.filter(
+        (e) => !(e.indexType === DELETION_VECTORS_INDEX && (r.buckets.has(key(e)) || ownBuckets.has(key(e)))),
+      );
       const ownKept = (own?.added ?? []).filter((e) => !r.buckets.has(key(e)));
       s.superseded = (own?.added ?? [])
         .filter((e) => r.buckets.has(key(e)))
@@ -591,7 +590,7 @@ async function rewriteDvIndex(
 ): Promise<string> {
   const { table } = s.req;
   const latest = s.latest;
-  const touched = new Set(dv.buckets.map((b) => bucketId(b.partition, b.bucket)));
+  const touched = new Set(dv.buckets.map((b) => bucketKey(b.partition, b.bucket)));
   const live = latest.indexManifest
     ? mergeIndexEntries(await readIndexManifest(table.io, table.location, latest.indexManifest))
     : [];
@@ -609,7 +608,9 @@ async function rewriteDvIndex(
       { context: { table: table.location, snapshotId: String(latest.id), replannable: true }, retryable: false },
     );
   }
-  const kept = live.filter((e) => !(e.indexType === DV_INDEX && touched.has(bucketId(e.partition, e.bucket))));
+  const kept = live.filter(
+    (e) => !(e.indexType === DELETION_VECTORS_INDEX && touched.has(bucketKey(e.partition, e.bucket))),
+  );
   const name = await writeIndexManifest(s.ctx, [...kept, ...dv.added], s.indexNames.next());
   s.written.push(name);
   return name;

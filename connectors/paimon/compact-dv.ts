@@ -23,11 +23,7 @@ import type { KeyValue } from './merge-engines.js';
 import { readKeyValues } from './scan.js';
 import { decodeKeys, trimmedPrimaryKeyFields, type PaimonFile, type PaimonTable } from './table.js';
 import { rowComparator } from './values.js';
-
-export const DELETION_VECTORS_INDEX = 'DELETION_VECTORS';
-
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-export const bucketKey = (partition: Uint8Array, bucket: number) => `${hex(partition)}|${bucket}`;
+import { bucketKey, DELETION_VECTORS_INDEX } from './keys.js';
 
 const bool = (o: Record<string, string>, k: string) => (o[k] ?? 'false').trim().toLowerCase() === 'true';
 export const deletionVectorsEnabled = (o: Record<string, string>) => bool(o, 'deletion-vectors.enabled');

@@ -20,10 +20,7 @@ import { FILE_KIND_ADD, FILE_KIND_DELETE, type IndexManifestEntry } from './mani
 import type { PaimonTable } from './table.js';
 import type { NewIndexEntry } from './write-index-manifest.js';
 import type { NewManifestEntry } from './write-manifest.js';
-
-const DV_INDEX = 'DELETION_VECTORS';
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-const bucketKey = (partition: Uint8Array, bucket: number) => `${hex(partition)}|${bucket}`;
+import { bucketKey, DELETION_VECTORS_INDEX } from './keys.js';
 
 /** Whether the run may carry concurrent DVs over (default yes; the option turns it off). */
 export function carryOverEnabled(options: Readonly<Record<string, string>>): boolean {
@@ -102,7 +99,7 @@ async function readBucketDvs(
 ): Promise<Map<string, Set<number>>> {
   const out = new Map<string, Set<number>>();
   for (const e of entries) {
-    if (e.indexType !== DV_INDEX || !e.dvRanges?.length) continue;
+    if (e.indexType !== DELETION_VECTORS_INDEX || !e.dvRanges?.length) continue;
     const path = e.externalPath ?? joinPath(location, 'index', e.fileName);
     const bytes = await io.read(path);
     for (const r of e.dvRanges) {
@@ -115,7 +112,7 @@ async function readBucketDvs(
 
 const rangesKey = (entries: readonly IndexManifestEntry[] | readonly NewIndexEntry[]) =>
   entries
-    .filter((e) => e.indexType === DV_INDEX)
+    .filter((e) => e.indexType === DELETION_VECTORS_INDEX)
     .flatMap((e) => (e.dvRanges ?? []).map((r) => `${r.dataFileName}@${e.fileName}:${r.offset}+${r.length}`))
     .sort()
     .join(',');
@@ -159,7 +156,7 @@ export async function carryOverDeletionVectors(c: CarryOverInput): Promise<Carry
   const ofBucket = <T extends { partition: Uint8Array; bucket: number; indexType: string }>(
     es: readonly T[],
     k: string,
-  ) => es.filter((e) => e.indexType === DV_INDEX && bucketKey(e.partition, e.bucket) === k);
+  ) => es.filter((e) => e.indexType === DELETION_VECTORS_INDEX && bucketKey(e.partition, e.bucket) === k);
   try {
     for (const [k, { partition, bucket }] of touched) {
       const planEntries = ofBucket(table.indexEntries, k);
@@ -218,7 +215,7 @@ export async function carryOverDeletionVectors(c: CarryOverInput): Promise<Carry
         kind: 0,
         partition,
         bucket,
-        indexType: DV_INDEX,
+        indexType: DELETION_VECTORS_INDEX,
         fileName: name,
         fileSize: BigInt(bytes.length),
         rowCount: BigInt(ranges.length),

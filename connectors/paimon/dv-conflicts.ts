@@ -9,15 +9,14 @@ import { mergeIndexEntries, readIndexManifest, FILE_KIND_DELETE, type IndexManif
 import type { PaimonSnapshot } from './metadata.js';
 import type { PaimonTable } from './table.js';
 import type { NewManifestEntry } from './write-manifest.js';
-
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+import { bucketKey, DELETION_VECTORS_INDEX, partitionHex } from './keys.js';
 
 function dvRangesOf(entries: readonly IndexManifestEntry[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of entries) {
-    if (e.indexType !== 'DELETION_VECTORS') continue;
+    if (e.indexType !== DELETION_VECTORS_INDEX) continue;
     for (const r of e.dvRanges ?? [])
-      out.set(`${hex(e.partition)}|${r.dataFileName}`, `${e.fileName}@${r.offset}+${r.length}`);
+      out.set(`${partitionHex(e.partition)}|${r.dataFileName}`, `${e.fileName}@${r.offset}+${r.length}`);
   }
   return out;
 }
@@ -35,7 +34,7 @@ export async function changedDeletionVectorsOfReplacedFiles(
   const was = dvRangesOf(table.indexEntries);
   const out: string[] = [];
   for (const c of replaced) {
-    const k = `${hex(c.partition)}|${c.file.fileName}`;
+    const k = `${partitionHex(c.partition)}|${c.file.fileName}`;
     const dv = now.get(k);
     if (dv !== undefined && dv !== was.get(k))
       out.push(`the deletion vector of ${c.file.fileName} changed (now ${dv}), which this compaction rewrites`);
@@ -50,7 +49,7 @@ export function dataFilesWithChangedDv(
   buckets: ReadonlySet<string>,
 ): string[] {
   const inBuckets = (es: readonly IndexManifestEntry[]) =>
-    dvRangesOf(es.filter((e) => buckets.has(`${hex(e.partition)}|${e.bucket}`)));
+    dvRangesOf(es.filter((e) => buckets.has(bucketKey(e.partition, e.bucket))));
   const [a, b] = [inBuckets(was), inBuckets(now)];
   const files = new Set<string>();
   for (const k of new Set([...a.keys(), ...b.keys()]))

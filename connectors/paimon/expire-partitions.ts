@@ -25,6 +25,7 @@ import { partitionFields, type PaimonFile, type PaimonTable } from './table.js';
 import type { PaimonField } from './types.js';
 import type { PaimonWriteIO } from './io.js';
 import type { NewManifestEntry } from './write-manifest.js';
+import { partitionHex } from './keys.js';
 
 export interface ExpirePartitionsOptions {
   /** Replaces the table's `partition.expiration-time`. */
@@ -221,8 +222,6 @@ function localNow(): number {
   return now - new Date(now).getTimezoneOffset() * 60_000;
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-
 export async function expirePaimonPartitions(
   table: PaimonTable,
   storage: PaimonWriteIO,
@@ -289,7 +288,7 @@ export async function expirePaimonPartitions(
   const pTypes = pFields.map((f) => f.type);
   const groups = new Map<string, { values: (string | null)[]; files: PaimonFile[] }>();
   for (const f of table.files) {
-    const k = hex(f.partitionBytes);
+    const k = partitionHex(f.partitionBytes);
     let g = groups.get(k);
     if (!g)
       groups.set(
@@ -326,7 +325,7 @@ export async function expirePaimonPartitions(
   if (!chosen.length || o.dryRun) return report;
 
   const dropped = new Set(chosen.map((e) => e.key));
-  const indexed = table.indexEntries.filter((e) => dropped.has(hex(e.partition)));
+  const indexed = table.indexEntries.filter((e) => dropped.has(partitionHex(e.partition)));
   if (indexed.length) {
     throw new FloeError(
       'Unsupported',
@@ -354,7 +353,10 @@ export async function expirePaimonPartitions(
     const ours = new Set(changes.map((c) => `${c.bucket}|${c.file.fileName}|${c.file.level}`));
     const validate = (live: readonly ManifestEntry[]) =>
       live
-        .filter((e) => keysInBatch.has(hex(e.partition)) && !ours.has(`${e.bucket}|${e.file.fileName}|${e.file.level}`))
+        .filter(
+          (e) =>
+            keysInBatch.has(partitionHex(e.partition)) && !ours.has(`${e.bucket}|${e.file.fileName}|${e.file.level}`),
+        )
         .map((e) => `${e.file.fileName} was added to an expired partition meanwhile`);
     const r = await commitPaimonSnapshot({
       table: current,

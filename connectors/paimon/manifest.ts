@@ -10,6 +10,7 @@ import { readAvroContainer } from '../formats/avro.js';
 import { readOrcFile } from '../formats/orc/index.js';
 import { joinPath, type PaimonIO } from './io.js';
 import { notPlainFileName } from './validate-snapshot.js';
+import { partitionHex } from './keys.js';
 
 /** `_VERSION` values Paimon writes and accepts (`ManifestSchemaUtils`, serializers). */
 const MANIFEST_ENTRY_VERSION = 2;
@@ -349,7 +350,7 @@ export async function readIndexManifest(io: PaimonIO, table: string, name: strin
 
 // --------------------------------------------------------------------------------------------- merging
 
-const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex') : '');
+const hex = (b: Uint8Array | undefined) => (b ? partitionHex(b) : '');
 
 /** `FileEntry.Identifier`: partition, bucket, level, name, extra files, embedded index, external path. */
 export function entryIdentifier(e: ManifestEntry): string {

@@ -46,6 +46,7 @@ import {
 import { dataFilePath, partitionPath, POSTPONE_BUCKET } from './paths.js';
 import { toModelField, type PaimonField, type PaimonType } from './types.js';
 import { rowComparator } from './values.js';
+import { bucketKey, DELETION_VECTORS_INDEX, partitionHex } from './keys.js';
 
 export interface PaimonDeletionVectorRef {
   indexFile: string;
@@ -143,27 +144,23 @@ export async function openPaimonTable(location: string, options: OpenOptions = {
   return table;
 }
 
-function hexOf(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-}
-
 function resolveFiles(table: PaimonTable, entries: ManifestEntry[]): PaimonFile[] {
   const pFields = partitionFields(table.schema);
   const pTypes = pFields.map((f) => f.type);
   const dvByFile = new Map<string, PaimonDeletionVectorRef>();
   for (const e of table.indexEntries) {
-    if (e.indexType !== 'DELETION_VECTORS' || !e.dvRanges) continue;
+    if (e.indexType !== DELETION_VECTORS_INDEX || !e.dvRanges) continue;
     const indexFile = e.externalPath ?? joinPath(table.location, 'index', e.fileName);
     for (const r of e.dvRanges) {
       const ref: PaimonDeletionVectorRef = { indexFile, offset: r.offset, length: r.length };
       if (r.cardinality !== undefined) ref.cardinality = r.cardinality;
-      dvByFile.set(`${hexOf(e.partition)}|${e.bucket}|${r.dataFileName}`, ref);
+      dvByFile.set(`${bucketKey(e.partition, e.bucket)}|${r.dataFileName}`, ref);
       dvByFile.set(`*|${r.dataFileName}`, ref);
     }
   }
   const partitionCache = new Map<string, { values: unknown[]; dir: string }>();
   return entries.map((e) => {
-    const key = hexOf(e.partition);
+    const key = partitionHex(e.partition);
     let part = partitionCache.get(key);
     if (!part) {
       const values = decodeSerializedRow(e.partition, pTypes, e.manifest);
@@ -206,7 +203,7 @@ export interface BucketFiles {
 export function groupByBucket(files: readonly PaimonFile[]): BucketFiles[] {
   const groups = new Map<string, BucketFiles>();
   for (const f of files) {
-    const k = `${hexOf(f.partitionBytes)}|${f.bucket}`;
+    const k = bucketKey(f.partitionBytes, f.bucket);
     let g = groups.get(k);
     if (!g)
       groups.set(k, (g = { partition: f.partition, partitionBytes: f.partitionBytes, bucket: f.bucket, files: [] }));

@@ -3,9 +3,9 @@ import { FloeError } from '../../util/errors.js';
 
 /** 12345n, scale 2 → "123.45"; -5n, scale 3 → "-0.005"; scale 0 → plain integer text. */
 export function formatDecimal(unscaled: bigint, scale: number): string {
+  if (scale <= 0) return (unscaled * 10n ** BigInt(-scale)).toString();
   const negative = unscaled < 0n;
   const digits = (negative ? -unscaled : unscaled).toString();
-  if (scale <= 0) return (negative ? '-' : '') + digits + '0'.repeat(-scale);
   const padded = digits.padStart(scale + 1, '0');
   const text = `${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
   return negative ? `-${text}` : text;
@@ -47,6 +47,19 @@ export function bigintFromBigEndian(bytes: Uint8Array): bigint {
   for (const b of bytes) v = (v << 8n) | BigInt(b);
   if (bytes[0]! & 0x80) v -= 1n << BigInt(bytes.length * 8);
   return v;
+}
+
+/** The fewest big-endian two's-complement bytes (Java `BigInteger.toByteArray()`: Iceberg bounds, Paimon rows). */
+export function bigintToMinimalBigEndian(v: bigint): Uint8Array {
+  const out: number[] = [];
+  let x = v;
+  for (;;) {
+    out.unshift(Number(x & 0xffn));
+    x >>= 8n;
+    const signBit = (out[0]! & 0x80) !== 0;
+    if ((x === 0n && !signBit) || (x === -1n && signBit)) break;
+  }
+  return Uint8Array.from(out);
 }
 
 /** Little-endian 32-bit words (Arrow Decimal128/256 storage) → signed bigint. */

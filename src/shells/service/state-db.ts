@@ -72,6 +72,18 @@ export interface ManagedTable {
 
 const num = (x: unknown): number | undefined => (x === null || x === undefined ? undefined : Number(x));
 
+/** Copies the non-null columns of `row` named in `columns` (field → column) onto `out`, as numbers. */
+function numberColumns<T extends object>(
+  row: Record<string, unknown>,
+  out: T,
+  columns: { [K in keyof T]?: T[K] extends number | undefined ? string : never },
+): void {
+  for (const [field, col] of Object.entries(columns) as [string, string][]) {
+    const v = num(row[col]);
+    if (v !== undefined) (out as Record<string, unknown>)[field] = v;
+  }
+}
+
 export class DbStateStore implements TableStateStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Names this process's rows in floe_runs (host:pid), so shared history says which replica ran what. */
@@ -127,16 +139,14 @@ export class DbStateStore implements TableStateStore {
       const job = r.job as JobKind;
       if (!JOB_KINDS.includes(job)) continue;
       const s: JobState = { consecutiveFailures: Number(r.consecutive_failures ?? 0) };
-      const set = (k: keyof JobState, col: string) => {
-        const v = num(r[col]);
-        if (v !== undefined) (s as unknown as Record<string, number>)[k] = v;
-      };
-      set('firstSeenMs', 'first_seen_ms');
-      set('lastStartMs', 'last_start_ms');
-      set('lastFinishMs', 'last_finish_ms');
-      set('lastSuccessStartMs', 'last_success_start_ms');
-      set('skippedThroughMs', 'skipped_through_ms');
-      set('retryAtMs', 'retry_at_ms');
+      numberColumns(r, s, {
+        firstSeenMs: 'first_seen_ms',
+        lastStartMs: 'last_start_ms',
+        lastFinishMs: 'last_finish_ms',
+        lastSuccessStartMs: 'last_success_start_ms',
+        skippedThroughMs: 'skipped_through_ms',
+        retryAtMs: 'retry_at_ms',
+      });
       if (typeof r.last_result_json === 'string') s.lastResult = JSON.parse(r.last_result_json) as JobOutcome;
       state.jobs[job] = s;
     }
@@ -382,22 +392,20 @@ function runFromRow(r: Record<string, unknown>): RunRecord {
     outcome: String(r.outcome) as RunOutcome,
     snapshotIds: JSON.parse(String(r.snapshot_ids ?? '[]')) as string[],
   };
-  const opt = (k: keyof RunRecord, col: string) => {
-    const v = num(r[col]);
-    if (v !== undefined) (out as unknown as Record<string, number>)[k] = v;
-  };
-  opt('filesBefore', 'files_before');
-  opt('filesAfter', 'files_after');
-  opt('bytesBefore', 'bytes_before');
-  opt('bytesAfter', 'bytes_after');
-  opt('deleteFilesBefore', 'delete_files_before');
-  opt('deleteFilesAfter', 'delete_files_after');
-  opt('rowsIn', 'rows_in');
-  opt('rowsOut', 'rows_out');
-  opt('bytesRead', 'bytes_read');
-  opt('bytesWritten', 'bytes_written');
-  opt('bytesDeleted', 'bytes_deleted');
-  opt('filesDeleted', 'files_deleted');
+  numberColumns(r, out, {
+    filesBefore: 'files_before',
+    filesAfter: 'files_after',
+    bytesBefore: 'bytes_before',
+    bytesAfter: 'bytes_after',
+    deleteFilesBefore: 'delete_files_before',
+    deleteFilesAfter: 'delete_files_after',
+    rowsIn: 'rows_in',
+    rowsOut: 'rows_out',
+    bytesRead: 'bytes_read',
+    bytesWritten: 'bytes_written',
+    bytesDeleted: 'bytes_deleted',
+    filesDeleted: 'files_deleted',
+  });
   if (r.error) out.error = String(r.error);
   if (r.format) out.format = String(r.format);
   if (r.plan_json) out.plan = JSON.parse(String(r.plan_json)) as PlanSummary;

@@ -12,6 +12,7 @@ import { FloeError } from '../../../util/errors.js';
 import {
   describeSqlTarget,
   parseSqlTarget,
+  pgClientConfig,
   pgStatements,
   postgresError,
   type PgQueryable,
@@ -96,18 +97,7 @@ async function openPostgres(url: string): Promise<StateSql> {
   const t = parseSqlTarget(url);
   if (t.dialect !== 'postgres') throw new FloeError('InvalidArgument', `state: "${url}" is not a postgresql:// URL`);
   const description = describeSqlTarget(t).replace(/^sql:/, '');
-  const pool = new pg.Pool({
-    host: t.host,
-    port: t.port,
-    database: t.database,
-    ...(t.user ? { user: t.user } : {}),
-    ...(t.password !== undefined ? { password: t.password } : {}),
-    ...(t.ssl ? { ssl: true } : {}),
-    ...(t.searchPath ? { options: `-c search_path=${t.searchPath}` } : {}),
-    max: 4,
-    connectionTimeoutMillis: 10_000,
-    application_name: 'floe-serve',
-  });
+  const pool = new pg.Pool({ ...pgClientConfig(t, 'floe-serve'), max: 4 });
   // an idle client dropped by the server emits 'error' on the pool; without a listener it would crash
   pool.on('error', () => undefined);
   const wrap = (e: unknown) => {

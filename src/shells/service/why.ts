@@ -3,6 +3,8 @@
  * the `floe_job_waiting` metric show per table and job. The codes are part of the published API schema
  * (schema/floe-service-api.schema.json).
  */
+import { iso } from './run-record.js';
+
 export const WHY_CODES = [
   'running',
   'due',
@@ -67,8 +69,4 @@ export function whyNow(i: WhyInputs): Why {
     return { code: i.held.code, reason: i.held.reason, at: iso(i.held.atMs) };
   if (i.dueAt > i.now) return { code: 'not-due', reason: `not due until ${iso(i.dueAt)}`, at };
   return { code: 'due', reason: 'due: starts at the next scheduling pass', at };
-}
-
-function iso(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : 'never';
 }

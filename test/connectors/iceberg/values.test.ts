@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as path from 'node:path';
-import {
-  decodeSingleValue,
-  decimalToString,
-  displayValue,
-  fromJsonDefault,
-} from '../../../connectors/iceberg/values.js';
+import { formatDecimal as decimalToString } from '../../../model/arrow/decimal.js';
+import { decodeSingleValue, displayValue, fromJsonDefault } from '../../../connectors/iceberg/values.js';
 import type { FieldType } from '../../../model/index.js';
 import { openIcebergTable } from '../../../connectors/iceberg/table.js';
 import { loadTableModel } from '../../../connectors/iceberg/table.js';

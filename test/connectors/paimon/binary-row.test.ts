@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readAvroContainer } from '../../../connectors/formats/avro.js';
+import { bigintToMinimalBigEndian as bigIntToBigEndian } from '../../../model/arrow/decimal.js';
 import {
-  bigIntToBigEndian,
   decodeBinaryRow,
   decodeSerializedRow,
   encodeBinaryRow,
