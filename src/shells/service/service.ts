@@ -216,7 +216,8 @@ export class MaintenanceService {
     });
     let timeout: unknown;
     const timedOut = await Promise.race([
-      Promise.all(running.map((t) => t.running!.done)).then(() => false),
+      // every started run until its history row is written, not only those still marked running
+      Promise.allSettled([...running.map((t) => t.running!.done), ...core.inFlight]).then(() => false),
       new Promise<boolean>((resolve) => (timeout = core.clock.setTimer(() => resolve(true), timeoutMs))),
     ]);
     core.clock.clearTimer(timeout);
