@@ -5,9 +5,10 @@
  * is confirmed by comparing the bytes, so a collision can only cost time, never delete a live row.
  *
  * Exact: both sides are cast to the same Iceberg types first (castToSchema), so equal values are stored
- * alike; the key bytes are, per column, a tag (0 null, 1 value) then the value — fixed-width values as
- * their bytes (int64, timestamp_ns, decimal's 128-bit unscaled value, uuid, fixed), variable-width ones as
- * a 4-byte length and the bytes, booleans as one byte. NULL matches NULL (spec: "null matches null").
+ * alike; a key's bytes are each non-null value in column order — fixed-width values as their bytes (int64,
+ * timestamp_ns, decimal's 128-bit unscaled value, uuid, fixed), variable-width ones as a 4-byte length and
+ * the bytes, booleans as one byte — then one tag per column (1 value, 0 null), which tells the parts apart.
+ * NULL matches NULL (spec: "null matches null").
  * Floats compare as Java's Double.compare does (Iceberg's Comparators): every NaN equals every NaN (one
  * canonical NaN is written), -0.0 ≠ 0.0 (their bytes differ). A chunk whose layout this does not know
  * (dictionary, large offsets, views, nested) or whose types differ from the delete side's makes
@@ -15,13 +16,30 @@
  */
 import * as arrow from 'apache-arrow';
 
-/** A 32-bit hash of bytes [start, end); injectable so that tests can force every key to collide. */
-export type KeyHash = (bytes: Uint8Array, start: number, end: number) => number;
+/**
+ * A 32-bit hash of a key's bytes [0, len), also given as the little-endian 32-bit words over the same memory;
+ * injectable so that tests can force every key to collide.
+ */
+export type KeyHash = (words: Int32Array, bytes: Uint8Array, len: number) => number;
 
-/** FNV-1a over the bytes, then murmur3's finaliser (FNV alone leaves the low bits weak for 8-byte ints). */
-export const fnv1a: KeyHash = (b, start, end) => {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+/** MurmurHash3 (x86, 32-bit) of the key bytes, a word at a time. */
+export const murmur3: KeyHash = (words, bytes, len) => {
+  let h = 0x9747b28c;
+  const n = len >> 2;
+  for (let i = 0; i < n; i++) {
+    let k = Math.imul(words[i]!, 0xcc9e2d51);
+    k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  for (let i = len - 1; i >= n << 2; i--) k = (k << 8) | bytes[i]!;
+  if ((len & 3) !== 0) {
+    k = Math.imul(k, 0xcc9e2d51);
+    h ^= Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+  }
+  h ^= len;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -36,6 +54,11 @@ interface ChunkWriter {
   /** Upper bound of one row's key bytes over all columns. */
   maxRowBytes: number;
   columns: ColumnWriter[];
+  /** Per column: whether a row's value is there (absent: no nulls in the chunk). */
+  valid: (((row: number) => boolean) | undefined)[];
+  /** One int64 or int32 column without nulls: its values as 32-bit words (the fast path). */
+  words?: Int32Array;
+  wide?: boolean;
 }
 
 const F64_NAN = new Uint8Array(new Float64Array([Number.NaN]).buffer);
@@ -49,32 +72,22 @@ function validity(d: arrow.Data): ((row: number) => boolean) | undefined {
   return (row) => ((bits[(off + row) >> 3]! >> ((off + row) & 7)) & 1) === 1;
 }
 
-/** The writer of one key column chunk, or undefined for a layout it does not know. */
-function columnWriter(d: arrow.Data): { write: ColumnWriter; maxBytes: number } | undefined {
+/**
+ * The writer of one key column chunk's values (nothing for a null: its tag, written after all values, says
+ * so), or undefined for a layout it does not know.
+ */
+function columnWriter(
+  d: arrow.Data,
+): { write: ColumnWriter; maxBytes: number; valid?: (row: number) => boolean } | undefined {
+  if (d.typeId === arrow.Type.Null) return { maxBytes: 0, write: (_r, _out, at) => at, valid: () => false };
   if (d.nullCount > 0 && (!d.nullBitmap || d.nullBitmap.byteLength === 0) && d.nullCount !== d.length) return undefined;
-  const valid = validity(d);
-  const withTag = (maxValue: number, value: ColumnWriter): { write: ColumnWriter; maxBytes: number } => ({
-    maxBytes: 1 + maxValue,
-    write: valid
-      ? (row, out, at) => {
-          if (!valid(row)) {
-            out[at] = 0;
-            return at + 1;
-          }
-          out[at] = 1;
-          return value(row, out, at + 1);
-        }
-      : (row, out, at) => {
-          out[at] = 1;
-          return value(row, out, at + 1);
-        },
-  });
-  if (d.typeId === arrow.Type.Null) return { maxBytes: 1, write: (_r, out, at) => ((out[at] = 0), at + 1) };
   if (d.children.length > 0 || d.dictionary) return undefined;
+  const valid = validity(d);
+  const w = (maxBytes: number, write: ColumnWriter) => ({ maxBytes, write, ...(valid ? { valid } : {}) });
   if (d.typeId === arrow.Type.Bool) {
     const bits = d.values as Uint8Array;
     const off = d.offset;
-    return withTag(1, (row, out, at) => {
+    return w(1, (row, out, at) => {
       out[at] = (bits[(off + row) >> 3]! >> ((off + row) & 7)) & 1;
       return at + 1;
     });
@@ -83,7 +96,7 @@ function columnWriter(d: arrow.Data): { write: ColumnWriter; maxBytes: number } 
     const offs = d.valueOffsets;
     if (!(offs instanceof Int32Array)) return undefined;
     const bytes = d.values as Uint8Array;
-    return withTag(4 + (offs[d.length]! - offs[0]!), (row, out, at) => {
+    return w(4 + (offs[d.length]! - offs[0]!), (row, out, at) => {
       const from = offs[row]!;
       const n = offs[row + 1]! - from;
       out[at] = n & 255;
@@ -101,7 +114,7 @@ function columnWriter(d: arrow.Data): { write: ColumnWriter; maxBytes: number } 
     const width = values.BYTES_PER_ELEMENT;
     const raw = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     const nan = width === 8 ? F64_NAN : F32_NAN;
-    return withTag(width, (row, out, at) => {
+    return w(width, (row, out, at) => {
       if (Number.isNaN(values[row]!)) out.set(nan, at);
       else for (let i = 0, s = row * width; i < width; i++) out[at + i] = raw[s + i]!;
       return at + width;
@@ -111,7 +124,7 @@ function columnWriter(d: arrow.Data): { write: ColumnWriter; maxBytes: number } 
   const t = values as NodeJS.TypedArray;
   const width = t.BYTES_PER_ELEMENT * d.stride;
   const raw = new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
-  return withTag(width, (row, out, at) => {
+  return w(width, (row, out, at) => {
     for (let i = 0, s = row * width; i < width; i++) out[at + i] = raw[s + i]!;
     return at + width;
   });
@@ -119,14 +132,24 @@ function columnWriter(d: arrow.Data): { write: ColumnWriter; maxBytes: number } 
 
 function chunkWriter(cols: readonly arrow.Data[]): ChunkWriter | undefined {
   const columns: ColumnWriter[] = [];
-  let maxRowBytes = 0;
+  const valid: (((row: number) => boolean) | undefined)[] = [];
+  let maxRowBytes = cols.length; // the tags
   for (const c of cols) {
     const w = columnWriter(c);
     if (!w) return undefined;
     columns.push(w.write);
+    valid.push(w.valid);
     maxRowBytes += w.maxBytes;
   }
-  return { columns, maxRowBytes };
+  const out: ChunkWriter = { columns, maxRowBytes, valid };
+  const only = cols[0]!;
+  const v = only.values as unknown;
+  if (cols.length === 1 && !valid[0] && only.typeId === arrow.Type.Int) {
+    if (v instanceof BigInt64Array)
+      [out.words, out.wide] = [new Int32Array(v.buffer, v.byteOffset, 2 * only.length), true];
+    else if (v instanceof Int32Array) [out.words, out.wide] = [v, false];
+  }
+  return out;
 }
 
 /** What must agree between the delete side and the data side for their bytes to mean the same values. */
@@ -144,10 +167,12 @@ export class EqualityKeySet {
   private count = 0;
   /** Open addressing, linear probing: key index + 1, 0 = empty; at most half full. */
   private slots = new Int32Array(128);
+  /** One row's key bytes, and the same memory as words (for the hash). */
   private scratch = new Uint8Array(256);
+  private scratchWords = new Int32Array(this.scratch.buffer);
   private types: string | undefined;
 
-  constructor(private readonly hash: KeyHash = fnv1a) {}
+  constructor(private readonly hash: KeyHash = murmur3) {}
 
   get size(): number {
     return this.count;
@@ -160,7 +185,7 @@ export class EqualityKeySet {
     const n = cols[0]?.length ?? 0;
     for (let row = 0; row < n; row++) {
       const len = this.encode(w, row);
-      const h = this.hash(this.scratch, 0, len) | 0;
+      const h = this.hash(this.scratchWords, this.scratch, len) | 0;
       if (this.find(h, len) < 0) this.insert(h, len);
     }
     return true;
@@ -175,9 +200,23 @@ export class EqualityKeySet {
     if (!w) return false;
     if (this.count === 0) return true;
     const n = cols[0]?.length ?? 0;
+    const { hash, scratch, scratchWords } = this;
+    if (w.words) {
+      // the same bytes encode() writes (value, then tag 1), without a call per column
+      const words = w.words;
+      const len = w.wide ? 9 : 5;
+      const step = w.wide ? 2 : 1;
+      for (let row = 0, i = 0; row < n; row++, i += step) {
+        scratchWords[0] = words[i]!;
+        if (step === 2) scratchWords[1] = words[i + 1]!;
+        scratch[len - 1] = 1;
+        if (this.find(hash(scratchWords, scratch, len) | 0, len) >= 0) mask[first + row] = 1;
+      }
+      return true;
+    }
     for (let row = 0; row < n; row++) {
       const len = this.encode(w, row);
-      if (this.find(this.hash(this.scratch, 0, len) | 0, len) >= 0) mask[first + row] = 1;
+      if (this.find(hash(scratchWords, scratch, len) | 0, len) >= 0) mask[first + row] = 1;
     }
     return true;
   }
@@ -194,10 +233,19 @@ export class EqualityKeySet {
     return w;
   }
 
+  /** Row `row`'s key into the scratch: each present value's bytes, then one tag per column (1 value, 0 null). */
   private encode(w: ChunkWriter, row: number): number {
     let at = 0;
     const out = this.scratch;
-    for (let c = 0; c < w.columns.length; c++) at = w.columns[c]!(row, out, at);
+    const cols = w.columns.length;
+    for (let c = 0; c < cols; c++) {
+      const valid = w.valid[c];
+      if (!valid || valid(row)) at = w.columns[c]!(row, out, at);
+    }
+    for (let c = 0; c < cols; c++) {
+      const valid = w.valid[c];
+      out[at++] = !valid || valid(row) ? 1 : 0;
+    }
     return at;
   }
 

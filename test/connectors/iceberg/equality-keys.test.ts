@@ -6,7 +6,7 @@
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EqualityKeySet, fnv1a, type KeyHash } from '../../../connectors/iceberg/equality-keys.js';
+import { EqualityKeySet, murmur3, type KeyHash } from '../../../connectors/iceberg/equality-keys.js';
 
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
@@ -36,7 +36,7 @@ function longData(values: (bigint | null)[]): arrow.Data {
 /** Every key the same hash: lookups walk one probe chain and only the byte comparison tells keys apart. */
 const collide: KeyHash = () => 7;
 const HASHES: [string, KeyHash][] = [
-  ['fnv1a', fnv1a],
+  ['murmur3', murmur3],
   ['forced collisions', collide],
 ];
 
