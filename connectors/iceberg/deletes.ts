@@ -22,14 +22,8 @@ import type {
 import { partitionKey } from '../../model/index.js';
 import type { IcebergIO } from './io.js';
 import { openParquet, readColumnsById } from './parquet-reader.js';
-import { forEachPosition, forEachPositionRun, markPositions, type PositionRun } from './position-delete-rows.js';
-import {
-  assertBlobListed,
-  decodeDeletionVector,
-  markDeletionVector,
-  readPuffinFooterRanged,
-  type PuffinFooter,
-} from './puffin.js';
+import { forEachPositionRun } from './position-delete-rows.js';
+import { assertBlobListed, decodeDeletionVector, readPuffinFooterRanged, type PuffinFooter } from './puffin.js';
 import { isVoidTransform } from './schema.js';
 
 export interface ApplicableDeletes {
@@ -114,11 +108,9 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 
 /** Loads and caches the content of delete files. */
 export class DeleteLoader {
-  /** Per position delete file (read once per loader, i.e. per run and worker): its positions by data path. */
-  private readonly positions = new Map<string, Promise<Map<string, PositionRun[]>>>();
+  private readonly positions = new Map<string, Promise<Map<string, number[]>>>();
   private readonly equalities = new Map<string, Promise<Set<string>>>();
-  /** Deletion vector blobs, checked against their Puffin footer once. */
-  private readonly vectors = new Map<string, Promise<Uint8Array>>();
+  private readonly vectors = new Map<string, Promise<number[]>>();
   private readonly footers = new Map<string, Promise<PuffinFooter>>();
 
   constructor(
@@ -136,39 +128,19 @@ export class DeleteLoader {
     }
   }
 
-  /** Deleted row positions of `df` from its DV and position deletes (equality deletes are the caller's). */
+  /** Deleted row positions of `df` from every applicable delete. */
   async deletedPositions(df: DataFile, deletes: ApplicableDeletes): Promise<Set<number>> {
     const out = new Set<number>();
-    if (deletes.dv) for (const p of decodeDeletionVector(await this.vector(deletes.dv), deletes.dv.path)) out.add(p);
-    for (const runs of await this.positionRuns(df, deletes)) forEachPosition(runs, (p) => out.add(p));
-    return out;
-  }
-
-  /**
-   * Marks in `mask` (one byte per row of `df`, 1 = deleted) the rows its DV and position deletes remove,
-   * straight from the bitmap and the int64 buffers; positions past the mask's end delete nothing.
-   */
-  async markDeleted(df: DataFile, deletes: ApplicableDeletes, mask: Uint8Array): Promise<void> {
-    if (deletes.dv) markDeletionVector(await this.vector(deletes.dv), deletes.dv.path, mask);
-    for (const runs of await this.positionRuns(df, deletes)) markPositions(runs, mask);
-  }
-
-  /** The runs of positions naming `df` in each of its position delete files. */
-  private async positionRuns(df: DataFile, deletes: ApplicableDeletes): Promise<PositionRun[][]> {
-    if (deletes.positional.length === 0) return [];
+    if (deletes.dv) for (const p of await this.vector(deletes.dv)) out.add(p);
     const keys = pathKeys(this.io, df.path);
-    const out: PositionRun[][] = [];
     for (const d of deletes.positional) {
       const byFile = await this.positionFile(d);
-      for (const k of keys) {
-        const runs = byFile.get(k);
-        if (runs) out.push(runs);
-      }
+      for (const k of keys) for (const p of byFile.get(k) ?? []) out.add(p);
     }
     return out;
   }
 
-  private vector(d: DeletionVectorFile): Promise<Uint8Array> {
+  private vector(d: DeletionVectorFile): Promise<number[]> {
     const key = `${d.path}@${d.contentOffset}`;
     let p = this.vectors.get(key);
     if (!p) {
@@ -180,7 +152,8 @@ export class DeleteLoader {
         }
         // the file's magic and footer must be intact and list this blob, not just the bytes at the offset
         assertBlobListed(await this.puffinFooter(d), d.contentOffset, d.contentSizeBytes, d.path);
-        return this.io.readRange(d.path, d.contentOffset, d.contentSizeBytes);
+        const blob = await this.io.readRange(d.path, d.contentOffset, d.contentSizeBytes);
+        return decodeDeletionVector(blob, d.path);
       })();
       this.vectors.set(key, p);
     }
@@ -196,22 +169,19 @@ export class DeleteLoader {
     return p;
   }
 
-  private positionFile(d: PositionDeleteFile): Promise<Map<string, PositionRun[]>> {
+  private positionFile(d: PositionDeleteFile): Promise<Map<string, number[]>> {
     let p = this.positions.get(d.path);
     if (!p) {
       p = (async () => {
         requireParquet(d.path, d.format);
         const bytes = await this.io.read(d.path);
         const fields = [this.fieldsById.get(FILE_PATH_ID)!, this.fieldsById.get(POS_ID)!] as const;
-        const out = new Map<string, PositionRun[]>();
-        let lastPath: string | undefined;
-        let lastKeys: string[] = [];
-        const add = (fp: string, run: PositionRun) => {
-          if (fp !== lastPath) [lastPath, lastKeys] = [fp, pathKeys(this.io, fp)];
-          for (const k of lastKeys) {
-            const l = out.get(k);
-            if (l) l.push(run);
-            else out.set(k, [run]);
+        const out = new Map<string, number[]>();
+        const add = (fp: string, positions: readonly number[]) => {
+          for (const k of pathKeys(this.io, fp)) {
+            let l = out.get(k);
+            if (!l) out.set(k, (l = []));
+            for (const x of positions) l.push(x);
           }
         };
         try {
@@ -234,8 +204,7 @@ export class DeleteLoader {
               context: { file: d.path },
             });
           }
-          const v = BigInt.asIntN(64, BigInt(pos as bigint | number));
-          add(fp, { words: new Int32Array(new BigInt64Array([v]).buffer), from: 0, to: 1 });
+          add(fp, [Number(pos)]);
         }
         return out;
       })();

@@ -129,25 +129,6 @@ export function assertBlobListed(footer: PuffinFooter, offset: number, length: n
 
 /** Decodes one deletion-vector-v1 blob into its sorted row positions. */
 export function decodeDeletionVector(blob: Uint8Array, file: string): number[] {
-  const out: number[] = [];
-  forEachDeletedRange(blob, file, (from, to) => {
-    for (let v = from; v < to; v++) out.push(v);
-  });
-  return out;
-}
-
-/**
- * Marks the positions of a deletion vector blob in `mask` (1 = deleted), straight from the bitmap: no list
- * of positions is made. Positions past the mask's end (past the data file's rows) delete nothing.
- */
-export function markDeletionVector(blob: Uint8Array, file: string, mask: Uint8Array): void {
-  forEachDeletedRange(blob, file, (from, to) => {
-    if (from < mask.length) mask.fill(1, from, Math.min(to, mask.length));
-  });
-}
-
-/** Checks a deletion vector blob (length, magic, CRC) and calls `range` for its positions, in runs. */
-function forEachDeletedRange(blob: Uint8Array, file: string, range: RoaringRange): void {
   const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
   if (buf.length < 12) throw corrupt(file, `deletion vector blob of ${buf.length} bytes is too short`);
   const len = buf.readUInt32BE(0);
@@ -158,36 +139,29 @@ function forEachDeletedRange(blob: Uint8Array, file: string, range: RoaringRange
   const expectedCrc = buf.readUInt32BE(4 + len);
   if (crc32(body) >>> 0 !== expectedCrc) throw corrupt(file, 'deletion vector CRC-32 mismatch');
   try {
-    forEachRoaring64(buf.subarray(8, 4 + len), range);
+    return decodeRoaring64(buf.subarray(8, 4 + len));
   } catch (e) {
     throw corrupt(file, `deletion vector bitmap: ${(e as Error).message}`);
   }
 }
 
-/** Called with the half-open runs [from, to) of a bitmap's values, in order. */
-type RoaringRange = (from: number, to: number) => void;
-
 /** Portable 64-bit Roaring (the "Roaring64NavigableMap portable" layout Iceberg uses). */
 export function decodeRoaring64(buf: Buffer): number[] {
-  const out: number[] = [];
-  forEachRoaring64(buf, (from, to) => {
-    for (let v = from; v < to; v++) out.push(v);
-  });
-  return out;
-}
-
-function forEachRoaring64(buf: Buffer, range: RoaringRange): void {
   if (buf.length < 8) throw new Error('truncated bitmap count');
   const count = buf.readBigUInt64LE(0);
   if (count > 0xffffffffn) throw new Error(`implausible bitmap count ${count}`);
   let off = 8;
+  const out: number[] = [];
   for (let i = 0; i < Number(count); i++) {
     if (off + 4 > buf.length) throw new Error('truncated bitmap key');
     const high = buf.readUInt32LE(off);
     off += 4;
+    const { values, end } = decodeRoaring32(buf, off);
+    off = end;
     const base = high * 2 ** 32;
-    off = forEachRoaring32(buf, off, (from, to) => range(base + from, base + to));
+    for (const v of values) out.push(base + v);
   }
+  return out;
 }
 
 const SERIAL_COOKIE_NO_RUNCONTAINER = 12346;
@@ -196,15 +170,6 @@ const NO_OFFSET_THRESHOLD = 4;
 
 /** Standard portable 32-bit Roaring bitmap starting at `start`; returns the values and the end offset. */
 export function decodeRoaring32(buf: Buffer, start: number): { values: number[]; end: number } {
-  const values: number[] = [];
-  const end = forEachRoaring32(buf, start, (from, to) => {
-    for (let v = from; v < to; v++) values.push(v);
-  });
-  return { values, end };
-}
-
-/** Calls `range` for the runs of a portable 32-bit Roaring bitmap starting at `start`; returns its end. */
-function forEachRoaring32(buf: Buffer, start: number, range: RoaringRange): number {
   let off = start;
   const need = (n: number): void => {
     if (off + n > buf.length) throw new Error('truncated 32-bit bitmap');
@@ -239,6 +204,7 @@ function forEachRoaring32(buf: Buffer, start: number, range: RoaringRange): numb
     need(size * 4);
     off += size * 4; // container offsets: we read sequentially instead
   }
+  const values: number[] = [];
   for (let i = 0; i < size; i++) {
     const hi = keys[i]! * 65536;
     const isRun = runBits !== undefined && (runBits[i >> 3]! & (1 << (i & 7))) !== 0;
@@ -251,14 +217,11 @@ function forEachRoaring32(buf: Buffer, start: number, range: RoaringRange): numb
         const s = buf.readUInt16LE(off);
         const l = buf.readUInt16LE(off + 2);
         off += 4;
-        range(hi + s, hi + s + l + 1);
+        for (let v = s; v <= s + l; v++) values.push(hi + v);
       }
     } else if (cards[i]! <= 4096) {
       need(cards[i]! * 2);
-      for (let k = 0; k < cards[i]!; k++) {
-        const v = hi + buf.readUInt16LE(off + 2 * k);
-        range(v, v + 1);
-      }
+      for (let k = 0; k < cards[i]!; k++) values.push(hi + buf.readUInt16LE(off + 2 * k));
       off += cards[i]! * 2;
     } else {
       need(8192);
@@ -266,13 +229,12 @@ function forEachRoaring32(buf: Buffer, start: number, range: RoaringRange): numb
         let word = buf.readUInt32LE(off + w * 4);
         while (word !== 0) {
           const bit = 31 - Math.clz32(word & -word);
-          const v = hi + w * 32 + bit;
-          range(v, v + 1);
+          values.push(hi + w * 32 + bit);
           word &= word - 1;
         }
       }
       off += 8192;
     }
   }
-  return off;
+  return { values, end: off };
 }

@@ -5,12 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Field } from '../../../model/index.js';
 import { arrowSchemaForIceberg, tableFromRows, writeParquet } from '../../../connectors/formats/parquet/index.js';
-import {
-  forEachPosition,
-  forEachPositionRun,
-  markPositions,
-  type PositionRun,
-} from '../../../connectors/iceberg/position-delete-rows.js';
+import { forEachPositionRun } from '../../../connectors/iceberg/position-delete-rows.js';
 
 const FIELDS: [Field, Field] = [
   { id: 2147483546, name: 'file_path', required: true, type: { kind: 'primitive', name: 'string' } },
@@ -22,14 +17,7 @@ async function runsOf(rows: { file_path: string; pos: bigint }[], maxRowGroupRow
     ...(maxRowGroupRows ? { maxRowGroupRows } : {}),
   });
   const runs: [string, number[]][] = [];
-  await forEachPositionRun(written.bytes, 'pos.parquet', FIELDS, (p, run) => {
-    const positions: number[] = [];
-    forEachPosition([run], (x) => positions.push(x));
-    // a path's rows split over batches come as consecutive runs: join them to compare with the rows
-    const last = runs[runs.length - 1];
-    if (last && last[0] === p) last[1].push(...positions);
-    else runs.push([p, positions]);
-  });
+  await forEachPositionRun(written.bytes, 'pos.parquet', FIELDS, (p, positions) => runs.push([p, [...positions]]));
   return runs;
 }
 
@@ -61,20 +49,5 @@ describe('forEachPositionRun', () => {
 
   it('reads a file without rows as no runs', async () => {
     expect(await runsOf([])).toEqual([]);
-  });
-
-  it('marks positions straight into a mask: inside it only, duplicates once, negative ones nowhere', () => {
-    const run = (xs: bigint[]): PositionRun => ({
-      words: new Int32Array(new BigInt64Array(xs).buffer),
-      from: 0,
-      to: xs.length,
-    });
-    const mask = new Uint8Array(10);
-    markPositions([run([3n, 3n, 9n, 10n, 2n ** 32n + 1n, -1n, -(2n ** 32n)]), run([0n, 9n])], mask);
-    expect([...mask]).toEqual([1, 0, 0, 1, 0, 0, 0, 0, 0, 1]);
-    // from/to select rows of the run's words
-    const m2 = new Uint8Array(10);
-    markPositions([{ ...run([1n, 2n, 3n, 4n]), from: 1, to: 3 }], m2);
-    expect([...m2]).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 0, 0]);
   });
 });
