@@ -18,7 +18,8 @@
  * - duckdb-copy (base only): the same from `read_parquet` of the data files (the raw Parquet→Parquet bound).
  * After every floe case DuckDB checks the table's live rows (count + hash checksum) against the base
  * files' rows with id % 20 ≠ 0 (eq, pos) or all of them (base). `--profile` adds one floe run per variant
- * under `--cpu-prof` and prints its top self-time entries (main thread only: workers start without it).
+ * under `--cpu-prof` and prints its top self-time entries over the main thread and the rewrite workers
+ * (they inherit the process's --cpu-prof options, worker-pool.ts cpuProfileArgs), with each thread's total.
  * Needs the oracle venv (`bash scripts/setup-oracles.sh`: duckdb + its iceberg extension).
  */
 import { execFileSync } from 'node:child_process';
@@ -244,13 +245,20 @@ interface Sample {
 }
 
 /**
- * Top self-time entries (idle left out) of the CPU profiles in `dir` (node --cpu-prof --cpu-prof-dir). Only
- * the main thread writes one: floe's worker threads start without --cpu-prof (worker-pool.ts execArgv).
+ * Top self-time entries (idle left out) of the CPU profiles in `dir` (node --cpu-prof --cpu-prof-dir): one
+ * per thread, the main thread's and each rewrite worker's, summed; `threads` is each one's sampled total.
  */
-export function profileTop(dir: string, n = 12): { total_s: number; top: { name: string; self_s: number }[] } {
+export function profileTop(
+  dir: string,
+  n = 15,
+): { total_s: number; threads: number[]; top: { name: string; self_s: number }[] } {
   const self = new Map<string, number>();
   let total = 0;
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
+  const threads: number[] = [];
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.cpuprofile'))
+    .sort()) {
+    const before = total;
     const p = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
       nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
       samples: number[];
@@ -266,12 +274,13 @@ export function profileTop(dir: string, n = 12): { total_s: number; top: { name:
       self.set(name, (self.get(name) ?? 0) + us);
       total += us;
     });
+    threads.push((total - before) / 1e6);
   }
   const top = [...self]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
     .map(([name, us]) => ({ name, self_s: us / 1e6 }));
-  return { total_s: total / 1e6, top };
+  return { total_s: total / 1e6, threads, top };
 }
 
 const bench: Benchmark = {
@@ -427,7 +436,7 @@ const bench: Benchmark = {
         .join(' ')}; ${os.availableParallelism()} cores; ${((Date.now() - t0) / 60_000).toFixed(1)} min`,
       ...verdicts,
       ...Object.entries(profiles).flatMap(([v, p]) => [
-        `profile floe ${v} (${p.total_s.toFixed(1)} CPU-s sampled in the main thread; workers are not profiled), top self time:`,
+        `profile floe ${v} (${p.total_s.toFixed(1)} s sampled over ${p.threads.length} threads: ${p.threads.map((t) => t.toFixed(1)).join(' + ')}; under load a sample includes time waiting for a core), top self time:`,
         ...p.top.map((t) => `  ${t.self_s.toFixed(2)} s ${((100 * t.self_s) / p.total_s).toFixed(1)} %  ${t.name}`),
       ]),
     ];

@@ -71,15 +71,29 @@ function gatherValidity(
 ): { nullBitmap?: Uint8Array; nullCount: number } {
   if (d.nullCount === 0 || !d.nullBitmap || d.nullBitmap.byteLength === 0) return { nullCount: 0 };
   const bitmap = new Uint8Array((length + 7) >> 3);
+  const kept = copyBits(d.nullBitmap, d.offset, ranges, bitmap);
+  const nulls = length - kept;
+  return nulls === 0 ? { nullCount: 0 } : { nullBitmap: bitmap, nullCount: nulls };
+}
+
+/**
+ * Copies the bits of `ranges` (rows; bit `offset + row` of `bits`) to `out` from bit 0 on, returning how
+ * many were set. Straight off the bitmap: a getValid() call per row cost more than the rest of the gather.
+ */
+function copyBits(bits: Uint8Array, offset: number, ranges: Range[], out: Uint8Array): number {
   let o = 0;
-  let nulls = 0;
-  for (const [s, e] of ranges) {
-    for (let i = s; i < e; i++, o++) {
-      if (d.getValid(i)) bitmap[o >> 3]! |= 1 << (o & 7);
-      else nulls++;
+  let set = 0;
+  for (let r = 0; r < ranges.length; r++) {
+    const range = ranges[r]!;
+    const end = range[1] + offset;
+    for (let at = range[0] + offset; at < end; at++, o++) {
+      if ((bits[at >> 3]! >> (at & 7)) & 1) {
+        out[o >> 3]! |= 1 << (o & 7);
+        set++;
+      }
     }
   }
-  return nulls === 0 ? { nullCount: 0 } : { nullBitmap: bitmap, nullCount: nulls };
+  return set;
 }
 
 type Offsets = Int32Array | BigInt64Array;
@@ -88,19 +102,62 @@ function newOffsets(like: Offsets, length: number): Offsets {
   return like instanceof BigInt64Array ? new BigInt64Array(length + 1) : new Int32Array(length + 1);
 }
 
+/** Ranges of at most this many elements are copied by a loop: a subarray per range costs more. */
+const SHORT_COPY = 64;
+
+/**
+ * The elements of `values` as 32-bit words when they are a whole number of them (ints, floats, int64 and
+ * decimals alike: bits, never boxed bigints), else bytes; with the words per element.
+ */
+function wordsOf(values: AnyTypedArray): { words: Int32Array | Uint8Array; per: number } {
+  const b = values.BYTES_PER_ELEMENT;
+  if (b % 4 === 0 && values.byteOffset % 4 === 0)
+    return { words: new Int32Array(values.buffer, values.byteOffset, (values.byteLength / 4) | 0), per: b / 4 };
+  return { words: new Uint8Array(values.buffer, values.byteOffset, values.byteLength), per: b };
+}
+
 /** Copies rows' values of a fixed-width buffer (`stride` elements per row; row 0 at element 0). */
 function gatherFixed<T extends AnyTypedArray>(values: T, stride: number, ranges: Range[], length: number): T {
   const Ctor = values.constructor as new (n: number) => T;
   const out = new Ctor(length * stride);
+  const src = wordsOf(values);
+  const dst = wordsOf(out).words;
+  const w = src.per * stride; // words per row
   let o = 0;
-  for (const [s, e] of ranges) {
-    (out as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(
-      values.subarray(s * stride, e * stride),
-      o,
-    );
-    o += (e - s) * stride;
+  for (let r = 0; r < ranges.length; r++) {
+    const range = ranges[r]!;
+    const from = range[0] * w;
+    const to = range[1] * w;
+    if (to - from <= SHORT_COPY) for (let i = from; i < to; i++) dst[o++] = src.words[i]!;
+    else {
+      dst.set(src.words.subarray(from, to), o);
+      o += to - from;
+    }
   }
   return out;
+}
+
+/** Variable-width values with 32-bit offsets: the bytes of each range, its offsets shifted by one delta. */
+function gatherStrings32(
+  offs: Int32Array,
+  values: Uint8Array,
+  ranges: Range[],
+  outOffs: Int32Array,
+  out: Uint8Array,
+): void {
+  let o = 0;
+  let at = 0;
+  for (let r = 0; r < ranges.length; r++) {
+    const range = ranges[r]!;
+    const e = range[1];
+    const from = offs[range[0]]!;
+    const to = offs[e]!;
+    if (to - from <= SHORT_COPY) for (let i = from, j = at; i < to; i++, j++) out[j] = values[i]!;
+    else out.set(values.subarray(from, to), at);
+    const delta = at - from;
+    for (let i = range[0]; i < e; i++) outOffs[++o] = offs[i + 1]! + delta;
+    at += to - from;
+  }
 }
 
 /** The same column holding only the rows in `ranges` (row indexes of `d`), or undefined for a type it does not know. */
@@ -117,15 +174,8 @@ function gather(d: arrow.Data, ranges: Range[], length: number): arrow.Data | un
       return arrow.makeData({ type: type as arrow.Null, length, nullCount: length });
     case arrow.Type.Bool: {
       // boolean values stay bit-packed at the data's offset when sliced
-      const bits = d.values as Uint8Array;
       const out = new Uint8Array((length + 7) >> 3);
-      let o = 0;
-      for (const [s, e] of ranges) {
-        for (let i = s; i < e; i++, o++) {
-          const at = d.offset + i;
-          if ((bits[at >> 3]! >> (at & 7)) & 1) out[o >> 3]! |= 1 << (o & 7);
-        }
-      }
+      copyBits(d.values as Uint8Array, d.offset, ranges, out);
       return arrow.makeData({ type: type as arrow.Bool, ...base, data: out });
     }
     case arrow.Type.Utf8:
@@ -138,18 +188,17 @@ function gather(d: arrow.Data, ranges: Range[], length: number): arrow.Data | un
       let bytes = 0;
       for (const [s, e] of ranges) bytes += Number(offs[e]!) - Number(offs[s]!);
       const out = new Uint8Array(bytes);
-      let o = 0;
-      let at = 0;
-      for (const [s, e] of ranges) {
-        const from = Number(offs[s]!);
-        const to = Number(offs[e]!);
-        out.set(values.subarray(from, to), at);
-        for (let i = s; i < e; i++, o++) {
-          const next = at + Number(offs[i + 1]!) - from;
-          if (outOffs instanceof BigInt64Array) outOffs[o + 1] = BigInt(next);
-          else outOffs[o + 1] = next;
+      if (offs instanceof Int32Array) gatherStrings32(offs, values, ranges, outOffs as Int32Array, out);
+      else {
+        let o = 0;
+        let at = 0;
+        for (const [s, e] of ranges) {
+          const from = Number(offs[s]!);
+          const to = Number(offs[e]!);
+          out.set(values.subarray(from, to), at);
+          for (let i = s; i < e; i++, o++) outOffs[o + 1] = BigInt(at + Number(offs[i + 1]!) - from);
+          at += to - from;
         }
-        at += to - from;
       }
       return arrow.makeData({ type: type as arrow.Utf8, ...base, valueOffsets: outOffs as Int32Array, data: out });
     }

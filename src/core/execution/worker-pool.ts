@@ -57,7 +57,11 @@ export interface WorkerPoolOptions {
   cancelGraceMs?: number;
   /** Name in error messages (default 'worker pool'). */
   name?: string;
-  /** Extra Node options for the workers (a TypeScript job module is loaded through tsx automatically). */
+  /**
+   * Extra Node options for the workers (a TypeScript job module is loaded through tsx automatically).
+   * Default: the process's own CPU-profiling options (`--cpu-prof`, `--cpu-prof-dir`, `--cpu-prof-interval`),
+   * so a profiled run profiles its workers too — where the decode, encode and delete work happens.
+   */
   execArgv?: string[];
 }
 
@@ -132,6 +136,21 @@ function rebuildError(s: SerializedError, where: string): Error {
 
 const isTypeScript = (u: string) => /\.[cm]?ts$/.test(new URL(u).pathname);
 
+/**
+ * The CPU-profiling options among `argv` (both `--opt=value` and `--opt value`), for the workers. Not
+ * `--cpu-prof-name`: every worker would write to the same file.
+ */
+export function cpuProfileArgs(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--cpu-prof') out.push(a);
+    else if (/^--cpu-prof-(dir|interval)=/.test(a)) out.push(a);
+    else if ((a === '--cpu-prof-dir' || a === '--cpu-prof-interval') && i + 1 < argv.length) out.push(a, argv[++i]!);
+  }
+  return out;
+}
+
 export class WorkerPool {
   readonly size: number;
   readonly maxQueued: number;
@@ -159,7 +178,7 @@ export class WorkerPool {
     const self = import.meta.url;
     this.mainUrl = new URL(isTypeScript(self) ? './worker-main.ts' : './worker-main.js', self);
     this.tsx = isTypeScript(self) || isTypeScript(this.moduleUrl);
-    this.execArgv = options.execArgv ?? [];
+    this.execArgv = options.execArgv ?? cpuProfileArgs(process.execArgv);
   }
 
   /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isFloeError } from '../../../util/errors.js';
-import { WorkerPool, type Json } from '../../../src/core/execution/worker-pool.js';
+import { cpuProfileArgs, WorkerPool, type Json } from '../../../src/core/execution/worker-pool.js';
 
 const JOBS = new URL('./fixtures/pool-jobs.ts', import.meta.url);
 const BROKEN = new URL('./fixtures/pool-broken.ts', import.meta.url);
@@ -199,5 +199,24 @@ describe('WorkerPool', () => {
     await q.terminate();
     expect(String(await held)).toMatch(/terminated while hold ran/);
     expect(String(await waiting)).toMatch(/terminated before sum started/);
+  });
+});
+
+describe('cpuProfileArgs', () => {
+  it("passes the process's CPU-profiling options on to workers, in both spellings, and nothing else", () => {
+    expect(
+      cpuProfileArgs([
+        '--expose-gc',
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        '/tmp/p',
+        '--cpu-prof-interval=500',
+        '--cpu-prof-name',
+        'x.cpuprofile',
+        '--max-old-space-size=512',
+      ]),
+    ).toEqual(['--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--cpu-prof-interval=500']);
+    expect(cpuProfileArgs(['--cpu-prof-dir=/d'])).toEqual(['--cpu-prof-dir=/d']);
+    expect(cpuProfileArgs([])).toEqual([]);
   });
 });
