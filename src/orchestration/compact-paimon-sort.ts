@@ -11,6 +11,7 @@
  * files to one of those partitions meanwhile (their rows would otherwise have to be dropped or left
  * unsorted), so no concurrent row is lost.
  */
+import { partitionHex } from '../../connectors/paimon/keys.js';
 import { FloeError } from '../../util/errors.js';
 import { safeEmitter, type ProgressListener } from '../core/execution/events.js';
 import { describeRowOrder, type RowOrder } from '../core/planning/sort-order.js';
@@ -77,7 +78,6 @@ interface PartitionWork {
   totalBuckets: number;
 }
 
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const taskIdOf = (w: PartitionWork) => `sort-${w.report.bucket}${w.partitionDir ? `@${w.partitionDir}` : ''}`;
 
 export async function compactPaimonSorted(input: SortedCompactionInput): Promise<PaimonCompactReport> {
@@ -265,11 +265,11 @@ function nothingAddedMeanwhile(
   todo: readonly PartitionWork[],
   deletes: readonly NewManifestEntry[],
 ): (live: readonly ManifestEntry[]) => string[] {
-  const overwritten = new Set(todo.map((w) => hex(w.partitionBytes)));
+  const overwritten = new Set(todo.map((w) => partitionHex(w.partitionBytes)));
   const replaced = new Set(deletes.map((d) => entryIdentifier({ ...d, manifest: '' })));
   return (live) =>
     live
-      .filter((e) => overwritten.has(hex(e.partition)) && !replaced.has(entryIdentifier(e)))
+      .filter((e) => overwritten.has(partitionHex(e.partition)) && !replaced.has(entryIdentifier(e)))
       .slice(0, 5)
       .map((e) => `file ${e.file.fileName} was added to a partition this sort compaction rewrites, after it was read`);
 }

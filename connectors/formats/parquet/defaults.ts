@@ -1,4 +1,5 @@
 /** Iceberg JSON single-value defaults (spec Appendix D, JSON form) → the exact JS values buildData takes. */
+import { floorDiv } from '../../../util/bigint-math.js';
 import { FloeError } from '../../../util/errors.js';
 import type { FieldType } from '../../../model/table.js';
 
@@ -31,11 +32,6 @@ function nanosFromTimestamp(text: string): bigint {
     nanos -= sign * minutes * 60_000_000_000n;
   }
   return nanos;
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function hexToBytes(hex: string): Uint8Array {

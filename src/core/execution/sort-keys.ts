@@ -13,6 +13,7 @@
  * columns are interleaved, most significant first, round-robin. Rows are then sorted by that byte string,
  * so rows close in every z column land close together (a Morton curve).
  */
+import { floorDiv } from '../../../util/bigint-math.js';
 import * as arrow from 'apache-arrow';
 import { fieldIdOf } from '../../../model/arrow/field-id.js';
 import { valueFromArrow } from '../../../model/arrow/rows.js';
@@ -131,11 +132,6 @@ function unscaled(text: string, scale: number): bigint {
 
 const US_PER_HOUR = 3_600_000_000n;
 const US_PER_DAY = 86_400_000_000n;
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 function transformOf(term: SortTerm): (v: unknown) => unknown {
   const t = term.type.kind === 'primitive' ? term.type.name : '';
