@@ -3,31 +3,14 @@
  * key comparators order them: numbers numerically, strings and binaries by unsigned UTF-8 / byte order,
  * decimals by value, nulls first.
  */
+import { compareBytes, compareCodePoints } from '../../util/compare.js';
 import { decimalToUnscaled } from './binary-row.js';
 import type { PaimonType } from './types.js';
 
 export type Comparator = (a: unknown, b: unknown) => number;
 
-function cmpBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
-
 /** Code-point order, which equals UTF-8 byte order (JS `<` compares UTF-16 units, which does not). */
-export function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    if ((x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff)) {
-      return cmpBytes(Buffer.from(a.slice(i), 'utf8'), Buffer.from(b.slice(i), 'utf8'));
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
+export const compareStrings = compareCodePoints;
 
 function toNumberish(v: unknown): number | bigint {
   if (typeof v === 'number' || typeof v === 'bigint') return v;
@@ -53,7 +36,7 @@ export function compareAny(a: unknown, b: unknown): number {
   if (a === null || a === undefined) return b === null || b === undefined ? 0 : -1;
   if (b === null || b === undefined) return 1;
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return cmpBytes(a, b);
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
       const c = compareAny(a[i], b[i]);
@@ -74,7 +57,7 @@ export function comparatorFor(t: PaimonType): Comparator {
     case 'BINARY':
     case 'VARBINARY':
     case 'BLOB':
-      inner = (a, b) => cmpBytes(a as Uint8Array, b as Uint8Array);
+      inner = (a, b) => compareBytes(a as Uint8Array, b as Uint8Array);
       break;
     case 'DECIMAL': {
       const scale = t.scale ?? 0;

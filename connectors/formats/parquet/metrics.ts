@@ -6,6 +6,7 @@
  * incremented). Leaves inside a list or map get a column size only — no counts, no bounds: Java 1.10's
  * ParquetMetrics visitor returns nothing for list/map subtrees (checked in iceberg-parquet-1.10.1.jar).
  */
+import { compareBytes, compareCodePoints } from '../../../util/compare.js';
 import { FloeError } from '../../../util/errors.js';
 import type { Field, FieldType } from '../../../model/table.js';
 import { parseDecimal } from '../../../model/arrow/decimal.js';
@@ -244,21 +245,7 @@ function comparatorFor(type: FieldType): (a: unknown, b: unknown) => number {
   return (a, b) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 }
 
-/** Unicode code point order (= UTF-8 byte order), not JS's UTF-16 unit order. */
-export function compareCodePoints(a: string, b: string): number {
-  const x = [...a],
-    y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
-}
-
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
+export { compareBytes, compareCodePoints };
 
 export function truncateStringMin(s: string, length: number): string {
   const cps = [...s];

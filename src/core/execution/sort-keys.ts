@@ -13,6 +13,7 @@
  * columns are interleaved, most significant first, round-robin. Rows are then sorted by that byte string,
  * so rows close in every z column land close together (a Morton curve).
  */
+import { compareBytes, compareCodePoints } from '../../../util/compare.js';
 import { floorDiv } from '../../../util/bigint-math.js';
 import * as arrow from 'apache-arrow';
 import { fieldIdOf } from '../../../model/arrow/field-id.js';
@@ -194,24 +195,7 @@ export function compareFloatTotal(a: number, b: number): number {
   return 0;
 }
 
-/** Code point order of two strings (UTF-16 unit order misplaces characters above U+FFFF). */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // surrogates (U+D800–DFFF) encode code points above every BMP unit: lift them over U+E000–FFFF
-    const fx = x >= 0xd800 ? (x < 0xe000 ? x + 0x2000 : x - 0x800) : x;
-    const fy = y >= 0xd800 ? (y < 0xe000 ? y + 0x2000 : y - 0x800) : y;
-    return fx - fy;
-  }
-  return a.length - b.length;
-}
-
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b);
-}
+export { compareBytes, compareCodePoints };
 
 // ---- z-order --------------------------------------------------------------------------------------
 
