@@ -15,7 +15,8 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
 import { fieldIdOf } from '../../model/arrow/field-id.js';
-import { isList, readThriftStruct, T, TStruct, writeThriftStruct } from '../formats/parquet/stitch-thrift.js';
+import { readFooter, withFooter } from '../formats/parquet/footer-edit.js';
+import { isList, T, TStruct } from '../formats/parquet/stitch-thrift.js';
 import type { PaimonType } from './types.js';
 
 const JULIAN_EPOCH_OFFSET_DAYS = 2_440_588n;
@@ -88,14 +89,7 @@ const utf8 = new TextDecoder();
 /** The finished Parquet file `bytes` with the FIXED_LEN_BYTE_ARRAY(12) leaves whose id is in `ids` as INT96. */
 export function retypeInt96Columns(bytes: Uint8Array, ids: ReadonlySet<number>, file: string): Uint8Array {
   if (ids.size === 0) return bytes;
-  const n = bytes.byteLength;
-  const len = new DataView(bytes.buffer, bytes.byteOffset + n - 8, 4).getUint32(0, true);
-  const start = n - 8 - len;
-  if (start < 4)
-    throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, {
-      context: { file },
-    });
-  const meta = readThriftStruct(bytes, start, n - 8).value;
+  const { meta, start } = readFooter(bytes, file, 4);
   const schema = (meta.list(FMD_SCHEMA)?.items ?? []) as TStruct[];
   // leaf paths (below the root) of the columns to re-type
   const paths = new Set<string>();
@@ -145,11 +139,5 @@ export function retypeInt96Columns(bytes: Uint8Array, ids: ReadonlySet<number>, 
     );
     if (kv.items.length === 0) meta.delete(FMD_KV);
   }
-  const footer = writeThriftStruct(meta);
-  const out = new Uint8Array(start + footer.byteLength + 8);
-  out.set(bytes.subarray(0, start), 0);
-  out.set(footer, start);
-  new DataView(out.buffer).setUint32(start + footer.byteLength, footer.byteLength, true);
-  out.set([0x50, 0x41, 0x52, 0x31], start + footer.byteLength + 4);
-  return out;
+  return withFooter(bytes, start, meta);
 }

@@ -6,9 +6,9 @@
  * file's footer (the thrift FileMetaData is re-encoded; data pages and offsets are untouched).
  */
 import * as arrow from 'apache-arrow';
-import { FloeError } from '../../../util/errors.js';
 import { fieldIdOf } from '../../../model/arrow/field-id.js';
-import { readThriftStruct, T, TStruct, writeThriftStruct } from './stitch-thrift.js';
+import { readFooter, withFooter } from './footer-edit.js';
+import { T, TStruct } from './stitch-thrift.js';
 
 export const ARROW_EXTENSION_KEY = 'ARROW:extension:name';
 export const ARROW_UUID = 'arrow.uuid';
@@ -50,14 +50,7 @@ export function annotateUuidFooter(
   minStart = 0,
 ): Uint8Array {
   if (ids.size === 0) return bytes;
-  const n = bytes.byteLength;
-  const len = new DataView(bytes.buffer, bytes.byteOffset + n - 8, 4).getUint32(0, true);
-  const start = n - 8 - len;
-  if (start < minStart)
-    throw new FloeError('Internal', `${file}: the Parquet footer written by the encoder is malformed`, {
-      context: { file },
-    });
-  const meta = readThriftStruct(bytes, start, n - 8).value;
+  const { meta, start } = readFooter(bytes, file, minStart);
   const schema = meta.list(FMD_SCHEMA);
   let changed = 0;
   for (const el of schema?.items ?? []) {
@@ -68,11 +61,5 @@ export function annotateUuidFooter(
     changed++;
   }
   if (changed === 0) return bytes;
-  const footer = writeThriftStruct(meta);
-  const out = new Uint8Array(start + footer.byteLength + 8);
-  out.set(bytes.subarray(0, start), 0);
-  out.set(footer, start);
-  new DataView(out.buffer).setUint32(start + footer.byteLength, footer.byteLength, true);
-  out.set([0x50, 0x41, 0x52, 0x31], start + footer.byteLength + 4);
-  return out;
+  return withFooter(bytes, start, meta);
 }
