@@ -13,7 +13,7 @@ import { FloeError } from '../../util/errors.js';
 import { checkParquetFrame, parquetCorrupt } from '../formats/parquet/footer.js';
 import type { Field, FieldType } from '../../model/index.js';
 import { bigintFromBigEndian, formatDecimal } from '../../model/arrow/decimal.js';
-import { uuidFromBytes } from '../../model/arrow/uuid.js';
+import { uuidText } from '../../model/arrow/uuid.js';
 import { fromJsonDefault } from './values.js';
 
 interface SchemaElement {
@@ -249,12 +249,7 @@ function convert(t: FieldType, v: unknown, node: Node | undefined): unknown {
           ? new Uint8Array(Buffer.from(v, 'utf8'))
           : v;
     case 'uuid':
-      // pyarrow and floe write uuid as a bare FIXED_LEN_BYTE_ARRAY(16) without the UUID annotation
-      return typeof v === 'string'
-        ? v.toLowerCase()
-        : v instanceof Uint8Array && v.length === 16
-          ? uuidFromBytes(v)
-          : v;
+      return uuidText(v) ?? v;
     default:
       return v;
   }

@@ -10,7 +10,7 @@ import { compareBytes, compareCodePoints } from '../../../util/compare.js';
 import { FloeError } from '../../../util/errors.js';
 import type { Field, FieldType } from '../../../model/table.js';
 import { parseDecimal } from '../../../model/arrow/decimal.js';
-import { uuidFromBytes } from '../../../model/arrow/uuid.js';
+import { uuidText } from '../../../model/arrow/uuid.js';
 import type {
   IcebergFileMetrics,
   IcebergMetricsOptions,
@@ -214,11 +214,7 @@ function toIcebergValue(v: unknown, type: FieldType, leaf: ParquetSchemaNode): u
     case 'string':
       return typeof v === 'string' ? v : v instanceof Uint8Array ? new TextDecoder().decode(v) : undefined;
     case 'uuid':
-      return typeof v === 'string'
-        ? v.toLowerCase()
-        : v instanceof Uint8Array && v.length === 16
-          ? uuidFromBytes(v)
-          : undefined;
+      return uuidText(v);
     case 'fixed':
     case 'binary':
       return v instanceof Uint8Array ? v : typeof v === 'string' ? encoder.encode(v) : undefined;
