@@ -236,6 +236,15 @@ export function buildNative({
       CARGO_TERM_PROGRESS_WHEN: 'never',
     };
     if (path.isAbsolute(found.cargo)) childEnv.PATH = `${path.dirname(found.cargo)}${path.delimiter}${env.PATH ?? ''}`;
+    // The target directory is shared by every clone, and cargo keys the crate's artifacts by its path within
+    // the workspace and judges them by mtimes: a clone whose sources are older than another clone's last build
+    // would get that build. The addon cache above missed, so these sources were never built: drop the crate's
+    // own artifacts (its dependencies stay built) and let cargo compile it from them.
+    spawnSync(found.cargo, ['clean', '--release', '-p', 'floe-parquet-codec'], {
+      cwd: crateDir,
+      env: childEnv,
+      stdio: 'ignore',
+    });
     const r = spawnSync(found.cargo, ['build', '--release', '--locked'], {
       cwd: crateDir,
       env: childEnv,

@@ -26,14 +26,18 @@ import type {
 } from './codec.js';
 import { codecPackageName, hostTriple } from './native-platform.js';
 
-/** The addon's exports (native/parquet-codec/src/lib.rs). */
-type NativeEncoder = { write(ipc: Uint8Array): Uint8Array; finish(): Uint8Array[] };
+/**
+ * The addon's exports (native/parquet-codec/src/lib.rs). An encoder hands its bytes out as segments of at most
+ * 4 MiB (an addon built before that, one Buffer): a row group never sits in one growing allocation.
+ */
+type Encoded = Uint8Array | Uint8Array[];
+type NativeEncoder = { write(ipc: Uint8Array): Encoded; finish(): Uint8Array[] };
 
 /** rewrite.rs' RewriteSource. */
 interface NativeRewriteSource {
   readonly ineligible: string | null;
   prepare(index: number, sample: boolean): PreparedRowGroup;
-  write(encoder: NativeEncoder): Uint8Array;
+  write(encoder: NativeEncoder): Encoded;
   close(): void;
 }
 
@@ -224,19 +228,21 @@ export function nativeCodec(): ParquetCodecBackend {
 
 function nativeEncoder(addon: Addon, props: EncoderProps, sink: ChunkSink): StreamEncoder {
   const encoder = new addon.Encoder(JSON.stringify(props));
+  const send = async (encoded: Encoded) => {
+    for (const c of Array.isArray(encoded) ? encoded : [encoded]) if (c.byteLength) await sink(plain(c));
+  };
   return {
     async write(ipc) {
-      const chunk = encoder.write(ipc);
-      if (chunk.byteLength) await sink(plain(chunk));
+      await send(encoder.write(ipc));
     },
     async finish() {
-      const [body, footer] = encoder.finish();
-      if (body && body.byteLength) await sink(plain(body));
-      await sink(plain(footer!));
+      const out = encoder.finish();
+      const footer = out.pop()!; // the last element is the footer (with any body bytes arrow-rs still held)
+      await send(out);
+      await sink(plain(footer));
     },
     async writeRewritten(source) {
-      const chunk = (source as RewriteSourceHandle & { native: NativeRewriteSource }).native.write(encoder);
-      if (chunk.byteLength) await sink(plain(chunk));
+      await send((source as RewriteSourceHandle & { native: NativeRewriteSource }).native.write(encoder));
     },
   };
 }

@@ -97,9 +97,9 @@ export type ParquetSink = (chunk: Uint8Array) => Promise<void>;
 
 /**
  * One Parquet file, written incrementally. Without a sink the encoded bytes are kept and `finish()` returns
- * them; with a sink (`[stream]`) every encoded row group is handed to it as soon as the next one starts, only
- * the last chunk (the footer) is held back to be read and finished, and `finishStreamed()` returns the
- * file's description without its bytes — memory is one row group, not the file.
+ * them; with a sink (`[stream]`) every encoded chunk is handed to it as it comes, only the last chunk of
+ * `finishStreamed()` (the footer) is held back to be read and finished, and `finishStreamed()` returns the
+ * file's description without its bytes — memory is the open row group, not the file.
  */
 export class ParquetWriter {
   private readonly struct: arrow.Struct;
@@ -112,7 +112,8 @@ export class ParquetWriter {
   private finished = false;
   private readonly metrics = new FloatMetrics();
   private readonly stored: StoredView | undefined;
-  private held: Uint8Array | undefined; // [stream] the newest chunk, not yet given to the sink
+  private held: Uint8Array | undefined; // [stream] the newest chunk while finishing, not yet given to the sink
+  private finishing = false; // [stream] set once the footer may be among the chunks
 
   constructor(
     readonly schema: arrow.Schema,
@@ -270,6 +271,7 @@ export class ParquetWriter {
         tail = this.emptyFile();
         body = 0;
       } else {
+        this.finishing = true;
         await this.encoder.finish();
         if (!this.held) throw new Error('the encoder produced no bytes');
         tail = this.held;
@@ -315,13 +317,18 @@ export class ParquetWriter {
     }
   }
 
-  /** A chunk from the encoder: kept (whole-file mode), or passed on to the sink one chunk late. */
+  /**
+   * A chunk from the encoder: kept (whole-file mode), or passed on to the sink — at once before the file is
+   * finishing (no footer yet: holding a row group back would keep it in memory beside the next one), one
+   * chunk late while it is.
+   */
   private async take(chunk: Uint8Array): Promise<void> {
     this.emitted += chunk.byteLength;
     if (!this.sink) {
       this.chunks.push(chunk);
       return;
     }
+    if (!this.finishing) return this.sink(chunk);
     // [stream] the newest chunk may be the footer, which finishStreamed() reads (and may amend) first
     const previous = this.held;
     this.held = chunk;

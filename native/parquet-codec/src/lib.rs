@@ -241,13 +241,32 @@ fn writer_properties(json: &str) -> Result<WriterProperties> {
     Ok(b.build())
 }
 
-/// The writer's sink: encoded bytes collect here until the caller drains them.
+/// Bytes per drain segment. A flushed row group arrives here page by page; in one growing Vec its last
+/// doubling would hold 1.5× the row group (old and new allocation) and leave up to 2× reserved, so the drain
+/// keeps segments of at most this size instead and hands them out as separate Buffers (issue 27's memory).
+const DRAIN_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// The writer's sink: encoded bytes collect here, in segments, until the caller drains them.
 #[derive(Clone, Default)]
-struct Drain(Arc<Mutex<Vec<u8>>>);
+struct Drain(Arc<Mutex<Vec<Vec<u8>>>>);
 
 impl Write for Drain {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
+        let mut segments = self.0.lock().unwrap();
+        let mut rest = buf;
+        while !rest.is_empty() {
+            let room = match segments.last() {
+                Some(s) if s.len() < DRAIN_SEGMENT => DRAIN_SEGMENT - s.len(),
+                _ => {
+                    // small files stay small: a segment grows as needed up to DRAIN_SEGMENT
+                    segments.push(Vec::with_capacity(rest.len().min(DRAIN_SEGMENT)));
+                    DRAIN_SEGMENT
+                }
+            };
+            let n = room.min(rest.len());
+            segments.last_mut().unwrap().extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+        }
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -256,8 +275,12 @@ impl Write for Drain {
 }
 
 impl Drain {
-    fn take(&self) -> Buffer {
-        std::mem::take(&mut *self.0.lock().unwrap()).into()
+    /// The bytes written since the last take, in order, as Buffers of at most DRAIN_SEGMENT bytes.
+    fn take(&self) -> Vec<Buffer> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+            .into_iter()
+            .map(Buffer::from)
+            .collect()
     }
 }
 
@@ -312,8 +335,9 @@ fn batches(ipc: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
 }
 
 /// One Parquet file written incrementally: each `write` returns the bytes encoded since the last call (closed
-/// row groups, and the header the first time); `finish` returns the rest of the body, then the footer (arrow-rs
-/// buffers its output, so the last chunk may also hold the end of the last row group).
+/// row groups, and the header the first time) as segments in order; `finish` returns the rest of the body's
+/// segments, then the footer as the last element (arrow-rs buffers its output, so the footer's Buffer may also
+/// hold the end of the last row group).
 #[napi]
 pub struct Encoder {
     props: Option<WriterProperties>,
@@ -339,7 +363,7 @@ impl Encoder {
     /// Writes the batches of one IPC stream; its schema must be the first write's (names, types, nullability,
     /// metadata).
     #[napi(catch_unwind)]
-    pub fn write(&mut self, ipc: Uint8Array) -> Result<Buffer> {
+    pub fn write(&mut self, ipc: Uint8Array) -> Result<Vec<Buffer>> {
         if self.finished {
             return Err(fail(
                 "cannot encode Parquet",
@@ -376,10 +400,13 @@ impl Encoder {
             .ok_or_else(|| fail("cannot finish Parquet file", "nothing was written"))?;
         self.finished = true;
         w.flush().map_err(|e| fail("cannot encode Parquet", e))?;
-        let body = self.drain.take();
+        let mut out = self.drain.take();
         w.close()
             .map_err(|e| fail("cannot finish Parquet file", e))?;
-        Ok(vec![body, self.drain.take()])
+        // the footer as one Buffer: it is small, and the caller reads (and may amend) it whole
+        let footer: Vec<u8> = std::mem::take(&mut *self.drain.0.lock().unwrap()).concat();
+        out.push(footer.into());
+        Ok(out)
     }
 
     fn writer_for(&mut self, schema: SchemaRef) -> Result<&mut ArrowWriter<Drain>> {

@@ -349,9 +349,9 @@ impl RewriteSource {
     }
 
     /// Encodes the prepared rows into `encoder` (whose file has this output schema); returns the bytes it
-    /// produced (closed row groups, the header the first time).
+    /// produced (closed row groups, the header the first time) as the encoder's segments.
     #[napi(catch_unwind)]
-    pub fn write(&mut self, encoder: &mut Encoder) -> Result<Buffer> {
+    pub fn write(&mut self, encoder: &mut Encoder) -> Result<Vec<Buffer>> {
         if encoder.finished {
             return Err(fail(
                 "cannot encode Parquet",

@@ -1,7 +1,8 @@
 /**
- * [stream] Streamed Parquet output: a writer with a sink hands each encoded row group on as the next one
- * starts, holds back only the footer, and produces exactly the bytes the buffering writer produces.
+ * [stream] Streamed Parquet output: a writer with a sink hands each encoded row group on as soon as it is
+ * encoded, holds back only the footer, and produces exactly the bytes the buffering writer produces.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ParquetWriter,
   arrowSchemaForIceberg,
+  parquetCodec,
   readParquetFooter,
   readParquetTable,
   rowsFromArrow,
@@ -59,6 +61,30 @@ describe('ParquetWriter with a sink', () => {
     // (the buffered writer's bytes carry the UUID annotation, so identical bytes carry it too)
     const last = [...rowsFromArrow((await readParquetTable(bytes, 'x')).slice(29_999), fields)];
     expect(last).toEqual([{ id: 29_999n, u: uuid(29_999), s: `value ${29_999 % 977}` }]);
+  });
+
+  it('holds no closed row group back: the sink has every byte encoded so far, in chunks of at most 4 MiB', async () => {
+    // issue 27's memory: a row group kept until the next one closes doubles a task's output memory
+    const sizes: number[] = [];
+    const big = { maxRowGroupRows: 100_000 };
+    const w = new ParquetWriter(schema, 'big.parquet', big, async (c) => void sizes.push(c.byteLength));
+    const noise = randomBytes(72 * 200_000).toString('base64'); // 96 incompressible characters a row
+    const wide = (from: number, n: number) =>
+      tableFromRows(
+        schema,
+        Array.from({ length: n }, (_, k) => ({
+          id: BigInt(from + k),
+          s: noise.slice((from + k) * 96, (from + k + 1) * 96),
+        })),
+      ) as arrow.Table;
+    for (let b = 0; b < 4; b++) await w.write(wide(b * 50_000, 50_000)); // two row groups of 100,000 rows
+    const sent = sizes.reduce((a, n) => a + n, 0);
+    expect(sent).toBe(w.writtenBytes); // nothing encoded is waiting in the writer
+    expect(sent).toBeGreaterThan(8 * 1024 * 1024); // the row groups are big enough to need segments
+    // the native addon's drain segments (lib.rs DRAIN_SEGMENT); parquet-wasm chunks as it likes
+    if (parquetCodec().name === 'native') expect(Math.max(...sizes)).toBeLessThanOrEqual(4 * 1024 * 1024);
+    const s = await w.finishStreamed();
+    expect(s.footer.rowGroups.length).toBe(2);
   });
 
   it('writes a valid empty file through the sink', async () => {
