@@ -68,6 +68,7 @@ function fakeCargo(dir: string, mode: 'ok' | 'fail' | 'edit-while-building'): st
       '#!/bin/sh',
       'if [ "$1" = "--version" ]; then echo "cargo 0.0.0-fake"; exit 0; fi',
       `echo "$* target=$CARGO_TARGET_DIR" >> "${path.join(dir, 'calls.log')}"`,
+      'if [ "$1" = "clean" ]; then exit 0; fi',
       'echo "   Compiling floe-parquet-codec v0.1.0" >&2',
       build,
       '',
@@ -86,8 +87,9 @@ function runScript(root: string, env: Record<string, string>) {
   return { code: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
-const calls = (root: string) =>
+const cargoCalls = (root: string) =>
   existsSync(path.join(root, 'calls.log')) ? readFileSync(path.join(root, 'calls.log'), 'utf8').trim().split('\n') : [];
+const calls = (root: string) => cargoCalls(root).filter((c) => c.startsWith('build'));
 
 describe('scripts/build-native.mjs', () => {
   it('is stale until built, fresh after, and stale again when any input (Cargo files, build.rs, src/**) is newer', () => {
@@ -121,6 +123,11 @@ describe('scripts/build-native.mjs', () => {
     // cargo's progress is shown while it builds (issue 28.5: minutes of silence looked like a hang)
     expect(first.stderr).toMatch(/building[^\n]*\n {3}Compiling floe-parquet-codec v0\.1\.0\n/);
     expect(calls(root)).toEqual([`build --release --locked target=${path.join(cache, 'native', 'target')}`]);
+    // the shared target may hold another clone's build of the crate, newer than these sources: dropped first
+    expect(cargoCalls(root)).toEqual([
+      `clean --release -p floe-parquet-codec target=${path.join(cache, 'native', 'target')}`,
+      `build --release --locked target=${path.join(cache, 'native', 'target')}`,
+    ]);
     expect(readFileSync(path.join(crate, 'floe-parquet-codec.node'), 'utf8')).toBe(`addon built from ${crate}\n`);
     expect(existsSync(path.join(cache, 'native', 'build.log'))).toBe(true);
     expect(existsSync(path.join(cache, 'native', 'build.lock'))).toBe(false);
