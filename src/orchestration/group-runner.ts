@@ -14,6 +14,20 @@ import { activeRequestCounter, type StorageFigures } from '../../connectors/stor
 const workerModule = () =>
   new URL(/\.ts$/.test(import.meta.url) ? './group-worker.ts' : './group-worker.js', import.meta.url);
 
+/**
+ * The rewrite workers' young generation, MiB. Their JS allocates little (the codec decodes and encodes in
+ * native memory), and V8's default let each worker commit ~30 MiB of semispaces: on the 1 GB bench table a
+ * 128 MiB tiered round at --parallelism 2 peaked ~90 MiB lower with 3 (bench/RESULTS.md, issue 27).
+ * FLOE_WORKER_YOUNG_GENERATION_MB overrides it (0: V8's default).
+ */
+const REWRITE_WORKER_YOUNG_GENERATION_MB = 3;
+
+function youngGenerationMb(): number | undefined {
+  const v = process.env.FLOE_WORKER_YOUNG_GENERATION_MB;
+  const n = v === undefined || v === '' ? REWRITE_WORKER_YOUNG_GENERATION_MB : Number(v);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 export interface GroupPool {
   runner: TaskRunner;
   threads: number;
@@ -25,7 +39,12 @@ export interface GroupPool {
  * task is submitted; close() stops them (after their tasks ended).
  */
 export function groupPool(parallelism: number, source: TableSource, plan: PlanInputsJson): GroupPool {
-  const pool = new WorkerPool({ module: workerModule(), size: parallelism, name: 'rewrite workers' });
+  const pool = new WorkerPool({
+    module: workerModule(),
+    size: parallelism,
+    name: 'rewrite workers',
+    youngGenerationMb: youngGenerationMb(),
+  });
   const runner: TaskRunner = async (task, o) => {
     const job: GroupJob = {
       source,

@@ -23,7 +23,14 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersi
 use parquet::schema::types::ColumnPath;
 use serde::Deserialize;
 
+mod allocator;
 mod rewrite;
+
+/// At load (before any row group is decoded): the allocator setting of allocator.rs.
+#[napi::module_init]
+fn init() {
+    allocator::tune_allocator();
+}
 
 fn fail(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(Status::GenericFailure, format!("{what}: {e}"))

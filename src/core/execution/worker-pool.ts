@@ -63,6 +63,11 @@ export interface WorkerPoolOptions {
    * so a profiled run profiles its workers too — where the decode, encode and delete work happens.
    */
   execArgv?: string[];
+  /**
+   * The young generation of each worker's heap, MiB (V8's resourceLimits.maxYoungGenerationSizeMb; default
+   * V8's, which lets each worker commit ~30 MiB of semispaces it may never need).
+   */
+  youngGenerationMb?: number;
 }
 
 export interface RunOptions {
@@ -157,6 +162,7 @@ export class WorkerPool {
   private readonly moduleUrl: string;
   private readonly mainUrl: URL;
   private readonly execArgv: string[];
+  private readonly youngGenerationMb: number | undefined;
   private readonly tsx: boolean;
   private readonly name: string;
   private readonly grace: number;
@@ -179,6 +185,7 @@ export class WorkerPool {
     this.mainUrl = new URL(isTypeScript(self) ? './worker-main.ts' : './worker-main.js', self);
     this.tsx = isTypeScript(self) || isTypeScript(this.moduleUrl);
     this.execArgv = options.execArgv ?? cpuProfileArgs(process.execArgv);
+    this.youngGenerationMb = options.youngGenerationMb;
   }
 
   /**
@@ -321,6 +328,7 @@ export class WorkerPool {
       eval: isEval,
       workerData: { module: this.moduleUrl, index },
       execArgv: this.execArgv,
+      ...(this.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: this.youngGenerationMb } } : {}),
     });
     const slot: Slot = { index, worker, ready: false, exited: false };
     this.slots.push(slot);

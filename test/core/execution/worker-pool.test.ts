@@ -22,6 +22,14 @@ const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'floe-pool-'));
 const release = (file: string) => writeFileSync(file, '');
 
 describe('WorkerPool', () => {
+  it("bounds each worker's young generation when asked (youngGenerationMb), else leaves V8's default", async () => {
+    const small = (await pool({ size: 1, youngGenerationMb: 3 }).run('newSpaceBytes', null)) as { size: number };
+    const dflt = (await pool({ size: 1 }).run('newSpaceBytes', null)) as { size: number };
+    expect(small.size).toBeGreaterThan(0);
+    expect(small.size).toBeLessThanOrEqual(3 * 1024 * 1024);
+    expect(dflt.size).toBeGreaterThan(2 * small.size);
+  });
+
   it('runs jobs in worker threads and returns their JSON results; bigints cross as decimal strings', async () => {
     const p = pool();
     const big = 2n ** 63n - 2n;
