@@ -2,13 +2,17 @@
 
 /// glibc's malloc raises its mmap threshold each time a large mmapped block is freed (up to 32 MiB), so after
 /// the first row groups the rewrite's big buffers — decoded columns, compressed pages, drained segments — come
-/// from the heap arenas, and what they free there is kept, not returned. Setting the threshold (to glibc's own
-/// default, 128 KiB) turns that adjustment off: large blocks stay mmapped and go back to the OS when freed. On
-/// the 1 GB bench table a 128 MiB tiered round at --parallelism 1 peaked at ~255 instead of ~305 MiB, at the
-/// same CPU within noise (bench/RESULTS.md, issue 27). A MALLOC_*_ tunable set by the user wins.
+/// from the heap arenas, and what they free there is kept, not returned. A fixed threshold turns that
+/// adjustment off: blocks of at least MMAP_THRESHOLD are mmapped and go back to the OS when freed. Lower is
+/// less memory and more system time (page faults on fresh pages); on the 1 GB bench table at --parallelism 2
+/// (bench/RESULTS.md, issue 27), peak RSS / system CPU-s of a 128 MiB tiered round: dynamic (glibc's default)
+/// ~520 / 1.5, 1 MiB 359 / 1.7, 512 KiB 329 / 2.5, 128 KiB 300 / 4.0; of a 512 MiB bin-pack: dynamic 557 / 2.7,
+/// 512 KiB 340 / 5.5, 128 KiB 310 / 9.3 (of ~48 CPU-s). 512 KiB keeps most of the gain for ~5 % more CPU. A
+/// MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or MALLOC_TOP_PAD_ set by the user wins.
 pub fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        const MMAP_THRESHOLD: std::os::raw::c_int = 512 * 1024;
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
             let user_set = [
@@ -28,7 +32,7 @@ pub fn tune_allocator() {
                 const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;
                 // SAFETY: mallopt only changes allocator parameters; any thread may call it at any time
                 unsafe {
-                    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+                    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
                 }
             }
         });
