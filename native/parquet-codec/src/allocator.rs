@@ -4,15 +4,23 @@
 /// the first row groups the rewrite's big buffers — decoded columns, compressed pages, drained segments — come
 /// from the heap arenas, and what they free there is kept, not returned. A fixed threshold turns that
 /// adjustment off: blocks of at least MMAP_THRESHOLD are mmapped and go back to the OS when freed. Lower is
-/// less memory and more system time (page faults on fresh pages); on the 1 GB bench table at --parallelism 2
-/// (bench/RESULTS.md, issue 27), peak RSS / system CPU-s of a 128 MiB tiered round: dynamic (glibc's default)
-/// ~520 / 1.5, 1 MiB 359 / 1.7, 512 KiB 329 / 2.5, 128 KiB 300 / 4.0; of a 512 MiB bin-pack: dynamic 557 / 2.7,
-/// 512 KiB 340 / 5.5, 128 KiB 310 / 9.3 (of ~48 CPU-s). 512 KiB keeps most of the gain for ~5 % more CPU. A
-/// MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or MALLOC_TOP_PAD_ set by the user wins.
+/// less memory and more system time (page faults on fresh pages, most on the JS paths' Arrow buffers); on the
+/// 1 GB bench table at --parallelism 2 (bench/RESULTS.md, issue 27), peak RSS MiB / system CPU-s:
+///
+/// | threshold          | tiered round, 128 MiB | bin-pack, 512 MiB | bin-pack with equality deletes |
+/// | ------------------ | --------------------- | ----------------- | ------------------------------ |
+/// | glibc's (dynamic)  | ~520 / 1.5            | 557 / 2.7         | 889 / 4.1                      |
+/// | 1 MiB              | 359 / 1.7             | 370 / 3.5         | 759 / 5.1                      |
+/// | 512 KiB            | 329 / 2.5             | 340 / 5.5         | 677 / 7.3                      |
+/// | 128 KiB            | 300 / 4.0             | 310 / 9.3         |                                |
+///
+/// of 20–60 CPU-s per case. 1 MiB keeps most of the memory for ~2 % more CPU (bin-pack's CPU is what the
+/// DuckDB comparison is about). A MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or MALLOC_TOP_PAD_ set by the
+/// user wins.
 pub fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        const MMAP_THRESHOLD: std::os::raw::c_int = 512 * 1024;
+        const MMAP_THRESHOLD: std::os::raw::c_int = 1024 * 1024;
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
             let user_set = [
