@@ -35,7 +35,7 @@
  * `bash bench/setup-spark.sh`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,19 +78,34 @@ const TARGET_FILE_BYTES = 512 * MiB;
 const TIERED_TARGET_BYTES = 128 * MiB;
 
 /** Runs argv under bench/rusage.py (whole process tree) and returns its cost and output. */
+/**
+ * Runs `argv` under bench/rusage.py and reports what its process tree cost. `killAfterS`: the command is
+ * killed (SIGKILL) after that many seconds and `finished` is false; what it spent until then is reported.
+ */
 export async function measured(
   argv: string[],
   env: NodeJS.ProcessEnv = {},
-): Promise<Cost & { stdout: string; stderr: string }> {
+  opts: { killAfterS?: number } = {},
+): Promise<Cost & { stdout: string; stderr: string; finished: boolean }> {
   // not in /tmp: other sessions' test clean-ups remove /tmp/floe-* while a case runs
   const base = path.join(os.homedir(), '.cache/floe/bench/rusage');
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(path.join(base, 'case-'));
   const out = path.join(dir, 'ru.json');
+  const bounded = opts.killAfterS === undefined ? argv : ['timeout', '-s', 'KILL', String(opts.killAfterS), ...argv];
   try {
-    const r = await run('python3', [path.join(benchSrc, 'rusage.py'), out, '--', ...argv], env);
+    let r = { stdout: '', stderr: '' };
+    let finished = true;
+    try {
+      r = await run('python3', [path.join(benchSrc, 'rusage.py'), out, '--', ...bounded], env);
+    } catch (e) {
+      // the killed command's status as rusage.py saw it: timeout(1)'s 124 / 137, or -9 when it went down too
+      const exit = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as { exit: number }).exit : undefined;
+      if (opts.killAfterS === undefined || exit === undefined || ![124, 137, -9].includes(exit)) throw e;
+      finished = false;
+    }
     const cost = JSON.parse(readFileSync(out, 'utf8')) as Cost;
-    return { ...cost, ...r };
+    return { ...cost, ...r, finished };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

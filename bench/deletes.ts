@@ -43,7 +43,7 @@ import {
   deleteByPosition,
 } from '../connectors/iceberg/write-table.js';
 import { measured, median } from './compact-1gb.js';
-import { benchSrc, lastJson, repoRoot, run, venvPython } from './table-1gb.js';
+import { lastJson, repoRoot, run, venvPython } from './table-1gb.js';
 import { numberFlag, type Benchmark, type BenchContext, type BenchResult } from './types.js';
 
 const MiB = 1024 * 1024;
@@ -124,41 +124,6 @@ function parquetFiles(dir: string): string[] {
     .filter((n) => n.endsWith('.parquet'))
     .map((n) => path.join(dir, n))
     .sort();
-}
-
-/** measured(), except that the command is killed after `seconds`: `finished` says whether it ended by itself. */
-async function measuredWithin(
-  argv: string[],
-  seconds: number,
-): Promise<{ wall_s: number; cpu_s: number; peak_rss_bytes: number; stdout: string; finished: boolean }> {
-  const dir = mkdtempSync(path.join(os.homedir(), '.cache/floe/bench/rusage-'));
-  const out = path.join(dir, 'ru.json');
-  try {
-    let finished = true;
-    let stdout = '';
-    try {
-      stdout = (
-        await run('python3', [
-          path.join(benchSrc, 'rusage.py'),
-          out,
-          '--',
-          'timeout',
-          '-s',
-          'KILL',
-          String(seconds),
-          ...argv,
-        ])
-      ).stdout;
-    } catch (e) {
-      const ru = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as { exit: number }) : undefined;
-      if (!ru || (ru.exit !== 137 && ru.exit !== -9 && ru.exit !== 124)) throw e;
-      finished = false;
-    }
-    const c = JSON.parse(readFileSync(out, 'utf8')) as { wall_s: number; cpu_s: number; peak_rss_bytes: number };
-    return { wall_s: c.wall_s, cpu_s: c.cpu_s, peak_rss_bytes: c.peak_rss_bytes, stdout, finished };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 class DeletesTable {
@@ -384,8 +349,7 @@ const bench: Benchmark = {
       const out = path.join(table.root, 'duckdb-out');
       rmSync(out, { recursive: true, force: true });
       const argv = [venvPython, '-c', DUCKDB_COPY, oraclePyDir(), JSON.stringify({ threads: 2, src, out })];
-      const c =
-        within === undefined ? { ...(await measured(argv)), finished: true } : await measuredWithin(argv, within);
+      const c = await measured(argv, {}, within === undefined ? {} : { killAfterS: within });
       rmSync(out, { recursive: true, force: true });
       const rowsOut = c.finished ? lastJson<{ rows: number }>(c.stdout).rows : -1;
       const { wall_s, cpu_s, peak_rss_bytes, finished } = c;
