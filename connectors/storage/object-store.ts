@@ -153,7 +153,7 @@ export async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Arr
   const parts: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
-    parts.push(chunk);
+    parts.push(chunk.slice()); // the producer may reuse its buffer once we ask for the next chunk
     total += chunk.byteLength;
   }
   return concatBytes(parts, total);
@@ -183,8 +183,9 @@ export async function* rechunk(body: AsyncIterable<Uint8Array>, size: number): A
   for await (let chunk of body) {
     while (pendingBytes + chunk.byteLength >= size) {
       const take = size - pendingBytes;
+      // a copy even when this chunk alone fills the part: the part outlives our next request for a chunk
       pending.push(chunk.subarray(0, take));
-      yield concatBytes(pending, size);
+      yield pending.length === 1 ? pending[0]!.slice() : concatBytes(pending, size);
       chunk = chunk.subarray(take);
       pending = [];
       pendingBytes = 0;
@@ -198,7 +199,11 @@ export async function* rechunk(body: AsyncIterable<Uint8Array>, size: number): A
   if (pendingBytes > 0) yield concatBytes(pending, pendingBytes);
 }
 
-/** A push-style writer over `putStream`: write chunks as they are produced, then close (or abort). */
+/**
+ * A push-style writer over `putStream`: write chunks as they are produced, then close (or abort). `write`
+ * resolves once the store is done with the chunk (it asked for the next one, or the upload ended), so the
+ * caller may reuse the chunk's buffer then; a store keeping bytes longer (a multipart part) copies them.
+ */
 export interface UploadWriter {
   write(chunk: Uint8Array): Promise<void>;
   close(): Promise<PutResult>;
@@ -206,38 +211,68 @@ export interface UploadWriter {
 }
 
 export function openUploadWriter(store: ObjectStore, key: string, options?: PutStreamOptions): UploadWriter {
-  // A one-slot channel: write() resolves once the uploader has taken the chunk, which gives backpressure.
-  let slot: { chunk?: Uint8Array; done?: boolean; error?: unknown } | undefined;
+  // A one-slot channel: an item waits in the slot until the uploader takes it; a chunk's writer is released
+  // when the uploader comes back for the next item (it is done with this one) or the upload settles.
+  type Item = { chunk?: Uint8Array; done?: boolean; error?: unknown; release?: () => void };
+  let slot: Item | undefined;
   let wakeConsumer: (() => void) | undefined;
   let wakeProducer: (() => void) | undefined;
+  let inUse: (() => void) | undefined; // the release of the chunk the uploader holds
   const source: AsyncIterable<Uint8Array> = {
     async *[Symbol.asyncIterator]() {
-      for (;;) {
-        while (slot === undefined) await new Promise<void>((r) => (wakeConsumer = r));
-        const item = slot;
-        slot = undefined;
-        wakeProducer?.();
-        if (item.error !== undefined) throw item.error;
-        if (item.done) return;
-        yield item.chunk!;
+      try {
+        for (;;) {
+          inUse?.();
+          inUse = undefined;
+          while (slot === undefined) await new Promise<void>((r) => (wakeConsumer = r));
+          const item = slot;
+          slot = undefined;
+          wakeProducer?.();
+          if (item.error !== undefined) throw item.error;
+          if (item.done) return;
+          inUse = item.release;
+          yield item.chunk!;
+        }
+      } finally {
+        inUse?.();
+        inUse = undefined;
       }
     },
   };
   const upload = store.putStream(key, source, options);
   upload.catch(() => undefined); // surfaced by write/close; avoid an unhandled rejection meanwhile
   let failed: unknown;
-  upload.catch((e) => {
-    failed = e;
-    wakeProducer?.();
-  });
-  const offer = async (item: NonNullable<typeof slot>): Promise<void> => {
-    while (slot !== undefined && failed === undefined) await new Promise<void>((r) => (wakeProducer = r));
+  let settled = false;
+  void upload
+    .then(
+      () => undefined,
+      (e) => {
+        failed = e;
+      },
+    )
+    .finally(() => {
+      settled = true;
+      // a store that stopped reading is done with what it held, and will never take what waits in the slot
+      inUse?.();
+      inUse = undefined;
+      slot?.release?.();
+      wakeProducer?.();
+    });
+  const offer = async (item: Item): Promise<void> => {
+    while (slot !== undefined && failed === undefined && !settled) await new Promise<void>((r) => (wakeProducer = r));
     if (failed !== undefined) throw failed;
+    if (settled) throw new Error(`upload of ${store.describe(key)} ended before all its bytes were written`);
     slot = item;
     wakeConsumer?.();
   };
   return {
-    write: (chunk) => offer({ chunk }),
+    write: async (chunk) => {
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      await offer({ chunk, release });
+      await released;
+      if (failed !== undefined) throw failed;
+    },
     close: async () => {
       await offer({ done: true });
       return upload;

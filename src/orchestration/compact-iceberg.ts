@@ -215,6 +215,8 @@ class IcebergCompactionRun {
   private readonly signal: AbortSignal | undefined;
   private readonly runId: string;
   private ctx!: RewriteContext;
+  /** Tasks at once in this process when they run inside the native codec instead of on workers (workerPool). */
+  private inProcessThreads = 0;
   /** Groups written and waiting for the one commit at the end (without partial progress). */
   private readonly pending: Item[] = [];
   /** Every group this run wrote, for removing what a cancel left uncommitted. */
@@ -314,12 +316,26 @@ class IcebergCompactionRun {
     });
   }
 
-  /** Worker threads for the data tasks, when `parallelism` asks for them and there are two tasks or more. */
+  /**
+   * Worker threads for the data tasks, when `parallelism` asks for them and there are two tasks or more —
+   * unless every task is rewritten inside the native codec (inProcessThreads), whose heavy calls already run
+   * on libuv's threads from this one.
+   */
   workerPool(): GroupPool | undefined {
     const { source, taskRunner } = this.opts;
     const tasks = this.plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
     const threads = Math.min(this.threads(tasks), tasks.length);
     if (taskRunner || !source || threads <= 1) return undefined;
+    if (this.inCodec(tasks, threads)) {
+      this.inProcessThreads = threads;
+      this.ctx.adapter.codecThreads = true;
+      this.emit({
+        type: 'message',
+        level: 'info',
+        text: `rewriting ${tasks.length} task(s), ${threads} at a time, inside the native codec`,
+      });
+      return undefined;
+    }
     this.emit({
       type: 'message',
       level: 'info',
@@ -334,12 +350,25 @@ class IcebergCompactionRun {
   }
 
   /**
+   * Whether the tasks run as well in this process: the codec decodes and encodes them on libuv's pool (4
+   * threads, shared with file I/O, hence at most 3 at once), no task sorts, and this process writes what
+   * the workers would (no FLOE_REWRITE_WORKERS=1, which keeps the worker pool). Worker threads would only
+   * add an isolate each: ~20 MiB of heap, a second plan of the table, their own garbage (issue 27's memory).
+   */
+  private inCodec(tasks: readonly RewriteTask[], threads: number): boolean {
+    if (threads > 3 || process.env.FLOE_REWRITE_WORKERS === '1') return false;
+    if (tasks.some((t) => t.order)) return false;
+    return this.ctx.adapter.rewritesInCodec();
+  }
+
+  /**
    * The rewrite step for every data task on the task runner (this process, or the worker pool), at most
    * `maxConcurrentGroups` at a time in this process; a pool runs as many as it has workers.
    */
   async rewriteDataTasks(pool?: GroupPool): Promise<void> {
     const tasks = this.plan.tasks.filter((t) => t.kind !== 'eq-to-pos');
-    const concurrency = this.opts.maxConcurrentGroups ?? 2;
+    // inside the codec: one task per codec thread, as on workers (more would take libuv's I/O thread too)
+    const concurrency = this.inProcessThreads || (this.opts.maxConcurrentGroups ?? 2);
     const runner: TaskRunner =
       pool?.runner ?? this.opts.taskRunner ?? ((task, o) => rewritePlannedTask(o.ctx, task, o));
     const { done, failed } = await runTasks(tasks, runner, pool ? Math.max(concurrency, pool.threads) : concurrency, {

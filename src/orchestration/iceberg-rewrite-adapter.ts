@@ -164,7 +164,8 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
 
   /** An output's Parquet writer, with the table's write properties. */
   newEncoder(location: string, expectedRows: number, sink?: (chunk: Uint8Array) => Promise<void>): ParquetWriter {
-    return new ParquetWriter(this.outputSchema, location, { expectedRows, ...this.writerOptions }, sink);
+    const opts = { expectedRows, ...this.writerOptions, offThread: this.codecThreads };
+    return new ParquetWriter(this.outputSchema, location, opts, sink);
   }
 
   /**
@@ -359,14 +360,28 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
   }
 
   /**
+   * [rewrite] Whether directBatches hands this table's files to the native codec (each file may still need
+   * the JS path, when its columns need a cast only cast.ts does; sort / z-order tasks never take it).
+   */
+  /**
+   * [rewrite] Set by a run whose tasks share this thread at parallelism > 1: the native codec then decodes
+   * and encodes them on libuv's threads (codec.ts' CodecThreading).
+   */
+  codecThreads = false;
+
+  rewritesInCodec(): boolean {
+    const off = this.ctx.directRewrite === false || process.env.FLOE_NATIVE_REWRITE === '0';
+    return !off && !this.lineage && rewriteIneligibleFields(this.outputFields) === undefined;
+  }
+
+  /**
    * [rewrite] batches(), except that each file the native codec can rewrite by itself (openRewrite says when:
    * no lineage columns, flat output fields, plain widenings only) comes as DirectBatches, a row group each,
    * whose rows never cross into JS. Same rows, same order, same row spans and size estimates: the executor
    * rolls outputs at the same row groups. The executor never asks for it for sort / z-order tasks.
    */
   async *directBatches(task: RewriteTask, stats: ReadStats): AsyncIterable<LiveBatch | DirectBatch> {
-    const off = this.ctx.directRewrite === false || process.env.FLOE_NATIVE_REWRITE === '0';
-    if (off || this.lineage || rewriteIneligibleFields(this.outputFields) !== undefined) {
+    if (!this.rewritesInCodec()) {
       yield* this.batches(task, stats);
       return;
     }
@@ -380,6 +395,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
         opened = openRewrite(input.bytes, file.path, this.outputFields, ipc, {
           ...(this.ctx.nameMapping ? { nameMapping: this.ctx.nameMapping } : {}),
           ...(input.mask ? { mask: input.mask } : {}),
+          offThread: this.codecThreads,
         });
       } catch (e) {
         throw withRealLocation(this.ctx.io, file.path, e);
@@ -396,7 +412,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
         for (const [index, rg] of footer.rowGroups.entries()) {
           let prepared;
           try {
-            prepared = source.prepare(index, true);
+            prepared = await source.prepare(index, true);
           } catch (e) {
             const required = /is required but the data has \d+ nulls/.exec(String((e as Error).message));
             if (required)

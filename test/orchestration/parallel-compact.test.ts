@@ -1,11 +1,13 @@
 /**
  * Issue 12.1 / 11: a single-process compaction runs its rewrite step on worker threads when `parallelism`
  * is above 1 (src/orchestration/group-runner.ts → group-worker.ts), with the same plan, commit and rows as an
- * in-process run; a cancel reaches the workers and leaves no file of the run behind.
+ * in-process run; a cancel reaches the workers and leaves no file of the run behind. Issue 27: when every task
+ * is rewritten inside the native codec the tasks stay in this process instead, the codec decoding and encoding
+ * them on libuv's threads (FLOE_REWRITE_WORKERS=1 keeps the workers, as the worker tests here do).
  */
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compactIceberg, type CompactOptions } from '../../src/orchestration/compact-iceberg.js';
 import { RUN_ID_PROPERTY } from '../../src/distributed/seam.js';
 import { openIcebergForWrite, requireCommitOps } from '../../connectors/iceberg/open-for-write.js';
@@ -13,6 +15,7 @@ import type { ProgressEvent } from '../../src/core/execution/events.js';
 import { smallTable, type SmallTable } from '../distributed/small-table.js';
 import { floe, resultOf } from '../shells/cli/support.js';
 import { cleanup, copyFixture } from '../connectors/paimon-compact/helpers.js';
+import { nativeCodecStatus } from '../../connectors/formats/parquet/native-codec.js';
 
 const tables: SmallTable[] = [];
 afterEach(() => {
@@ -39,6 +42,12 @@ async function compact(dir: string, opts: CompactOptions) {
 }
 
 describe('compaction on worker threads (--parallelism)', () => {
+  beforeAll(() => {
+    process.env.FLOE_REWRITE_WORKERS = '1';
+  });
+  afterAll(() => {
+    delete process.env.FLOE_REWRITE_WORKERS;
+  });
   it('commits what an in-process run commits, with the same rows', async () => {
     const a = await smallTable();
     const b = await smallTable();
@@ -175,6 +184,35 @@ describe('compaction on worker threads (--parallelism)', () => {
     expect(partitionsOf(onWorkers.plan.tasks)).toEqual(partitionsOf(inProcess.plan.tasks));
     expect(onWorkers.failedTasks).toEqual([]);
     expect(onWorkers.committedTasks.length).toBe(onWorkers.plan.tasks.length);
+    expect(await b.rows()).toEqual(rowsBefore);
+    expect(await a.rows()).toEqual(rowsBefore);
+  });
+});
+
+describe('--parallelism with the native codec: the tasks in this process, decoded and encoded on libuv threads', () => {
+  it('commits the same files as a one-at-a-time run, without workers (they could not open the table)', async () => {
+    expect(nativeCodecStatus().available, 'the native codec must be built (npm run build:native)').toBe(true);
+    const a = await smallTable();
+    const b = await smallTable();
+    tables.push(a, b);
+    const rowsBefore = await a.rows();
+    const oneAtATime = await compact(a.dir, { parallelism: 1, maxConcurrentGroups: 1 });
+    const events: ProgressEvent[] = [];
+    // a worker would fail both tasks: it opens the table from `source`, which does not exist
+    const both = await compact(b.dir, {
+      parallelism: 2,
+      source: { table: `${b.dir}-not-there`, access: {} },
+      onProgress: (e) => events.push(e),
+    });
+    const said = events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
+    expect(said).toContain('rewriting 2 task(s), 2 at a time, inside the native codec');
+    expect(said.some((t) => t.includes('worker threads'))).toBe(false);
+    expect(both.failedTasks).toEqual([]);
+    expect(both.committedTasks.sort()).toEqual(oneAtATime.committedTasks.sort());
+    expect(both.committedTasks.length).toBe(2);
+    // the same encoder over the same rows: the same bytes, whichever thread encoded them
+    expect(both.after).toEqual(oneAtATime.after);
+    expect(both.rowsOut).toBe(oneAtATime.rowsOut);
     expect(await b.rows()).toEqual(rowsBefore);
     expect(await a.rows()).toEqual(rowsBefore);
   });

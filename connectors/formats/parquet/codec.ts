@@ -30,7 +30,11 @@ export interface EncoderProps {
   plainColumns: string[];
 }
 
-/** Where a streaming encoder's bytes go, in file order; awaited before the encoder goes on. */
+/**
+ * Where a streaming encoder's bytes go, in file order; awaited before the encoder goes on. A chunk is the
+ * sink's only until its promise settles: the native encoder then reuses the buffer, so a sink that keeps bytes
+ * past that keeps a copy.
+ */
 export type ChunkSink = (chunk: Uint8Array) => Promise<void>;
 
 /** One Parquet file encoded incrementally; the footer is always the last chunk given to the sink. */
@@ -50,8 +54,11 @@ export interface StreamEncoder {
 export interface RewriteSourceHandle {
   /** Why this file must go through the JS path (its columns need a cast only cast.ts does); else undefined. */
   readonly ineligible: string | undefined;
-  /** Decodes and aligns row group `index` (held until the next writeRewritten); `sample`: for the dictionary choice. */
-  prepare(index: number, sample: boolean): PreparedRowGroup;
+  /**
+   * Decodes and aligns row group `index` (held until the next writeRewritten); `sample`: for the dictionary
+   * choice. On libuv's pool when the request asked for it (CodecThreading).
+   */
+  prepare(index: number, sample: boolean): Promise<PreparedRowGroup>;
   close(): void;
 }
 
@@ -68,8 +75,18 @@ export interface PreparedRowGroup {
   floatMaxs: number[];
 }
 
+/**
+ * [rewrite] Where the native codec does the heavy work of the rewrite fast path (decode a row group, encode it,
+ * flush the last one): `offThread` on libuv's thread pool, so that tasks sharing one JS thread decode and
+ * encode in parallel without worker threads (each an isolate of its own, with its own heap and garbage);
+ * else on the calling thread (a worker thread's own work, or a run of one task at a time).
+ */
+export interface CodecThreading {
+  offThread?: boolean;
+}
+
 /** [rewrite] What opens a RewriteSourceHandle: the file, the output schema as IPC, per output column its source. */
-export interface RewriteSourceRequest {
+export interface RewriteSourceRequest extends CodecThreading {
   bytes: Uint8Array;
   schemaIpc: Uint8Array;
   /** Per output column, the file's top-level column that holds it (null: absent, read as nulls). */
@@ -90,7 +107,7 @@ export interface ParquetCodecBackend {
   open(bytes: Uint8Array): Promise<CodecFile>;
   /** A whole file from one Arrow IPC stream (a stream without batches gives a file with no row groups). */
   encode(ipc: Uint8Array, props: EncoderProps): Uint8Array;
-  encoder(props: EncoderProps, sink: ChunkSink): StreamEncoder;
+  encoder(props: EncoderProps, sink: ChunkSink, threading?: CodecThreading): StreamEncoder;
   /** [rewrite] The rewrite fast path; absent in parquet-wasm (the JS path is used). */
   rewriteSource?(request: RewriteSourceRequest): RewriteSourceHandle;
 }

@@ -27,17 +27,25 @@ import type {
 import { codecPackageName, hostTriple } from './native-platform.js';
 
 /**
- * The addon's exports (native/parquet-codec/src/lib.rs). An encoder hands its bytes out as segments of at most
- * 4 MiB (an addon built before that, one Buffer): a row group never sits in one growing allocation.
+ * The addon's encoder (native/parquet-codec/src/lib.rs): `write` returns how many encoded bytes wait in its
+ * drain, `drainInto` copies them out in order (freeing them natively as it goes), `finish` leaves the last row
+ * group in the drain and returns the footer.
  */
-type Encoded = Uint8Array | Uint8Array[];
-type NativeEncoder = { write(ipc: Uint8Array): Encoded; finish(): Uint8Array[] };
+type NativeEncoder = {
+  write(ipc: Uint8Array): number;
+  drainInto(target: Uint8Array): number;
+  pending(): number;
+  finish(): Uint8Array;
+  finishAsync(): Promise<Uint8Array>;
+};
 
 /** rewrite.rs' RewriteSource. */
 interface NativeRewriteSource {
   readonly ineligible: string | null;
   prepare(index: number, sample: boolean): PreparedRowGroup;
-  write(encoder: NativeEncoder): Encoded;
+  prepareAsync(index: number, sample: boolean): Promise<PreparedRowGroup>;
+  write(encoder: NativeEncoder): number;
+  writeAsync(encoder: NativeEncoder): Promise<number>;
   close(): void;
 }
 
@@ -207,17 +215,19 @@ export function nativeCodec(): ParquetCodecBackend {
       };
     },
     encode: (ipc, props) => plain(addon.encode(ipc, JSON.stringify(props))),
-    encoder: (props, sink) => nativeEncoder(addon, props, sink),
+    encoder: (props, sink, threading) => nativeEncoder(addon, props, sink, threading?.offThread === true),
   };
   const Source = addon.RewriteSource;
   // an addon built before rewrite.rs (an older platform package) simply has no fast path
   if (Source) {
     backend.rewriteSource = (r) => {
       const native = new Source(r.bytes, r.schemaIpc, JSON.stringify({ columns: r.columns }), r.mask ?? null);
+      const offThread = r.offThread === true;
       const handle: RewriteSourceHandle & { native: NativeRewriteSource } = {
         native,
         ineligible: native.ineligible ?? undefined,
-        prepare: (index, sample) => native.prepare(index, sample),
+        prepare: async (index, sample) =>
+          offThread ? native.prepareAsync(index, sample) : native.prepare(index, sample),
         close: () => native.close(),
       };
       return handle;
@@ -226,23 +236,39 @@ export function nativeCodec(): ParquetCodecBackend {
   return backend;
 }
 
-function nativeEncoder(addon: Addon, props: EncoderProps, sink: ChunkSink): StreamEncoder {
+/** The most bytes one chunk holds: the addon's drain segment. */
+const DRAIN_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * The sink gets the encoded bytes through one buffer this encoder reuses (ChunkSink's contract: a chunk is the
+ * sink's only until its promise settles), so a flushed row group leaves native memory as it is copied out
+ * instead of waiting for garbage collection to run its Buffers' finalizers.
+ */
+function nativeEncoder(addon: Addon, props: EncoderProps, sink: ChunkSink, offThread: boolean): StreamEncoder {
   const encoder = new addon.Encoder(JSON.stringify(props));
-  const send = async (encoded: Encoded) => {
-    for (const c of Array.isArray(encoded) ? encoded : [encoded]) if (c.byteLength) await sink(plain(c));
+  let buf = new Uint8Array(0);
+  const drain = async (pending: number) => {
+    // sized by the first bytes it carries (small files stay small), up to one drain segment
+    if (pending > buf.byteLength && buf.byteLength < DRAIN_CHUNK) buf = new Uint8Array(Math.min(pending, DRAIN_CHUNK));
+    for (;;) {
+      const n = encoder.drainInto(buf);
+      if (n === 0) return;
+      await sink(buf.subarray(0, n));
+    }
   };
   return {
     async write(ipc) {
-      await send(encoder.write(ipc));
+      await drain(encoder.write(ipc));
     },
     async finish() {
-      const out = encoder.finish();
-      const footer = out.pop()!; // the last element is the footer (with any body bytes arrow-rs still held)
-      await send(out);
+      // the last row group waits in the drain; the footer follows it
+      const footer = offThread ? await encoder.finishAsync() : encoder.finish();
+      await drain(encoder.pending());
       await sink(plain(footer));
     },
     async writeRewritten(source) {
-      await send((source as RewriteSourceHandle & { native: NativeRewriteSource }).native.write(encoder));
+      const native = (source as RewriteSourceHandle & { native: NativeRewriteSource }).native;
+      await drain(offThread ? await native.writeAsync(encoder) : native.write(encoder));
     },
   };
 }

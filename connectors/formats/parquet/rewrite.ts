@@ -44,7 +44,7 @@ export function openRewrite(
   file: string,
   fields: readonly Field[],
   outputSchemaIpc: Uint8Array,
-  opts: { nameMapping?: Map<string, number>; mask?: Uint8Array },
+  opts: { nameMapping?: Map<string, number>; mask?: Uint8Array; offThread?: boolean },
 ): RewriteOpen {
   const open = parquetCodec().rewriteSource;
   const never = rewriteIneligibleFields(fields);
@@ -69,7 +69,7 @@ export function openRewrite(
   }
   let source: RewriteSourceHandle;
   try {
-    source = open({ bytes, schemaIpc: outputSchemaIpc, columns, mask: opts.mask });
+    source = open({ bytes, schemaIpc: outputSchemaIpc, columns, mask: opts.mask, offThread: opts.offThread === true });
   } catch (e) {
     throw errorForFile('Corrupt', file, 'cannot open Parquet file', e);
   }

@@ -111,6 +111,11 @@ export interface ParquetReadOptions {
 export type ParquetCodec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed' | 'lz4_raw' | 'brotli';
 
 export interface ParquetWriteOptions {
+  /**
+   * [rewrite] The native encoder's heavy calls on libuv's thread pool instead of the calling thread (codec.ts'
+   * CodecThreading): for a run whose tasks share one thread.
+   */
+  offThread?: boolean;
   /** Default 'zstd' (Iceberg ≥ 1.4 and Paimon default). */
   codec?: ParquetCodec;
   /** Codec level where the codec has one (zstd default 3, gzip 6, brotli 1 as in arrow-rs). */

@@ -92,6 +92,7 @@ export interface RewrittenRowGroup {
 /**
  * [stream] Where a streamed writer's bytes go, in order, as each row group is encoded (a file, an S3
  * multipart upload). The writer awaits each call before encoding further, so a slow sink holds the encoder.
+ * As with codec.ts' ChunkSink, a chunk is the sink's only until its promise settles (then its buffer is reused).
  */
 export type ParquetSink = (chunk: Uint8Array) => Promise<void>;
 
@@ -225,7 +226,9 @@ export class ParquetWriter {
       (this.opts.dictionary ?? 'auto') === 'auto'
         ? plain(groupRows, this.opts.dictionaryPageBytes ?? DEFAULT_DICTIONARY_PAGE_BYTES)
         : [];
-    const encoder = parquetCodec().encoder(encoderProps(this.opts, this.rowsPerGroup, columns), (c) => this.take(c));
+    const encoder = parquetCodec().encoder(encoderProps(this.opts, this.rowsPerGroup, columns), (c) => this.take(c), {
+      offThread: this.opts.offThread === true,
+    });
     this.encoder = encoder;
     return encoder;
   }
@@ -324,14 +327,15 @@ export class ParquetWriter {
    */
   private async take(chunk: Uint8Array): Promise<void> {
     this.emitted += chunk.byteLength;
+    // kept past this call: a copy (ChunkSink: the encoder reuses the chunk's buffer)
     if (!this.sink) {
-      this.chunks.push(chunk);
+      this.chunks.push(chunk.slice());
       return;
     }
     if (!this.finishing) return this.sink(chunk);
     // [stream] the newest chunk may be the footer, which finishStreamed() reads (and may amend) first
     const previous = this.held;
-    this.held = chunk;
+    this.held = chunk.slice();
     if (previous) await this.sink(previous);
   }
 

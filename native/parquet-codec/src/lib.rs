@@ -1,6 +1,7 @@
 //! floe's native Parquet codec: the same arrow-rs Parquet reader and writer that parquet-wasm wraps, compiled
 //! for the host instead of WebAssembly. Data crosses as Arrow IPC streams, exactly as with parquet-wasm, so the
 //! TypeScript side is the same for both and their output can be compared byte for byte.
+use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -9,8 +10,8 @@ use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
-use napi::bindgen_prelude::{Buffer, Uint8Array};
-use napi::{Error, Result, Status};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Uint8Array};
+use napi::{Env, Error, Result, Status, Task};
 use napi_derive::napi;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -250,28 +251,56 @@ fn writer_properties(json: &str) -> Result<WriterProperties> {
 
 /// Bytes per drain segment. A flushed row group arrives here page by page; in one growing Vec its last
 /// doubling would hold 1.5× the row group (old and new allocation) and leave up to 2× reserved, so the drain
-/// keeps segments of at most this size instead and hands them out as separate Buffers (issue 27's memory).
+/// keeps segments of at most this size instead (issue 27's memory). Also the most `drainInto` copies at once.
 const DRAIN_SEGMENT: usize = 4 * 1024 * 1024;
 
-/// The writer's sink: encoded bytes collect here, in segments, until the caller drains them.
+/// Encoded bytes not yet drained: whole segments in order, the first `head` bytes of the front one drained.
+#[derive(Default)]
+struct Segments {
+    queue: VecDeque<Vec<u8>>,
+    head: usize,
+}
+
+impl Segments {
+    fn pending(&self) -> usize {
+        self.queue.iter().map(Vec::len).sum::<usize>() - self.head
+    }
+}
+
+/// The writer's sink: encoded bytes collect here, in segments, until the caller drains them into its own
+/// buffer. Each segment is freed as soon as it has been copied out: the bytes leave native memory at a point
+/// the caller controls, not when a garbage collection gets round to a Buffer's finalizer (which, with V8's
+/// external-memory heuristics, kept one to three flushed row groups alive beside the open one).
 #[derive(Clone, Default)]
-struct Drain(Arc<Mutex<Vec<Vec<u8>>>>);
+struct Drain(Arc<Mutex<Segments>>);
 
 impl Write for Drain {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut segments = self.0.lock().unwrap();
+        let mut s = self.0.lock().unwrap();
         let mut rest = buf;
         while !rest.is_empty() {
-            let room = match segments.last() {
-                Some(s) if s.len() < DRAIN_SEGMENT => DRAIN_SEGMENT - s.len(),
+            let room = match s.queue.back() {
+                Some(seg) if seg.len() < DRAIN_SEGMENT => DRAIN_SEGMENT - seg.len(),
                 _ => {
-                    // small files stay small: a segment grows as needed up to DRAIN_SEGMENT
-                    segments.push(Vec::with_capacity(rest.len().min(DRAIN_SEGMENT)));
+                    // Small files stay small: the first segment grows as needed up to DRAIN_SEGMENT; once a
+                    // row group is being flushed, the next ones are made whole (no regrowth, no slack).
+                    let flushing = !s.queue.is_empty();
+                    let cap = if flushing {
+                        DRAIN_SEGMENT
+                    } else {
+                        rest.len().min(DRAIN_SEGMENT)
+                    };
+                    if flushing {
+                        // the column chunks already copied here are freed: their pages go back as we go,
+                        // so a flush holds about one row group, not the chunks' freed pages beside it
+                        allocator::release_freed();
+                    }
+                    s.queue.push_back(Vec::with_capacity(cap));
                     DRAIN_SEGMENT
                 }
             };
             let n = room.min(rest.len());
-            segments.last_mut().unwrap().extend_from_slice(&rest[..n]);
+            s.queue.back_mut().unwrap().extend_from_slice(&rest[..n]);
             rest = &rest[n..];
         }
         Ok(buf.len())
@@ -282,13 +311,53 @@ impl Write for Drain {
 }
 
 impl Drain {
-    /// The bytes written since the last take, in order, as Buffers of at most DRAIN_SEGMENT bytes.
-    fn take(&self) -> Vec<Buffer> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-            .into_iter()
-            .map(Buffer::from)
-            .collect()
+    fn pending(&self) -> usize {
+        self.0.lock().unwrap().pending()
     }
+
+    /// Copies the oldest pending bytes into `target` (as many as fit), frees the segments emptied, and returns
+    /// how many bytes it copied (0: nothing pending).
+    fn drain_into(&self, target: &mut [u8]) -> usize {
+        let mut s = self.0.lock().unwrap();
+        let mut done = 0;
+        while done < target.len() {
+            let head = s.head;
+            let Some(front) = s.queue.front() else { break };
+            let n = (front.len() - head).min(target.len() - done);
+            target[done..done + n].copy_from_slice(&front[head..head + n]);
+            done += n;
+            if head + n == front.len() {
+                s.queue.pop_front(); // freed now
+                s.head = 0;
+            } else {
+                s.head = head + n;
+            }
+        }
+        done
+    }
+
+    /// Sets the pending bytes aside (what `finish` needs to tell the footer from the body).
+    fn set_aside(&self) -> Segments {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+
+    /// Puts bytes set aside back in front, returning what was written meanwhile as one Vec.
+    fn restore(&self, front: Segments) -> Vec<u8> {
+        let written = std::mem::replace(&mut *self.0.lock().unwrap(), front);
+        let mut out = Vec::with_capacity(written.pending());
+        for (i, seg) in written.queue.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { &seg[written.head..] } else { seg });
+        }
+        out
+    }
+}
+
+/// After a row group was flushed: its pages are freed, so give the heap's free pages back (allocator.rs).
+fn flushed(pending: usize) -> u32 {
+    if pending > 0 {
+        allocator::release_freed();
+    }
+    pending as u32
 }
 
 /// Walks the IPC stream's framing before arrow-ipc reads it: arrow-ipc allocates a message body at the length
@@ -341,12 +410,25 @@ fn batches(ipc: &[u8]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     Ok((schema, batches))
 }
 
-/// One Parquet file written incrementally: each `write` returns the bytes encoded since the last call (closed
-/// row groups, and the header the first time) as segments in order; `finish` returns the rest of the body's
-/// segments, then the footer as the last element (arrow-rs buffers its output, so the footer's Buffer may also
-/// hold the end of the last row group).
-#[napi]
-pub struct Encoder {
+/// Locks state an async task may hold on a libuv thread; a panic there leaves it poisoned: an error, not a
+/// second panic.
+fn locked<T>(m: &Mutex<T>) -> Result<std::sync::MutexGuard<'_, T>> {
+    m.lock().map_err(|_| {
+        fail(
+            "native codec",
+            "an earlier call failed midway; this object is unusable",
+        )
+    })
+}
+
+/// Runs `f` as a libuv task does: a panic becomes an error instead of aborting the process.
+fn unwound<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(fail("native codec", "panicked")))
+}
+
+/// The state of an `Encoder`, shared with the async tasks that encode on libuv's threads.
+struct EncoderCore {
     props: Option<WriterProperties>,
     writer: Option<ArrowWriter<Drain>>,
     schema: Option<SchemaRef>,
@@ -354,47 +436,29 @@ pub struct Encoder {
     drain: Drain,
 }
 
-#[napi]
-impl Encoder {
-    #[napi(constructor, catch_unwind)]
-    pub fn new(props: String) -> Result<Self> {
-        Ok(Encoder {
-            props: Some(writer_properties(&props)?),
-            writer: None,
-            schema: None,
-            finished: false,
-            drain: Drain::default(),
-        })
-    }
-
-    /// Writes the batches of one IPC stream; its schema must be the first write's (names, types, nullability,
-    /// metadata).
-    #[napi(catch_unwind)]
-    pub fn write(&mut self, ipc: Uint8Array) -> Result<Vec<Buffer>> {
+impl EncoderCore {
+    fn check_open(&self) -> Result<()> {
         if self.finished {
             return Err(fail(
                 "cannot encode Parquet",
                 "the file is already finished",
             ));
         }
-        let (schema, batches) = batches(&ipc)?;
-        if let Some(first) = &self.schema {
-            if first.fields() != schema.fields() {
-                return Err(fail(
-                    "cannot encode Parquet",
-                    "the batch schema (column names, types or nullability) differs from the file's",
-                ));
-            }
-        }
-        let w = self.writer_for(schema)?;
-        for b in &batches {
-            w.write(b).map_err(|e| fail("cannot encode Parquet", e))?;
-        }
-        Ok(self.drain.take())
+        Ok(())
     }
 
-    #[napi(catch_unwind)]
-    pub fn finish(&mut self) -> Result<Vec<Buffer>> {
+    fn writer_for(&mut self, schema: SchemaRef) -> Result<&mut ArrowWriter<Drain>> {
+        if self.writer.is_none() {
+            let props = self.props.take();
+            let w = ArrowWriter::try_new(self.drain.clone(), schema.clone(), props)
+                .map_err(|e| fail("cannot start Parquet file", e))?;
+            self.writer = Some(w);
+            self.schema = Some(schema);
+        }
+        Ok(self.writer.as_mut().unwrap())
+    }
+
+    fn finish(&mut self) -> Result<Vec<u8>> {
         if self.finished {
             return Err(fail(
                 "cannot finish Parquet file",
@@ -407,24 +471,106 @@ impl Encoder {
             .ok_or_else(|| fail("cannot finish Parquet file", "nothing was written"))?;
         self.finished = true;
         w.flush().map_err(|e| fail("cannot encode Parquet", e))?;
-        let mut out = self.drain.take();
-        w.close()
-            .map_err(|e| fail("cannot finish Parquet file", e))?;
-        // the footer as one Buffer: it is small, and the caller reads (and may amend) it whole
-        let footer: Vec<u8> = std::mem::take(&mut *self.drain.0.lock().unwrap()).concat();
-        out.push(footer.into());
-        Ok(out)
+        let body = self.drain.set_aside();
+        let closed = w.close();
+        // the footer on its own: it is small, and the caller reads (and may amend) it whole
+        let footer = self.drain.restore(body);
+        closed.map_err(|e| fail("cannot finish Parquet file", e))?;
+        flushed(self.drain.pending());
+        Ok(footer)
+    }
+}
+
+/// One Parquet file written incrementally: `write` encodes, and returns how many encoded bytes wait in the drain
+/// (closed row groups, the header the first time); `drainInto` hands them out in order into the caller's
+/// buffer; `finish` flushes the last row group into the drain and returns the footer (with any body bytes
+/// arrow-rs still held, which follow everything drained) as its own Buffer. `finishAsync` (and rewrite.rs'
+/// `writeAsync`) do their work on a libuv thread; one call at a time per encoder.
+#[napi]
+pub struct Encoder {
+    core: Arc<Mutex<EncoderCore>>,
+    drain: Drain,
+}
+
+#[napi]
+impl Encoder {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(props: String) -> Result<Self> {
+        let drain = Drain::default();
+        let core = EncoderCore {
+            props: Some(writer_properties(&props)?),
+            writer: None,
+            schema: None,
+            finished: false,
+            drain: drain.clone(),
+        };
+        Ok(Encoder {
+            core: Arc::new(Mutex::new(core)),
+            drain,
+        })
     }
 
-    fn writer_for(&mut self, schema: SchemaRef) -> Result<&mut ArrowWriter<Drain>> {
-        if self.writer.is_none() {
-            let props = self.props.take();
-            let w = ArrowWriter::try_new(self.drain.clone(), schema.clone(), props)
-                .map_err(|e| fail("cannot start Parquet file", e))?;
-            self.writer = Some(w);
-            self.schema = Some(schema);
+    /// Writes the batches of one IPC stream; its schema must be the first write's (names, types, nullability,
+    /// metadata). Returns the bytes pending in the drain.
+    #[napi(catch_unwind)]
+    pub fn write(&self, ipc: Uint8Array) -> Result<u32> {
+        let mut core = locked(&self.core)?;
+        core.check_open()?;
+        let (schema, batches) = batches(&ipc)?;
+        if let Some(first) = &core.schema {
+            if first.fields() != schema.fields() {
+                return Err(fail(
+                    "cannot encode Parquet",
+                    "the batch schema (column names, types or nullability) differs from the file's",
+                ));
+            }
         }
-        Ok(self.writer.as_mut().unwrap())
+        let w = core.writer_for(schema)?;
+        for b in &batches {
+            w.write(b).map_err(|e| fail("cannot encode Parquet", e))?;
+        }
+        Ok(flushed(self.drain.pending()))
+    }
+
+    /// The bytes waiting in the drain.
+    #[napi]
+    pub fn pending(&self) -> u32 {
+        self.drain.pending() as u32
+    }
+
+    /// Copies the oldest pending bytes into `target`; returns how many (0 once nothing is pending).
+    #[napi(catch_unwind)]
+    pub fn drain_into(&self, mut target: Uint8Array) -> u32 {
+        self.drain.drain_into(&mut target) as u32
+    }
+
+    /// Flushes the open row group into the drain (still to be drained) and returns the footer.
+    #[napi(catch_unwind)]
+    pub fn finish(&self) -> Result<Buffer> {
+        Ok(locked(&self.core)?.finish()?.into())
+    }
+
+    /// `finish` on a libuv thread.
+    #[napi(ts_return_type = "Promise<Buffer>")]
+    pub fn finish_async(&self) -> AsyncTask<FinishTask> {
+        AsyncTask::new(FinishTask {
+            core: self.core.clone(),
+        })
+    }
+}
+
+pub struct FinishTask {
+    core: Arc<Mutex<EncoderCore>>,
+}
+
+impl Task for FinishTask {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        unwound(|| locked(&self.core)?.finish())
+    }
+    fn resolve(&mut self, _env: Env, footer: Vec<u8>) -> Result<Buffer> {
+        Ok(footer.into())
     }
 }
 

@@ -9,7 +9,7 @@
 //! signed integer / float widening, decimal precision growth, timestamp zone spelling, large → small offsets,
 //! absent optional column as nulls); any other difference makes the file ineligible and JS takes it.
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -24,14 +24,17 @@ use arrow_ipc::reader::StreamReader;
 use arrow_schema::{DataType, Field, SchemaRef, TimeUnit};
 use arrow_select::filter::filter_record_batch;
 use bytes::Bytes;
-use napi::bindgen_prelude::{Buffer, Uint8Array};
-use napi::Result;
+use napi::bindgen_prelude::{AsyncTask, Uint8Array};
+use napi::{Env, Result, Task};
 use napi_derive::napi;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 use serde::Deserialize;
 
-use super::{check_columns, check_ipc_framing, fail, projection, reader_options, Encoder};
+use super::{
+    check_columns, check_ipc_framing, fail, locked, projection, reader_options, unwound, Encoder,
+    EncoderCore,
+};
 
 /// read.ts' batch size: the JS path's batches, hence its slices and the encoder's page boundaries, are these.
 const BATCH_ROWS: usize = 65_536;
@@ -181,9 +184,8 @@ pub struct PreparedRowGroup {
     pub float_maxs: Vec<f64>,
 }
 
-/// One input file being rewritten: opened once, then a row group at a time `prepare`d and `write`n.
-#[napi]
-pub struct RewriteSource {
+/// The state of a `RewriteSource`, shared with the async tasks that decode and encode on libuv's threads.
+pub struct SourceCore {
     data: Bytes,
     metadata: ArrowReaderMetadata,
     mask: Option<Vec<u8>>,
@@ -202,11 +204,117 @@ fn output_schema(ipc: &[u8]) -> Result<SchemaRef> {
     Ok(r.schema())
 }
 
+/// One input file being rewritten: opened once, then a row group at a time `prepare`d and `write`n — each
+/// also as `prepareAsync` / `writeAsync`, which do the work on a libuv thread (one call at a time per source).
+#[napi]
+pub struct RewriteSource {
+    core: Arc<Mutex<SourceCore>>,
+    ineligible: Option<String>,
+}
+
 #[napi]
 impl RewriteSource {
     /// `schema_ipc`: an IPC stream holding the output schema (the writer's encoded schema); `mask`: one byte per
     /// row of the file, 1 = deleted (absent: nothing deleted).
     #[napi(constructor, catch_unwind)]
+    pub fn new(
+        bytes: Uint8Array,
+        schema_ipc: Uint8Array,
+        plan: String,
+        mask: Option<Uint8Array>,
+    ) -> Result<Self> {
+        let core = SourceCore::new(bytes, schema_ipc, plan, mask)?;
+        Ok(RewriteSource {
+            ineligible: core.ineligible.clone(),
+            core: Arc::new(Mutex::new(core)),
+        })
+    }
+
+    /// Why JS must rewrite this file itself (null: the fast path gives the same rows and values).
+    #[napi(getter)]
+    pub fn ineligible(&self) -> Option<String> {
+        self.ineligible.clone()
+    }
+
+    /// Frees the file's bytes and any prepared rows now.
+    #[napi]
+    pub fn close(&self) {
+        if let Ok(mut core) = self.core.lock() {
+            core.close();
+        }
+    }
+
+    /// Decodes row group `index`, aligns it and drops its deleted rows; the result waits for `write`.
+    /// `sample`: also sample each column as dictionary-choice.ts does (the first write of an output).
+    #[napi(catch_unwind)]
+    pub fn prepare(&self, index: u32, sample: bool) -> Result<PreparedRowGroup> {
+        locked(&self.core)?.prepare(index, sample)
+    }
+
+    /// `prepare` on a libuv thread.
+    #[napi(ts_return_type = "Promise<PreparedRowGroup>")]
+    pub fn prepare_async(&self, index: u32, sample: bool) -> AsyncTask<PrepareTask> {
+        AsyncTask::new(PrepareTask {
+            core: self.core.clone(),
+            index,
+            sample,
+        })
+    }
+
+    /// Encodes the prepared rows into `encoder` (whose file has this output schema); returns the bytes
+    /// pending in its drain (closed row groups, the header the first time), as `Encoder.write` does.
+    #[napi(catch_unwind)]
+    pub fn write(&self, encoder: &Encoder) -> Result<u32> {
+        locked(&self.core)?.write(&mut *locked(&encoder.core)?)
+    }
+
+    /// `write` on a libuv thread.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn write_async(&self, encoder: &Encoder) -> AsyncTask<WriteTask> {
+        AsyncTask::new(WriteTask {
+            core: self.core.clone(),
+            encoder: encoder.core.clone(),
+        })
+    }
+}
+
+pub struct PrepareTask {
+    core: Arc<Mutex<SourceCore>>,
+    index: u32,
+    sample: bool,
+}
+
+impl Task for PrepareTask {
+    type Output = PreparedRowGroup;
+    type JsValue = PreparedRowGroup;
+    fn compute(&mut self) -> Result<PreparedRowGroup> {
+        unwound(|| locked(&self.core)?.prepare(self.index, self.sample))
+    }
+    fn resolve(&mut self, _env: Env, out: PreparedRowGroup) -> Result<PreparedRowGroup> {
+        Ok(out)
+    }
+}
+
+pub struct WriteTask {
+    core: Arc<Mutex<SourceCore>>,
+    encoder: Arc<Mutex<EncoderCore>>,
+}
+
+impl Task for WriteTask {
+    type Output = u32;
+    type JsValue = u32;
+    fn compute(&mut self) -> Result<u32> {
+        // always the source first, then the encoder: no two tasks wait on each other
+        unwound(|| locked(&self.core)?.write(&mut *locked(&self.encoder)?))
+    }
+    fn resolve(&mut self, _env: Env, pending: u32) -> Result<u32> {
+        Ok(pending)
+    }
+}
+
+impl SourceCore {
+    /// `schema_ipc`: an IPC stream holding the output schema (the writer's encoded schema); `mask`: one byte per
+    /// row of the file, 1 = deleted (absent: nothing deleted).
     pub fn new(
         bytes: Uint8Array,
         schema_ipc: Uint8Array,
@@ -278,7 +386,7 @@ impl RewriteSource {
             };
             out_plan.push(step);
         }
-        Ok(RewriteSource {
+        Ok(SourceCore {
             data,
             metadata,
             mask,
@@ -291,13 +399,6 @@ impl RewriteSource {
         })
     }
 
-    /// Why JS must rewrite this file itself (null: the fast path gives the same rows and values).
-    #[napi(getter)]
-    pub fn ineligible(&self) -> Option<String> {
-        self.ineligible.clone()
-    }
-
-    #[napi]
     pub fn close(&mut self) {
         self.data = Bytes::new();
         self.pending.clear();
@@ -306,7 +407,6 @@ impl RewriteSource {
 
     /// Decodes row group `index`, aligns it and drops its deleted rows; the result waits for `write`.
     /// `sample`: also sample each column as dictionary-choice.ts does (the first write of an output).
-    #[napi(catch_unwind)]
     pub fn prepare(&mut self, index: u32, sample: bool) -> Result<PreparedRowGroup> {
         if self.closed || self.ineligible.is_some() {
             return Err(fail(
@@ -348,10 +448,9 @@ impl RewriteSource {
         Ok(info)
     }
 
-    /// Encodes the prepared rows into `encoder` (whose file has this output schema); returns the bytes it
-    /// produced (closed row groups, the header the first time) as the encoder's segments.
-    #[napi(catch_unwind)]
-    pub fn write(&mut self, encoder: &mut Encoder) -> Result<Vec<Buffer>> {
+    /// Encodes the prepared rows into `encoder` (whose file has this output schema); returns the bytes
+    /// pending in its drain (closed row groups, the header the first time), as `Encoder.write` does.
+    fn write(&mut self, encoder: &mut EncoderCore) -> Result<u32> {
         if encoder.finished {
             return Err(fail(
                 "cannot encode Parquet",
@@ -371,7 +470,7 @@ impl RewriteSource {
         for b in &batches {
             w.write(b).map_err(|e| fail("cannot encode Parquet", e))?;
         }
-        Ok(encoder.drain.take())
+        Ok(crate::flushed(encoder.drain.pending()))
     }
 
     fn align(&self, batch: &RecordBatch) -> Result<RecordBatch> {

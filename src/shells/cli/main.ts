@@ -6,6 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS, registerCommand, registerSummaries } from './commands/index.js';
 import { EXIT, exitCodeForError } from '../../app/exit-codes.js';
@@ -108,6 +109,11 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // V8 doubles the young generation whenever a scavenge finds much alive, up to 2 × 16 MiB, and does not give
+  // it back while the run lasts; the ArrayBuffers of the rewrite's input files die in it, freed only when it is
+  // scavenged. Kept at its first size the process peaked ~30–50 MiB lower on a 128 MiB rewrite round at
+  // --parallelism 2, planning at the same CPU (bench/RESULTS.md, issue 27). V8 reads the factor as it grows.
+  setFlagsFromString('--semi-space-growth-factor=1');
   exitQuietlyOnClosedOutput();
   run(process.argv).then(
     (code) => {

@@ -117,7 +117,7 @@ async function fastPath(
   const w = new ParquetWriter(schema, 'out.parquet', writeOpts);
   try {
     for (let i = 0; i < opened.footer.rowGroups.length; i++)
-      await w.writeRewritten({ source: opened.source, prepared: opened.source.prepare(i, true) });
+      await w.writeRewritten({ source: opened.source, prepared: await opened.source.prepare(i, true) });
   } finally {
     opened.source.close();
   }

@@ -195,6 +195,31 @@ export function runObjectStoreContract(name: string, factory: () => Promise<Cont
       expect(await store.get(k('ps/writer'))).toEqual(small);
     });
 
+    it(
+      'a push-style writer may reuse its buffer once write resolves (what a store keeps longer, it copies)',
+      { timeout: 120_000 },
+      async () => {
+        // the native encoder hands out every chunk in one buffer it refills after each write (ChunkSink)
+        const data = pattern(13 * MiB + 777, 21);
+        const key = k('ps/reused');
+        const w = openUploadWriter(store, key, { partSize: 5 * MiB });
+        const buf = new Uint8Array(6 * MiB);
+        // first a chunk that alone fills a multipart part, then sizes that straddle part boundaries
+        const sizes = [6 * MiB, 1_000_003, 4 * MiB, 3_333_333];
+        for (let at = 0, i = 0; at < data.byteLength; i++) {
+          const n = Math.min(sizes[i % sizes.length]!, data.byteLength - at);
+          buf.set(data.subarray(at, at + n));
+          await w.write(buf.subarray(0, n));
+          buf.fill(0xee); // the producer's next use of its buffer
+          at += n;
+        }
+        await w.close();
+        const back = await store.get(key);
+        expect(back.byteLength).toBe(data.byteLength);
+        expect(Buffer.compare(Buffer.from(back), Buffer.from(data))).toBe(0);
+      },
+    );
+
     it('a stream that fails midway publishes nothing', async () => {
       async function* failing() {
         yield pattern(1000);

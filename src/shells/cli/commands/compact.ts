@@ -510,7 +510,7 @@ export function register(program: Command): void {
     .option('--max-concurrent-groups <n>', 'Iceberg: tasks rewritten at once (default 2)')
     .option(
       '--parallelism <n>',
-      'Iceberg: worker threads for the rewrite step; 1 = in this process (default: one per CPU for runs reading 64 MiB or more)',
+      'Iceberg: threads for the rewrite step (native-codec tasks: codec threads, else worker threads); 1 = one task at a time on this thread (default: one per CPU for runs reading 64 MiB or more)',
     )
     .option('--max-concurrent-file-group-rewrites <n>', "Spark's name for --max-concurrent-groups")
     .option(
