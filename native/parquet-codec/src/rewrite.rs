@@ -223,7 +223,7 @@ impl RewriteSource {
         plan: String,
         mask: Option<Uint8Array>,
     ) -> Result<Self> {
-        let core = SourceCore::new(bytes, schema_ipc, plan, mask)?;
+        let core = SourceCore::open(&bytes, &schema_ipc, &plan, mask.as_deref())?;
         Ok(RewriteSource {
             ineligible: core.ineligible.clone(),
             core: Arc::new(Mutex::new(core)),
@@ -313,23 +313,17 @@ impl Task for WriteTask {
 }
 
 impl SourceCore {
-    /// `schema_ipc`: an IPC stream holding the output schema (the writer's encoded schema); `mask`: one byte per
-    /// row of the file, 1 = deleted (absent: nothing deleted).
-    pub fn new(
-        bytes: Uint8Array,
-        schema_ipc: Uint8Array,
-        plan: String,
-        mask: Option<Uint8Array>,
-    ) -> Result<Self> {
-        let schema = output_schema(&schema_ipc)?;
-        let p: Plan = serde_json::from_str(&plan).map_err(|e| fail("bad rewrite plan", e))?;
+    /// RewriteSource's constructor, on plain slices (the file's bytes are copied).
+    fn open(bytes: &[u8], schema_ipc: &[u8], plan: &str, mask: Option<&[u8]>) -> Result<Self> {
+        let schema = output_schema(schema_ipc)?;
+        let p: Plan = serde_json::from_str(plan).map_err(|e| fail("bad rewrite plan", e))?;
         if p.columns.len() != schema.fields().len() {
             return Err(fail(
                 "bad rewrite plan",
                 "one column per output field expected",
             ));
         }
-        let data = Bytes::copy_from_slice(&bytes);
+        let data = Bytes::copy_from_slice(bytes);
         let metadata = ArrowReaderMetadata::load(&data, reader_options())
             .map_err(|e| fail("cannot open Parquet file", e))?;
         let rows = metadata.metadata().file_metadata().num_rows();
