@@ -4,12 +4,14 @@
  * against the deleted keys straight from its Arrow buffers, with no JS value or string made per row.
  *
  * Exact: both sides are cast to the same Iceberg type first, and a value is compared as the integer it is
- * stored as. An int64 that fits in a double's 53-bit mantissa is keyed as that number, any other as a
- * bigint — the same rule on both sides, so two keys meet exactly when their values are equal. NULL matches
- * NULL, as in the text keys (rewrite-adapter.ts exactKeyPart). Other key shapes keep the text keys.
+ * stored as. An int64 that fits in a double's 53-bit mantissa is keyed by its two words in a SafeIntSet
+ * (4 or 8 bytes a key, util/safe-int-set.ts), any other as a bigint — the same rule on both sides, so two
+ * keys meet exactly when their values are equal. NULL matches NULL, as in the text keys (rewrite-adapter.ts
+ * exactKeyPart). Other key shapes keep the text keys.
  */
 import type * as arrow from 'apache-arrow';
 import type { Field } from '../../model/index.js';
+import { SafeIntSet } from '../../util/safe-int-set.js';
 
 const INTEGER_LIKE: ReadonlySet<string> = new Set([
   'int',
@@ -30,7 +32,6 @@ export function intKeyable(fields: readonly Field[]): boolean {
 
 /** 2^21: an int64 whose high 32 bits lie in [-2^21, 2^21) is a safe integer (|v| < 2^53). */
 const SAFE_HIGH = 0x200000;
-const TWO_32 = 4294967296;
 
 /** The column's values, as 32-bit words (two per int64), or undefined for a layout this does not know. */
 function words(d: arrow.Data): { ints: Int32Array; wide: boolean; longs?: BigInt64Array } | undefined {
@@ -43,7 +44,7 @@ function words(d: arrow.Data): { ints: Int32Array; wide: boolean; longs?: BigInt
 }
 
 export class IntKeySet {
-  private readonly numbers = new Set<number>();
+  private readonly numbers = new SafeIntSet();
   private readonly bigints = new Set<bigint>();
   private hasNull = false;
 
@@ -58,10 +59,12 @@ export class IntKeySet {
     const nulls = d.nullCount > 0;
     for (let i = 0; i < d.length; i++) {
       if (nulls && !d.getValid(i)) this.hasNull = true;
-      else if (!w.wide) this.numbers.add(w.ints[i]!);
-      else {
+      else if (!w.wide) {
+        const v = w.ints[i]!;
+        this.numbers.add(v, v >> 31);
+      } else {
         const hi = w.ints[2 * i + 1]!;
-        if (hi >= -SAFE_HIGH && hi < SAFE_HIGH) this.numbers.add(hi * TWO_32 + (w.ints[2 * i]! >>> 0));
+        if (hi >= -SAFE_HIGH && hi < SAFE_HIGH) this.numbers.add(w.ints[2 * i]!, hi);
         else this.bigints.add(w.longs![i]!);
       }
     }
@@ -81,10 +84,12 @@ export class IntKeySet {
     for (let i = 0; i < d.length; i++) {
       let found: boolean;
       if (nulls && !d.getValid(i)) found = this.hasNull;
-      else if (!w.wide) found = numbers.has(w.ints[i]!);
-      else {
+      else if (!w.wide) {
+        const v = w.ints[i]!;
+        found = numbers.has(v, v >> 31);
+      } else {
         const hi = w.ints[2 * i + 1]!;
-        if (hi >= -SAFE_HIGH && hi < SAFE_HIGH) found = numbers.has(hi * TWO_32 + (w.ints[2 * i]! >>> 0));
+        if (hi >= -SAFE_HIGH && hi < SAFE_HIGH) found = numbers.has(w.ints[2 * i]!, hi);
         else found = anyBig && bigints.has(w.longs![i]!);
       }
       if (found) hit(first + i);

@@ -41,7 +41,7 @@ export function cannotCarry(outputs: readonly NewContentFile[]): string | undefi
   for (const o of outputs) {
     if (o.content !== 0) continue;
     if (!o.sourceRows) return `output ${o.path} does not record where its rows came from (sorted or stitched)`;
-    const rows = o.sourceRows.reduce((n, s) => n + (s.end - s.start), 0);
+    const rows = o.sourceRows.reduce((n, s) => n + (s.end - s.start - (s.skip?.length ?? 0)), 0);
     if (rows !== Number(o.recordCount))
       return `output ${o.path} records ${rows} source rows for its ${o.recordCount} rows`;
   }
@@ -105,12 +105,32 @@ export function toOutputPositions(
     let at = 0; // the output position of the span's first row
     for (const s of o.sourceRows) {
       const del = deleted.get(s.path);
-      if (del) for (const p of del) if (p >= s.start && p < s.end) positions.push(at + (p - s.start));
-      at += s.end - s.start;
+      const skip = s.skip ?? [];
+      if (del) {
+        for (const p of del) {
+          if (p < s.start || p >= s.end) continue;
+          const before = skippedBefore(skip, p); // skipped positions < p
+          if (skip[before] === p) continue; // the rewrite had dropped it already
+          positions.push(at + (p - s.start) - before);
+        }
+      }
+      at += s.end - s.start - skip.length;
     }
     if (positions.length > 0) result.push({ file: { path: o.path, specId: o.specId }, positions });
   }
   return result;
+}
+
+/** How many of the ascending `skip` are < p (binary search). */
+function skippedBefore(skip: readonly number[], p: number): number {
+  let lo = 0;
+  let hi = skip.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (skip[mid]! < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

@@ -48,11 +48,12 @@ export interface NewContentFile {
   contentOffset?: bigint;
   contentSizeInBytes?: bigint;
   /**
-   * A rewritten data file: the input rows it holds, in its row order (input path, positions [start, end)).
-   * Row k of the file is the k-th position these spans list. Lets a commit carry position deletes committed
-   * meanwhile against the inputs over to this file (rebase-deletes.ts); never written to a manifest.
+   * A rewritten data file: the input rows it holds, in its row order (input path, positions [start, end)
+   * less those in `skip`, ascending). Row k of the file is the k-th position these spans list. Lets a commit
+   * carry position deletes committed meanwhile against the inputs over to this file (rebase-deletes.ts);
+   * never written to a manifest.
    */
-  sourceRows?: { path: string; start: number; end: number }[];
+  sourceRows?: { path: string; start: number; end: number; skip?: readonly number[] }[];
 }
 
 export interface RawManifestEntry {

@@ -153,7 +153,7 @@ export class FileIO {
 
   // ---- reads -----------------------------------------------------------------------------------------
 
-  /** Whole object; NotFound FloeError naming the file when absent. */
+  /** Whole object, as bytes the caller owns; NotFound FloeError naming the file when absent. */
   async read(location: string): Promise<Uint8Array> {
     try {
       const r = this.resolve(location);

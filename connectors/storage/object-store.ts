@@ -78,6 +78,7 @@ export type Body = Uint8Array | string;
 export interface ObjectStore {
   /** The full location of `key` (s3://bucket/key, file:///path) for messages and logs. */
   describe(key: string): string;
+  /** Fresh bytes the caller owns (never a store's own copy): a reader may free them early (releaseBytes). */
   get(key: string, options?: GetOptions): Promise<Uint8Array>;
   /** NotFound if absent. */
   head(key: string): Promise<ObjectMeta>;

@@ -30,6 +30,8 @@ import {
   icebergMetricsFromFooter,
   iterateRowGroups,
   ParquetWriter,
+  releaseBytes,
+  scanRowGroups,
   type MetricsModeName,
   type ParquetCodec,
   type ParquetWriteOptions,
@@ -52,6 +54,9 @@ import { encodeSingleValue } from '../../connectors/iceberg/write-bounds.js';
 import { IntKeySet, intKeyable } from '../../connectors/iceberg/equality-keys.js';
 import { dataDirOf } from '../../connectors/iceberg/write-locations.js';
 import { faultPoint } from '../../util/fault-points.js';
+
+/** How many groups of equality-delete keys a rewrite keeps decoded (see intKeyCache). */
+const INT_KEY_GROUPS = 8;
 
 export const ROW_ID_FIELD: Field = {
   id: 2147483540,
@@ -257,24 +262,36 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
   }
 
   private readonly deleteKeyCache = new Map<string, Promise<Set<string>>>();
-  /** Per group of delete files (their paths joined): their keys as one IntKeySet, undefined if not integer. */
+  /**
+   * Per group of delete files (their paths joined): their keys as one IntKeySet, undefined if not integer.
+   * The most recently used INT_KEY_GROUPS only: a task's files share their partition's group, so a run's
+   * groups (one per partition) are each needed for a while and then not again; an evicted one is re-read.
+   */
   private readonly intKeyCache = new Map<string, Promise<IntKeySet | undefined>>();
 
   /** The keys of a group of equality delete files with one integer-like key column, as one set. */
   private intDeleteKeys(group: EqualityDeleteFile[], fields: Field[]): Promise<IntKeySet | undefined> {
     const cacheKey = group.map((d) => d.path).join('\u0000');
     let p = this.intKeyCache.get(cacheKey);
-    if (!p) {
+    if (p)
+      this.intKeyCache.delete(cacheKey); // re-inserted below: most recent last
+    else {
       p = (async () => {
         const set = new IntKeySet();
         for (const d of group) {
           if (d.format !== 'parquet') return undefined; // the text path says why
-          const ok = await this.forEachKeyChunk(await this.ctx.io.read(d.path), d.path, fields, (c) => set.add(c));
+          const bytes = await this.ctx.io.read(d.path);
+          const ok = await this.forEachKeyChunk(bytes, d.path, fields, (c) => set.add(c));
+          releaseBytes(bytes);
           if (!ok) return undefined;
         }
         return set;
       })();
-      this.intKeyCache.set(cacheKey, p);
+    }
+    this.intKeyCache.set(cacheKey, p);
+    for (const k of this.intKeyCache.keys()) {
+      if (this.intKeyCache.size <= INT_KEY_GROUPS) break;
+      this.intKeyCache.delete(k);
     }
     return p;
   }
@@ -305,7 +322,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
     fields: Field[],
     each: (chunk: arrow.Data) => boolean,
   ): Promise<boolean> {
-    for await (const rg of iterateRowGroups(bytes, path, {
+    for await (const rg of scanRowGroups(bytes, path, {
       fieldIds: fields.map((f) => f.id),
       nameMapping: this.ctx.nameMapping,
     })) {
@@ -326,7 +343,10 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
             `cannot read equality delete file ${d.path}: ${d.format.toUpperCase()} is not supported yet`,
             { context: { file: d.path } },
           );
-        return new Set(await this.exactKeys(await this.ctx.io.read(d.path), d.path, fields));
+        const bytes = await this.ctx.io.read(d.path);
+        const keys = new Set(await this.exactKeys(bytes, d.path, fields));
+        releaseBytes(bytes);
+        return keys;
       })();
       this.deleteKeyCache.set(d.path, p);
     }
@@ -341,7 +361,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
    */
   private async exactKeys(bytes: Uint8Array, path: string, fields: Field[]): Promise<string[]> {
     const keys: string[] = [];
-    for await (const rg of iterateRowGroups(bytes, path, {
+    for await (const rg of scanRowGroups(bytes, path, {
       fieldIds: fields.map((f) => f.id),
       nameMapping: this.ctx.nameMapping,
     })) {
@@ -406,6 +426,7 @@ export class IcebergRewriteAdapter implements RewriteAdapter<NewContentFile, Wri
         continue;
       }
       native++;
+      releaseBytes(input.bytes); // the addon has its own copy, and the JS path is not taken for this file
       const { source, footer } = opened;
       try {
         let rowStart = 0;
@@ -639,19 +660,12 @@ function deletedMask(deleted: ReadonlySet<number>, rows: number): Uint8Array | u
   return any ? mask : undefined;
 }
 
-/** The positions [start, start + count) of `path` that `deleted` keeps, as ranges in order. */
+/** The positions [start, start + count) of `path` that `deleted` keeps: one span, the deleted ones skipped. */
 function keptSpans(path: string, start: number, count: number, deleted: Uint8Array | undefined): RowSpan[] {
-  if (!deleted) return [{ path, start, end: start + count }];
-  const spans: RowSpan[] = [];
-  let from = -1;
-  for (let p = start; p < start + count; p++) {
-    if (deleted[p] === 1) {
-      if (from >= 0) spans.push({ path, start: from, end: p });
-      from = -1;
-    } else if (from < 0) from = p;
-  }
-  if (from >= 0) spans.push({ path, start: from, end: start + count });
-  return spans;
+  const end = start + count;
+  const skip: number[] = [];
+  if (deleted) for (let p = deleted.indexOf(1, start); p >= 0 && p < end; p = deleted.indexOf(1, p + 1)) skip.push(p);
+  return [skip.length ? { path, start, end, skip } : { path, start, end }];
 }
 
 /**

@@ -10,6 +10,7 @@
 import { FloeError } from '../../../util/errors.js';
 import { isMainThread } from 'node:worker_threads';
 import { nativeCodec, nativeCodecHint, nativeCodecStatus } from './native-codec.js';
+export { releaseBytes } from './native-codec.js';
 import type { ParquetCodec } from './types.js';
 import { wasmCodec } from './wasm.js';
 

@@ -29,9 +29,9 @@ export type {
 
 /**
  * parquetCodec(): the codec this thread uses (FLOE_PARQUET_CODEC=auto|native|wasm); codecByName(name);
- * nativeCodecStatus(): { available, path, error? }.
+ * nativeCodecStatus(): { available, path, error? }; releaseBytes(bytes): frees bytes the caller is done with now.
  */
-export { parquetCodec, codecByName, nativeCodecStatus } from './codec.js';
+export { parquetCodec, codecByName, nativeCodecStatus, releaseBytes } from './codec.js';
 export type { CodecName, ParquetCodecBackend, NativeCodecStatus } from './codec.js';
 
 /** readParquetFooter(bytes, file): ParquetFooter — throws FloeError('Corrupt') naming the file. */
@@ -41,8 +41,9 @@ export { readParquetFooter } from './footer.js';
  * readParquetTable(bytes, file, opts?): arrow.Table — top-level columns by field id, every field
  * carrying `PARQUET:field_id` metadata (assigned from opts.nameMapping for files without ids).
  * iterateRowGroups(bytes, file, opts?): AsyncGenerator<{ index, table }> — one row group at a time.
+ * scanRowGroups(bytes, file, opts?): the same, each table valid only until the next is asked for.
  */
-export { readParquetTable, iterateRowGroups } from './read.js';
+export { readParquetTable, iterateRowGroups, scanRowGroups } from './read.js';
 
 /** fieldIdOf(arrowField): number | undefined — reads `PARQUET:field_id`. FIELD_ID_KEY is that key. */
 export { FIELD_ID_KEY, fieldIdOf } from '../../../model/arrow/field-id.js';

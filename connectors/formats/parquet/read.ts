@@ -9,7 +9,7 @@ import { readParquetFooter } from './footer.js';
 import { assertPageHeadersReadable } from './page-headers.js';
 import { emptyColumnsTable, retypeTable } from './retype.js';
 import type { ParquetFooter, ParquetReadOptions, ParquetSchemaNode } from './types.js';
-import { parquetCodec, type CodecFile } from './codec.js';
+import { parquetCodec, releaseBytes, type CodecFile } from './codec.js';
 
 interface Plan {
   footer: ParquetFooter;
@@ -61,27 +61,54 @@ export async function readParquetTable(
   const rowGroups = opts.rowGroups ?? plan.footer.rowGroups.map((_, i) => i);
   const handle = await openOrThrow(bytes, file);
   try {
-    return await readWith(handle, plan, rowGroups, opts, file);
+    return (await readWith(handle, plan, rowGroups, opts, file)).table;
   } finally {
     handle.free();
   }
 }
 
 /** One row group at a time (bounded memory for rewrites); `index` is the row group's position in the file. */
-export async function* iterateRowGroups(
+export function iterateRowGroups(
   bytes: Uint8Array,
   file: string,
   opts: ParquetReadOptions = {},
 ): AsyncGenerator<{ index: number; numRows: number; table: arrow.Table }> {
+  return rowGroupsOf(bytes, file, opts, false);
+}
+
+/**
+ * iterateRowGroups for a reader that is done with each table before it asks for the next (key columns
+ * turned into a mask, say): each table's decoded memory is given back then (releaseBytes), so a pass over
+ * many files leaves no pile of dead buffers for a later GC. A table kept past that reads as empty.
+ */
+export function scanRowGroups(
+  bytes: Uint8Array,
+  file: string,
+  opts: ParquetReadOptions = {},
+): AsyncGenerator<{ index: number; numRows: number; table: arrow.Table }> {
+  return rowGroupsOf(bytes, file, opts, true);
+}
+
+async function* rowGroupsOf(
+  bytes: Uint8Array,
+  file: string,
+  opts: ParquetReadOptions,
+  transient: boolean,
+): AsyncGenerator<{ index: number; numRows: number; table: arrow.Table }> {
   const plan = planRead(bytes, file, opts);
   const rowGroups = opts.rowGroups ?? plan.footer.rowGroups.map((_, i) => i);
   const handle = await openOrThrow(bytes, file);
+  let held: Uint8Array | undefined;
   try {
     for (const index of rowGroups) {
-      const table = await readWith(handle, plan, [index], opts, file);
+      const { table, ipc } = await readWith(handle, plan, [index], opts, file);
+      held = transient ? ipc : undefined;
       yield { index, numRows: plan.footer.rowGroups[index]!.numRows, table };
+      if (held) releaseBytes(held);
+      held = undefined;
     }
   } finally {
+    if (held) releaseBytes(held);
     handle.free();
   }
 }
@@ -100,16 +127,18 @@ async function readWith(
   rowGroups: number[],
   opts: ParquetReadOptions,
   file: string,
-): Promise<arrow.Table> {
+): Promise<{ table: arrow.Table; ipc?: Uint8Array }> {
   const numRows = rowGroups.reduce((s, i) => s + plan.footer.rowGroups[i]!.numRows, 0);
-  if (plan.columns && plan.columns.length === 0) return emptyColumnsTable(numRows);
+  if (plan.columns && plan.columns.length === 0) return { table: emptyColumnsTable(numRows) };
   let table: arrow.Table;
+  let ipc: Uint8Array;
   try {
     // Big batches: each Arrow JS batch costs IPC framing; arrow-rs' default of 1024 rows is slow here.
     const batchSize = opts.batchSize ?? 65_536;
     // the codec reads every row group when given none: no row groups asked for = the schema, no rows
     const groups = rowGroups.length || !plan.footer.rowGroups.length ? rowGroups : [0];
-    table = arrow.tableFromIPC(await handle.decode(groups, plan.columns, batchSize));
+    ipc = await handle.decode(groups, plan.columns, batchSize);
+    table = arrow.tableFromIPC(ipc);
     if (!rowGroups.length) table = table.slice(0, 0);
   } catch (e) {
     throw errorForFile('Corrupt', file, 'cannot decode Parquet data of', e);
@@ -119,7 +148,7 @@ async function readWith(
     const index = new Map(table.schema.fields.map((f, i) => [fieldIdOf(f), i]));
     table = table.selectAt(plan.order.map((id) => index.get(id)!).filter((i) => i !== undefined));
   }
-  return table;
+  return { table, ipc };
 }
 
 /** Adds field ids from an Iceberg name mapping (dotted paths; list elements 'x.element', maps 'x.key'/'x.value'). */

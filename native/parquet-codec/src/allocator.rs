@@ -17,12 +17,29 @@
 /// of 20–60 CPU-s per case. 1 MiB keeps most of the memory for ~2 % more CPU (bin-pack's CPU is what the
 /// DuckDB comparison is about). A MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or MALLOC_TOP_PAD_ set by the
 /// user wins.
+///
+/// Arenas: glibc gives each thread that allocates its own arena (up to 8 per core), and each keeps its freed
+/// blocks apart. The codec's tasks run on libuv's four threads, so a task's buffers were spread over up to
+/// five arenas besides the main one. At most ARENA_MAX arenas (unless MALLOC_ARENA_MAX is set): the 128 MiB
+/// tiered round with equality deletes at --parallelism 2 went from 259–261 to 239–242 MiB peak RSS with
+/// MALLOC_ARENA_MAX=2 (230–242 with 1). glibc applies the limit only to threads that have not allocated yet,
+/// so the CLI loads the addon before anything else (src/shells/cli/main.ts): 236–247 MiB that way, 253–262
+/// when it loaded at the first rewrite. The CPU figures are bench/RESULTS.md's (issue 27).
 pub fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         const MMAP_THRESHOLD: std::os::raw::c_int = 1024 * 1024;
+        const ARENA_MAX: std::os::raw::c_int = 2;
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
+            extern "C" {
+                fn mallopt(
+                    param: std::os::raw::c_int,
+                    value: std::os::raw::c_int,
+                ) -> std::os::raw::c_int;
+            }
+            const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;
+            const M_ARENA_MAX: std::os::raw::c_int = -8;
             let user_set = [
                 "MALLOC_MMAP_THRESHOLD_",
                 "MALLOC_TRIM_THRESHOLD_",
@@ -30,17 +47,13 @@ pub fn tune_allocator() {
             ]
             .iter()
             .any(|k| std::env::var_os(k).is_some());
-            if !user_set {
-                extern "C" {
-                    fn mallopt(
-                        param: std::os::raw::c_int,
-                        value: std::os::raw::c_int,
-                    ) -> std::os::raw::c_int;
-                }
-                const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;
-                // SAFETY: mallopt only changes allocator parameters; any thread may call it at any time
-                unsafe {
+            // SAFETY: mallopt only changes allocator parameters; any thread may call it at any time
+            unsafe {
+                if !user_set {
                     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+                }
+                if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+                    mallopt(M_ARENA_MAX, ARENA_MAX);
                 }
             }
         });

@@ -40,11 +40,17 @@ export interface DirectBatch {
   rows?: readonly RowSpan[];
 }
 
-/** Input rows [start, end) of data file `path`, in the order they were written. */
+/**
+ * Input rows [start, end) of data file `path`, in the order they were written, less the positions in `skip`
+ * (ascending, inside the range: rows the rewrite dropped). One span per file and output even when deletes
+ * leave a row out every few rows: a list of kept runs cost ~56 bytes a run, ~50 MiB of heap over the
+ * bench's equality-delete table (issue 27).
+ */
 export interface RowSpan {
   path: string;
   start: number;
   end: number;
+  skip?: readonly number[];
 }
 
 /**
@@ -304,11 +310,15 @@ async function runTask<Out, W extends EncodedFile, S extends EncodedFile>(
   return { task, outputs, bytesRead, bytesWritten, rowsIn, rowsOut, ...(spans ? { outputRows } : {}) };
 }
 
-/** Appends `more` to `into`, joining a span that continues the last one. */
+/** Appends `more` to `into`, joining a span that continues the last one (their skips too). */
 function appendSpans(into: RowSpan[], more: readonly RowSpan[]): void {
   for (const s of more) {
-    const last = into[into.length - 1];
-    if (last && last.path === s.path && last.end === s.start) last.end = s.end;
-    else if (s.end > s.start) into.push({ ...s });
+    const last = into[into.length - 1] as { path: string; start: number; end: number; skip?: number[] } | undefined;
+    if (last && last.path === s.path && last.end === s.start) {
+      last.end = s.end;
+      if (s.skip?.length) (last.skip ??= []).push(...s.skip);
+    } else if (s.end > s.start) {
+      into.push({ path: s.path, start: s.start, end: s.end, ...(s.skip?.length ? { skip: [...s.skip] } : {}) });
+    }
   }
 }

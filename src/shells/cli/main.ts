@@ -1,103 +1,19 @@
 #!/usr/bin/env node
 /**
- * floe command line. Only the command being run is loaded (src/shells/cli/commands/index.ts). Exit codes are
- * src/app/exit-codes.ts (docs/usage.md "Exit codes"): commander's own argument errors are usage errors (2) too.
- * With `--json`, a command that fails still prints one result document (with `error`) on standard output.
+ * floe's executable: sets the process up, then loads the command line (program.ts). Kept to a few small
+ * modules so what must happen before the rest loads — and before any work reaches libuv's threads — does.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { Command, CommanderError } from 'commander';
-import { COMMANDS, registerCommand, registerSummaries } from './commands/index.js';
-import { EXIT, exitCodeForError } from '../../app/exit-codes.js';
-import { guardStdout, renderResult, writeStdout } from './result.js';
-import { exitQuietlyOnClosedOutput, isClosedPipe } from './closed-stdout.js';
+// static, not import(): an import() reads its modules through libuv's threads first
+import { nativeCodecStatus } from '../../../connectors/formats/parquet/native-codec.js';
+import { commandName } from './command-name.js';
 
-// The AWS SDK warns on every S3 command under Node 20 (its support ends 2027-01); floe supports Node ≥ 20.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+/** Commands that may rewrite data files, and so run the native Parquet codec. */
+const REWRITING: ReadonlySet<string> = new Set(['compact', 'demo', 'serve', 'advise']);
 
-/** The sub-command named on the command line (`floe [--flags] <command> …`, `floe help <command>`). */
-export function commandName(args: readonly string[]): { name?: string; path: string } {
-  const words = args.filter((a) => !a.startsWith('-'));
-  let name = words[0];
-  if (name === 'help' && words[1]) name = words[1];
-  const path = name === 'plan' && words[1] && words[0] !== 'help' ? `plan ${words[1]}` : (name ?? '');
-  return { ...(name !== undefined ? { name } : {}), path };
-}
-
-const FLOE_VERSION = '0.1.0';
-
-export async function run(
-  argv: readonly string[],
-  out: { stdout: (t: string) => void; stderr: (t: string) => void } = {
-    stdout: writeStdout,
-    stderr: (t) => process.stderr.write(t),
-  },
-): Promise<number> {
-  const args = argv.slice(2);
-  const { name, path } = commandName(args);
-  process.exitCode = undefined;
-  const json = args.includes('--json');
-  if ((args.includes('--version') || args.includes('-V')) && args.includes('--verbose')) {
-    const { verboseVersion } = await import('./version.js');
-    out.stdout(verboseVersion(FLOE_VERSION));
-    return EXIT.ok;
-  }
-  const program = new Command();
-  program
-    .name('floe')
-    .description('Self-optimizing table maintenance for Apache Iceberg and Apache Paimon')
-    .version(FLOE_VERSION)
-    .showHelpAfterError()
-    .exitOverride()
-    .configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
-  if (name !== undefined && name in COMMANDS) await registerCommand(program, name);
-  else registerSummaries(program);
-  // with --json, stdout carries the result document only (writeStdout); anything else written there goes to stderr
-  const unguard = json ? guardStdout() : () => {};
-  try {
-    await program.parseAsync([...argv]);
-    return Number(process.exitCode ?? 0);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // help and --version exit 0; every argument error commander finds is a usage error
-      const code = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      if (code !== EXIT.ok && json) {
-        const { errorDocument } = await import('../../app/result.js');
-        out.stdout(
-          renderResult(
-            errorDocument(path || 'floe', code, {
-              kind: 'InvalidArgument',
-              message: err.message.replace(/^error: /, ''),
-            }),
-          ),
-        );
-      }
-      return code;
-    }
-    // the reader went away (`| head`): nothing to say to it, and nothing went wrong
-    if (isClosedPipe(err)) return EXIT.ok;
-    const code = exitCodeForError(err);
-    const e = err as { kind?: string; message?: string; stack?: string };
-    const reported = (err as { context?: { reported?: boolean } }).context?.reported === true;
-    if (reported) {
-      // the command already said what happened (e.g. "cancelled, nothing committed")
-    } else if (code === EXIT.cancelled) out.stderr(`floe: ${e.message ?? String(err)}\n`);
-    else if (typeof e.kind === 'string') out.stderr(`floe: ${e.kind}: ${e.message}\n`);
-    else out.stderr(`floe: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    if (process.env.FLOE_DEBUG && e.stack) out.stderr(`${e.stack}\n`);
-    if (json) {
-      // loaded only when a --json command fails: `floe --version` stays a handful of modules
-      const { errorDocument } = await import('../../app/result.js');
-      out.stdout(renderResult(errorDocument(path || 'floe', code, err)));
-    }
-    return code;
-  } finally {
-    unguard();
-  }
-}
-
-/** Whether this module is the program being run (through a bin symlink too), not imported by a test. */
+/** Whether this module is the program being run (through a bin symlink too), not imported. */
 function isMain(): boolean {
   const invoked = process.argv[1];
   if (!invoked) return false;
@@ -114,15 +30,11 @@ if (isMain()) {
   // scavenged. Kept at its first size the process peaked ~30–50 MiB lower on a 128 MiB rewrite round at
   // --parallelism 2, planning at the same CPU (bench/RESULTS.md, issue 27). V8 reads the factor as it grows.
   setFlagsFromString('--semi-space-growth-factor=1');
-  exitQuietlyOnClosedOutput();
-  run(process.argv).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      if (isClosedPipe(err)) return;
-      process.stderr.write(`floe: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = EXIT.failed;
-    },
-  );
+  // The native codec sets glibc's allocator up as it loads (native/parquet-codec/src/allocator.rs); its arena
+  // limit holds only for threads that have not allocated yet, so it loads first, before the rest of the CLI
+  // is read (bench/RESULTS.md, issue 27). Only for commands that rewrite; a missing addon is reported later.
+  const codec = process.env.FLOE_PARQUET_CODEC?.trim().toLowerCase();
+  if (REWRITING.has(commandName(process.argv.slice(2)).name ?? '') && codec !== 'wasm') nativeCodecStatus();
+  const { runMain } = await import('./program.js');
+  runMain();
 }

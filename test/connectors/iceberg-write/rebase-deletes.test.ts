@@ -59,4 +59,42 @@ describe('carrying deleted positions over to rewritten files', () => {
     expect(cannotCarry([out('o3', undefined, 4)])).toMatch(/does not record/);
     expect(cannotCarry([out('o4', [{ path: 'a', start: 0, end: 3 }], 4)])).toMatch(/3 source rows for its 4 rows/);
   });
+
+  it('reads skipped positions as the rows the plan dropped, however the spans are cut', () => {
+    // the same two outputs with input a as one span skipping position 3: the same positions, and the same refusal
+    const skipping = [
+      out('o1', [{ path: 'a', start: 0, end: 8, skip: [3] }], 7),
+      out(
+        'o2',
+        [
+          { path: 'a', start: 8, end: 10 },
+          { path: 'b', start: 0, end: 5 },
+        ],
+        7,
+      ),
+    ];
+    const deleted = new Map([
+      ['a', new Set([0, 3, 5, 9])],
+      ['b', new Set([4])],
+    ]);
+    expect(toOutputPositions(skipping, deleted)).toEqual(toOutputPositions(outputs, deleted));
+    expect(cannotCarry(skipping)).toBeUndefined();
+    expect(cannotCarry([out('o5', [{ path: 'a', start: 0, end: 8, skip: [3] }], 8)])).toMatch(/7 source rows/);
+  });
+
+  it('agrees with a row-by-row map on random drops and deletes', () => {
+    // truth: the output holds input rows 0..n-1 less the dropped ones, in order
+    for (let seed = 1; seed <= 200; seed++) {
+      let x = seed;
+      const rand = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const n = 1 + Math.floor(rand() * 60);
+      const dropped = [...Array(n).keys()].filter(() => rand() < 0.3);
+      const kept = [...Array(n).keys()].filter((p) => !dropped.includes(p));
+      const del = new Set([...Array(n).keys()].filter(() => rand() < 0.2));
+      const o = out('o', [{ path: 'a', start: 0, end: n, ...(dropped.length ? { skip: dropped } : {}) }], kept.length);
+      const want = kept.flatMap((p, k) => (del.has(p) ? [k] : []));
+      const got = toOutputPositions([o], new Map([['a', del]]));
+      expect(got.length ? [...got[0]!.positions].sort((a, b) => a - b) : []).toEqual(want);
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Ajv } from 'ajv';
-import { run } from '../../../src/shells/cli/main.js';
+import { run } from '../../../src/shells/cli/program.js';
 import { repoRoot } from '../../connectors/iceberg/helpers.js';
 
 export { copyFixture, fixtures, repoRoot } from '../../connectors/iceberg/helpers.js';
