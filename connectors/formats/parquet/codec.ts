@@ -7,14 +7,13 @@
  * Which one: `FLOE_PARQUET_CODEC` = `auto` (default: native when the addon loads), `native` (an error when it
  * cannot load — what the test suite uses, so a missing build fails loudly), or `wasm`.
  */
-import { FloeError } from '../../../util/errors.js';
 import { isMainThread } from 'node:worker_threads';
-import { nativeCodec, nativeCodecHint, nativeCodecStatus } from './native-codec.js';
+import { nativeCodec, nativeCodecHint, nativeCodecStatus, wantedCodec, type CodecName } from './native-codec.js';
 export { releaseBytes } from './native-codec.js';
 import type { ParquetCodec } from './types.js';
 import { wasmCodec } from './wasm.js';
 
-export type CodecName = 'native' | 'wasm';
+export type { CodecName } from './native-codec.js';
 
 /** arrow-rs WriterProperties, as both backends take them. */
 export interface EncoderProps {
@@ -136,15 +135,6 @@ export function codecByName(name: CodecName): ParquetCodecBackend {
 }
 
 export { nativeCodecHint, nativeCodecStatus };
-
-/** FLOE_PARQUET_CODEC, checked. */
-function wantedCodec(): 'auto' | CodecName {
-  const want = (process.env.FLOE_PARQUET_CODEC ?? 'auto').trim().toLowerCase() || 'auto';
-  if (want !== 'auto' && want !== 'native' && want !== 'wasm') {
-    throw new FloeError('InvalidArgument', `FLOE_PARQUET_CODEC must be auto, native or wasm, got ${want}`);
-  }
-  return want;
-}
 
 /** The codec FLOE_PARQUET_CODEC selects here, and whether it is the WebAssembly fallback (auto, no addon). */
 export function codecChoice(): { name: CodecName; fallback: boolean } {

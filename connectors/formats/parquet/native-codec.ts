@@ -92,6 +92,17 @@ function packageRoot(): string {
 type Loaded = { addon?: Addon; status: NativeCodecStatus };
 let loaded: Loaded | undefined;
 
+export type CodecName = 'native' | 'wasm';
+
+/** FLOE_PARQUET_CODEC, checked (here, not in codec.ts, so the CLI can read it before loading the codecs). */
+export function wantedCodec(): 'auto' | CodecName {
+  const want = (process.env.FLOE_PARQUET_CODEC ?? 'auto').trim().toLowerCase() || 'auto';
+  if (want !== 'auto' && want !== 'native' && want !== 'wasm') {
+    throw new FloeError('InvalidArgument', `FLOE_PARQUET_CODEC must be auto, native or wasm, got ${want}`);
+  }
+  return want;
+}
+
 function requireAddon(file: string): Addon {
   return createRequire(import.meta.url)(file) as Addon;
 }

@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 // static, not import(): an import() reads its modules through libuv's threads first
-import { nativeCodecStatus } from '../../../connectors/formats/parquet/native-codec.js';
+import { nativeCodecStatus, wantedCodec } from '../../../connectors/formats/parquet/native-codec.js';
 import { commandName } from './command-name.js';
 
 /** Commands that may rewrite data files, and so run the native Parquet codec. */
@@ -33,8 +33,13 @@ if (isMain()) {
   // The native codec sets glibc's allocator up as it loads (native/parquet-codec/src/allocator.rs); its arena
   // limit holds only for threads that have not allocated yet, so it loads first, before the rest of the CLI
   // is read (bench/RESULTS.md, issue 27). Only for commands that rewrite; a missing addon is reported later.
-  const codec = process.env.FLOE_PARQUET_CODEC?.trim().toLowerCase();
-  if (REWRITING.has(commandName(process.argv.slice(2)).name ?? '') && codec !== 'wasm') nativeCodecStatus();
+  if (REWRITING.has(commandName(process.argv.slice(2)).name ?? '')) {
+    try {
+      if (wantedCodec() !== 'wasm') nativeCodecStatus();
+    } catch {
+      // a bad FLOE_PARQUET_CODEC: the command reports it when it picks its codec
+    }
+  }
   const { runMain } = await import('./program.js');
   runMain();
 }
